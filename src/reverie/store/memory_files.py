@@ -1,0 +1,77 @@
+"""The durable memory files: SOUL.md, USER.md and memory/MEMORY.md, addressed by name.
+
+The set of names is closed (``MemoryFileName``); nothing here takes a free path, so no caller
+can reach another file through this class. Writes are atomic replaces. Each file starts with a
+short starter text that says what belongs in it; ``is_starter`` lets prompt assembly skip a
+file nobody has written to yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from reverie.errors import StorageError
+from reverie.store.atomic import atomic_write_text
+from reverie.token_estimate import estimate_tokens
+
+MemoryFileName = Literal["SOUL", "USER", "MEMORY"]
+MEMORY_FILE_NAMES: tuple[MemoryFileName, ...] = ("SOUL", "USER", "MEMORY")
+
+RELATIVE_PATHS: dict[MemoryFileName, str] = {
+    "SOUL": "SOUL.md",
+    "USER": "USER.md",
+    "MEMORY": "memory/MEMORY.md",
+}
+
+STARTER_TEXTS: dict[MemoryFileName, str] = {
+    "SOUL": "# Soul\n\nHow the agent behaves: rules, tone, tool strategy.\n",
+    "USER": "# User\n\nStable facts about the user: identity, preferences, habits.\n",
+    "MEMORY": "# Memory\n\nFacts about projects and the world, and decisions made.\n",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileSize:
+    """The size of one memory file in characters and estimated tokens."""
+
+    name: MemoryFileName
+    chars: int
+    tokens: int
+
+
+class MemoryFiles:
+    """Read and atomically replace the three durable files of a workspace."""
+
+    def __init__(self, root: Path, *, count_tokens: Callable[[str], int] = estimate_tokens) -> None:
+        self.root = root
+        self._count_tokens = count_tokens
+
+    def path(self, name: MemoryFileName) -> Path:
+        """Return the absolute path of a memory file."""
+        return self.root / RELATIVE_PATHS[name]
+
+    def read(self, name: MemoryFileName) -> str:
+        """Return a file's text ('' when it does not exist)."""
+        try:
+            return self.path(name).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return ""
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StorageError(f"cannot read memory file ({exc})", path=self.path(name)) from exc
+
+    def write(self, name: MemoryFileName, text: str) -> None:
+        """Replace a file's text atomically."""
+        atomic_write_text(self.path(name), text)
+
+    def is_starter(self, name: MemoryFileName) -> bool:
+        """True when the file is absent, empty, or still holds only its starter text."""
+        text = self.read(name).strip()
+        return not text or text == STARTER_TEXTS[name].strip()
+
+    def size(self, name: MemoryFileName) -> FileSize:
+        """Return the file's size in characters and estimated tokens."""
+        text = self.read(name)
+        return FileSize(name=name, chars=len(text), tokens=self._count_tokens(text))

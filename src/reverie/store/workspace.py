@@ -1,0 +1,162 @@
+"""The workspace: one folder that holds everything reverie (and nanobot) remembers.
+
+Layout (nanobot-compatible; reverie's own state lives in ``.reverie/``)::
+
+    SOUL.md  USER.md  memory/MEMORY.md            durable files (git-audited)
+    memory/history.jsonl  memory/.cursor           history log and its cursor floor
+    memory/.dream_cursor                           last cursor dream consumed (git-audited)
+    memory/history.quarantine.jsonl                lines taken out of the log, never dropped
+    sessions/                                      session journals
+    .reverie/format                                workspace format number
+    .reverie/locks/                                cross-process lock files
+    .git/                                          the audit repository
+
+``Workspace.open`` creates what is missing only when asked to; it never rewrites a file a
+person or nanobot wrote. A workspace with a newer format number, or whose files are not what
+the layout needs (a folder where a file belongs, a cursor file that is not a number), raises a
+``WorkspaceError`` naming the path. On every open it sweeps temp files of dead writers and
+repairs the history log (torn tail, invalid lines to the quarantine).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reverie.clock import Clock, system_clock
+from reverie.errors import (
+    CursorError,
+    StorageError,
+    WorkspaceDamagedError,
+    WorkspaceFormatError,
+    WorkspaceMissingError,
+)
+from reverie.store.atomic import atomic_write_text, sweep_temp_files
+from reverie.store.cursors import CursorFloor, DreamCursor
+from reverie.store.history import HistoryLog
+from reverie.store.history_scan import ScanMarker
+from reverie.store.locks import ProcessLock
+from reverie.store.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryFiles
+from reverie.store.quarantine import BadLine, Quarantine
+
+FORMAT = 1
+"""The workspace format this reverie writes and reads."""
+
+
+class Workspace:
+    """An open workspace: its history log, memory files, cursors and audit repository."""
+
+    def __init__(self, root: Path, *, clock: Clock) -> None:
+        self.root = root
+        self.clock = clock
+        memory = root / "memory"
+        self.locks_dir = root / ".reverie" / "locks"
+        self.files = MemoryFiles(root)
+        self.dream_cursor = DreamCursor(memory / ".dream_cursor")
+        self.quarantine = Quarantine(memory / "history.quarantine.jsonl")
+        self.history = HistoryLog(
+            memory / "history.jsonl",
+            floor=CursorFloor(memory / ".cursor"),
+            dream_cursor=self.dream_cursor,
+            lock=self.lock("history"),
+            quarantine=self.quarantine,
+            marker=ScanMarker(root / ".reverie" / "history.checked"),
+            clock=clock,
+        )
+        self.repairs: list[BadLine] = []
+
+    @classmethod
+    def open(cls, path: Path | str, *, create: bool = False, clock: Clock = system_clock) -> Workspace:
+        """Open (or, with ``create``, lay out) the workspace at ``path``.
+
+        Args:
+            path: the workspace folder.
+            create: create the folder and any missing file of the layout (existing files are
+                never changed).
+            clock: the time source for timestamps.
+
+        Raises:
+            WorkspaceMissingError: nothing at ``path`` and ``create`` is false.
+            WorkspaceFormatError: written by a newer reverie.
+            WorkspaceDamagedError: a file or folder of the layout is unusable.
+        """
+        root = Path(path).expanduser().absolute()
+        _check_root(root, create=create)
+        if create:
+            _lay_out(root)
+        _check_layout(root)
+        workspace = cls(root, clock=clock)
+        for folder in (root, root / "memory", root / "sessions"):
+            sweep_temp_files(folder)
+        workspace.repairs = workspace.history.repair()
+        return workspace
+
+    def lock(self, name: str) -> ProcessLock:
+        """Return a new cross-process lock named ``name`` in ``.reverie/locks``."""
+        return ProcessLock(self.locks_dir / f"{name}.lock")
+
+    def close(self) -> None:
+        """Release open descriptors (the workspace may be reopened later)."""
+        self.history.close()
+
+
+def _check_root(root: Path, *, create: bool) -> None:
+    if root.exists() and not root.is_dir():
+        raise WorkspaceDamagedError("workspace path is not a folder", path=root)
+    if not root.exists() and not create:
+        raise WorkspaceMissingError("no workspace here (create it with create=True)", path=root)
+
+
+def _lay_out(root: Path) -> None:
+    try:
+        for folder in (root, root / "memory", root / "sessions", root / ".reverie" / "locks"):
+            folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError) as exc:
+        raise WorkspaceDamagedError("a file stands where a folder belongs", path=Path(str(exc.filename))) from exc
+    files = MemoryFiles(root)
+    for name in MEMORY_FILE_NAMES:
+        if not files.path(name).exists():
+            files.write(name, STARTER_TEXTS[name])
+    for relative in ("memory/.cursor", "memory/.dream_cursor"):
+        if not (root / relative).exists():
+            atomic_write_text(root / relative, "0")
+    history = root / "memory" / "history.jsonl"
+    if not history.exists():
+        history.touch()
+    format_file = root / ".reverie" / "format"
+    if not format_file.exists():
+        atomic_write_text(format_file, f"{FORMAT}\n")
+
+
+def _check_layout(root: Path) -> None:
+    memory = root / "memory"
+    if not memory.is_dir():
+        raise WorkspaceMissingError("not a workspace (no memory/ folder)", path=root)
+    for relative in ("memory/history.jsonl", "memory/MEMORY.md", "SOUL.md", "USER.md"):
+        target = root / relative
+        if target.exists() and not target.is_file():
+            raise WorkspaceDamagedError("expected a file, found something else", path=target)
+    _check_format(root / ".reverie" / "format")
+    (root / ".reverie" / "locks").mkdir(parents=True, exist_ok=True)
+    (root / "sessions").mkdir(exist_ok=True)
+    for cursor_file in (CursorFloor(memory / ".cursor"), DreamCursor(memory / ".dream_cursor")):
+        try:
+            cursor_file.read()
+        except (CursorError, StorageError) as exc:
+            raise WorkspaceDamagedError(f"unreadable cursor file ({exc})", path=cursor_file.path) from exc
+
+
+def _check_format(format_file: Path) -> None:
+    try:
+        text = format_file.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        atomic_write_text(format_file, f"{FORMAT}\n")  # adopting a nanobot workspace
+        return
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WorkspaceDamagedError(f"unreadable format file ({exc})", path=format_file) from exc
+    if not text.isdigit():
+        raise WorkspaceDamagedError(f"format file holds {text!r}, not a number", path=format_file)
+    if int(text) > FORMAT:
+        raise WorkspaceFormatError(
+            f"workspace format {text} is newer than this reverie supports ({FORMAT}); upgrade reverie",
+            path=format_file,
+        )
