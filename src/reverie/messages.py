@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, TypeAlias, cast
 
-JSONValue: TypeAlias = "None | bool | int | float | str | list[JSONValue] | dict[str, JSONValue]"
+JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
 JSONObject: TypeAlias = dict[str, JSONValue]
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -118,11 +118,12 @@ class Message:
         role = obj.get("role")
         if role not in ROLES:
             raise MessageFormatError(f"message role must be one of {ROLES}, got {role!r}")
-        raw_calls = obj.get("tool_calls") or []
+        raw_calls = obj.get("tool_calls")
+        raw_calls = [] if raw_calls is None else raw_calls
         if not isinstance(raw_calls, list):
             raise MessageFormatError("'tool_calls' must be a list")
         return cls(
-            role=cast("Role", role),
+            role=role,
             content=_parse_content(obj.get("content")),
             tool_calls=tuple(ToolCall.from_json(call) for call in raw_calls),
             tool_call_id=_optional_str(obj, "tool_call_id"),

@@ -13,9 +13,10 @@ default one, built on ``estimate_tokens``.
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from reverie.messages import Message
+if TYPE_CHECKING:
+    from reverie.messages import Message
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _WORD = re.compile(r"[A-Za-z0-9]+")
@@ -65,5 +66,9 @@ class EstimatingCounter:
         """Return the estimated tokens of one message, overhead and tool calls included."""
         total = MESSAGE_OVERHEAD_TOKENS + estimate_tokens(message.text)
         for call in message.tool_calls:
-            total += MESSAGE_OVERHEAD_TOKENS + estimate_tokens(call.name) + estimate_tokens(call.arguments)
+            total += (
+                MESSAGE_OVERHEAD_TOKENS
+                + estimate_tokens(call.name)
+                + estimate_tokens(call.arguments)
+            )
         return total

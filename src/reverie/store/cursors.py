@@ -31,7 +31,9 @@ def parse_cursor_text(text: str, *, path: Path) -> int | None:
     if not stripped:
         return None
     if not stripped.isascii() or not stripped.isdigit():
-        raise CursorError("cursor file does not hold a non-negative integer", value=stripped, path=path)
+        raise CursorError(
+            "cursor file does not hold a non-negative integer", value=stripped, path=path
+        )
     return int(stripped)
 
 
@@ -74,7 +76,9 @@ class CursorFloor:
             finally:
                 os.close(fd)
         except OSError as exc:
-            raise StorageError(f"cannot update cursor file ({exc.strerror})", path=self.path) from exc
+            raise StorageError(
+                f"cannot update cursor file ({exc.strerror})", path=self.path
+            ) from exc
         atomic_write_text(self.path, data.decode("ascii"))
 
 

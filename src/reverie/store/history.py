@@ -24,10 +24,10 @@ import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
-from reverie.clock import Clock
 from reverie.errors import StorageError
 from reverie.store.atomic import atomic_write
 from reverie.store.cursors import CursorFloor, DreamCursor, validate_cursor
@@ -39,16 +39,24 @@ from reverie.store.entries import (
     strip_reasoning,
     truncate,
 )
-from reverie.store.history_scan import Scan, ScanMarker, scan_lines
-from reverie.store.locks import ProcessLock
+from reverie.store.history_read import (
+    bisect,
+    complete_lines,
+    count_lines_before,
+    count_passed,
+    last_cursor_in_tail,
+    quick_cursor,
+)
+from reverie.store.history_scan import Checkpoint, Scan, ScanMarker, scan_lines
 from reverie.store.quarantine import BadLine, Quarantine
+
+if TYPE_CHECKING:
+    from reverie.clock import Clock
+    from reverie.store.locks import ProcessLock
 
 logger = logging.getLogger(__name__)
 
-_BISECT_STOP = 16 * 1024
-"""Below this many bytes between the bounds, a forward scan is cheaper than more probes."""
 _TAIL_CHUNK = 256 * 1024
-_TAIL_LIMIT = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,8 +97,11 @@ class HistoryLog:
         self._marker = marker
         self._clock = clock
         self._fd: int | None = None
+        self._fd_pid = 0
         self._fd_inode = -1
         self._tail: _Tail | None = None
+        self._checked: tuple[int, Checkpoint] | None = None  # (inode, valid prefix) in memory
+        self._stamp = (-1, "")
 
     def append(
         self, text: str, *, session_key: str | None = None, max_chars: int | None = None
@@ -105,11 +116,12 @@ class HistoryLog:
         content = truncate(strip_reasoning(text), limit)
         moment = self._clock()
         with self._lock.hold():
-            fd = self._append_fd()
-            last = self._last_cursor_locked(fd)
+            fd, size = self._append_fd()
+            last = self._last_cursor_locked(fd, size)
+            before = self._tail.size if self._tail is not None else size
             entry = HistoryEntry(
                 cursor=last + 1,
-                timestamp=nanobot_timestamp(moment),
+                timestamp=self._timestamp(moment),
                 content=content,
                 session_key=session_key,
                 time=moment,
@@ -121,8 +133,9 @@ class HistoryLog:
                 raise StorageError(f"cannot append ({exc.strerror})", path=self.path) from exc
             if written != len(line):
                 raise StorageError("short write while appending", path=self.path)
-            size = os.fstat(fd).st_size
-            self._tail = _Tail(self._fd_inode, size, entry.cursor)
+            # We hold the lock and write with O_APPEND: the new size needs no fstat.
+            self._tail = _Tail(self._fd_inode, before + written, entry.cursor)
+            self._extend_checked(before, written, entry.cursor)
             self._floor.advance(entry.cursor)
         return entry
 
@@ -130,24 +143,26 @@ class HistoryLog:
         """Return entries whose cursor is above ``cursor``, oldest first, at most ``limit``.
 
         Costs O(log N) small reads to find the start, then time proportional to what it returns.
+        A bad line met on the way is quarantined (``repair``) and the read is retried.
         """
         validate_cursor(cursor)
         for _attempt in range(3):
             entries, bad = self._read_since_once(cursor, limit)
             if not bad:
-                return entries
+                break
             self.repair()
         return entries
 
     def last_cursor(self) -> int:
         """Return the highest cursor handed out so far (0 for a new log)."""
         with self._lock.hold():
-            return self._last_cursor_locked(self._append_fd())
+            fd, size = self._append_fd()
+            return self._last_cursor_locked(fd, size)
 
     def entries(self) -> Iterator[HistoryEntry]:
         """Iterate over every valid entry, oldest first (bad lines are skipped, see ``repair``)."""
         with self._open_read() as handle:
-            for line in _complete_lines(handle):
+            for line in complete_lines(handle):
                 try:
                     yield HistoryEntry.from_line(line)
                 except EntryFormatError:
@@ -159,74 +174,112 @@ class HistoryLog:
         Only bytes after the last checked position are parsed, so repeated opens stay cheap.
         """
         with self._lock.hold():
-            fd = self._append_fd()
-            torn = self._cut_torn_tail(fd)
-            scan = scan_lines(self.path, self._marker.load(self._fd_inode))
-            if scan.bad:
-                self._quarantine.keep(scan.bad, now=self._clock())
-                self._rewrite_without(scan)
-                fd = self._append_fd()
-            self._marker.save(self._fd_inode, os.fstat(fd).st_size, scan.last_cursor, scan.end_line)
-            return torn + scan.bad
+            return self._repair_locked()
 
     def trim(self, keep: int = 1000) -> TrimResult:
         """Drop the oldest entries the dream cursor has passed, keeping at least ``keep``.
 
         An entry dream has not read is never dropped, whatever ``keep`` says. The file is
         rewritten atomically under the lock, so concurrent appends wait and then land in the
-        new file. Invalid lines met on the way are quarantined, never dropped.
+        new file. Invalid lines are quarantined first (``repair``), never dropped.
         """
         if keep < 0:
             raise ValueError(f"keep must be >= 0, got {keep}")
-        self.repair()
         with self._lock.hold():
-            dreamt = self._dream_cursor.read()
-            scan = scan_lines(self.path, None)
-            lines = [(cursor, line) for cursor, line in scan.good if line.strip()]
-            passed = sum(1 for cursor, _line in lines if cursor <= dreamt)
+            self._repair_locked()
+            with self.path.open("rb") as handle:
+                lines = [line for line in handle if line.strip()]
+            passed = count_passed(lines, self._dream_cursor.read())
             drop = min(passed, max(0, len(lines) - keep))
             if drop == 0:
                 return TrimResult(dropped=0, kept=len(lines), dropped_through=0)
-            atomic_write(self.path, b"".join(line for _cursor, line in lines[drop:]))
-            fd = self._append_fd()
-            size = os.fstat(fd).st_size
-            self._marker.save(self._fd_inode, size, lines[-1][0], len(lines) - drop)
-            logger.info("trimmed history: dropped %d entries through cursor %d", drop, lines[drop - 1][0])
-            return TrimResult(dropped=drop, kept=len(lines) - drop, dropped_through=lines[drop - 1][0])
+            through = HistoryEntry.from_line(lines[drop - 1]).cursor
+            atomic_write(self.path, b"".join(lines[drop:]))
+            fd, size = self._append_fd()
+            self._marker.save(
+                self._fd_inode, size, self._last_cursor_locked(fd, size), len(lines) - drop
+            )
+            logger.info("trimmed history: dropped %d entries through cursor %d", drop, through)
+            return TrimResult(dropped=drop, kept=len(lines) - drop, dropped_through=through)
 
     def close(self) -> None:
-        """Close the append descriptor (it is reopened on demand)."""
-        if self._fd is not None:
+        """Close the append descriptor (reopened on demand) and save how far the log is valid."""
+        if self._fd is not None and self._fd_pid == os.getpid():
+            if self._checked is not None and self._checked[0] == self._fd_inode:
+                checked = self._checked[1]
+                self._marker.save(self._fd_inode, checked.offset, checked.cursor, checked.line)
             os.close(self._fd)
-            self._fd = None
+        self._fd = None
 
-    def _append_fd(self) -> int:
-        """Return an O_APPEND descriptor on the file currently at ``path`` (caller holds lock)."""
-        try:
-            inode = os.stat(self.path).st_ino
-        except FileNotFoundError:
-            inode = -2
-        except OSError as exc:
-            raise StorageError(f"cannot stat ({exc.strerror})", path=self.path) from exc
-        if self._fd is not None and inode == self._fd_inode:
-            return self._fd
+    def _timestamp(self, moment: datetime) -> str:
+        # Formatting local time costs microseconds; entries within one minute share the text.
+        minute = int(moment.timestamp()) // 60
+        if self._stamp[0] != minute:
+            self._stamp = (minute, nanobot_timestamp(moment))
+        return self._stamp[1]
+
+    def _append_fd(self) -> tuple[int, int]:
+        """Return an O_APPEND descriptor on the live file and its size (caller holds the lock).
+
+        A descriptor whose file was renamed over (a trim by any process) has no links left;
+        then the path is reopened, so no append ever lands in an unlinked file.
+        """
+        if self._fd is not None and self._fd_pid == os.getpid():
+            status = os.fstat(self._fd)
+            if status.st_nlink > 0:
+                return self._fd, status.st_size
         self.close()
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
             raise StorageError(f"cannot open ({exc.strerror})", path=self.path) from exc
-        self._fd, self._fd_inode, self._tail = fd, os.fstat(fd).st_ino, None
-        return fd
+        status = os.fstat(fd)
+        self._fd, self._fd_pid, self._fd_inode, self._tail = fd, os.getpid(), status.st_ino, None
+        return fd, status.st_size
 
-    def _last_cursor_locked(self, fd: int) -> int:
-        size = os.fstat(fd).st_size
+    def _extend_checked(self, before: int, written: int, cursor: int) -> None:
+        """Our own line is valid by construction: grow the known-valid prefix past it."""
+        if self._checked is None:
+            return
+        inode, checked = self._checked
+        if inode == self._fd_inode and checked.offset == before:
+            self._checked = (inode, Checkpoint(before + written, checked.line + 1, cursor))
+
+    def _checkpoint(self) -> Checkpoint | None:
+        saved = self._marker.load(self._fd_inode)
+        if self._checked is not None and self._checked[0] == self._fd_inode:
+            mine = self._checked[1]
+            if saved is None or saved.offset < mine.offset:
+                return mine
+        return saved
+
+    def _save_checkpoint(self, size: int, cursor: int, line: int) -> None:
+        self._checked = (self._fd_inode, Checkpoint(size, line, cursor))
+        self._marker.save(self._fd_inode, size, cursor, line)
+
+    def _last_cursor_locked(self, fd: int, size: int) -> int:
         tail = self._tail
         if tail is not None and tail.inode == self._fd_inode and tail.size == size:
             return tail.cursor
         self._cut_torn_tail(fd)
-        last = max(self._floor.read(), _last_cursor_in_tail(fd))
+        last = max(self._floor.read(), last_cursor_in_tail(fd))
         self._tail = _Tail(self._fd_inode, os.fstat(fd).st_size, last)
         return last
+
+    def _repair_locked(self) -> list[BadLine]:
+        fd, _size = self._append_fd()
+        torn = self._cut_torn_tail(fd)
+        scan = scan_lines(self.path, self._checkpoint())
+        if scan.bad:
+            self._quarantine.keep(scan.bad, now=self._clock())
+            self._rewrite_without(scan)
+        fd, size = self._append_fd()
+        self._save_checkpoint(size, scan.last_cursor, scan.end_line)
+        # A crash between the line write and the floor update leaves .cursor one behind;
+        # nanobot trusts that file, so bring it level.
+        if self._floor.read() < scan.last_cursor:
+            self._floor.advance(scan.last_cursor)
+        return torn + scan.bad
 
     def _cut_torn_tail(self, fd: int) -> list[BadLine]:
         size = os.fstat(fd).st_size
@@ -242,8 +295,10 @@ class HistoryLog:
                 break
             start -= step
         raw = os.pread(fd, size - start, start)
-        line_no = _count_lines_before(fd, start) + 1
-        bad = BadLine(source=self.path, line=line_no, offset=start, raw=raw, reason="torn last line")
+        line_no = count_lines_before(fd, start) + 1
+        bad = BadLine(
+            source=self.path, line=line_no, offset=start, raw=raw, reason="torn last line"
+        )
         self._quarantine.keep([bad], now=self._clock())
         os.ftruncate(fd, start)
         self._tail = None
@@ -253,7 +308,6 @@ class HistoryLog:
         with self.path.open("rb") as handle:
             head = handle.read(scan.start)
         atomic_write(self.path, head + b"".join(line for _cursor, line in scan.good))
-        self._append_fd()
 
     def _open_read(self) -> BinaryIO:
         try:
@@ -263,15 +317,16 @@ class HistoryLog:
         except OSError as exc:
             raise StorageError(f"cannot read ({exc.strerror})", path=self.path) from exc
 
-    def _read_since_once(
-        self, cursor: int, limit: int | None
-    ) -> tuple[list[HistoryEntry], bool]:
+    def _read_since_once(self, cursor: int, limit: int | None) -> tuple[list[HistoryEntry], bool]:
         entries: list[HistoryEntry] = []
         with self._open_read() as handle:
-            handle.seek(_bisect(handle, cursor))
-            for line in _complete_lines(handle):
+            handle.seek(bisect(handle, cursor))
+            for line in complete_lines(handle):
                 if limit is not None and len(entries) >= limit:
                     break
+                quick = quick_cursor(line)
+                if quick is not None and quick <= cursor:
+                    continue  # before the start: skip without a full parse
                 try:
                     entry = HistoryEntry.from_line(line)
                 except EntryFormatError:
@@ -281,72 +336,3 @@ class HistoryLog:
                 if entry.cursor > cursor:
                     entries.append(entry)
         return entries, False
-
-
-def _complete_lines(handle: BinaryIO) -> Iterator[bytes]:
-    """Yield lines that end with a newline; a partial final line may be a write in progress."""
-    for line in handle:
-        if not line.endswith(b"\n"):
-            return
-        yield line
-
-
-def _probe(handle: BinaryIO, offset: int, stop: int) -> tuple[int, int] | None:
-    """Return (start, cursor) of the first valid line starting in [offset, stop), if any."""
-    handle.seek(offset)
-    if offset > 0:
-        handle.seek(offset - 1)
-        handle.readline()  # finish the line that ``offset`` falls inside
-    while (start := handle.tell()) < stop:
-        line = handle.readline()
-        if not line.endswith(b"\n"):
-            return None
-        try:
-            return start, HistoryEntry.from_line(line).cursor
-        except EntryFormatError:
-            continue
-    return None
-
-
-def _bisect(handle: BinaryIO, cursor: int) -> int:
-    """Return a line start at or before the first line whose cursor is above ``cursor``."""
-    lo, hi = 0, os.fstat(handle.fileno()).st_size
-    while hi - lo > _BISECT_STOP:
-        mid = (lo + hi) // 2
-        found = _probe(handle, mid, hi)
-        if found is None:
-            hi = mid
-        elif found[1] > cursor:
-            hi = found[0]
-        else:
-            handle.seek(found[0])
-            lo = found[0] + len(handle.readline())
-    return lo
-
-
-def _last_cursor_in_tail(fd: int) -> int:
-    """Return the cursor of the last valid line, reading backwards in growing chunks (0 if none)."""
-    size = os.fstat(fd).st_size
-    chunk = 8 * 1024
-    while True:
-        start = max(0, size - chunk)
-        lines = os.pread(fd, size - start, start).split(b"\n")
-        for line in reversed(lines[1:] if start > 0 else lines):
-            if not line.strip():
-                continue
-            try:
-                return HistoryEntry.from_line(line).cursor
-            except EntryFormatError:
-                continue
-        if start == 0 or chunk >= _TAIL_LIMIT:
-            return 0
-        chunk *= 8
-
-
-def _count_lines_before(fd: int, offset: int) -> int:
-    count, position = 0, 0
-    while position < offset:
-        chunk = os.pread(fd, min(1 << 20, offset - position), position)
-        count += chunk.count(b"\n")
-        position += len(chunk)
-    return count

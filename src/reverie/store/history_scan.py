@@ -77,7 +77,9 @@ def scan_lines(path: Path, checkpoint: Checkpoint | None) -> Scan:
         if checkpoint is None or checkpoint.offset > size:
             checkpoint = Checkpoint(0, 0, 0)
         handle.seek(checkpoint.offset)
-        scan = Scan(start=checkpoint.offset, start_line=checkpoint.line, last_cursor=checkpoint.cursor)
+        scan = Scan(
+            start=checkpoint.offset, start_line=checkpoint.line, last_cursor=checkpoint.cursor
+        )
         offset, line_no = checkpoint.offset, checkpoint.line
         for raw in handle:
             line_no += 1

@@ -42,7 +42,9 @@ class ProcessLock:
             try:
                 self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             except OSError as exc:
-                raise StorageError(f"cannot open lock file ({exc.strerror})", path=self.path) from exc
+                raise StorageError(
+                    f"cannot open lock file ({exc.strerror})", path=self.path
+                ) from exc
             self._fd_pid = os.getpid()
         return self._fd
 

@@ -65,7 +65,9 @@ class Workspace:
         self.repairs: list[BadLine] = []
 
     @classmethod
-    def open(cls, path: Path | str, *, create: bool = False, clock: Clock = system_clock) -> Workspace:
+    def open(
+        cls, path: Path | str, *, create: bool = False, clock: Clock = system_clock
+    ) -> Workspace:
         """Open (or, with ``create``, lay out) the workspace at ``path``.
 
         Args:
@@ -111,7 +113,9 @@ def _lay_out(root: Path) -> None:
         for folder in (root, root / "memory", root / "sessions", root / ".reverie" / "locks"):
             folder.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError) as exc:
-        raise WorkspaceDamagedError("a file stands where a folder belongs", path=Path(str(exc.filename))) from exc
+        raise WorkspaceDamagedError(
+            "a file stands where a folder belongs", path=Path(str(exc.filename))
+        ) from exc
     files = MemoryFiles(root)
     for name in MEMORY_FILE_NAMES:
         if not files.path(name).exists():
@@ -135,14 +139,16 @@ def _check_layout(root: Path) -> None:
         target = root / relative
         if target.exists() and not target.is_file():
             raise WorkspaceDamagedError("expected a file, found something else", path=target)
-    _check_format(root / ".reverie" / "format")
     (root / ".reverie" / "locks").mkdir(parents=True, exist_ok=True)
+    _check_format(root / ".reverie" / "format")
     (root / "sessions").mkdir(exist_ok=True)
     for cursor_file in (CursorFloor(memory / ".cursor"), DreamCursor(memory / ".dream_cursor")):
         try:
             cursor_file.read()
         except (CursorError, StorageError) as exc:
-            raise WorkspaceDamagedError(f"unreadable cursor file ({exc})", path=cursor_file.path) from exc
+            raise WorkspaceDamagedError(
+                f"unreadable cursor file ({exc})", path=cursor_file.path
+            ) from exc
 
 
 def _check_format(format_file: Path) -> None:
@@ -157,6 +163,6 @@ def _check_format(format_file: Path) -> None:
         raise WorkspaceDamagedError(f"format file holds {text!r}, not a number", path=format_file)
     if int(text) > FORMAT:
         raise WorkspaceFormatError(
-            f"workspace format {text} is newer than this reverie supports ({FORMAT}); upgrade reverie",
+            f"workspace format {text} is newer than this reverie reads ({FORMAT}); upgrade reverie",
             path=format_file,
         )

@@ -1,0 +1,115 @@
+"""Reading the history log without a lock: complete lines, bisecting by cursor, the last cursor.
+
+These functions work on an open file and assume only what every writer guarantees: lines are in
+strictly increasing cursor order, and a final line without its newline may still be being
+written (so it is ignored). Bad lines are skipped here; ``HistoryLog.repair`` quarantines them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from reverie.store.entries import EntryFormatError, HistoryEntry
+
+BISECT_STOP = 2 * 1024
+"""Below this many bytes between the bounds, a forward scan is cheaper than more probes."""
+TAIL_LIMIT = 16 * 1024 * 1024
+_CURSOR_PREFIX = re.compile(rb'\{"cursor": ?([1-9][0-9]{0,18})[,}]')
+"""How far back ``last_cursor_in_tail`` looks for a valid line before giving up."""
+
+
+def complete_lines(handle: BinaryIO) -> Iterator[bytes]:
+    """Yield lines that end with a newline; a partial final line may be a write in progress."""
+    for line in handle:
+        if not line.endswith(b"\n"):
+            return
+        yield line
+
+
+def _probe(handle: BinaryIO, offset: int, stop: int) -> tuple[int, int] | None:
+    """Return (start, cursor) of the first valid line starting in [offset, stop), if any."""
+    handle.seek(offset)
+    if offset > 0:
+        handle.seek(offset - 1)
+        handle.readline()  # finish the line that ``offset`` falls inside
+    while (start := handle.tell()) < stop:
+        line = handle.readline()
+        if not line.endswith(b"\n"):
+            return None
+        quick = quick_cursor(line)
+        if quick is not None:
+            return start, quick
+        try:
+            return start, HistoryEntry.from_line(line).cursor
+        except EntryFormatError:
+            continue
+    return None
+
+
+def bisect(handle: BinaryIO, cursor: int) -> int:
+    """Return a line start at or before the first line whose cursor is above ``cursor``."""
+    lo, hi = 0, os.fstat(handle.fileno()).st_size
+    while hi - lo > BISECT_STOP:
+        mid = (lo + hi) // 2
+        found = _probe(handle, mid, hi)
+        if found is None:
+            hi = mid
+        elif found[1] > cursor:
+            hi = found[0]
+        else:
+            handle.seek(found[0])
+            lo = found[0] + len(handle.readline())
+    return lo
+
+
+def last_cursor_in_tail(fd: int) -> int:
+    """Return the cursor of the last valid line, reading backwards in growing chunks (0 if none)."""
+    size = os.fstat(fd).st_size
+    chunk = 8 * 1024
+    while True:
+        start = max(0, size - chunk)
+        lines = os.pread(fd, size - start, start).split(b"\n")
+        for line in reversed(lines[1:] if start > 0 else lines):
+            if not line.strip():
+                continue
+            try:
+                return HistoryEntry.from_line(line).cursor
+            except EntryFormatError:
+                continue
+        if start == 0 or chunk >= TAIL_LIMIT:
+            return 0
+        chunk *= 8
+
+
+def count_lines_before(fd: int, offset: int) -> int:
+    """Return how many newlines precede byte ``offset`` (the line number of a torn tail)."""
+    count, position = 0, 0
+    while position < offset:
+        chunk = os.pread(fd, min(1 << 20, offset - position), position)
+        count += chunk.count(b"\n")
+        position += len(chunk)
+    return count
+
+
+def count_passed(lines: list[bytes], cursor: int) -> int:
+    """Return how many leading ``lines`` (valid, in cursor order) have a cursor <= ``cursor``."""
+    lo, hi = 0, len(lines)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if HistoryEntry.from_line(lines[mid]).cursor <= cursor:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def quick_cursor(line: bytes) -> int | None:
+    """Return the cursor of a line written in reverie's own key order without parsing it all.
+
+    None when the line does not start that way; the caller then parses it fully.
+    """
+    match = _CURSOR_PREFIX.match(line)
+    return int(match.group(1)) if match else None

@@ -1,0 +1,41 @@
+"""Shared fixtures: a fresh workspace in tmp_path and a controllable clock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from reverie import Workspace
+
+
+class StepClock:
+    """A clock that starts at a fixed time and advances by ``step`` on every call."""
+
+    def __init__(
+        self, start: datetime | None = None, step: timedelta = timedelta(seconds=1)
+    ) -> None:
+        self.now = start or datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+        self.step = step
+
+    def __call__(self) -> datetime:
+        current = self.now
+        self.now += self.step
+        return current
+
+    def advance(self, delta: timedelta) -> None:
+        self.now += delta
+
+
+@pytest.fixture
+def clock() -> StepClock:
+    return StepClock()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, clock: StepClock) -> Iterator[Workspace]:
+    ws = Workspace.open(tmp_path / "ws", create=True, clock=clock)
+    yield ws
+    ws.close()
