@@ -5,11 +5,11 @@ from datetime import UTC, datetime
 import pytest
 
 from reverie import Message, ToolCall
-from reverie.messages import MessageFormatError
+from reverie.messages import JSONObject, MessageFormatError
 
 
 def test_message_round_trips_with_tool_calls_and_extra_fields() -> None:
-    raw = {
+    raw: JSONObject = {
         "role": "assistant",
         "content": None,
         "tool_calls": [
