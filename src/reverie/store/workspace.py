@@ -6,6 +6,7 @@ Layout (nanobot-compatible; reverie's own state lives in ``.reverie/``)::
     memory/history.jsonl  memory/.cursor           history log and its cursor floor
     memory/.dream_cursor                           last cursor dream consumed (git-audited)
     memory/history.quarantine.jsonl                lines taken out of the log, never dropped
+    memory/ledger.jsonl                            one line per model call of a memory job
     sessions/                                      session journals
     .reverie/format                                workspace format number
     .reverie/locks/                                cross-process lock files
@@ -34,6 +35,7 @@ from reverie.store.atomic import atomic_write_text, sweep_temp_files
 from reverie.store.cursors import CursorFloor, DreamCursor
 from reverie.store.history import HistoryLog
 from reverie.store.history_scan import ScanMarker
+from reverie.store.ledger import Ledger
 from reverie.store.locks import ProcessLock
 from reverie.store.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryFiles
 from reverie.store.quarantine import BadLine, Quarantine
@@ -62,6 +64,7 @@ class Workspace:
             marker=ScanMarker(root / ".reverie" / "history.checked"),
             clock=clock,
         )
+        self.ledger = Ledger(memory / "ledger.jsonl", lock=self.lock("ledger"))
         self.repairs: list[BadLine] = []
 
     @classmethod
