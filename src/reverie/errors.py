@@ -12,6 +12,7 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     │   └── CursorError                 a cursor value is invalid (not a positive int, bool, ...)
     ├── AuditError                  the git audit repository failed
     │   └── RevisionNotFoundError       a revision does not name a commit
+    ├── ConfigError                 reverie.toml or a REVERIE_* variable is invalid (key named)
     ├── LockTimeoutError            a cross-process lock was not acquired in time
     └── StorageError                an I/O operation on a workspace file failed (path kept)
 
@@ -72,6 +73,14 @@ class RevisionNotFoundError(AuditError):
     def __init__(self, revision: str) -> None:
         super().__init__(f"no commit matches revision {revision!r}")
         self.revision = revision
+
+
+class ConfigError(ReverieError):
+    """A configuration value is unknown, of the wrong type, or out of range."""
+
+    def __init__(self, message: str, *, key: str) -> None:
+        super().__init__(message)
+        self.key = key
 
 
 class LockTimeoutError(ReverieError):
