@@ -194,7 +194,9 @@ class AuditRepo:
         """Put every tracked file back as it was at ``rev`` and record that as a new commit.
 
         The dream cursor is a tracked file, so it rolls back with the durable files. A file
-        absent at ``rev`` is removed. History is never rewritten.
+        absent at ``rev`` is removed. History is never rewritten. Uncommitted edits are first
+        committed as ``SNAPSHOT_SUBJECT``; if writing fails part-way, the files already put
+        back stay uncommitted and show in ``pending_diff``.
 
         Returns:
             The ``restore: <short> (<subject>)`` commit, or HEAD when nothing differed.
@@ -215,8 +217,7 @@ class AuditRepo:
                 logger.info("restored workspace files to %s", short_sha(target))
                 return made
             head = head_commit(repo)
-            if head is None:  # resolve_revision found a commit, so HEAD has one
-                raise AuditError(f"HEAD of {self.git_dir} has no commit")
+            assert head is not None, "the snapshot step commits whenever HEAD has no commit"
             return describe(repo, head)[0]
 
     def close(self) -> None:
@@ -231,7 +232,7 @@ class AuditRepo:
             raise AuditError(f"no audit repository at {self.git_dir} (ensure() creates it)")
         try:
             repo = Repo(str(self.root), bare=False)
-        except _GIT_FAILURES as exc:
+        except (*_GIT_FAILURES, ValueError) as exc:  # ValueError: a .git file without "gitdir:"
             raise AuditError(f"cannot open the audit repository {self.git_dir}: {exc}") from exc
         try:
             yield repo

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 from dulwich.object_store import tree_lookup_path
-from dulwich.objects import Commit, ObjectID
+from dulwich.objects import Commit, ObjectID, valid_hexsha
 from dulwich.refs import Ref
 
 from reverie.errors import AuditError, RevisionNotFoundError
@@ -73,6 +73,8 @@ def head_commit(repo: Repo) -> Commit | None:
         sha = repo.refs[_HEAD]
     except KeyError:
         return None
+    if not valid_hexsha(sha):
+        raise AuditError(f"HEAD does not hold a commit sha: {sha!r}")
     return _commit(repo, sha)
 
 

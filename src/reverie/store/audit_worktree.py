@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 TRACKED_PATHS: tuple[str, ...] = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/.dream_cursor")
 """The only paths the audit repository commits, relative to the workspace."""
 
-_EXCLUDE_BEGIN = "# >>> reverie: audit only the durable files (block managed by reverie)"
+_BEGIN_MARK = "# >>> reverie"
+_EXCLUDE_BEGIN = f"{_BEGIN_MARK}: audit only the durable files (block managed by reverie)"
 _EXCLUDE_END = "# <<< reverie"
 # Later patterns win: ignore everything, then re-include the tracked files and their folder.
 _EXCLUDE_BLOCK = f"""{_EXCLUDE_BEGIN}
@@ -94,7 +95,7 @@ def write_exclude(path: Path) -> None:
     text = "" if current is None else current.decode("utf-8", errors="replace")
     if _EXCLUDE_BLOCK in text:
         return
-    begin, end = text.find(_EXCLUDE_BEGIN), text.find(_EXCLUDE_END)
+    begin, end = text.find(_BEGIN_MARK), text.find(_EXCLUDE_END)
     if begin != -1 and end > begin:  # an older reverie block: replace it
         text = text[:begin] + text[end + len(_EXCLUDE_END) :].lstrip("\n")
     kept = text.rstrip("\n")
