@@ -17,12 +17,15 @@ from reverie.errors import (
     WorkspaceMissingError,
 )
 from reverie.messages import Message, ToolCall
+from reverie.store.audit import CommitDetail, CommitInfo
 from reverie.store.entries import HistoryEntry
 from reverie.store.history import TrimResult
 from reverie.store.workspace import Workspace
 
 __all__ = [
     "AuditError",
+    "CommitDetail",
+    "CommitInfo",
     "CursorError",
     "HistoryEntry",
     "HistoryError",

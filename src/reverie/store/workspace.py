@@ -32,6 +32,7 @@ from reverie.errors import (
     WorkspaceMissingError,
 )
 from reverie.store.atomic import atomic_write_text, sweep_temp_files
+from reverie.store.audit import AuditRepo
 from reverie.store.cursors import CursorFloor, DreamCursor
 from reverie.store.history import HistoryLog
 from reverie.store.history_scan import ScanMarker
@@ -65,6 +66,7 @@ class Workspace:
             clock=clock,
         )
         self.ledger = Ledger(memory / "ledger.jsonl", lock=self.lock("ledger"))
+        self.audit = AuditRepo(root, lock=self.lock("audit"), clock=clock)
         self.repairs: list[BadLine] = []
 
     @classmethod
@@ -93,6 +95,7 @@ class Workspace:
         for folder in (root, root / "memory", root / "sessions"):
             sweep_temp_files(folder)
         workspace.repairs = workspace.history.repair()
+        workspace.audit.ensure()
         return workspace
 
     def lock(self, name: str) -> ProcessLock:
@@ -102,6 +105,7 @@ class Workspace:
     def close(self) -> None:
         """Release open descriptors (the workspace may be reopened later)."""
         self.history.close()
+        self.audit.close()
 
 
 def _check_root(root: Path, *, create: bool) -> None:
