@@ -236,3 +236,12 @@ def test_last_cursor_and_entries_on_an_empty_log(workspace: Workspace) -> None:
     workspace.history.path.unlink()
     assert list(workspace.history.entries()) == []
     assert workspace.history.read_since(0) == []
+
+
+def test_compaction_entries_keep_their_range_and_kind(workspace: Workspace) -> None:
+    entry = workspace.history.append("facts", session_key="s", source_range=(0, 12), kind="summary")
+    [read] = workspace.history.read_since(0)
+    assert read == entry
+    assert (read.range, read.kind) == ((0, 12), "summary")
+    odd = HistoryEntry.from_line(b'{"cursor": 3, "content": "x", "range": [5, 2], "kind": 7}')
+    assert (odd.range, odd.kind) == (None, None)

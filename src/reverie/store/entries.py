@@ -3,12 +3,14 @@
 One entry is one line of ``memory/history.jsonl``::
 
     {"cursor": 7, "timestamp": "2026-11-30 14:05", "content": "...", "session_key": "cli:x",
-     "time": "2026-11-30T14:05:09.123456+00:00"}
+     "time": "2026-11-30T14:05:09.123456+00:00", "range": [0, 12], "kind": "summary"}
 
 ``cursor``, ``timestamp`` (nanobot's local ``YYYY-MM-DD HH:MM``) and ``content`` are nanobot's
-fields; ``session_key`` is optional; ``time`` (precise, UTC) is reverie's addition, which
-nanobot ignores. A cursor is a positive ``int``: a bool, float, string or negative number makes
-the line invalid (``EntryFormatError``), and the log quarantines it.
+fields; ``session_key`` is optional; ``time`` (precise, UTC), ``range`` (the session messages
+``[start, end)`` a compaction entry covers) and ``kind`` (``summary``, ``raw`` when the
+summariser failed and the transcript was kept instead, ``import``...) are reverie's additions,
+which nanobot ignores. A cursor is a positive ``int``: a bool, float, string or negative
+number makes the line invalid (``EntryFormatError``), and the log quarantines it.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class HistoryEntry:
     content: str
     session_key: str | None = None
     time: datetime | None = None
+    range: tuple[int, int] | None = None
+    kind: str | None = None
 
     def to_line(self) -> bytes:
         """Return the entry as one JSON line, newline included, UTF-8 encoded."""
@@ -54,6 +58,10 @@ class HistoryEntry:
             obj["session_key"] = self.session_key
         if self.time is not None:
             obj["time"] = self.time.isoformat()
+        if self.range is not None:
+            obj["range"] = list(self.range)
+        if self.kind is not None:
+            obj["kind"] = self.kind
         return (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
 
     @classmethod
@@ -86,7 +94,20 @@ class HistoryEntry:
             content=content,
             session_key=session_key or None,
             time=_parse_time(obj.get("time")),
+            range=_parse_range(obj.get("range")),
+            kind=obj["kind"] if isinstance(obj.get("kind"), str) else None,
         )
+
+
+def _parse_range(value: object) -> tuple[int, int] | None:
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(type(item) is int and item >= 0 for item in value)
+        and value[0] <= value[1]
+    ):
+        return (value[0], value[1])
+    return None
 
 
 def _parse_time(value: object) -> datetime | None:

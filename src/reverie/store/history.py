@@ -104,13 +104,26 @@ class HistoryLog:
         self._stamp = (-1, "")
 
     def append(
-        self, text: str, *, session_key: str | None = None, max_chars: int | None = None
+        self,
+        text: str,
+        *,
+        session_key: str | None = None,
+        max_chars: int | None = None,
+        source_range: tuple[int, int] | None = None,
+        kind: str | None = None,
     ) -> HistoryEntry:
         """Append one entry and return it with its new cursor.
 
         Leaked reasoning is stripped first, then the text is capped at ``max_chars`` (never
         more than 64,000). When this returns, the line is in the file: a crash of this
         process afterwards cannot lose it.
+
+        Args:
+            text: the entry's content.
+            session_key: the session it came from (None for workspace-wide entries).
+            max_chars: a tighter cap than the 64,000-char hard cap.
+            source_range: the session messages ``[start, end)`` a compaction entry covers.
+            kind: what produced it (``summary``, ``raw``, ``import``, ...).
         """
         limit = HARD_CAP_CHARS if max_chars is None else min(max_chars, HARD_CAP_CHARS)
         content = truncate(strip_reasoning(text), limit)
@@ -125,6 +138,8 @@ class HistoryLog:
                 content=content,
                 session_key=session_key,
                 time=moment,
+                range=source_range,
+                kind=kind,
             )
             line = entry.to_line()
             try:
