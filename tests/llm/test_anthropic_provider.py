@@ -11,11 +11,14 @@ import pytest
 from reverie.errors import (
     ContextLengthExceededError,
     MalformedReplyError,
+    ModelConnectionError,
     ModelHTTPError,
     ModelNotConfiguredError,
+    ModelTimeoutError,
 )
 from reverie.llm.anthropic_provider import AnthropicProvider
 from reverie.llm.provider import ChatRequest, ToolSchema, Usage
+from reverie.llm.retry import RetryPolicy
 from reverie.messages import JSONObject, Message, ToolCall
 from tests.llm.loopback import (
     MESSAGES_PATH,
@@ -235,6 +238,28 @@ def test_malformed_reply(
     loopback.script(ScriptedResponse(body=body), path=MESSAGES_PATH)
     with pytest.raises(MalformedReplyError):
         provider.complete(ChatRequest(messages=(user("hi"),)))
+
+
+def test_timeout_and_unreachable_endpoint_are_translated(loopback: LoopbackServer) -> None:
+    loopback.script(ScriptedResponse(delay=5.0), path=MESSAGES_PATH)
+    no_retry = RetryPolicy(max_attempts=1)
+    with (
+        AnthropicProvider(model="m", base_url=loopback.root_url, retry=no_retry) as provider,
+        pytest.raises(ModelTimeoutError),
+    ):
+        provider.complete(ChatRequest(messages=(user("hi"),), timeout=0.3))
+    with LoopbackServer() as gone:
+        url = gone.root_url
+    with (
+        AnthropicProvider(model="m", base_url=url, retry=no_retry) as provider,
+        pytest.raises(ModelConnectionError),
+    ):
+        provider.complete(ChatRequest(messages=(user("hi"),)))
+
+
+def test_empty_model_name_is_refused() -> None:
+    with pytest.raises(ValueError, match="model name"):
+        AnthropicProvider(model="")
 
 
 def test_missing_sdk_raises_model_not_configured() -> None:

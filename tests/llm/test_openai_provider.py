@@ -253,6 +253,11 @@ def test_timeout_with_no_retries_left_raises_model_timeout(loopback: LoopbackSer
         provider.complete(ask(timeout=0.3))
 
 
+def test_empty_model_name_is_refused() -> None:
+    with pytest.raises(ValueError, match="model name"):
+        OpenAIProvider(model="")
+
+
 def test_unreachable_endpoint_raises_connection_error_after_retries(sleeps: list[float]) -> None:
     with LoopbackServer() as gone:
         url = gone.base_url

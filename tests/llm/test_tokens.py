@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -150,3 +152,16 @@ def test_calibrated_counts_round_up() -> None:
 def test_calibration_rejects_bad_parameters(smoothing: float, bounds: tuple[float, float]) -> None:
     with pytest.raises(ValueError, match="must"):
         CalibratedCounter(smoothing=smoothing, bounds=bounds)
+
+
+def test_without_the_tokens_extra_the_estimator_is_the_default() -> None:
+    program = (
+        "import sys\n"
+        "sys.modules['toktok'] = None  # an environment without the 'tokens' extra\n"
+        "from reverie.llm.tokens import ExactCounter, default_counter\n"
+        "print(ExactCounter.load(), type(default_counter()).__name__)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.split() == ["None", "EstimatingCounter"]
