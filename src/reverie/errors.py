@@ -14,7 +14,16 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     │   └── RevisionNotFoundError       a revision does not name a commit
     ├── ConfigError                 reverie.toml or a REVERIE_* variable is invalid (key named)
     ├── LockTimeoutError            a cross-process lock was not acquired in time
-    └── StorageError                an I/O operation on a workspace file failed (path kept)
+    ├── StorageError                an I/O operation on a workspace file failed (path kept)
+    └── ModelError                  a model call failed (or could not be made)
+        ├── ModelHTTPError              the endpoint answered with an HTTP error (status, body kept)
+        │   ├── ModelRateLimitError         429: too many requests (retry_after kept)
+        │   └── ContextLengthExceededError  the prompt does not fit the model's context window
+        ├── ModelTimeoutError           no answer within the timeout
+        ├── ModelConnectionError        the endpoint could not be reached
+        ├── MalformedReplyError         an answer arrived but is not a usable reply
+        ├── ModelNotConfiguredError     no usable model: missing SDK extra, model name, ...
+        └── ScriptExhaustedError        a ScriptedProvider was asked for more replies than scripted
 
 Expected outcomes (a compaction that fell back to raw text, a no-op commit) are typed results,
 not exceptions. Leaves carry the fields a caller needs to explain the problem (path, line, ...).
@@ -98,3 +107,67 @@ class StorageError(ReverieError):
     def __init__(self, message: str, *, path: Path) -> None:
         super().__init__(f"{message}: {path}")
         self.path = path
+
+
+class ModelError(ReverieError):
+    """A model call failed, or could not be made.
+
+    Attributes:
+        attempts: how many calls were made before giving up (set by the retry policy).
+    """
+
+    attempts: int = 1
+
+
+class ModelHTTPError(ModelError):
+    """The model endpoint answered with an HTTP error status.
+
+    Attributes:
+        status: the HTTP status code.
+        body: the response body as text (possibly empty), kept for diagnosis.
+        retry_after: seconds the endpoint asked us to wait (Retry-After), if it said.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        body: str = "",
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(f"HTTP {status}: {message}")
+        self.status = status
+        self.body = body
+        self.retry_after = retry_after
+
+
+class ModelRateLimitError(ModelHTTPError):
+    """The endpoint refused the call for rate or quota reasons (HTTP 429)."""
+
+
+class ContextLengthExceededError(ModelHTTPError):
+    """The prompt (plus the requested output) does not fit the model's context window.
+
+    Never retried as is: the caller must shrink the prompt (compaction reacts to this).
+    """
+
+
+class ModelTimeoutError(ModelError):
+    """The endpoint did not answer within the timeout."""
+
+
+class ModelConnectionError(ModelError):
+    """The endpoint could not be reached (refused, reset, DNS, TLS, ...)."""
+
+
+class MalformedReplyError(ModelError):
+    """An answer arrived but is not a usable reply (bad JSON, no choices, wrong shapes)."""
+
+
+class ModelNotConfiguredError(ModelError):
+    """No usable model: an optional SDK is not installed, or a required setting is missing."""
+
+
+class ScriptExhaustedError(ModelError):
+    """A ScriptedProvider received more requests than replies were scripted."""
