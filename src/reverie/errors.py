@@ -13,6 +13,11 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     ├── AuditError                  the git audit repository failed
     │   └── RevisionNotFoundError       a revision does not name a commit
     ├── ConfigError                 reverie.toml or a REVERIE_* variable is invalid (key named)
+    ├── DreamError                  the dream process refused or could not finish a step
+    │   ├── ConfinementError            a path dream may not read or write (reason kept)
+    │   ├── PatchError                  a unified-diff patch does not apply (hunk, line kept)
+    │   ├── PublishConflictError        a durable file changed on disk while dream staged it
+    │   └── PublishJournalError         the publish journal is unreadable or not reverie's
     ├── LockTimeoutError            a cross-process lock was not acquired in time
     ├── StorageError                an I/O operation on a workspace file failed (path kept)
     └── ModelError                  a model call failed (or could not be made)
@@ -90,6 +95,49 @@ class ConfigError(ReverieError):
     def __init__(self, message: str, *, key: str) -> None:
         super().__init__(message)
         self.key = key
+
+
+class DreamError(ReverieError):
+    """The dream process refused or could not finish a step."""
+
+
+class ConfinementError(DreamError):
+    """A path that dream may not read or write; ``reason`` says which rule refused it."""
+
+    def __init__(self, reason: str, *, path: str) -> None:
+        super().__init__(f"refused path {path!r}: {reason}")
+        self.reason = reason
+        self.path = path
+
+
+class PatchError(DreamError):
+    """A unified-diff patch does not apply; the message says which hunk and line failed.
+
+    ``hunk`` is the 1-based hunk number (None when the patch as a whole is malformed) and
+    ``line`` the 1-based line of the patch text the problem was found at (None if not tied to
+    one line).
+    """
+
+    def __init__(self, message: str, *, hunk: int | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.hunk = hunk
+        self.line = line
+
+
+class PublishConflictError(DreamError):
+    """A durable file changed on disk after dream first read it, so publishing would lose it."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} changed on disk while dream was editing it; nothing published")
+        self.path = path
+
+
+class PublishJournalError(DreamError):
+    """The dream publish journal cannot be read, or holds something reverie did not write."""
+
+    def __init__(self, message: str, *, path: Path) -> None:
+        super().__init__(f"{message}: {path}")
+        self.path = path
 
 
 class LockTimeoutError(ReverieError):

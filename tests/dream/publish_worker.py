@@ -1,0 +1,44 @@
+"""Subprocess worker for the dream publish crash test.
+
+Usage: publish_worker.py WORKSPACE
+Publishes generation after generation of four writable files (each ~100 KB, so a SIGKILL can
+land inside any step), then advances a stand-in cursor (``memory/.dream_cursor``) and finishes
+the journal, printing each finished generation. Prints "ready" once imports are done.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from reverie.dream.journal import DEFAULT_JOURNAL, finish_publish
+from reverie.dream.staging import Staging
+from reverie.store.cursors import DreamCursor
+
+PATHS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "skills/crash/SKILL.md")
+
+
+def content(path: str, generation: int) -> str:
+    """The text of ``path`` at ``generation`` (the first line names both)."""
+    return f"{path} generation {generation}\n" + f"{generation:08d} filler line\n" * 5_000
+
+
+def main() -> None:
+    root = Path(sys.argv[1])
+    journal = root / DEFAULT_JOURNAL
+    cursor = DreamCursor(root / "memory" / ".dream_cursor")
+    generation = cursor.read()
+    print("ready", flush=True)
+    while True:
+        generation += 1
+        staging = Staging(root)
+        for path in PATHS:
+            staging.write(path, content(path, generation))
+        staging.publish(journal, cursor=generation, trigger="crash-test")
+        cursor.write(generation)
+        finish_publish(journal)
+        print(generation, flush=True)
+
+
+if __name__ == "__main__":
+    main()

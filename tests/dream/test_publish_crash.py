@@ -1,0 +1,81 @@
+"""Publish is all-or-nothing across SIGKILL: after recovery every file is old or every file new."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from reverie import Workspace
+from reverie.dream.journal import DEFAULT_JOURNAL, finish_publish, recover_publish
+from reverie.store.atomic import atomic_write_text
+from reverie.store.cursors import DreamCursor
+from tests.dream.publish_worker import PATHS, content
+
+WORKER = Path(__file__).with_name("publish_worker.py")
+ROOT = Path(__file__).parents[2]
+
+
+def _spawn(workspace: Path) -> subprocess.Popen[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.Popen(
+        [sys.executable, str(WORKER), str(workspace)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+
+
+def _generations(root: Path) -> dict[str, int]:
+    found = {}
+    for path in PATHS:
+        first = (root / path).read_text().split("\n", 1)[0]
+        assert first.startswith(f"{path} generation "), first
+        found[path] = int(first.rsplit(" ", 1)[1])
+        assert (root / path).read_text() == content(path, found[path])
+    return found
+
+
+def _recover_like_the_caller(root: Path) -> None:
+    journal = root / DEFAULT_JOURNAL
+    recovered = recover_publish(root, journal)
+    if recovered is not None:
+        assert recovered.trigger == "crash-test"
+        assert set(recovered.files) == set(PATHS)
+        DreamCursor(root / "memory" / ".dream_cursor").write(recovered.cursor)
+        finish_publish(journal)
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments_never_leaves_a_mix_after_recovery(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    Workspace.open(root, create=True).close()
+    for path in PATHS:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(root / path, content(path, 0))
+    rng = random.Random(8)
+    mid_publish = 0
+    for _ in range(30):
+        worker = _spawn(root)
+        assert worker.stdout is not None
+        assert worker.stdout.readline() == "ready\n"
+        time.sleep(rng.uniform(0.0, 0.05))
+        worker.send_signal(signal.SIGKILL)
+        worker.communicate(timeout=30)
+        mid_publish += (root / DEFAULT_JOURNAL).exists()
+        _recover_like_the_caller(root)
+        generations = _generations(root)
+        assert len(set(generations.values())) == 1, generations
+        assert DreamCursor(root / "memory" / ".dream_cursor").read() == generations["SOUL.md"]
+        leftovers = list(root.rglob("*.rvtmp"))
+        assert leftovers == []
+    assert DreamCursor(root / "memory" / ".dream_cursor").read() > 0
+    assert mid_publish > 0, "no kill landed inside a publish; widen the window"
