@@ -39,8 +39,8 @@ def trapped(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = workspace.root
     workspace.history.append(f"entry with {SECRET}")
     workspace.close()
-    (root / ".git").mkdir()
-    (root / ".git" / "config").write_text(f"[core]\n# {SECRET}\n")
+    with (root / ".git" / "config").open("a") as config:  # the audit repository's real config
+        config.write(f"# {SECRET}\n")
     (root / "sessions" / "cli.jsonl").write_text(json.dumps({"content": SECRET}) + "\n")
     (root / "skills" / "ok").mkdir(parents=True)
     (root / "skills" / "ok" / "SKILL.md").write_text("# ok\n")
