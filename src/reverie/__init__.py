@@ -10,6 +10,8 @@ from reverie.errors import (
     LockTimeoutError,
     ReverieError,
     RevisionNotFoundError,
+    SessionError,
+    SessionImportError,
     StorageError,
     WorkspaceDamagedError,
     WorkspaceError,
@@ -17,11 +19,14 @@ from reverie.errors import (
     WorkspaceMissingError,
 )
 from reverie.messages import Message, ToolCall
+from reverie.session import ArchivedSummary, Session, SessionInfo
 from reverie.store.entries import HistoryEntry
 from reverie.store.history import TrimResult
+from reverie.store.sessions import SessionStore
 from reverie.store.workspace import Workspace
 
 __all__ = [
+    "ArchivedSummary",
     "AuditError",
     "CursorError",
     "HistoryEntry",
@@ -30,6 +35,11 @@ __all__ = [
     "Message",
     "ReverieError",
     "RevisionNotFoundError",
+    "Session",
+    "SessionError",
+    "SessionImportError",
+    "SessionInfo",
+    "SessionStore",
     "StorageError",
     "ToolCall",
     "TrimResult",
