@@ -142,13 +142,12 @@ class JournalFile:
             raise SessionError(
                 f"journal belongs to {tally.key!r}, not {self.key!r}", path=self.path
             )
-        head = tally.head
-        if not head:
-            created = tally.created_at or self._shared.clock()
-            head = encode(
-                HeadRecord(key=self.key, journal_id=secrets.token_hex(8), created_at=created)
-            )
-            tally.key, tally.created_at = self.key, created
+        # A new journal id on every rewrite: the file may get the old inode number back, and
+        # a process whose cached tally matched inode, size and head would then read the new
+        # file from a stale offset. The fresh head makes every cached tally fail the check.
+        created = tally.created_at or self._shared.clock()
+        head = encode(HeadRecord(key=self.key, journal_id=secrets.token_hex(8), created_at=created))
+        tally.key, tally.created_at = self.key, created
         data = snapshot(head, tally, contents)
         tally.head, tally.size, tally.lines = head, len(data), data.count(b"\n")
         tally.marks, tally.summaries = min(tally.marks, 1), min(tally.summaries, 1)

@@ -8,8 +8,9 @@ A journal is JSON Lines, one record per line, each with a type ``t``::
     {"t": "summary", "at": "...", "summary": {"text": "...", "last_active": "..."} | null}
     {"t": "meta", "at": "...", "set": {"channel": "telegram"}}
 
-``head`` is the first line: the full key (needed for hashed file names) and a random ``id``
-that tells a re-created journal from the one a process has cached. ``msg`` carries one
+``head`` is the first line: the full key (needed for hashed file names) and a random ``id``,
+new whenever the journal is created or rewritten, that tells a process its cached view of the
+file is stale. ``msg`` carries one
 message in chat-completions form (``Message.to_json``); ``at`` is when it was appended.
 ``mark`` and ``summary`` replace earlier records of their kind; ``meta`` merges its keys into
 the metadata. Times are ISO 8601 with offset. A line that does not parse as one of these is
