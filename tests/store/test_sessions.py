@@ -259,3 +259,24 @@ def test_a_journal_of_another_key_is_refused(workspace: Workspace) -> None:
         store.append("b", _user("y"))
     with pytest.raises(SessionError, match="belongs to"):
         store.load("b")
+
+
+def test_list_repairs_a_journal_damaged_after_its_checkpoint(root: Path) -> None:
+    store = _store(root)
+    store.append("k", _user("a"))
+    store.close()
+    with store.path("k").open("ab") as handle:
+        handle.write(b"garbage\n")
+        handle.write(encode(MessageRecord(at=START, message=_user("b"))))
+    [info] = _store(root).list()
+    assert info.message_count == 2
+    assert [bad.raw for bad in store.quarantine.records()] == [b"garbage\n"]
+
+
+def test_a_journal_without_head_gets_one_on_the_next_write(workspace: Workspace) -> None:
+    store = workspace.sessions
+    store.path("k").write_bytes(encode(MessageRecord(at=START, message=_user("hand-made"))))
+    assert store.append("k", _user("next")) == 1
+    assert store.path("k").read_bytes().startswith(b'{"t":"head"')
+    assert [m.text for m in store.load("k").messages] == ["hand-made", "next"]
+    assert store.load("k").created_at == START

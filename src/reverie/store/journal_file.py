@@ -40,6 +40,8 @@ class JournalShared:
     quarantine: Quarantine
     clock: Callable[[], datetime]
     snapshot_min: int
+    unsaved: set[str]
+    """Journals whose cached tally is newer than their checkpoint."""
 
 
 class JournalFile:
@@ -161,10 +163,12 @@ class JournalFile:
         tally.inode = os.fstat(self._fd).st_ino
         self._publish(tally)
         self._shared.index.save(self.stem, tally)
+        self._shared.unsaved.discard(self.stem)
 
     def _publish(self, tally: Tally) -> None:
         self.tally = tally
         self._shared.cache[self.stem] = tally
+        self._shared.unsaved.add(self.stem)
 
 
 def describes(tally: Tally, fd: int, status: os.stat_result) -> bool:
@@ -176,18 +180,24 @@ def describes(tally: Tally, fd: int, status: os.stat_result) -> bool:
     return os.pread(fd, len(tally.head), 0) == tally.head
 
 
+def _open_read(path: Path) -> int | None:
+    try:
+        return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StorageError(f"cannot open ({exc.strerror})", path=path) from exc
+
+
 def read_tally(path: Path, known: Tally | None) -> tuple[Tally, list[BadLine]] | None:
     """Without the lock, bring ``known`` (or a fresh tally) up to the end of ``path``.
 
     Returns:
         The tally and the lines that failed to parse, or None when the journal is gone.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
+    fd = _open_read(path)
+    if fd is None:
         return None
-    except OSError as exc:
-        raise StorageError(f"cannot open ({exc.strerror})", path=path) from exc
     try:
         status = os.fstat(fd)
         if known is None or not describes(known, fd, status):
@@ -198,6 +208,24 @@ def read_tally(path: Path, known: Tally | None) -> tuple[Tally, list[BadLine]] |
         return tally, read_journal(fd, path, tally)
     finally:
         os.close(fd)
+
+
+def read_whole(path: Path) -> tuple[Tally, Contents, bool] | None:
+    """Without the lock, replay the whole journal at ``path``.
+
+    Returns:
+        The tally, the contents, and whether the journal needs a repair (a line failed to
+        parse, or it has no head); None when there is no journal.
+    """
+    fd = _open_read(path)
+    if fd is None:
+        return None
+    try:
+        tally, contents = Tally(inode=os.fstat(fd).st_ino), Contents()
+        bad = read_journal(fd, path, tally, contents)
+    finally:
+        os.close(fd)
+    return tally, contents, bool(bad) or (tally.size > 0 and not tally.head)
 
 
 def _fold_line(tally: Tally, record: Record) -> bytes:

@@ -182,15 +182,3 @@ def snapshot(head: bytes, tally: Tally, contents: Contents) -> bytes:
     if contents.metadata_at is not None:
         parts.append(encode(MetadataRecord(at=contents.metadata_at, values=contents.metadata)))
     return b"".join(parts)
-
-
-def torn_tail(fd: int, size: int) -> int:
-    """Return how many bytes at the end of a ``size``-byte file follow its last newline."""
-    position = size
-    while position > 0:
-        step = min(_CHUNK, position)
-        newline = os.pread(fd, step, position - step).rfind(b"\n")
-        if newline >= 0:
-            return size - (position - step + newline + 1)
-        position -= step
-    return size

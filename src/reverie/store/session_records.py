@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import TypeAlias
 
 from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
-from reverie.session import ArchivedSummary
+from reverie.session import ArchivedSummary, Session
 
 FORMAT = 1
 """The journal format this reverie writes (in the head record)."""
@@ -77,6 +77,24 @@ class MetadataRecord:
 
 
 Record: TypeAlias = HeadRecord | MessageRecord | MarkRecord | SummaryRecord | MetadataRecord
+
+
+def records_for(session: Session, *, journal_id: str) -> tuple[HeadRecord, list[Record]]:
+    """Return the head and records of a journal holding exactly ``session``.
+
+    Every record is stamped with ``session.updated_at`` (when each message arrived is not
+    known; its own ``timestamp`` is kept).
+    """
+    at = session.updated_at
+    records: list[Record] = [MessageRecord(at=at, message=m) for m in session.messages]
+    if session.compacted_upto:
+        records.append(MarkRecord(at=at, upto=session.compacted_upto))
+    if session.summary is not None:
+        records.append(SummaryRecord(at=at, summary=session.summary))
+    if session.metadata:
+        records.append(MetadataRecord(at=at, values=dict(session.metadata)))
+    head = HeadRecord(key=session.key, journal_id=journal_id, created_at=session.created_at)
+    return head, records
 
 
 def _line(obj: JSONObject) -> bytes:

@@ -39,23 +39,23 @@ from typing import TYPE_CHECKING
 from reverie.clock import Clock, require_aware
 from reverie.errors import SessionError, StorageError
 from reverie.session import ArchivedSummary, Session, SessionInfo, safe_mark
-from reverie.store.journal_file import JournalFile, JournalShared, read_tally
+from reverie.store.journal_file import JournalFile, JournalShared, read_tally, read_whole
 from reverie.store.lock_pool import LockPool
 from reverie.store.quarantine import Quarantine
 from reverie.store.session_index import SessionIndex
-from reverie.store.session_journal import Contents, Tally, read_journal
 from reverie.store.session_keys import is_stem, key_to_stem, lock_name, stem_to_key
 from reverie.store.session_records import (
-    HeadRecord,
     MarkRecord,
     MessageRecord,
     MetadataRecord,
     Record,
     SummaryRecord,
+    records_for,
 )
 
 if TYPE_CHECKING:
     from reverie.messages import JSONValue, Message
+    from reverie.store.session_journal import Contents, Tally
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +86,7 @@ class SessionStore:
             quarantine=self.quarantine,
             clock=self._now,
             snapshot_min=snapshot_min,
+            unsaved=set(),
         )
 
     def path(self, key: str) -> Path:
@@ -112,16 +113,16 @@ class SessionStore:
 
     def load(self, key: str) -> Session:
         """Return session ``key`` as stored now (an empty, unsaved session if there is none)."""
-        for attempt in range(2):
-            found = self._read_whole(key)
-            if found is None:
-                now = self._now()
-                return Session(key=key, created_at=now, updated_at=now)
-            tally, contents, clean = found
-            if clean or attempt:
-                return self._session(key, tally, contents)
+        found = read_whole(self.path(key))
+        if found is not None and found[2]:
             self.repair(key)
-        raise AssertionError("unreachable")  # pragma: no cover
+            found = read_whole(self.path(key))
+        if found is None:
+            now = self._now()
+            return Session(key=key, created_at=now, updated_at=now)
+        tally, contents, _bad = found
+        _check_key(key, tally, self.path(key))
+        return self._session(key, tally, contents)
 
     def exists(self, key: str) -> bool:
         """Return whether session ``key`` has a journal."""
@@ -186,18 +187,7 @@ class SessionStore:
         The journal is written whole and atomically; every record is stamped with
         ``session.updated_at``.
         """
-        records: list[Record] = [
-            MessageRecord(at=session.updated_at, message=message) for message in session.messages
-        ]
-        if session.compacted_upto:
-            records.append(MarkRecord(at=session.updated_at, upto=session.compacted_upto))
-        if session.summary is not None:
-            records.append(SummaryRecord(at=session.updated_at, summary=session.summary))
-        if session.metadata:
-            records.append(MetadataRecord(at=session.updated_at, values=dict(session.metadata)))
-        head = HeadRecord(
-            key=session.key, journal_id=secrets.token_hex(8), created_at=session.created_at
-        )
+        head, records = records_for(session, journal_id=secrets.token_hex(8))
         with self._journal(session.key) as journal:
             journal.replace(head, records)
             return self._info_of(session.key, journal.tally)
@@ -214,8 +204,11 @@ class SessionStore:
 
     def close(self) -> None:
         """Write checkpoints for the journals this process knows, and close lock files."""
-        for stem, tally in list(self._cache.items()):
-            self._index.save(stem, tally)
+        for stem in list(self._shared.unsaved):
+            self._shared.unsaved.discard(stem)
+            tally = self._cache.get(stem)
+            if tally is not None:
+                self._index.save(stem, tally)
         self._locks.close()
 
     def _now(self) -> datetime:
@@ -240,22 +233,6 @@ class SessionStore:
         with self._journal(key) as journal:
             journal.write([record])
             return self._info_of(key, journal.tally)
-
-    def _read_whole(self, key: str) -> tuple[Tally, Contents, bool] | None:
-        path = self.path(key)
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise StorageError(f"cannot open ({exc.strerror})", path=path) from exc
-        try:
-            tally, contents = Tally(inode=os.fstat(fd).st_ino), Contents()
-            bad = read_journal(fd, path, tally, contents)
-        finally:
-            os.close(fd)
-        _check_key(key, tally, path)
-        return tally, contents, not bad and (bool(tally.head) or tally.size == 0)
 
     def _session(self, key: str, tally: Tally, contents: Contents) -> Session:
         created = tally.created_at or self._now()
@@ -301,7 +278,7 @@ class SessionStore:
         tally, bad = found
         key = stem_to_key(stem) or tally.key
         if key is None or tally.key not in (None, key):
-            logger.warning("skipping journal %s: its name and head name no one session", path)
+            logger.warning("skipping journal %s: its name and its head disagree on the key", path)
             return None
         if bad or (tally.size and not tally.head):
             self.repair(key)
@@ -310,6 +287,7 @@ class SessionStore:
         if tally is not known:
             self._cache[stem] = tally
             self._index.save(stem, tally)
+            self._shared.unsaved.discard(stem)
         return self._info_of(key, tally)
 
 
