@@ -19,6 +19,8 @@ from reverie.errors import (
     ReverieError,
     RevisionNotFoundError,
     ScriptExhaustedError,
+    SessionError,
+    SessionImportError,
     StorageError,
     WorkspaceDamagedError,
     WorkspaceError,
@@ -33,13 +35,16 @@ from reverie.llm.scripted import ScriptedProvider
 from reverie.llm.settings import ModelRoles, ModelSettings
 from reverie.llm.tokens import CalibratedCounter, ExactCounter, count_request, default_counter
 from reverie.messages import Message, ToolCall
+from reverie.session import ArchivedSummary, Session, SessionInfo
 from reverie.store.audit import CommitDetail, CommitInfo
 from reverie.store.entries import HistoryEntry
 from reverie.store.history import TrimResult
+from reverie.store.sessions import SessionStore
 from reverie.store.workspace import Workspace
 
 __all__ = [
     "AnthropicProvider",
+    "ArchivedSummary",
     "AuditError",
     "CalibratedCounter",
     "ChatReply",
@@ -69,6 +74,11 @@ __all__ = [
     "RevisionNotFoundError",
     "ScriptExhaustedError",
     "ScriptedProvider",
+    "Session",
+    "SessionError",
+    "SessionImportError",
+    "SessionInfo",
+    "SessionStore",
     "StorageError",
     "ToolCall",
     "ToolSchema",

@@ -10,6 +10,8 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     │   └── WorkspaceDamagedError       a file or folder is not what the layout needs
     ├── HistoryError                the history log refused an operation
     │   └── CursorError                 a cursor value is invalid (not a positive int, bool, ...)
+    ├── SessionError                a session journal or session file cannot be used (path kept)
+    │   └── SessionImportError          a nanobot session file has a line that is not valid
     ├── AuditError                  the git audit repository failed
     │   └── RevisionNotFoundError       a revision does not name a commit
     ├── ConfigError                 reverie.toml or a REVERIE_* variable is invalid (key named)
@@ -75,6 +77,22 @@ class CursorError(HistoryError):
         super().__init__(f"{message}{where}: {value!r}")
         self.value = value
         self.path = path
+
+
+class SessionError(ReverieError):
+    """A session journal or session file cannot be used as it is."""
+
+    def __init__(self, message: str, *, path: Path) -> None:
+        super().__init__(f"{message}: {path}")
+        self.path = path
+
+
+class SessionImportError(SessionError):
+    """A line of a nanobot session file is not valid; ``line`` is its 1-based number."""
+
+    def __init__(self, message: str, *, path: Path, line: int) -> None:
+        super().__init__(f"line {line}: {message}", path=path)
+        self.line = line
 
 
 class AuditError(ReverieError):

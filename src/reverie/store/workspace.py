@@ -7,7 +7,9 @@ Layout (nanobot-compatible; reverie's own state lives in ``.reverie/``)::
     memory/.dream_cursor                           last cursor dream consumed (git-audited)
     memory/history.quarantine.jsonl                lines taken out of the log, never dropped
     memory/ledger.jsonl                            one line per model call of a memory job
-    sessions/                                      session journals
+    sessions/                                      session journals (``<stem>.journal``)
+    .reverie/sessions/                             session checkpoints (a cache for list())
+    .reverie/sessions.quarantine.jsonl             journal lines taken out, never dropped
     .reverie/format                                workspace format number
     .reverie/locks/                                cross-process lock files
     .git/                                          the audit repository
@@ -40,6 +42,7 @@ from reverie.store.ledger import Ledger
 from reverie.store.locks import ProcessLock
 from reverie.store.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryFiles
 from reverie.store.quarantine import BadLine, Quarantine
+from reverie.store.sessions import SessionStore
 
 FORMAT = 1
 """The workspace format this reverie writes and reads."""
@@ -67,6 +70,9 @@ class Workspace:
         )
         self.ledger = Ledger(memory / "ledger.jsonl", lock=self.lock("ledger"))
         self.audit = AuditRepo(root, lock=self.lock("audit"), clock=clock)
+        self.sessions = SessionStore(
+            root / "sessions", state_dir=root / ".reverie", locks_dir=self.locks_dir, clock=clock
+        )
         self.repairs: list[BadLine] = []
 
     @classmethod
@@ -92,7 +98,7 @@ class Workspace:
             _lay_out(root)
         _check_layout(root)
         workspace = cls(root, clock=clock)
-        for folder in (root, root / "memory", root / "sessions"):
+        for folder in (root, root / "memory", root / "sessions", root / ".reverie" / "sessions"):
             sweep_temp_files(folder)
         workspace.repairs = workspace.history.repair()
         workspace.audit.ensure()
@@ -106,6 +112,7 @@ class Workspace:
         """Release open descriptors (the workspace may be reopened later)."""
         self.history.close()
         self.audit.close()
+        self.sessions.close()
 
 
 def _check_root(root: Path, *, create: bool) -> None:

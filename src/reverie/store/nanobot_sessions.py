@@ -1,0 +1,157 @@
+"""Reading nanobot session files into reverie sessions.
+
+A nanobot session file is JSON Lines: the first line is a metadata object
+(``{"_type": "metadata", "key", "created_at", "updated_at", "metadata",
+"last_consolidated"}``), every further line one chat message. nanobot writes naive local
+times; they are read as times in ``local_tz`` (the system's zone by default) and made aware.
+Messages keep every field (unknown ones in ``Message.extra``); ``last_consolidated`` becomes
+the compaction mark (reset to 0 with a warning when outside ``0..len``); the metadata is
+kept as it is, except that nanobot's ``_last_summary`` object becomes ``Session.summary``.
+
+This module only reads the nanobot file; ``import_nanobot_session`` stores the result with
+``SessionStore.put``. A line that is not valid JSON or not a valid message raises
+``SessionImportError`` with its line number: an import never drops a message silently.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import replace
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reverie.errors import SessionImportError, StorageError
+from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
+from reverie.session import ArchivedSummary, Session, safe_mark
+
+if TYPE_CHECKING:
+    from reverie.session import SessionInfo
+    from reverie.store.sessions import SessionStore
+
+logger = logging.getLogger(__name__)
+
+_SUMMARY_KEY = "_last_summary"
+
+
+def read_nanobot_session(
+    path: Path, *, key: str | None = None, local_tz: tzinfo | None = None
+) -> Session:
+    """Read the nanobot session file at ``path``.
+
+    Args:
+        path: the ``.jsonl`` file.
+        key: the session key, when the file's metadata line has none.
+        local_tz: the zone nanobot's naive times are in (default: this system's zone).
+
+    Raises:
+        SessionImportError: a line is not valid, or no key is known.
+        StorageError: the file cannot be read.
+    """
+    try:
+        lines = path.read_bytes().split(b"\n")
+        modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except OSError as exc:
+        raise StorageError(f"cannot read nanobot session ({exc.strerror})", path=path) from exc
+    header: JSONObject = {}
+    messages: list[Message] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        obj = _json(raw, path, number)
+        if number == 1 and obj.get("_type") == "metadata":
+            header = obj
+            continue
+        try:
+            messages.append(_localised(Message.from_json(obj), local_tz))
+        except MessageFormatError as exc:
+            raise SessionImportError(str(exc), path=path, line=number) from exc
+    found_key = header.get("key")
+    session_key = found_key if isinstance(found_key, str) and found_key else key
+    if session_key is None:
+        raise SessionImportError("no session key in the metadata line", path=path, line=1)
+    return _session(header, messages, key=session_key, local_tz=local_tz, modified=modified)
+
+
+def import_nanobot_session(
+    store: SessionStore, path: Path, *, key: str | None = None, local_tz: tzinfo | None = None
+) -> SessionInfo:
+    """Read the nanobot session file at ``path`` and store it (replacing that key's session)."""
+    return store.put(read_nanobot_session(path, key=key, local_tz=local_tz))
+
+
+def _json(raw: bytes, path: Path, number: int) -> JSONObject:
+    try:
+        obj = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SessionImportError(f"not JSON ({exc})", path=path, line=number) from exc
+    if not isinstance(obj, dict):
+        raise SessionImportError("not a JSON object", path=path, line=number)
+    return obj
+
+
+def _aware(moment: datetime, local_tz: tzinfo | None) -> datetime:
+    if moment.tzinfo is not None and moment.utcoffset() is not None:
+        return moment
+    return moment.replace(tzinfo=local_tz) if local_tz is not None else moment.astimezone()
+
+
+def _localised(message: Message, local_tz: tzinfo | None) -> Message:
+    if message.timestamp is None:
+        return message
+    return replace(message, timestamp=_aware(message.timestamp, local_tz))
+
+
+def _time(value: JSONValue, local_tz: tzinfo | None) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return _aware(datetime.fromisoformat(value), local_tz)
+    except ValueError:
+        return None
+
+
+def _session(
+    header: JSONObject,
+    messages: list[Message],
+    *,
+    key: str,
+    local_tz: tzinfo | None,
+    modified: datetime,
+) -> Session:
+    created = _time(header.get("created_at"), local_tz) or modified
+    updated = _time(header.get("updated_at"), local_tz) or created
+    raw_metadata = header.get("metadata")
+    metadata: JSONObject = dict(raw_metadata) if isinstance(raw_metadata, dict) else {}
+    summary = _summary(metadata.get(_SUMMARY_KEY), local_tz)
+    if summary is not None:
+        del metadata[_SUMMARY_KEY]
+    raw_mark = header.get("last_consolidated", 0)
+    mark = safe_mark(raw_mark, len(messages))
+    if mark is None:
+        logger.warning(
+            "nanobot session %s: last_consolidated %r is outside 0..%d; importing with mark 0",
+            key,
+            raw_mark,
+            len(messages),
+        )
+    return Session(
+        key=key,
+        created_at=created,
+        updated_at=updated,
+        messages=tuple(messages),
+        metadata=metadata,
+        compacted_upto=mark or 0,
+        summary=summary,
+    )
+
+
+def _summary(value: JSONValue, local_tz: tzinfo | None) -> ArchivedSummary | None:
+    if not isinstance(value, dict):
+        return None
+    text = value.get("text")
+    last_active = _time(value.get("last_active"), local_tz)
+    if not isinstance(text, str) or last_active is None:
+        return None
+    return ArchivedSummary(text=text, last_active=last_active)

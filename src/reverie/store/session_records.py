@@ -1,0 +1,215 @@
+"""The records of a session journal: their values, their one-line JSON form, and parsing.
+
+A journal is JSON Lines, one record per line, each with a type ``t``::
+
+    {"t": "head", "format": 1, "key": "cli:default", "id": "9f0c...", "created_at": "..."}
+    {"t": "msg", "at": "...", "m": {"role": "user", "content": "hi", ...}}
+    {"t": "mark", "at": "...", "upto": 12}
+    {"t": "summary", "at": "...", "summary": {"text": "...", "last_active": "..."} | null}
+    {"t": "meta", "at": "...", "set": {"channel": "telegram"}}
+
+``head`` is the first line: the full key (needed for hashed file names) and a random ``id``,
+new whenever the journal is created or rewritten, that tells a process its cached view of the
+file is stale. ``msg`` carries one
+message in chat-completions form (``Message.to_json``); ``at`` is when it was appended.
+``mark`` and ``summary`` replace earlier records of their kind; ``meta`` merges its keys into
+the metadata. Times are ISO 8601 with offset. A line that does not parse as one of these is
+a ``RecordFormatError``; the store quarantines it. This module does no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TypeAlias
+
+from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
+from reverie.session import ArchivedSummary, Session
+
+FORMAT = 1
+"""The journal format this reverie writes (in the head record)."""
+
+
+class RecordFormatError(ValueError):
+    """A journal line is not a valid record; the text says why."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HeadRecord:
+    """The first line of a journal: the session key, journal id and creation time."""
+
+    key: str
+    journal_id: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageRecord:
+    """One appended message."""
+
+    at: datetime
+    message: Message
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MarkRecord:
+    """The compaction mark was set to ``upto``."""
+
+    at: datetime
+    upto: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SummaryRecord:
+    """The archived summary was set (or cleared, when None)."""
+
+    at: datetime
+    summary: ArchivedSummary | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MetadataRecord:
+    """These metadata keys were set."""
+
+    at: datetime
+    values: JSONObject
+
+
+Record: TypeAlias = HeadRecord | MessageRecord | MarkRecord | SummaryRecord | MetadataRecord
+
+
+def records_for(session: Session, *, journal_id: str) -> tuple[HeadRecord, list[Record]]:
+    """Return the head and records of a journal holding exactly ``session``.
+
+    Every record is stamped with ``session.updated_at`` (when each message arrived is not
+    known; its own ``timestamp`` is kept).
+    """
+    at = session.updated_at
+    records: list[Record] = [MessageRecord(at=at, message=m) for m in session.messages]
+    if session.compacted_upto:
+        records.append(MarkRecord(at=at, upto=session.compacted_upto))
+    if session.summary is not None:
+        records.append(SummaryRecord(at=at, summary=session.summary))
+    if session.metadata:
+        records.append(MetadataRecord(at=at, values=dict(session.metadata)))
+    head = HeadRecord(key=session.key, journal_id=journal_id, created_at=session.created_at)
+    return head, records
+
+
+def _line(obj: JSONObject) -> bytes:
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (e.g. from a badly decoded tool output) cannot be UTF-8; the
+        # ASCII form escapes it, and it parses back to the same string.
+        return (json.dumps(obj, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def encode(record: Record) -> bytes:
+    """Return ``record`` as one JSON line, newline included, UTF-8 encoded."""
+    match record:
+        case HeadRecord():
+            return _line(
+                {
+                    "t": "head",
+                    "format": FORMAT,
+                    "key": record.key,
+                    "id": record.journal_id,
+                    "created_at": record.created_at.isoformat(),
+                }
+            )
+        case MessageRecord():
+            return _line({"t": "msg", "at": record.at.isoformat(), "m": record.message.to_json()})
+        case MarkRecord():
+            return _line({"t": "mark", "at": record.at.isoformat(), "upto": record.upto})
+        case SummaryRecord():
+            summary: JSONValue = None
+            if record.summary is not None:
+                summary = {
+                    "text": record.summary.text,
+                    "last_active": record.summary.last_active.isoformat(),
+                }
+            return _line({"t": "summary", "at": record.at.isoformat(), "summary": summary})
+        case MetadataRecord():
+            return _line({"t": "meta", "at": record.at.isoformat(), "set": dict(record.values)})
+
+
+def parse(line: bytes) -> Record:
+    """Parse one journal line (with or without its newline).
+
+    Raises:
+        RecordFormatError: the line is not valid UTF-8 JSON or not a known record.
+    """
+    try:
+        obj = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RecordFormatError(f"not JSON ({exc})") from exc
+    if not isinstance(obj, dict):
+        raise RecordFormatError("a record must be a JSON object")
+    try:
+        return _parse_object(obj)
+    except MessageFormatError as exc:
+        raise RecordFormatError(f"bad message: {exc}") from exc
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RecordFormatError(f"bad {obj.get('t')!r} record: {exc!r}") from exc
+
+
+def _parse_object(obj: JSONObject) -> Record:
+    kind = obj.get("t")
+    if kind == "head":
+        if not isinstance(obj["format"], int) or obj["format"] > FORMAT:
+            raise RecordFormatError(f"journal format {obj['format']!r} is not supported")
+        return HeadRecord(
+            key=_text(obj["key"]), journal_id=_text(obj["id"]), created_at=_time(obj["created_at"])
+        )
+    at = _time(obj["at"])
+    if kind == "msg":
+        return MessageRecord(at=at, message=Message.from_json(obj["m"]))
+    if kind == "mark":
+        upto = obj["upto"]
+        if isinstance(upto, bool) or not isinstance(upto, int):
+            raise RecordFormatError(f"mark must be an integer, got {upto!r}")
+        return MarkRecord(at=at, upto=upto)
+    if kind == "summary":
+        return SummaryRecord(at=at, summary=_summary(obj["summary"]))
+    if kind == "meta":
+        values = obj["set"]
+        if not isinstance(values, dict):
+            raise RecordFormatError("'set' must be an object")
+        return MetadataRecord(at=at, values=values)
+    raise RecordFormatError(f"unknown record type {kind!r}")
+
+
+def _summary(value: JSONValue) -> ArchivedSummary | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise RecordFormatError("'summary' must be an object or null")
+    return ArchivedSummary(text=_text(value["text"]), last_active=_time(value["last_active"]))
+
+
+def _text(value: JSONValue) -> str:
+    if not isinstance(value, str):
+        raise RecordFormatError(f"expected a string, got {value!r}")
+    return value
+
+
+def parse_time(value: JSONValue) -> datetime:
+    """Parse an ISO 8601 time with offset.
+
+    Raises:
+        RecordFormatError: not a string, not ISO 8601, or without a timezone.
+    """
+    text = _text(value)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise RecordFormatError(f"not an ISO 8601 time: {text!r}") from exc
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise RecordFormatError(f"time without a timezone: {text!r}")
+    return moment
+
+
+_time = parse_time

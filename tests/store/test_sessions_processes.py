@@ -1,0 +1,141 @@
+"""Invariants 3 and 4 with real processes: concurrent appenders, SIGKILL at random moments."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from reverie import Workspace
+from reverie.store.atomic import TEMP_SUFFIX
+
+WORKER = Path(__file__).with_name("sessions_worker.py")
+ROOT = Path(__file__).parents[2]
+KEY = "telegram:4242"
+
+
+def _spawn(
+    root: Path, tag: str, count: int, mode: str = "append", *extra: str
+) -> subprocess.Popen[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    args = [sys.executable, str(WORKER), str(root), KEY, tag, str(count), mode, *extra]
+    return subprocess.Popen(args, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+
+
+def _fields(output: str, kind: str) -> list[str]:
+    found = []
+    for line in output.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 2 and parts[0] == kind:
+            found.append(parts[1])
+    return found
+
+
+def _kill_after(worker: subprocess.Popen[str], rng: random.Random) -> str:
+    """Once the worker acknowledged something, SIGKILL it at a random moment; return stdout."""
+    assert worker.stdout is not None
+    first = worker.stdout.readline()
+    time.sleep(rng.uniform(0.0, 0.02))
+    worker.send_signal(signal.SIGKILL)
+    rest, _ = worker.communicate(timeout=30)
+    return first + rest
+
+
+def _kill_mid_rewrite(worker: subprocess.Popen[str], folder: Path, rng: random.Random) -> str:
+    """SIGKILL the worker, after a random pause, as soon as a snapshot temp file appears."""
+    assert worker.stdout is not None
+    first = worker.stdout.readline()
+    time.sleep(rng.uniform(0.0, 0.05))
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if any(path.name.endswith(TEMP_SUFFIX) for path in folder.iterdir()):
+            break
+    worker.send_signal(signal.SIGKILL)
+    rest, _ = worker.communicate(timeout=30)
+    return first + rest
+
+
+@pytest.mark.slow
+def test_two_processes_appending_to_one_session_lose_nothing_and_keep_their_order(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    Workspace.open(root, create=True).close()
+    workers = [_spawn(root, tag, 100) for tag in ("p", "q")]
+    outputs = [worker.communicate(timeout=120)[0] for worker in workers]
+    assert all(worker.returncode == 0 for worker in workers)
+    workspace = Workspace.open(root)
+    texts = [message.text for message in workspace.sessions.load(KEY).messages]
+    assert len(texts) == 200
+    for tag, output in zip(("p", "q"), outputs, strict=True):
+        own = [text for text in texts if text.startswith(f"{tag}-")]
+        assert own == [f"{tag}-{index}" for index in range(100)]
+        assert _fields(output, "ack") == own
+    [info] = workspace.sessions.list()
+    assert info.message_count == 200
+    assert workspace.sessions.quarantine.records() == []
+
+
+@pytest.mark.slow
+def test_sigkill_during_appends_loses_no_acknowledged_message(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    Workspace.open(root, create=True).close()
+    rng = random.Random(3)
+    acknowledged: list[str] = []
+    for round_no in range(22):
+        worker = _spawn(root, f"k{round_no}", 1_000_000, "big" if round_no % 2 else "append")
+        output = _kill_after(worker, rng)
+        assert worker.returncode == -signal.SIGKILL
+        acknowledged += _fields(output, "ack")
+        workspace = Workspace.open(root)
+        seen = {message.text.split(" ")[0] for message in workspace.sessions.load(KEY).messages}
+        workspace.close()
+        assert set(acknowledged) <= seen, f"round {round_no} lost a message"
+    workspace = Workspace.open(root)
+    texts = [message.text.split(" ")[0] for message in workspace.sessions.load(KEY).messages]
+    assert len(texts) == len(set(texts))
+    assert [t for t in texts if t in set(acknowledged)] == acknowledged
+    assert workspace.sessions.list()[0].message_count == len(texts)
+    torn = workspace.sessions.quarantine.records()
+    print(f"{len(torn)} torn records quarantined")
+    assert all(bad.reason == "torn last line" for bad in torn)
+
+
+@pytest.mark.slow
+def test_sigkill_during_snapshot_rewrites_loses_no_acknowledged_record(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    sessions = root / "sessions"
+    Workspace.open(root, create=True).close()
+    rng = random.Random(5)
+    acknowledged: list[str] = []
+    killed_mid_rewrite = 0
+    for round_no in range(22):
+        worker = _spawn(root, f"s{round_no}", 1_000_000, "state", "2")
+        output = _kill_mid_rewrite(worker, sessions, rng)
+        acknowledged += _fields(output, "ack")
+        killed_mid_rewrite += any(p.name.endswith(TEMP_SUFFIX) for p in sessions.iterdir())
+        workspace = Workspace.open(root)
+        assert not any(p.name.endswith(TEMP_SUFFIX) for p in sessions.iterdir())
+        session = workspace.sessions.load(KEY)
+        workspace.close()
+        assert set(acknowledged) <= {message.text for message in session.messages}
+        marks = [int(n) for n in _fields(output, "mark")]
+        metas = [int(n) for n in _fields(output, "meta")]
+        if marks:
+            assert session.compacted_upto >= marks[-1]
+        if metas:
+            assert isinstance(session.metadata["j"], int)
+            assert session.metadata["j"] >= metas[-1]
+    print(f"{killed_mid_rewrite} of 22 kills landed inside a snapshot rewrite")
+    assert killed_mid_rewrite >= 5
+    workspace = Workspace.open(root)
+    assert workspace.sessions.quarantine.records() == [] or all(
+        bad.reason == "torn last line" for bad in workspace.sessions.quarantine.records()
+    )
