@@ -155,6 +155,17 @@ def replay(
     return tuple(messages[index] for index in kept)
 
 
+def pending_view(session: Session) -> tuple[Message, ...]:
+    """Return the smallest honest view: every message after the mark, nothing before it.
+
+    Tool results whose call was compacted away are dropped (their call is summarised in
+    history). Prompt assembly falls back to this view when the ``replay`` suffix does not fit
+    the budget: pending messages are not in history yet, so they are never dropped.
+    """
+    messages = session.messages
+    return tuple(messages[index] for index in _without_orphans(messages, session.compacted_upto))
+
+
 def _view_start(boundaries: Sequence[int], floor: int) -> int:
     """The last turn boundary at or before ``floor``, else the first after it, else ``floor``."""
     before = [b for b in boundaries if b <= floor]

@@ -1,0 +1,153 @@
+"""Summarisers: turn a transcript into ``- [mark] fact`` lines, and say plainly when they fail.
+
+``Summariser`` is the protocol compaction talks to; ``ModelSummariser`` asks a model with the
+built-in compaction prompt, and a model-free summariser can stand in for it. A failure is a
+typed ``SummaryAttempt`` (``ok=False`` with a reason), never an exception, so compaction can
+keep the raw facts instead: provider errors and timeouts, a truncated reply (finish reason
+``length``), an empty reply, or tool calls where none were asked for. Every model call is
+recorded in the ledger with its tokens and outcome.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+from reverie.clock import Clock
+from reverie.config import ModelConfig
+from reverie.errors import ModelError
+from reverie.llm.provider import ChatReply, ChatRequest, Provider
+from reverie.messages import Message
+from reverie.prompts import load
+from reverie.store.entries import strip_reasoning
+from reverie.store.ledger import Ledger, LedgerRecord
+from reverie.token_estimate import TokenCounter
+
+NOTHING = "(nothing)"
+SUMMARY_OUTPUT_TOKENS = 3_000
+"""Output tokens asked for one summary (the entry cap is 8,000 chars, about 2,000 tokens)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SummaryAttempt:
+    """What one summarisation produced: facts, nothing worth keeping, or a failure reason."""
+
+    ok: bool
+    text: str = ""
+    reason: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+    @property
+    def nothing(self) -> bool:
+        """True when the summariser found nothing worth remembering."""
+        return self.ok and self.text.strip() in ("", NOTHING)
+
+
+class Summariser(Protocol):
+    """Writes the facts of a transcript."""
+
+    @property
+    def label(self) -> str:
+        """The model name, or ``model-free``."""
+        ...
+
+    @property
+    def input_budget(self) -> int:
+        """The most tokens a transcript may cost in one call."""
+        ...
+
+    def summarise(self, transcript: str, *, session_key: str | None) -> SummaryAttempt:
+        """Summarise ``transcript``; never raises for model failures."""
+        ...
+
+
+class ModelSummariser:
+    """A ``Summariser`` backed by a model provider."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        model: ModelConfig,
+        counter: TokenCounter,
+        ledger: Ledger,
+        clock: Clock,
+        job: str = "compaction",
+    ) -> None:
+        self._provider = provider
+        self._model = model
+        self._counter = counter
+        self._ledger = ledger
+        self._clock = clock
+        self._job = job
+        self._instructions = load("compaction")
+
+    @property
+    def label(self) -> str:
+        """The model's name."""
+        return self._model.model
+
+    @property
+    def input_budget(self) -> int:
+        """The model's input budget less the instructions and a small margin."""
+        output = min(self._model.max_output_tokens, SUMMARY_OUTPUT_TOKENS)
+        window = self._model.context_window - output - 1024
+        return max(256, window - self._counter.text(self._instructions) - 64)
+
+    def summarise(self, transcript: str, *, session_key: str | None) -> SummaryAttempt:
+        """Ask the model for the transcript's facts; failures come back as ``ok=False``."""
+        request = ChatRequest(
+            messages=(
+                Message(role="system", content=self._instructions),
+                Message(role="user", content=transcript),
+            ),
+            tool_choice="none",
+            max_output_tokens=min(self._model.max_output_tokens, SUMMARY_OUTPUT_TOKENS),
+            temperature=0.0,
+        )
+        started = time.monotonic()
+        estimated_in = self._counter.text(self._instructions) + self._counter.text(transcript)
+        try:
+            reply = self._provider.complete(request)
+        except ModelError as exc:
+            attempt = SummaryAttempt(ok=False, reason=f"{type(exc).__name__}: {exc}", tokens_in=0)
+        else:
+            attempt = _judge(reply, estimated_in)
+        self._record(attempt, session_key, time.monotonic() - started)
+        return attempt
+
+    def _record(self, attempt: SummaryAttempt, session_key: str | None, seconds: float) -> None:
+        outcome = "ok" if attempt.ok else "failed"
+        if attempt.nothing:
+            outcome = "nothing"
+        self._ledger.append(
+            LedgerRecord(
+                time=self._clock(),
+                job=self._job,
+                outcome=outcome,
+                model=self._model.model,
+                tokens_in=attempt.tokens_in,
+                tokens_out=attempt.tokens_out,
+                duration_ms=seconds * 1000,
+                session_key=session_key,
+                reason=attempt.reason,
+            )
+        )
+
+
+def _judge(reply: ChatReply, estimated_in: int) -> SummaryAttempt:
+    text = strip_reasoning(reply.text)
+    tokens_in = reply.usage.prompt_tokens if reply.usage else estimated_in
+    tokens_out = reply.usage.completion_tokens if reply.usage else 0
+    failure: str | None = None
+    if reply.tool_calls:
+        failure = "the model called tools where none were offered"
+    elif reply.finish_reason == "length":
+        failure = "the reply was cut off (finish reason: length)"
+    elif not text:
+        failure = "the reply was empty"
+    if failure is not None:
+        return SummaryAttempt(ok=False, reason=failure, tokens_in=tokens_in, tokens_out=tokens_out)
+    return SummaryAttempt(ok=True, text=text, tokens_in=tokens_in, tokens_out=tokens_out)

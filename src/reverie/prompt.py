@@ -1,0 +1,189 @@
+"""Prompt assembly: what every turn sends, in an order that keeps provider prompt caches warm.
+
+The system message holds, stable parts first: the identity line, SOUL.md, USER.md and
+memory/MEMORY.md (a file still holding only its starter text is left out), then "Recent
+history" (entries after the dream cursor), then the archived summary of the session
+("Previous conversation summary (last active ...)"). Then comes the session's replay, then the
+new user message. The result reports the tokens of every section, so callers can see what the
+budget is spent on.
+
+Replay. The full replay (``turns.replay``: the pending messages plus a suffix of compacted
+ones, for continuity) is used when it fits the budget; otherwise the pending view (messages
+after the compaction mark only, opened by a short note when it does not start at a user
+message). Pending messages are never dropped: they are not in history yet. Compaction
+measures the pending view, so a large suffix never forces needless compaction.
+
+Isolation (invariant 10): recent history carries only this session's entries, unless the
+workspace is one unified conversation; internal sessions (``dream:``, ``cron:``) never appear.
+Caps (invariant 12): at most ``recent_entries`` entries and ``recent_tokens`` tokens, newest
+kept, even when dream never runs; only a window of the newest cursors is read, never the log.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reverie.config import PromptConfig
+from reverie.llm.provider import ToolSchema
+from reverie.messages import Message
+from reverie.prompts import load
+from reverie.session import Session
+from reverie.store.entries import HistoryEntry
+from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
+from reverie.store.workspace import Workspace
+from reverie.token_estimate import TokenCounter
+from reverie.turns import pending_view, replay
+
+INTERNAL_PREFIXES = ("dream:", "cron:")
+CONTINUATION_NOTE = "(This turn continues; its earlier part is in the summary above.)"
+RECENT_WINDOW = 2_000
+"""How many of the newest cursors are looked at for recent history (the log is never scanned)."""
+
+
+def is_internal(session_key: str | None) -> bool:
+    """True for sessions reverie runs for itself (dream transcripts, scheduled jobs)."""
+    return session_key is not None and session_key.startswith(INTERNAL_PREFIXES)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SectionTokens:
+    """The tokens one section of the prompt costs."""
+
+    name: str
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssembledPrompt:
+    """Messages ready to send, with where their tokens go."""
+
+    messages: tuple[Message, ...]
+    sections: tuple[SectionTokens, ...]
+    recent: tuple[HistoryEntry, ...]
+    replayed: int
+
+    @property
+    def tokens(self) -> int:
+        """Total tokens of the prompt (messages and tool schemas)."""
+        return sum(section.tokens for section in self.sections)
+
+
+class PromptAssembler:
+    """Builds the prompt of one turn from a workspace and a session."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        config: PromptConfig,
+        counter: TokenCounter,
+        replay_suffix: int = 8,
+        identity: str | None = None,
+    ) -> None:
+        self._workspace = workspace
+        self._config = config
+        self._counter = counter
+        self._suffix = replay_suffix
+        self._identity = identity if identity is not None else load("agent")
+
+    def assemble(
+        self,
+        session: Session,
+        user_text: str | None,
+        *,
+        tools: Sequence[ToolSchema] = (),
+        budget: int | None = None,
+        minimal: bool = False,
+    ) -> AssembledPrompt:
+        """Return the prompt for ``session`` followed by ``user_text`` (None: no new message).
+
+        Args:
+            session: the conversation.
+            user_text: the new user message, if the caller has not recorded it yet.
+            tools: tool schemas the request will carry (counted, not included).
+            budget: when given and the full replay does not fit, fall back to the pending
+                view (messages after the compaction mark only).
+            minimal: always use the pending view (what compaction measures).
+        """
+        recent = self.recent_history(session)
+        parts = self._system_parts(session, recent)
+        system = Message(role="system", content="\n\n".join(text for _name, text in parts))
+        tail = (Message(role="user", content=user_text),) if user_text is not None else ()
+        tool_tokens = self._tool_tokens(tools)
+        fixed = self._counter.message(system) + self._count(tail) + tool_tokens
+        view = () if minimal else replay(session, counter=self._counter, suffix=self._suffix)
+        if minimal or (budget is not None and fixed + self._count(view) > budget):
+            view = self._pending(session)
+        sections = [
+            SectionTokens(name=name, tokens=self._counter.text(text)) for name, text in parts
+        ]
+        overhead = self._counter.message(system) - sum(s.tokens for s in sections)
+        sections.append(SectionTokens(name="system_overhead", tokens=max(0, overhead)))
+        sections.append(SectionTokens(name="replay", tokens=self._count(view)))
+        sections.append(SectionTokens(name="user_message", tokens=self._count(tail)))
+        sections.append(SectionTokens(name="tools", tokens=tool_tokens))
+        return AssembledPrompt(
+            messages=(system, *view, *tail),
+            sections=tuple(sections),
+            recent=recent,
+            replayed=len(view),
+        )
+
+    def _system_parts(
+        self, session: Session, recent: tuple[HistoryEntry, ...]
+    ) -> list[tuple[str, str]]:
+        parts: list[tuple[str, str]] = [("identity", self._identity)]
+        for name in MEMORY_FILE_NAMES:
+            if not self._workspace.files.is_starter(name):
+                text = self._workspace.files.read(name).strip()
+                parts.append((name.lower(), f"## {RELATIVE_PATHS[name]}\n\n{text}"))
+        if recent:
+            lines = "\n".join(f"[{entry.timestamp}] {entry.content}" for entry in recent)
+            parts.append(("recent_history", f"## Recent history\n\n{lines}"))
+        if session.summary is not None:
+            when = session.summary.last_active.astimezone().strftime("%Y-%m-%d %H:%M")
+            heading = f"## Previous conversation summary (last active {when})"
+            parts.append(("summary", f"{heading}\n\n{session.summary.text.strip()}"))
+        return parts
+
+    def _pending(self, session: Session) -> tuple[Message, ...]:
+        view = pending_view(session)
+        if view and view[0].role != "user":
+            return (Message(role="user", content=CONTINUATION_NOTE), *view)
+        return view
+
+    def _tool_tokens(self, tools: Sequence[ToolSchema]) -> int:
+        if not tools:
+            return 0
+        return self._counter.text(
+            json.dumps([tool.to_json() for tool in tools], ensure_ascii=False)
+        )
+
+    def recent_history(self, session: Session) -> tuple[HistoryEntry, ...]:
+        """This session's entries after the dream cursor, newest kept, within both caps."""
+        history = self._workspace.history
+        since = max(self._workspace.dream_cursor.read(), history.last_cursor() - RECENT_WINDOW)
+        summary = session.summary.text.strip() if session.summary is not None else None
+        chosen: list[HistoryEntry] = []
+        budget = self._config.recent_tokens
+        for entry in reversed(history.read_since(since)):
+            if len(chosen) >= self._config.recent_entries:
+                break
+            if not self._visible(entry, session.key) or entry.content.strip() == summary:
+                continue
+            cost = self._counter.text(entry.content) + 8
+            if cost > budget:
+                break
+            budget -= cost
+            chosen.append(entry)
+        return tuple(reversed(chosen))
+
+    def _visible(self, entry: HistoryEntry, session_key: str) -> bool:
+        if entry.session_key == session_key:
+            return True
+        return self._config.unified_session and not is_internal(entry.session_key)
+
+    def _count(self, messages: Sequence[Message]) -> int:
+        return sum(self._counter.message(message) for message in messages)
