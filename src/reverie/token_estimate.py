@@ -20,6 +20,7 @@ default one, built on ``estimate_tokens``.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Protocol
 
@@ -48,6 +49,9 @@ _CJK_MARK_PREFIX = 1.0  # a full-width comma before a CJK run is nearly always i
 _OTHER_LETTERS_PER_TOKEN = 3.0
 _ASCII_PUNCT_EXTRA = 0.35  # per character of a punctuation run beyond two
 _WIDE_PUNCT_EXTRA = 0.6  # per character beyond one, for non-ASCII marks and symbols
+
+
+_CACHE_MAX_CHARS = 32_768
 
 
 def estimate_tokens(text: str) -> int:
@@ -129,13 +133,21 @@ def message_tokens(message: Message, count_text: Callable[[str], int]) -> int:
     return total
 
 
+_cached_estimate = functools.lru_cache(maxsize=65_536)(estimate_tokens)
+
+
+def remembered_estimate(text: str) -> int:
+    """``estimate_tokens`` with memory: prompts re-count the same messages every turn."""
+    return _cached_estimate(text) if len(text) <= _CACHE_MAX_CHARS else estimate_tokens(text)
+
+
 class EstimatingCounter:
     """A ``TokenCounter`` built on ``estimate_tokens`` (offline, no dependencies)."""
 
     def text(self, text: str) -> int:
         """Return the estimated tokens of ``text``."""
-        return estimate_tokens(text)
+        return remembered_estimate(text)
 
     def message(self, message: Message) -> int:
         """Return the estimated tokens of one message, overhead and tool calls included."""
-        return message_tokens(message, estimate_tokens)
+        return message_tokens(message, remembered_estimate)

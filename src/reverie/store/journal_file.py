@@ -210,8 +210,14 @@ def read_tally(path: Path, known: Tally | None) -> tuple[Tally, list[BadLine]] |
         os.close(fd)
 
 
-def read_whole(path: Path) -> tuple[Tally, Contents, bool] | None:
+def read_whole(
+    path: Path, known: tuple[Tally, Contents] | None = None
+) -> tuple[Tally, Contents, bool] | None:
     """Without the lock, replay the whole journal at ``path``.
+
+    With ``known`` (an earlier replay of this journal), only what was appended since is read
+    when ``known`` still describes a prefix of the file (same inode and head line); a
+    rewritten or replaced journal is replayed from the start.
 
     Returns:
         The tally, the contents, and whether the journal needs a repair (a line failed to
@@ -221,7 +227,11 @@ def read_whole(path: Path) -> tuple[Tally, Contents, bool] | None:
     if fd is None:
         return None
     try:
-        tally, contents = Tally(inode=os.fstat(fd).st_ino), Contents()
+        status = os.fstat(fd)
+        if known is not None and describes(known[0], fd, status):
+            tally, contents = known[0].copy(), known[1].copy()
+        else:
+            tally, contents = Tally(inode=status.st_ino), Contents()
         bad = read_journal(fd, path, tally, contents)
     finally:
         os.close(fd)

@@ -90,6 +90,15 @@ class Contents:
     summary_at: datetime | None = None
     metadata_at: datetime | None = None
 
+    def copy(self) -> Contents:
+        """Return a copy that can be extended without changing this one."""
+        return replace(
+            self,
+            messages=list(self.messages),
+            message_lines=list(self.message_lines),
+            metadata=dict(self.metadata),
+        )
+
 
 def read_journal(
     fd: int, source: Path, tally: Tally, contents: Contents | None = None

@@ -30,6 +30,8 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 JOURNAL_SUFFIX = ".journal"
+_REPLAYS_KEPT = 32
 
 
 class SessionStore:
@@ -80,6 +83,10 @@ class SessionStore:
         self._locks = LockPool(locks_dir)
         self._clock = clock
         self._cache: dict[str, Tally] = {}
+        # The last replay of recently loaded sessions: the next load reads only what was
+        # appended since (journal identity checked), so a turn's loads cost O(new records).
+        self._replays: OrderedDict[str, tuple[Tally, Contents]] = OrderedDict()
+        self._replays_lock = threading.Lock()
         self._shared = JournalShared(
             index=self._index,
             cache=self._cache,
@@ -113,14 +120,16 @@ class SessionStore:
 
     def load(self, key: str) -> Session:
         """Return session ``key`` as stored now (an empty, unsaved session if there is none)."""
-        found = read_whole(self.path(key))
+        found = read_whole(self.path(key), self._replays.get(key))
         if found is not None and found[2]:
             self.repair(key)
             found = read_whole(self.path(key))
         if found is None:
+            self._replays.pop(key, None)
             now = self._now()
             return Session(key=key, created_at=now, updated_at=now)
         tally, contents, _bad = found
+        self._remember(key, tally, contents)
         _check_key(key, tally, self.path(key))
         return self._session(key, tally, contents)
 
@@ -233,6 +242,13 @@ class SessionStore:
         with self._journal(key) as journal:
             journal.write([record])
             return self._info_of(key, journal.tally)
+
+    def _remember(self, key: str, tally: Tally, contents: Contents) -> None:
+        with self._replays_lock:
+            self._replays[key] = (tally, contents)
+            self._replays.move_to_end(key)
+            while len(self._replays) > _REPLAYS_KEPT:
+                self._replays.popitem(last=False)
 
     def _session(self, key: str, tally: Tally, contents: Contents) -> Session:
         created = tally.created_at or self._now()
