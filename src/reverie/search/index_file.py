@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,6 +73,7 @@ class IndexFile:
         self._clock = clock
         self._conn: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None
+        self._pid = os.getpid()
 
     def open(self) -> tuple[sqlite3.Connection, bool]:
         """Return a connection to the file at ``path`` and whether the index starts empty.
@@ -82,6 +84,8 @@ class IndexFile:
         Raises:
             StorageError: the file cannot be created or opened for another reason.
         """
+        if self._pid != os.getpid():  # a forked child must not use its parent's connection
+            self._conn, self._identity, self._pid = None, None, os.getpid()
         if self._conn is not None and self._identity == _identity(self.path):
             return self._conn, False
         self.close()
