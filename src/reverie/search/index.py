@@ -1,0 +1,183 @@
+"""``SearchIndex``: BM25 search over history entries and every session message, kept current.
+
+Why SQLite FTS5 (stdlib ``sqlite3``) and not ``bm25s`` or ``rank_bm25``: those build an
+in-memory matrix whose scores bake in corpus-wide statistics, so adding one document means
+re-indexing everything (their maintainers say so: bm25s issues #5, #98, #129), and they add
+numpy/scipy. FTS5 keeps an on-disk inverted index that takes inserts and deletes in a
+transaction, computes BM25 at query time from current statistics, and ships inside CPython's
+SQLite (no new dependency). Chinese and Japanese are made searchable by segmenting text before
+it is indexed (see ``text``).
+
+What it indexes: every history entry in ``memory/history.jsonl`` and every message of every
+session journal, compacted or not (a session keeps all its messages; the compaction mark only
+moves). It must not write anything outside its own file, and never changes a store.
+
+Invariants.
+- ``search`` first catches up incrementally (``catch_up``): cost proportional to what was
+  appended since the last refresh, plus one ``list()`` of the sessions. Nothing is rebuilt per
+  query. The index is rebuilt from nothing only when its file is missing, stale (another
+  schema version), damaged, or ``rebuild`` is called.
+- A refresh runs under the workspace's ``search`` lock and in one SQLite transaction, so
+  processes refreshing at once never index an item twice, and a crash mid-refresh leaves the
+  previous state.
+- A damaged index is moved aside and rebuilt; the caller gets results, not an error.
+- User query text never reaches FTS5 syntax unescaped; an empty query returns no hits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from reverie.clock import require_aware
+from reverie.errors import StorageError
+from reverie.search.catch_up import catch_up_history, catch_up_sessions
+from reverie.search.hits import SOURCES, RefreshStats, SearchHit, Source
+from reverie.search.index_file import IndexFile, is_corruption
+from reverie.search.query import Filters, run_query
+from reverie.search.text import match_expression
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from reverie.store.workspace import Workspace
+
+logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+INDEX_PATH = Path(".reverie") / "search.sqlite"
+"""Where the index lives, relative to the workspace root."""
+
+
+class SearchIndex:
+    """Full-text search over one workspace's history entries and session messages."""
+
+    def __init__(self, workspace: Workspace, *, path: Path | None = None) -> None:
+        """Prepare the index of ``workspace`` (nothing is read or built until first use).
+
+        Args:
+            workspace: the open workspace to index.
+            path: the index file; defaults to ``.reverie/search.sqlite`` in the workspace.
+        """
+        self._workspace = workspace
+        self._file = IndexFile(path or workspace.root / INDEX_PATH, clock=workspace.clock)
+        self._lock = workspace.lock("search")
+
+    @property
+    def path(self) -> Path:
+        """The index file."""
+        return self._file.path
+
+    def refresh(self) -> RefreshStats:
+        """Index what was appended, trimmed, rewritten or deleted since the last refresh.
+
+        Raises:
+            StorageError: the index file cannot be written (a damaged file is rebuilt instead).
+            LockTimeoutError: another process held the search lock too long.
+        """
+        with self._lock.hold():
+            return self._guarded(lambda _conn, _empty: None)[0]
+
+    def rebuild(self) -> RefreshStats:
+        """Throw the index away and index everything again."""
+        with self._lock.hold():
+            self._file.remove()
+            return self._guarded(lambda _conn, _empty: None)[0]
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        session_key: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        sources: Sequence[Source] = SOURCES,
+        include_internal: bool = False,
+    ) -> list[SearchHit]:
+        """Return the items that best match ``query``, best first (refreshing first).
+
+        Args:
+            query: free text; words are alternatives, ``"quoted words"`` a phrase. Operators
+                and punctuation are plain text. An empty or word-less query returns [].
+            limit: at most this many hits.
+            session_key: only items of this session (its messages and its history entries).
+            since: only items written at or after this time (timezone-aware).
+            until: only items written before this time (timezone-aware).
+            sources: ``"history"``, ``"messages"`` or both.
+            include_internal: also search messages of ``dream:`` and ``cron:`` sessions.
+
+        Raises:
+            ValueError: a naive ``since``/``until``, an unknown source, or ``limit`` < 1.
+        """
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        unknown = set(sources) - set(SOURCES)
+        if unknown:
+            raise ValueError(f"unknown sources {sorted(unknown)}; use {SOURCES}")
+        filters = Filters(
+            sources=frozenset(sources),
+            session_key=session_key,
+            since=None if since is None else require_aware(since),
+            until=None if until is None else require_aware(until),
+            include_internal=include_internal,
+        )
+        expression = match_expression(query)
+        if expression is None or not sources:
+            return []
+        with self._lock.hold():
+            return self._guarded(lambda conn, _empty: run_query(conn, expression, filters, limit))[
+                1
+            ]
+
+    def close(self) -> None:
+        """Close the connection and the lock file (the index may be used again later)."""
+        self._file.close()
+        self._lock.close()
+
+    def _guarded(self, then: Callable[[sqlite3.Connection, bool], _T]) -> tuple[RefreshStats, _T]:
+        """Refresh, then run ``then``; a damaged index is moved aside and rebuilt once."""
+        try:
+            return self._attempt(then)
+        except sqlite3.DatabaseError as exc:
+            if not is_corruption(exc):
+                raise StorageError(f"search index failed ({exc})", path=self.path) from exc
+            self._file.move_aside(reason=str(exc))
+        try:
+            return self._attempt(then)
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"search index failed ({exc})", path=self.path) from exc
+
+    def _attempt(self, then: Callable[[sqlite3.Connection, bool], _T]) -> tuple[RefreshStats, _T]:
+        conn, empty = self._file.open()
+        stats = self._catch_up(conn, rebuilt=empty)
+        return stats, then(conn, empty)
+
+    def _catch_up(self, conn: sqlite3.Connection, *, rebuilt: bool) -> RefreshStats:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            history_added, history_removed = catch_up_history(conn, self._workspace.history)
+            sessions = catch_up_sessions(conn, self._workspace.sessions)
+            conn.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise
+        stats = RefreshStats(
+            history_added=history_added,
+            history_removed=history_removed,
+            messages_added=sessions.added,
+            messages_removed=sessions.removed,
+            sessions_reindexed=sessions.reindexed,
+            rebuilt=rebuilt,
+        )
+        if rebuilt:
+            logger.info(
+                "built search index: %d entries, %d messages", history_added, sessions.added
+            )
+        return stats
