@@ -15,6 +15,8 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     ├── AuditError                  the git audit repository failed
     │   └── RevisionNotFoundError       a revision does not name a commit
     ├── ConfigError                 reverie.toml or a REVERIE_* variable is invalid (key named)
+    ├── ImportSourceError           a file or folder to import cannot be read (path kept)
+    │   └── UnknownImportFormatError    it holds no format reverie can import
     ├── DreamError                  the dream process refused or could not finish a step
     │   ├── ConfinementError            a path dream may not read or write (reason kept)
     │   ├── PatchError                  a unified-diff patch does not apply (hunk, line kept)
@@ -113,6 +115,22 @@ class ConfigError(ReverieError):
     def __init__(self, message: str, *, key: str) -> None:
         super().__init__(message)
         self.key = key
+
+
+class ImportSourceError(ReverieError):
+    """A file or folder given to an importer cannot be read as a whole (path kept).
+
+    A bad record inside a readable source is not an error: importers report it as an
+    ``ImportProblem`` and go on.
+    """
+
+    def __init__(self, message: str, *, path: Path) -> None:
+        super().__init__(f"{message}: {path}")
+        self.path = path
+
+
+class UnknownImportFormatError(ImportSourceError):
+    """The path holds nothing reverie knows how to import; the message says what was seen."""
 
 
 class DreamError(ReverieError):
