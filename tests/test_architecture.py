@@ -16,6 +16,7 @@ LAYERS: dict[str, int] = {
     "clock": 0,
     "messages": 0,
     "config": 0,
+    "config_file": 3,
     "token_estimate": 0,
     "session": 0,
     "turns": 0,

@@ -7,8 +7,8 @@ unknown keys and wrong types with a ``ConfigError`` that names the key, so a typ
 
 TOML layout (every key optional)::
 
-    [model]        base_url, api_key_env, model, provider, context_window, max_output_tokens,
-                   temperature, timeout_seconds
+    [model]        base_url, api_key_env, api_key_file, model, provider, context_window,
+                   max_output_tokens, temperature, timeout_seconds
     [memory_model] the same keys, for compaction and dream (defaults to [model])
     [compaction]   ratio, rounds_per_turn, replay_suffix, summary_cap_chars, raw_cap_chars,
                    idle_minutes
@@ -37,6 +37,7 @@ class ModelConfig:
     provider: ProviderKind = "openai"
     base_url: str | None = None
     api_key_env: str = "REVERIE_API_KEY"
+    api_key_file: str | None = None
     model: str = ""
     context_window: int = 128_000
     max_output_tokens: int = 4_096

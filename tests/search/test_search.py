@@ -30,7 +30,7 @@ def test_finds_a_history_entry_by_a_word(workspace: Workspace, index: SearchInde
 
 
 def test_finds_chinese_text_inside_a_longer_run(workspace: Workspace, index: SearchIndex) -> None:
-    entry = workspace.history.append("用户每天早上都喝咖啡，不喝茶。")  # noqa: RUF001
+    entry = workspace.history.append("用户每天早上都喝咖啡，不喝茶。")
     workspace.history.append("用户住在上海。")
     position = _say(workspace, "telegram:7", "我明天想去买一杯咖啡")
 

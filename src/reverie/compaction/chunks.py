@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reverie.compaction.summariser import Summariser, SummaryAttempt
+from reverie.compaction.attempt import Summariser, SummaryAttempt
 from reverie.compaction.transcript import render_message
 from reverie.messages import Message
 from reverie.store.entries import truncate

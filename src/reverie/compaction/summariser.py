@@ -11,10 +11,9 @@ recorded in the ledger with its tokens and outcome.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Protocol
 
 from reverie.clock import Clock
+from reverie.compaction.attempt import SummaryAttempt
 from reverie.config import ModelConfig
 from reverie.errors import ModelError
 from reverie.llm.provider import ChatReply, ChatRequest, Provider
@@ -24,43 +23,8 @@ from reverie.store.entries import strip_reasoning
 from reverie.store.ledger import Ledger, LedgerRecord
 from reverie.token_estimate import TokenCounter
 
-NOTHING = "(nothing)"
 SUMMARY_OUTPUT_TOKENS = 3_000
 """Output tokens asked for one summary (the entry cap is 8,000 chars, about 2,000 tokens)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SummaryAttempt:
-    """What one summarisation produced: facts, nothing worth keeping, or a failure reason."""
-
-    ok: bool
-    text: str = ""
-    reason: str | None = None
-    tokens_in: int = 0
-    tokens_out: int = 0
-
-    @property
-    def nothing(self) -> bool:
-        """True when the summariser found nothing worth remembering."""
-        return self.ok and self.text.strip() in ("", NOTHING)
-
-
-class Summariser(Protocol):
-    """Writes the facts of a transcript."""
-
-    @property
-    def label(self) -> str:
-        """The model name, or ``model-free``."""
-        ...
-
-    @property
-    def input_budget(self) -> int:
-        """The most tokens a transcript may cost in one call."""
-        ...
-
-    def summarise(self, transcript: str, *, session_key: str | None) -> SummaryAttempt:
-        """Summarise ``transcript``; never raises for model failures."""
-        ...
 
 
 class ModelSummariser:

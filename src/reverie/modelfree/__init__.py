@@ -6,6 +6,7 @@ memory/MEMORY.md, merging near-duplicates and applying corrections. Both are det
 pure; this package never imports ``reverie.llm``.
 """
 
+from reverie.compaction.attempt import SummaryAttempt
 from reverie.modelfree.curator import (
     CurationResult,
     CuratorChange,
@@ -16,12 +17,7 @@ from reverie.modelfree.curator import (
 )
 from reverie.modelfree.facts import NOTHING, Fact, Mark, parse_facts, render_facts
 from reverie.modelfree.routing import route
-from reverie.modelfree.summariser import (
-    LABEL,
-    ModelFreeSummariser,
-    SummaryAttempt,
-    extract_facts,
-)
+from reverie.modelfree.summariser import LABEL, ModelFreeSummariser, extract_facts
 
 __all__ = [
     "LABEL",

@@ -23,11 +23,11 @@ keeps the canonical one in ``reverie.compaction``); this module must not import 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from reverie.compaction.attempt import SummaryAttempt
 from reverie.messages import Message
 from reverie.modelfree.credentials import contains_secret
-from reverie.modelfree.facts import NOTHING, Fact, Mark, render_facts, with_as_of
+from reverie.modelfree.facts import Fact, Mark, render_facts, with_as_of
 from reverie.modelfree.rules import Kind, classify_assistant, classify_user, time_bound
 from reverie.modelfree.sentences import sentences
 from reverie.modelfree.similarity import normalise
@@ -49,22 +49,6 @@ _PRIORITY: dict[Mark, int] = {
     "ephemeral": 3,
     "skip": 4,
 }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SummaryAttempt:
-    """One summariser call's outcome: the text, or why there is none, and tokens used."""
-
-    ok: bool
-    text: str = ""
-    reason: str | None = None
-    tokens_in: int = 0
-    tokens_out: int = 0
-
-    @property
-    def nothing(self) -> bool:
-        """True when the call succeeded and found nothing worth keeping."""
-        return self.ok and self.text.strip() in ("", NOTHING)
 
 
 def extract_facts(

@@ -1,0 +1,331 @@
+"""``MemoryEngine``: the SDK, and the only place reverie's parts are wired together.
+
+Under any agent: ``record`` what happened, ask ``prompt`` for the next in-budget prompt; or let
+the built-in agent do both with ``turn``. ``dream`` curates the durable files, ``search``
+finds anything remembered, ``status`` says where things stand. ``AsyncMemoryEngine`` wraps
+every call for asyncio agents (in a worker thread) and adds no logic of its own.
+
+Modes. With a model configured, compaction and dream use it (``[memory_model]`` if set, else
+``[model]``). Without one, or with ``dream.mode = "model-free"``, they run model-free:
+deterministic extraction and curation, no network. Chat needs a model and says how to
+configure one when there is none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from reverie.agent import TOOLS, ChatAgent, TurnResult
+from reverie.clock import Clock, system_clock
+from reverie.compaction.attempt import Summariser
+from reverie.compaction.chunks import ChunkSummariser
+from reverie.compaction.compactor import Compactor
+from reverie.compaction.idle import IdleScanner
+from reverie.compaction.result import CompactionResult
+from reverie.compaction.summariser import ModelSummariser
+from reverie.config import Config, ModelConfig
+from reverie.config_file import api_key, default_workspace, load_config
+from reverie.errors import ModelNotConfiguredError
+from reverie.llm.provider import Provider, ToolSchema
+from reverie.llm.tokens import default_counter
+from reverie.messages import JSONValue, Message
+from reverie.modelfree.summariser import ModelFreeSummariser
+from reverie.prompt import AssembledPrompt, PromptAssembler
+from reverie.search import SearchHit, SearchIndex
+from reverie.store.workspace import Workspace
+from reverie.token_estimate import TokenCounter
+
+Mode = Literal["model", "model-free"]
+MessageLike = Message | Mapping[str, JSONValue]
+"""A ``Message``, or its chat-completions JSON form (as most agent frameworks hold it)."""
+
+NO_MODEL_HINT = (
+    "no chat model is configured: set REVERIE_MODEL (and REVERIE_BASE_URL, REVERIE_API_KEY), "
+    "or [model] in reverie.toml; see `reverie init`"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptResult:
+    """The next prompt for a session, the compaction that made room for it, and the budget."""
+
+    prompt: AssembledPrompt
+    compaction: CompactionResult
+    budget: int
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        """The messages to send."""
+        return self.prompt.messages
+
+    @property
+    def tokens(self) -> int:
+        """The prompt's tokens."""
+        return self.prompt.tokens
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordResult:
+    """Where recorded messages landed and whether compaction ran."""
+
+    indices: range
+    compaction: CompactionResult
+
+
+def build_provider(model: ModelConfig, environ: Mapping[str, str] | None = None) -> Provider | None:
+    """Return the provider for ``model``, or None when no model name is configured."""
+    if not model.configured:
+        return None
+    key = api_key(model, environ)
+    if model.provider == "anthropic":
+        from reverie.llm.anthropic_provider import AnthropicProvider  # noqa: PLC0415 (optional)
+
+        if model.base_url:
+            return AnthropicProvider(
+                model=model.model,
+                api_key=key,
+                base_url=model.base_url,
+                timeout=model.timeout_seconds,
+            )
+        return AnthropicProvider(model=model.model, api_key=key, timeout=model.timeout_seconds)
+    from reverie.llm.openai_provider import OpenAIProvider  # noqa: PLC0415 (SDK import cost)
+
+    if model.base_url:
+        return OpenAIProvider(
+            model=model.model, api_key=key, base_url=model.base_url, timeout=model.timeout_seconds
+        )
+    return OpenAIProvider(model=model.model, api_key=key, timeout=model.timeout_seconds)
+
+
+class MemoryEngine:
+    """reverie as a library: memory under any agent, or the built-in agent."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        config: Config,
+        chat_provider: Provider | None,
+        memory_provider: Provider | None,
+        counter: TokenCounter,
+        clock: Clock,
+    ) -> None:
+        self.workspace = workspace
+        self.config = config
+        self.counter = counter
+        self.clock = clock
+        self._chat = chat_provider
+        self._memory = memory_provider
+        self._index: SearchIndex | None = None
+        self.mode: Mode = (
+            "model"
+            if memory_provider is not None and config.dream.mode != "model-free"
+            else "model-free"
+        )
+        self.assembler = PromptAssembler(
+            workspace,
+            config=config.prompt,
+            counter=counter,
+            replay_suffix=config.compaction.replay_suffix,
+        )
+        self.compactor = Compactor(
+            workspace,
+            chunks=ChunkSummariser(self._summariser(), counter=counter),
+            assembler=self.assembler,
+            input_budget=config.model.input_budget,
+            config=config.compaction,
+            counter=counter,
+        )
+
+    @classmethod
+    def open(
+        cls,
+        workspace: Path | str | None = None,
+        config: Config | None = None,
+        *,
+        create: bool = True,
+        provider: Provider | None = None,
+        memory_provider: Provider | None = None,
+        clock: Clock = system_clock,
+        environ: Mapping[str, str] | None = None,
+    ) -> MemoryEngine:
+        """Open the engine on a workspace.
+
+        Args:
+            workspace: the folder (default: ``$REVERIE_WORKSPACE`` or ``~/.reverie/default``).
+            config: settings (default: ``reverie.toml`` plus ``REVERIE_*`` overrides).
+            create: lay out the workspace if it does not exist.
+            provider: the chat model (default: built from ``config.model``).
+            memory_provider: the model for compaction and dream (default: built from
+                ``config.memory_model``, else the chat provider).
+            clock: the time source.
+            environ: environment variables to read instead of ``os.environ``.
+        """
+        path = Path(workspace) if workspace is not None else default_workspace(environ)
+        opened = Workspace.open(path, create=create, clock=clock)
+        config = config if config is not None else load_config(opened.root, environ)
+        chat = provider if provider is not None else build_provider(config.model, environ)
+        memory = memory_provider
+        if memory is None:
+            memory = build_provider(config.memory_model, environ) if config.memory_model else chat
+        return cls(
+            opened,
+            config=config,
+            chat_provider=chat,
+            memory_provider=memory,
+            counter=default_counter(),
+            clock=clock,
+        )
+
+    def record(
+        self, session_key: str, messages: Iterable[Message | Mapping[str, JSONValue]]
+    ) -> RecordResult:
+        """Add messages produced by any agent, then compact if the next prompt would not fit."""
+        parsed = [m if isinstance(m, Message) else Message.from_json(dict(m)) for m in messages]
+        stamped = [m if m.timestamp is not None else _stamp(m, self.clock) for m in parsed]
+        indices = self.workspace.sessions.append_many(session_key, stamped)
+        return RecordResult(indices=indices, compaction=self.compactor.ensure_budget(session_key))
+
+    def prompt(
+        self, session_key: str, user_text: str | None, tools: Sequence[ToolSchema] = ()
+    ) -> PromptResult:
+        """Return the in-budget prompt for the next model call (``user_text`` not recorded)."""
+        compaction = self.compactor.ensure_budget(session_key, user_text=user_text, tools=tools)
+        session = self.workspace.sessions.load(session_key)
+        budget = self.compactor.budget
+        prompt = self.assembler.assemble(session, user_text, tools=tools, budget=budget)
+        return PromptResult(prompt=prompt, compaction=compaction, budget=budget)
+
+    def turn(self, session_key: str, user_text: str) -> TurnResult:
+        """Answer ``user_text`` with the built-in agent (needs a chat model)."""
+        return self.agent().turn(session_key, user_text)
+
+    def agent(self) -> ChatAgent:
+        """Return the built-in agent, or raise ModelNotConfiguredError with a how-to."""
+        if self._chat is None:
+            raise ModelNotConfiguredError(NO_MODEL_HINT)
+        return ChatAgent(
+            self.workspace,
+            provider=self._chat,
+            model=self.config.model,
+            assembler=self.assembler,
+            compactor=self.compactor,
+            search=self._search_text,
+            clock=self.clock,
+        )
+
+    def compact(self, session_key: str) -> CompactionResult:
+        """Archive every pending message of a session now."""
+        return self.compactor.compact_all(session_key, reason="manual")
+
+    def idle_scanner(self, in_flight: Iterable[str] = ()) -> IdleScanner:
+        """Return the idle-compaction scanner (``in_flight``: sessions with a turn running)."""
+        busy = frozenset(in_flight)
+        return IdleScanner(
+            self.workspace,
+            self.compactor,
+            ttl_minutes=self.config.compaction.idle_minutes,
+            clock=self.clock,
+            in_flight=busy.__contains__,
+        )
+
+    @property
+    def tools(self) -> tuple[ToolSchema, ...]:
+        """The built-in agent's memory tools, for agents that want to offer them too."""
+        return TOOLS
+
+    def close(self) -> None:
+        """Release open files."""
+        if self._index is not None:
+            self._index.close()
+        self.workspace.close()
+
+    def __enter__(self) -> MemoryEngine:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def _summariser(self) -> Summariser:
+        if self.mode == "model" and self._memory is not None:
+            return ModelSummariser(
+                self._memory,
+                model=self.config.memory,
+                counter=self.counter,
+                ledger=self.workspace.ledger,
+                clock=self.clock,
+            )
+        return ModelFreeSummariser()
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        session_key: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[SearchHit]:
+        """Search history entries and every session message (compacted ones too), BM25-ranked."""
+        return self.index.search(
+            query, limit=limit, session_key=session_key, since=since, until=until
+        )
+
+    @property
+    def index(self) -> SearchIndex:
+        """The search index (opened on first use, caught up incrementally on every query)."""
+        if self._index is None:
+            self._index = SearchIndex(self.workspace)
+        return self._index
+
+    def _search_text(self, query: str, limit: int, session_key: str) -> str:
+        scope = None if self.config.prompt.unified_session else session_key
+        hits = self.search(query, limit=limit, session_key=scope)
+        if not hits:
+            return "no matches"
+        return "\n".join(_describe_hit(hit) for hit in hits)
+
+
+def _describe_hit(hit: SearchHit) -> str:
+    when = f"{hit.timestamp:%Y-%m-%d %H:%M} " if hit.timestamp is not None else ""
+    if hit.kind == "history":
+        return f"[{when}history #{hit.cursor}] {hit.snippet}"
+    return f"[{when}{hit.session_key} message {hit.message_index} {hit.role}] {hit.snippet}"
+
+
+def _stamp(message: Message, clock: Clock) -> Message:
+    from dataclasses import replace  # noqa: PLC0415
+
+    return replace(message, timestamp=clock())
+
+
+class AsyncMemoryEngine:
+    """``MemoryEngine`` for asyncio: each call runs in a worker thread; no logic of its own."""
+
+    def __init__(self, engine: MemoryEngine) -> None:
+        self.engine = engine
+
+    async def record(
+        self, session_key: str, messages: Iterable[Message | Mapping[str, JSONValue]]
+    ) -> RecordResult:
+        """See ``MemoryEngine.record``."""
+        return await asyncio.to_thread(self.engine.record, session_key, list(messages))
+
+    async def prompt(
+        self, session_key: str, user_text: str | None, tools: Sequence[ToolSchema] = ()
+    ) -> PromptResult:
+        """See ``MemoryEngine.prompt``."""
+        return await asyncio.to_thread(self.engine.prompt, session_key, user_text, tools)
+
+    async def turn(self, session_key: str, user_text: str) -> TurnResult:
+        """See ``MemoryEngine.turn``."""
+        return await asyncio.to_thread(self.engine.turn, session_key, user_text)
+
+    async def compact(self, session_key: str) -> CompactionResult:
+        """See ``MemoryEngine.compact``."""
+        return await asyncio.to_thread(self.engine.compact, session_key)
