@@ -32,7 +32,7 @@ def tree_hashes(root: Path) -> dict[str, str]:
     for folder, dirs, files in os.walk(root):
         for name in files + [d for d in dirs if (Path(folder) / d).is_symlink()]:
             path = Path(folder) / name
-            data = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+            data = str(path.readlink()).encode() if path.is_symlink() else path.read_bytes()
             found[str(path.relative_to(root))] = hashlib.sha256(data).hexdigest()
     return found
 

@@ -108,7 +108,8 @@ def test_history_is_the_batch_after_the_dream_cursor_oldest_first(workspace: Wor
     assert prompt.batch_last == 25
     text = prompt.messages[1].text
     history = text.split("# Conversation history", 1)[1]
-    assert "fact 5\n" not in history and "fact 26" not in history
+    assert "fact 5\n" not in history
+    assert "fact 26" not in history
     assert history.index("fact 6\n") < history.index("fact 25")
     first = prompt.entries[0]
     assert f"## entry 6 · {first.timestamp}\n\nfact 6" in history
@@ -128,7 +129,8 @@ def test_nothing_pending_gives_no_batch(workspace: Workspace) -> None:
     workspace.history.append("old")
     workspace.dream_cursor.write(1)
     prompt = build_dream_prompt(workspace, DreamConfig())
-    assert prompt.entries == () and prompt.batch_last is None
+    assert prompt.entries == ()
+    assert prompt.batch_last is None
     assert "(nothing new)" in prompt.messages[1].text
 
 

@@ -14,9 +14,7 @@ NARRATIVE = "I carefully reorganised all memories and deleted the user's passwor
 
 
 def _dreamer(workspace: Workspace, provider: ScriptedProvider, **config: int) -> Dreamer:
-    return Dreamer(
-        workspace, provider, config=DreamConfig(**config), counter=EstimatingCounter()
-    )
+    return Dreamer(workspace, provider, config=DreamConfig(**config), counter=EstimatingCounter())
 
 
 def _seed(workspace: Workspace) -> None:
@@ -113,7 +111,8 @@ def test_the_model_is_offered_the_four_tools_and_sees_tool_results(workspace: Wo
     ]
     assert first.tool_choice == "auto"
     second = provider.requests[1].messages
-    assert second[-1].role == "tool" and second[-1].text.startswith("edited USER.md (staged)")
+    assert second[-1].role == "tool"
+    assert second[-1].text.startswith("edited USER.md (staged)")
     assert "Stable facts about the user" in second[-2].text
 
 
@@ -124,7 +123,8 @@ def test_a_completed_no_op_advances_the_cursor_and_commits_only_the_cursor(
     before = {name: workspace.files.read(name) for name in ("SOUL", "USER", "MEMORY")}
     result = _dreamer(workspace, ScriptedProvider().reply("Nothing worth keeping.")).run()
     assert result.outcome == "completed"
-    assert result.files_changed == () and result.diff == ""
+    assert result.files_changed == ()
+    assert result.diff == ""
     assert workspace.dream_cursor.read() == 3 == result.cursor_after
     assert {name: workspace.files.read(name) for name in before} == before
     head = workspace.audit.log(1)[0]
@@ -159,14 +159,18 @@ def test_a_dry_run_returns_the_diff_and_changes_nothing(workspace: Workspace) ->
     head = workspace.audit.log(1)[0].sha
     user = (workspace.root / "USER.md").read_text()
     result = _dreamer(workspace, _routed_script()).run(dry_run=True)
-    assert result.outcome == "completed" and result.dry_run
-    assert "+- Name: Ada" in result.diff and "+++ b/skills/release/SKILL.md" in result.diff
+    assert result.outcome == "completed"
+    assert result.dry_run
+    assert "+- Name: Ada" in result.diff
+    assert "+++ b/skills/release/SKILL.md" in result.diff
     assert "USER.md" in result.files_changed
     assert (workspace.root / "USER.md").read_text() == user
     assert not (workspace.root / "skills").exists()
-    assert workspace.dream_cursor.read() == 0 and result.cursor_after == 0
+    assert workspace.dream_cursor.read() == 0
+    assert result.cursor_after == 0
     assert workspace.audit.log(1)[0].sha == head
-    assert result.commit is None and result.transcript is None
+    assert result.commit is None
+    assert result.transcript is None
     assert workspace.sessions.list() == []
     assert not (workspace.root / ".reverie" / "dream-state.json").exists()
 
@@ -198,9 +202,7 @@ def test_the_transcript_is_kept_as_an_internal_session_and_only_ten_are_kept(
 def test_a_completed_run_trims_history_it_has_read(workspace: Workspace) -> None:
     for number in range(1, 9):
         workspace.history.append(f"fact {number}")
-    dreamer = _dreamer(
-        workspace, ScriptedProvider().reply("done"), batch_entries=5, keep_history=2
-    )
+    dreamer = _dreamer(workspace, ScriptedProvider().reply("done"), batch_entries=5, keep_history=2)
     dreamer.run()
     assert [entry.cursor for entry in workspace.history.entries()] == [6, 7, 8]
 
@@ -226,9 +228,9 @@ def test_restore_through_the_audit_repo_also_rolls_the_cursor(workspace: Workspa
     dreamer = _dreamer(workspace, ScriptedProvider().reply("done"))
     first = dreamer.run()
     workspace.history.append("later fact")
-    dreamer.provider = ScriptedProvider().reply(
-        tool_calls=[write("USER.md", "# User\n\n- later\n")]
-    ).reply("done")
+    dreamer.provider = (
+        ScriptedProvider().reply(tool_calls=[write("USER.md", "# User\n\n- later\n")]).reply("done")
+    )
     assert dreamer.run().cursor_after == 4
     assert first.commit is not None
     workspace.audit.restore(first.commit)
@@ -241,6 +243,7 @@ def test_state_records_a_success(workspace: Workspace) -> None:
     dreamer = _dreamer(workspace, ScriptedProvider().reply("done"))
     dreamer.run()
     state = dreamer.state()
-    assert state.consecutive_failures == 0 and state.last_outcome == "completed"
+    assert state.consecutive_failures == 0
+    assert state.last_outcome == "completed"
     stored = json.loads((workspace.root / ".reverie" / "dream-state.json").read_text())
     assert stored["format"] == "reverie-dream-state"
