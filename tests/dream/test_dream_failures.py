@@ -35,8 +35,10 @@ def _snapshot(workspace: Workspace) -> Snapshot:
     )
 
 
-def _dreamer(workspace: Workspace, provider: ScriptedProvider, **config: int) -> Dreamer:
-    return Dreamer(workspace, provider, config=DreamConfig(**config), counter=EstimatingCounter())
+def _dreamer(
+    workspace: Workspace, provider: ScriptedProvider, config: DreamConfig | None = None
+) -> Dreamer:
+    return Dreamer(workspace, provider, config=config, counter=EstimatingCounter())
 
 
 @pytest.fixture
@@ -79,7 +81,7 @@ def test_the_step_limit_ends_a_model_that_keeps_calling_tools(seeded: Workspace)
     provider = ScriptedProvider()
     for number in range(5):
         provider.reply(tool_calls=[write("USER.md", f"# User\n\n- version {number}\n")])
-    result = _dreamer(seeded, provider, max_rounds=2).run()
+    result = _dreamer(seeded, provider, DreamConfig(max_rounds=2)).run()
     assert result.outcome == "step_limit"
     assert (result.rounds, result.model_calls) == (2, 3)
     _assert_nothing_moved(seeded, before, "step_limit")
@@ -88,7 +90,7 @@ def test_the_step_limit_ends_a_model_that_keeps_calling_tools(seeded: Workspace)
 def test_a_prompt_larger_than_the_budget_is_never_sent(seeded: Workspace) -> None:
     before = _snapshot(seeded)
     provider = ScriptedProvider()
-    result = _dreamer(seeded, provider, token_budget=200).run()
+    result = _dreamer(seeded, provider, DreamConfig(token_budget=200)).run()
     assert result.outcome == "over_budget"
     assert result.model_calls == 0
     assert provider.requests == ()
@@ -102,7 +104,7 @@ def test_a_run_whose_spend_crosses_the_budget_fails_even_with_a_final_answer(
     provider = _edit_user("# User\n\n- fact\n").reply(
         "done", usage=Usage(prompt_tokens=9_000, completion_tokens=5)
     )
-    result = _dreamer(seeded, provider, token_budget=10_000).run()
+    result = _dreamer(seeded, provider, DreamConfig(token_budget=10_000)).run()
     assert result.outcome == "over_budget"
     assert result.tokens > 10_000 - 5_000
     _assert_nothing_moved(seeded, before, "over_budget")
@@ -110,7 +112,7 @@ def test_a_run_whose_spend_crosses_the_budget_fails_even_with_a_final_answer(
 
 def test_the_reply_cap_shrinks_with_the_budget_left(seeded: Workspace) -> None:
     provider = ScriptedProvider().reply("done")
-    _dreamer(seeded, provider, token_budget=2_500).run()
+    _dreamer(seeded, provider, DreamConfig(token_budget=2_500)).run()
     cap = provider.requests[0].max_output_tokens
     assert cap is not None
     assert 0 < cap < 2_500
@@ -132,7 +134,7 @@ def test_rounds_without_any_change_end_the_run_as_stalled(seeded: Workspace) -> 
     provider = ScriptedProvider()
     for _ in range(4):
         provider.reply(tool_calls=[call("read_file", path="USER.md")])
-    result = _dreamer(seeded, provider, stall_rounds=3).run()
+    result = _dreamer(seeded, provider, DreamConfig(stall_rounds=3)).run()
     assert result.outcome == "no_progress"
     assert "stalled" in result.reason
     assert result.model_calls == 3

@@ -7,14 +7,18 @@ import json
 from reverie import ScriptedProvider, Workspace
 from reverie.config import DreamConfig
 from reverie.dream.runner import Dreamer
+from reverie.dream.transcript import keep_transcript
+from reverie.store.memory_files import MEMORY_FILE_NAMES
 from reverie.token_estimate import EstimatingCounter
 from tests.dream.scripting import call, edit, write
 
 NARRATIVE = "I carefully reorganised all memories and deleted the user's password file."
 
 
-def _dreamer(workspace: Workspace, provider: ScriptedProvider, **config: int) -> Dreamer:
-    return Dreamer(workspace, provider, config=DreamConfig(**config), counter=EstimatingCounter())
+def _dreamer(
+    workspace: Workspace, provider: ScriptedProvider, config: DreamConfig | None = None
+) -> Dreamer:
+    return Dreamer(workspace, provider, config=config, counter=EstimatingCounter())
 
 
 def _seed(workspace: Workspace) -> None:
@@ -120,7 +124,7 @@ def test_a_completed_no_op_advances_the_cursor_and_commits_only_the_cursor(
     workspace: Workspace,
 ) -> None:
     _seed(workspace)
-    before = {name: workspace.files.read(name) for name in ("SOUL", "USER", "MEMORY")}
+    before = {name: workspace.files.read(name) for name in MEMORY_FILE_NAMES}
     result = _dreamer(workspace, ScriptedProvider().reply("Nothing worth keeping.")).run()
     assert result.outcome == "completed"
     assert result.files_changed == ()
@@ -136,7 +140,7 @@ def test_the_next_run_takes_the_next_batch(workspace: Workspace) -> None:
     for number in range(1, 6):
         workspace.history.append(f"fact {number}")
     provider = ScriptedProvider().reply("done").reply("done")
-    dreamer = _dreamer(workspace, provider, batch_entries=3)
+    dreamer = _dreamer(workspace, provider, DreamConfig(batch_entries=3))
     assert dreamer.run().cursor_after == 3
     second = dreamer.run()
     assert (second.cursor_before, second.cursor_after, second.entries) == (3, 5, 2)
@@ -202,7 +206,9 @@ def test_the_transcript_is_kept_as_an_internal_session_and_only_ten_are_kept(
 def test_a_completed_run_trims_history_it_has_read(workspace: Workspace) -> None:
     for number in range(1, 9):
         workspace.history.append(f"fact {number}")
-    dreamer = _dreamer(workspace, ScriptedProvider().reply("done"), batch_entries=5, keep_history=2)
+    dreamer = _dreamer(
+        workspace, ScriptedProvider().reply("done"), DreamConfig(batch_entries=5, keep_history=2)
+    )
     dreamer.run()
     assert [entry.cursor for entry in workspace.history.entries()] == [6, 7, 8]
 
@@ -247,3 +253,23 @@ def test_state_records_a_success(workspace: Workspace) -> None:
     assert state.last_outcome == "completed"
     stored = json.loads((workspace.root / ".reverie" / "dream-state.json").read_text())
     assert stored["format"] == "reverie-dream-state"
+
+
+def test_a_run_while_another_holds_the_dream_lock_is_busy(workspace: Workspace) -> None:
+    _seed(workspace)
+    provider = ScriptedProvider()
+    lock = workspace.lock("dream")
+    with lock.hold():
+        result = _dreamer(workspace, provider).run(trigger="interval")
+    lock.close()
+    assert (result.outcome, result.trigger) == ("busy", "interval")
+    assert provider.requests == ()
+    assert workspace.dream_cursor.read() == 0
+    assert not result.failed
+
+
+def test_transcripts_within_one_second_are_all_kept(workspace: Workspace) -> None:
+    moment = workspace.clock()
+    first = keep_transcript(workspace.sessions, [], moment=moment)
+    second = keep_transcript(workspace.sessions, [], moment=moment)
+    assert second == f"{first}-2"

@@ -185,3 +185,13 @@ def test_state_round_trips_and_a_damaged_file_reads_as_fresh(workspace: Workspac
     ):
         path.write_text(damaged)
         assert store.read() == DreamState()
+
+
+def test_pending_age_uses_the_nanobot_timestamp_when_an_entry_has_no_precise_time(
+    workspace: Workspace,
+) -> None:
+    line = '{"cursor": 1, "timestamp": "2026-11-29 08:00", "content": "from nanobot"}\n'
+    (workspace.root / "memory" / "history.jsonl").write_text(line)
+    pending = Dreamer(workspace, ScriptedProvider()).pending()
+    assert pending.count == 1
+    assert pending.oldest == datetime(2026, 11, 29, 8, 0).astimezone()

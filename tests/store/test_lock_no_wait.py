@@ -39,7 +39,8 @@ def test_timeout_zero_refuses_at_once_when_another_process_holds_it(tmp_path: Pa
         stdin=subprocess.PIPE,
         text=True,
     )
-    assert holder.stdout is not None and holder.stdin is not None
+    assert holder.stdout is not None
+    assert holder.stdin is not None
     try:
         assert holder.stdout.readline().strip() == "held"
         lock = ProcessLock(path, timeout=60)

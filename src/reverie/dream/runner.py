@@ -216,6 +216,10 @@ class Dreamer:
         )
         if prompt.batch_last is None:
             return replace(base, reason="no history entry after the dream cursor")
+        return self._curate(prompt, base)
+
+    def _curate(self, prompt: DreamPrompt, base: DreamResult) -> DreamResult:
+        """Run the model on a staging copy; publish what a completed, real run staged."""
         staging = Staging(self.workspace.root)
         loop = self._loop(staging).run(prompt.messages)
         result = replace(
@@ -228,8 +232,8 @@ class Dreamer:
             tokens_out=loop.tokens_out,
         )
         if loop.outcome != "completed":
-            return self._record_failure(result, None if dry_run else loop)
-        if dry_run:
+            return self._record_failure(result, None if base.dry_run else loop)
+        if base.dry_run:
             return replace(result, diff=staging.diff(), files_changed=tuple(staging.changes()))
         return self._publish(staging, prompt, loop, result)
 
