@@ -212,6 +212,7 @@ def test_hostile_tool_calls_change_nothing_outside_the_writable_set(
         tools.staging.publish(root / DEFAULT_JOURNAL, cursor=1, trigger="hostile")
         finish_publish(root / DEFAULT_JOURNAL)
         for path, text in tools.staging.changes().items():
-            assert (root / path).read_text(encoding="utf-8") == text
+            # bytes, not read_text: universal newlines would turn a written "\r" into "\n"
+            assert (root / path).read_bytes().decode("utf-8") == text
     assert _outside_writable(_snapshot(root)) == before_root
     assert _snapshot(outside) == before_outside

@@ -1,7 +1,12 @@
 """Dream: turning history entries into small edits of the durable files, confined and audited.
 
-This package holds the parts of dream that touch files: the confinement rules (``confine``),
-the staging overlay (``staging``) and its crash-safe publish journal (``journal``), patch
-application (``patch``), the four model tools (``tools``) and the no-progress detector
-(``progress``). It must not import ``reverie.llm``; the model loop wraps these parts.
+The file side: the confinement rules (``confine``), the staging overlay (``staging``) and its
+crash-safe publish journal (``journal``), patch application (``patch``), the four model tools
+(``tools``, described in ``tool_specs``) and the no-progress detector (``progress``). These
+must not import ``reverie.llm``.
+
+The run side, which does: the prompt (``prompt``), the bounded tool loop (``loop``), the run
+itself with publish, commit, cursor and recovery (``runner``: ``Dreamer``), its typed result
+(``result``), the kept transcript (``transcript``), and when to run (``schedule``, over the
+back-off ``state``).
 """

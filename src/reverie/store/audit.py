@@ -40,6 +40,7 @@ from dulwich.errors import (
     RefFormatError,
     WrongObjectException,
 )
+from dulwich.file import FileLocked
 from dulwich.objects import Commit, ObjectID
 from dulwich.refs import Ref
 from dulwich.repo import Repo
@@ -66,6 +67,7 @@ from reverie.store.audit_diff import (
     commit_body,
     render_diff,
 )
+from reverie.store.audit_locks import sweep_git_locks
 from reverie.store.audit_worktree import (
     TRACKED_PATHS,
     put_back,
@@ -96,6 +98,7 @@ _HEAD = Ref(b"HEAD")
 _GIT_FAILURES = (
     OSError,
     KeyError,
+    FileLocked,
     ChecksumMismatch,
     CommitError,
     FileFormatException,
@@ -133,6 +136,7 @@ class AuditRepo:
                         f"cannot create the audit repository {self.git_dir}: {exc}"
                     ) from exc
             with self._open() as repo:
+                sweep_git_locks(self.git_dir)
                 write_exclude(Path(repo.commondir()) / "info" / "exclude")
                 if head_commit(repo) is None:
                     self._commit_locked(repo, "init: workspace")
@@ -153,6 +157,7 @@ class AuditRepo:
         """
         line = _one_line(subject)
         with self._lock.hold(), self._open() as repo:
+            sweep_git_locks(self.git_dir)
             return self._commit_locked(repo, line)
 
     def pending_diff(self) -> AuditDiff:
@@ -207,6 +212,7 @@ class AuditRepo:
             AuditError: git failed.
         """
         with self._lock.hold(), self._open() as repo:
+            sweep_git_locks(self.git_dir)
             target = resolve_revision(repo, rev)
             self._commit_locked(repo, SNAPSHOT_SUBJECT)
             for path in TRACKED_PATHS:

@@ -49,20 +49,25 @@ class ProcessLock:
         return self._fd
 
     @contextmanager
-    def hold(self) -> Iterator[None]:
+    def hold(self, *, timeout: float | None = None) -> Iterator[None]:
         """Hold the lock for the body of a ``with`` block.
 
+        Args:
+            timeout: seconds to wait for it, overriding the lock's ``timeout``; 0 tries once
+                without waiting (a caller that would rather report "busy" than queue).
+
         Raises:
-            LockTimeoutError: another holder kept it longer than ``timeout`` seconds.
+            LockTimeoutError: another holder kept it longer than the timeout.
             RuntimeError: this thread already holds it.
         """
+        wait = self.timeout if timeout is None else max(0.0, timeout)
         if self._owner == threading.get_ident():
             raise RuntimeError(f"lock {self.path} is already held by this thread")
-        if not self._thread_lock.acquire(timeout=self.timeout):
-            raise LockTimeoutError(self.path, self.timeout)
+        if not self._thread_lock.acquire(timeout=wait):
+            raise LockTimeoutError(self.path, wait)
         try:
             self._owner = threading.get_ident()
-            self._acquire_file()
+            self._acquire_file(wait)
             try:
                 yield
             finally:
@@ -71,16 +76,17 @@ class ProcessLock:
             self._owner = None
             self._thread_lock.release()
 
-    def _acquire_file(self) -> None:
+    def _acquire_file(self, timeout: float) -> None:
         fd = self._file()
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
-            pass
+            if timeout <= 0:
+                raise LockTimeoutError(self.path, timeout) from None
         # Poll rather than block: a blocking flock cannot time out without signals, and
         # signals are not for libraries. Back off from 0.1 ms so short holds stay cheap.
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + timeout
         pause = _FIRST_POLL_SECONDS
         while True:
             try:
@@ -88,7 +94,7 @@ class ProcessLock:
                 return
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise LockTimeoutError(self.path, self.timeout) from None
+                    raise LockTimeoutError(self.path, timeout) from None
                 time.sleep(pause)
                 pause = min(pause * 2, _MAX_POLL_SECONDS)
 

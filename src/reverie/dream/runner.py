@@ -1,0 +1,337 @@
+"""The dream run: one batch of history curated into the durable files, all or nothing.
+
+``Dreamer`` wires the parts of ``reverie.dream`` to one workspace and one model. A run::
+
+    take the dream lock without waiting         held elsewhere -> outcome "busy"
+    finish an interrupted publish (recovery)    journal -> files, cursor, commit, journal gone
+    build the prompt from the dream cursor      nothing pending -> "no_pending", no model call
+    DreamLoop on a Staging copy                 bounded: rounds, tokens, no-progress
+    failed / cut off / over budget              ledger line with the reason; nothing else moves
+    completed, dry run                          return Staging.diff(); nothing is written
+    completed                                   publish (journal carries the new cursor),
+                                                write the dream cursor, ONE audit commit
+                                                ("dream: <trigger>", body from the real diff)
+                                                holding files and cursor, delete the journal;
+                                                then trim history and keep the transcript
+
+Crash safety: the journal is written before any durable file changes and deleted only after the
+commit, and every step after it is idempotent (rewriting a file to its journaled text, writing
+the same cursor, a commit that finds nothing new), so recovery at the start of the next run
+simply repeats them. Until recovery ran, the files may be new while the cursor is old; recovery
+runs under the dream lock before anything reads them. ``restore`` takes the same lock and
+recovers first, so a restore is never undone by a later roll-forward.
+
+Invariants 7, 8, 9 and 11: the cursor moves only after a completed run (a completed no-op too);
+writes reach only the writable set (``confine`` through ``DreamTools`` and the journal); the
+commit message is the audit repository's, built from the diff, never the model's text; every
+run is bounded by ``DreamLoop``. Every automatic or manual run that reached the model updates
+the back-off state (``DreamStateFile``); dry runs and "busy"/"no_pending" do not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from reverie.config import DreamConfig
+from reverie.dream.journal import DEFAULT_JOURNAL, finish_publish, recover_publish
+from reverie.dream.loop import DreamLoop, LoopLimits, LoopResult
+from reverie.dream.progress import ProgressDetector
+from reverie.dream.prompt import DreamPrompt, build_dream_prompt
+from reverie.dream.result import DreamResult
+from reverie.dream.schedule import Decision, Pending, Schedule
+from reverie.dream.staging import Staging
+from reverie.dream.state import DEFAULT_STATE, DreamState, DreamStateFile
+from reverie.dream.tools import DreamTools
+from reverie.dream.transcript import keep_transcript
+from reverie.errors import DreamError, LockTimeoutError, PublishConflictError
+from reverie.llm.tokens import default_counter
+from reverie.store.ledger import LedgerRecord
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from reverie.llm.provider import Provider
+    from reverie.store.audit import CommitInfo
+    from reverie.store.entries import HistoryEntry
+    from reverie.store.workspace import Workspace
+    from reverie.token_estimate import TokenCounter
+
+logger = logging.getLogger(__name__)
+
+
+class Dreamer:
+    """Runs dream on one workspace with one model (see the module docstring)."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        provider: Provider,
+        *,
+        config: DreamConfig | None = None,
+        counter: TokenCounter | None = None,
+        max_output_tokens: int = 4_096,
+        schedule: Schedule | None = None,
+    ) -> None:
+        """Wire a dreamer.
+
+        Args:
+            workspace: the open workspace.
+            provider: the model that curates.
+            config: batch size, caps and bounds (DESIGN.md's defaults when None).
+            counter: prices calls whose usage the provider does not report.
+            max_output_tokens: cap asked of each reply (lowered when the budget has less left).
+            schedule: the trigger rules for ``should_run`` (built from ``config`` when None).
+        """
+        self.workspace = workspace
+        self.provider = provider
+        self.config = config if config is not None else DreamConfig()
+        self.counter = counter if counter is not None else default_counter()
+        self.max_output_tokens = max_output_tokens
+        self.schedule = schedule if schedule is not None else Schedule(self.config)
+        self.journal = workspace.root / DEFAULT_JOURNAL
+        self.state_file = DreamStateFile(workspace.root / DEFAULT_STATE)
+
+    def run(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
+        """Run dream once over the next batch of history.
+
+        Args:
+            trigger: what started the run; the commit subject is ``dream: <trigger>``.
+            dry_run: run the model on a staging copy and return the diff it would publish;
+                publish nothing, move no cursor, commit nothing.
+
+        Returns:
+            The typed result; a failed run is a result, never an exception.
+
+        Raises:
+            StorageError, AuditError: the disk or git failed after publishing began; the
+                journal stays, and the next run's recovery finishes the publish.
+        """
+        cursor = self.workspace.dream_cursor.read()
+        with self._dream_lock() as held:
+            if not held:
+                return DreamResult(
+                    outcome="busy",
+                    trigger=trigger,
+                    reason="another dream run holds the workspace's dream lock",
+                    dry_run=dry_run,
+                    cursor_before=cursor,
+                    cursor_after=cursor,
+                )
+            return self._run_locked(trigger, dry_run=dry_run)
+
+    def recover(self) -> bool:
+        """Finish an interrupted publish, if any, under the dream lock (waiting for it).
+
+        Returns:
+            True when a publish was finished.
+
+        Raises:
+            DreamError: the journal is unusable (``PublishJournalError``) or unsafe on disk.
+        """
+        lock = self.workspace.lock("dream")
+        try:
+            with lock.hold():
+                return self._recover_locked()
+        finally:
+            lock.close()
+
+    def restore(self, rev: str) -> CommitInfo:
+        """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
+
+        Holds the dream lock (waiting for a running dream) and first finishes an interrupted
+        publish, so the restore cannot be rolled forward over later.
+
+        Raises:
+            RevisionNotFoundError: ``rev`` names no commit.
+            DreamError: an interrupted publish could not be recovered.
+        """
+        lock = self.workspace.lock("dream")
+        try:
+            with lock.hold():
+                self._recover_locked()
+                return self.workspace.audit.restore(rev)
+        finally:
+            lock.close()
+
+    def pending(self) -> Pending:
+        """What waits after the dream cursor (count capped at ``pending_trigger``)."""
+        limit = max(1, self.config.pending_trigger)
+        entries = self.workspace.history.read_since(self.workspace.dream_cursor.read(), limit)
+        oldest = _entry_time(entries[0]) if entries else None
+        return Pending(count=len(entries), oldest=oldest)
+
+    def state(self) -> DreamState:
+        """The persisted back-off state."""
+        return self.state_file.read()
+
+    def should_run(self, now: datetime | None = None, *, manual: bool = False) -> Decision:
+        """Whether a dream run should start now (see ``Schedule.decide``)."""
+        moment = now if now is not None else self.workspace.clock()
+        return self.schedule.decide(
+            moment, pending=self.pending(), state=self.state(), manual=manual
+        )
+
+    @contextlib.contextmanager
+    def _dream_lock(self) -> Iterator[bool]:
+        lock = self.workspace.lock("dream")
+        try:
+            with contextlib.ExitStack() as stack:
+                try:
+                    stack.enter_context(lock.hold(timeout=0))
+                except LockTimeoutError:
+                    yield False
+                    return
+                yield True
+        finally:
+            lock.close()
+
+    def _run_locked(self, trigger: str, *, dry_run: bool) -> DreamResult:
+        try:
+            recovered = self._recover_locked()
+        except DreamError as exc:
+            cursor = self.workspace.dream_cursor.read()
+            result = DreamResult(
+                outcome="failed",
+                trigger=trigger,
+                reason=f"an interrupted publish could not be finished: {exc}",
+                dry_run=dry_run,
+                cursor_before=cursor,
+                cursor_after=cursor,
+            )
+            return self._record_failure(result, None)
+        prompt = build_dream_prompt(self.workspace, self.config)
+        cursor = self.workspace.dream_cursor.read()
+        base = DreamResult(
+            outcome="no_pending",
+            trigger=trigger,
+            dry_run=dry_run,
+            cursor_before=cursor,
+            cursor_after=cursor,
+            entries=len(prompt.entries),
+            recovered=recovered,
+        )
+        if prompt.batch_last is None:
+            return replace(base, reason="no history entry after the dream cursor")
+        return self._curate(prompt, base)
+
+    def _curate(self, prompt: DreamPrompt, base: DreamResult) -> DreamResult:
+        """Run the model on a staging copy; publish what a completed, real run staged."""
+        staging = Staging(self.workspace.root)
+        loop = self._loop(staging).run(prompt.messages)
+        result = replace(
+            base,
+            outcome=loop.outcome,
+            reason=loop.reason,
+            rounds=loop.rounds,
+            model_calls=loop.model_calls,
+            tokens_in=loop.tokens_in,
+            tokens_out=loop.tokens_out,
+        )
+        if loop.outcome != "completed":
+            return self._record_failure(result, None if base.dry_run else loop)
+        if base.dry_run:
+            return replace(result, diff=staging.diff(), files_changed=tuple(staging.changes()))
+        return self._publish(staging, prompt, loop, result)
+
+    def _loop(self, staging: Staging) -> DreamLoop:
+        return DreamLoop(
+            provider=self.provider,
+            tools=DreamTools(staging),
+            detector=ProgressDetector(stall_rounds=self.config.stall_rounds),
+            limits=LoopLimits(
+                max_rounds=self.config.max_rounds,
+                token_budget=self.config.token_budget,
+                max_output_tokens=self.max_output_tokens,
+            ),
+            counter=self.counter,
+            ledger=self.workspace.ledger,
+            clock=self.workspace.clock,
+        )
+
+    def _publish(
+        self, staging: Staging, prompt: DreamPrompt, loop: LoopResult, result: DreamResult
+    ) -> DreamResult:
+        assert prompt.batch_last is not None
+        diff = staging.diff()
+        try:
+            changed = staging.publish(
+                self.journal, cursor=prompt.batch_last, trigger=result.trigger
+            )
+        except PublishConflictError as exc:
+            return self._record_failure(replace(result, outcome="conflict", reason=str(exc)), loop)
+        commit = self._finish_publish(prompt.batch_last, result.trigger)
+        logger.info(
+            "dream (%s) consumed entries through %d, changed %s",
+            result.trigger,
+            prompt.batch_last,
+            ", ".join(changed) or "no file",
+        )
+        self.workspace.history.trim(keep=self.config.keep_history)
+        done = replace(
+            result,
+            cursor_after=prompt.batch_last,
+            files_changed=changed,
+            diff=diff,
+            commit=None if commit is None else commit.sha,
+        )
+        return self._record_success(done, loop)
+
+    def _finish_publish(self, cursor: int, trigger: str) -> CommitInfo | None:
+        """Cursor, then one commit holding files and cursor, then the journal goes (idempotent)."""
+        self.workspace.dream_cursor.write(cursor)
+        commit = self.workspace.audit.commit(f"dream: {trigger}")
+        finish_publish(self.journal)
+        return commit
+
+    def _recover_locked(self) -> bool:
+        recovered = recover_publish(self.workspace.root, self.journal)
+        if recovered is None:
+            return False
+        logger.warning(
+            "finishing an interrupted dream publish (cursor %d, %d file(s) rewritten)",
+            recovered.cursor,
+            len(recovered.rewritten),
+        )
+        self._finish_publish(recovered.cursor, recovered.trigger)
+        return True
+
+    def _record_success(self, result: DreamResult, loop: LoopResult) -> DreamResult:
+        now = self.workspace.clock()
+        self.state_file.write(self.state_file.read().after(result, now))
+        key = keep_transcript(self.workspace.sessions, loop.transcript, moment=now)
+        return replace(result, transcript=key)
+
+    def _record_failure(self, result: DreamResult, loop: LoopResult | None) -> DreamResult:
+        """Ledger line with the reason; back-off state (not for dry runs); the transcript."""
+        now = self.workspace.clock()
+        self.workspace.ledger.append(
+            LedgerRecord(
+                time=now,
+                job="dream",
+                outcome=result.outcome,
+                model=result.mode,
+                reason=result.reason,
+            )
+        )
+        logger.warning("dream run ended %s: %s", result.outcome, result.reason)
+        if result.dry_run:
+            return result
+        self.state_file.write(self.state_file.read().after(result, now))
+        if loop is None:
+            return result
+        key = keep_transcript(self.workspace.sessions, loop.transcript, moment=now)
+        return replace(result, transcript=key)
+
+
+def _entry_time(entry: HistoryEntry) -> datetime | None:
+    """The entry's precise time, else its nanobot local ``YYYY-MM-DD HH:MM`` stamp."""
+    if entry.time is not None:
+        return entry.time
+    try:
+        return datetime.strptime(entry.timestamp, "%Y-%m-%d %H:%M").astimezone()
+    except ValueError:
+        return None
