@@ -27,6 +27,8 @@ LAYERS: dict[str, int] = {
     "compaction": 2,
     "dream": 2,
     "agent": 2,
+    "status": 2,
+    "doctor": 2,
     "search": 2,
     "modelfree": 2,
     "importers": 2,

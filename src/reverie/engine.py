@@ -30,6 +30,9 @@ from reverie.compaction.result import CompactionResult
 from reverie.compaction.summariser import ModelSummariser
 from reverie.config import Config, ModelConfig
 from reverie.config_file import api_key, default_workspace, load_config
+from reverie.doctor import DoctorReport, examine
+from reverie.dream.result import DreamResult
+from reverie.dream.runner import Dreamer
 from reverie.errors import ModelNotConfiguredError
 from reverie.llm.provider import Provider, ToolSchema
 from reverie.llm.tokens import default_counter
@@ -37,6 +40,7 @@ from reverie.messages import JSONValue, Message
 from reverie.modelfree.summariser import ModelFreeSummariser
 from reverie.prompt import AssembledPrompt, PromptAssembler
 from reverie.search import SearchHit, SearchIndex
+from reverie.status import Status, gather
 from reverie.store.workspace import Workspace
 from reverie.token_estimate import TokenCounter
 
@@ -233,6 +237,43 @@ class MemoryEngine:
             clock=self.clock,
             in_flight=busy.__contains__,
         )
+
+    def dreamer(self) -> Dreamer:
+        """The dream runner in this engine's mode (model, or model-free without one)."""
+        provider = self._memory if self.mode == "model" else None
+        return Dreamer(
+            self.workspace,
+            provider,
+            config=self.config.dream,
+            counter=self.counter,
+            max_output_tokens=self.config.memory.max_output_tokens,
+        )
+
+    def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
+        """Curate the durable files from the next batch of history (all-or-nothing)."""
+        if self.config.dream.mode == "model" and self._memory is None:
+            raise ModelNotConfiguredError("dream.mode is 'model' but " + NO_MODEL_HINT)
+        return self.dreamer().run(trigger=trigger, dry_run=dry_run)
+
+    def dream_if_due(self) -> DreamResult | None:
+        """Run dream when its schedule says so (interval, cron, pending entries); else None."""
+        dreamer = self.dreamer()
+        decision = dreamer.should_run()
+        return dreamer.run(trigger=decision.trigger or "schedule") if decision.run else None
+
+    def status(self) -> Status:
+        """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
+        return gather(
+            self.workspace,
+            self.dreamer(),
+            mode=self.mode,
+            chat_model=self.config.model.model,
+            memory_model=self.config.memory.model,
+        )
+
+    def doctor(self) -> DoctorReport:
+        """Check the workspace's integrity (``report.ok`` is False on problems)."""
+        return examine(self.workspace)
 
     @property
     def tools(self) -> tuple[ToolSchema, ...]:

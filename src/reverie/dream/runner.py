@@ -37,6 +37,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from reverie.config import DreamConfig
+from reverie.dream.curated import MODEL_FREE, curate_without_model
 from reverie.dream.journal import DEFAULT_JOURNAL, finish_publish, recover_publish
 from reverie.dream.loop import DreamLoop, LoopLimits, LoopResult
 from reverie.dream.progress import ProgressDetector
@@ -69,7 +70,7 @@ class Dreamer:
     def __init__(
         self,
         workspace: Workspace,
-        provider: Provider,
+        provider: Provider | None,
         *,
         config: DreamConfig | None = None,
         counter: TokenCounter | None = None,
@@ -80,7 +81,7 @@ class Dreamer:
 
         Args:
             workspace: the open workspace.
-            provider: the model that curates.
+            provider: the model that curates; None runs the model-free curator instead.
             config: batch size, caps and bounds (DESIGN.md's defaults when None).
             counter: prices calls whose usage the provider does not report.
             max_output_tokens: cap asked of each reply (lowered when the budget has less left).
@@ -221,7 +222,12 @@ class Dreamer:
     def _curate(self, prompt: DreamPrompt, base: DreamResult) -> DreamResult:
         """Run the model on a staging copy; publish what a completed, real run staged."""
         staging = Staging(self.workspace.root)
-        loop = self._loop(staging).run(prompt.messages)
+        if self.provider is None:
+            today = self.workspace.clock().astimezone().date()
+            loop = curate_without_model(staging, prompt.entries, today=today, config=self.config)
+            base = replace(base, mode=MODEL_FREE, trigger=f"{base.trigger} ({MODEL_FREE})")
+        else:
+            loop = self._loop(staging, self.provider).run(prompt.messages)
         result = replace(
             base,
             outcome=loop.outcome,
@@ -237,9 +243,9 @@ class Dreamer:
             return replace(result, diff=staging.diff(), files_changed=tuple(staging.changes()))
         return self._publish(staging, prompt, loop, result)
 
-    def _loop(self, staging: Staging) -> DreamLoop:
+    def _loop(self, staging: Staging, provider: Provider) -> DreamLoop:
         return DreamLoop(
-            provider=self.provider,
+            provider=provider,
             tools=DreamTools(staging),
             detector=ProgressDetector(stall_rounds=self.config.stall_rounds),
             limits=LoopLimits(
@@ -301,6 +307,9 @@ class Dreamer:
 
     def _record_success(self, result: DreamResult, loop: LoopResult) -> DreamResult:
         now = self.workspace.clock()
+        if result.mode == MODEL_FREE:
+            record = LedgerRecord(time=now, job="dream", outcome="completed", model=MODEL_FREE)
+            self.workspace.ledger.append(record)
         self.state_file.write(self.state_file.read().after(result, now))
         key = keep_transcript(self.workspace.sessions, loop.transcript, moment=now)
         return replace(result, transcript=key)

@@ -1,0 +1,142 @@
+"""``doctor``: an integrity check of a workspace that says what is wrong and where.
+
+Problems make ``doctor`` fail (non-zero exit at the CLI): history cursors out of order or
+duplicated, ``.cursor`` behind the log, the dream cursor past the last entry, an audit
+repository that cannot be read or has no commit, and an unfinished dream publish. Notes are
+things a person may want to look at but that reverie
+already handled: quarantined lines (kept, never dropped), unreadable ledger lines, uncommitted
+hand edits of durable files, orphan temp files of dead writers, moved-aside search indexes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reverie.dream.journal import DEFAULT_JOURNAL
+from reverie.errors import ReverieError
+from reverie.store.atomic import TEMP_SUFFIX
+from reverie.store.workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """One thing doctor found: what, where, and whether it is a problem or a note."""
+
+    severity: str
+    check: str
+    message: str
+    path: str | None = None
+
+
+@dataclass(slots=True)
+class DoctorReport:
+    """Every finding; ``ok`` when none of them is a problem."""
+
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no problem (notes are fine)."""
+        return not any(f.severity == "problem" for f in self.findings)
+
+    def problem(self, check: str, message: str, path: Path | None = None) -> None:
+        """Record a problem."""
+        self.findings.append(
+            Finding(severity="problem", check=check, message=message, path=_s(path))
+        )
+
+    def note(self, check: str, message: str, path: Path | None = None) -> None:
+        """Record a note."""
+        self.findings.append(Finding(severity="note", check=check, message=message, path=_s(path)))
+
+
+def _s(path: Path | None) -> str | None:
+    return None if path is None else str(path)
+
+
+def examine(workspace: Workspace) -> DoctorReport:
+    """Run every check on ``workspace``."""
+    report = DoctorReport()
+    for check in (_history, _quarantine, _audit, _publish, _orphans, _ledger):
+        try:
+            check(workspace, report)
+        except (ReverieError, OSError) as exc:
+            report.problem(check.__name__.strip("_"), f"the check itself failed: {exc}")
+    return report
+
+
+def _history(workspace: Workspace, report: DoctorReport) -> None:
+    previous = 0
+    last = 0
+    for entry in workspace.history.entries():
+        if entry.cursor <= previous:
+            report.problem(
+                "history", f"cursor {entry.cursor} follows {previous}", workspace.history.path
+            )
+        previous = last = max(previous, entry.cursor)
+    floor_path = workspace.root / "memory" / ".cursor"
+    floor = int(floor_path.read_text(encoding="utf-8").strip() or 0)
+    if floor < last:
+        report.problem("cursors", f".cursor holds {floor} but the log reaches {last}", floor_path)
+    dream = workspace.dream_cursor.read()
+    if dream > max(last, floor):
+        report.problem(
+            "cursors",
+            f"dream cursor {dream} is past the last cursor {max(last, floor)}",
+            workspace.dream_cursor.path,
+        )
+
+
+def _quarantine(workspace: Workspace, report: DoctorReport) -> None:
+    for store in (workspace.quarantine, workspace.sessions.quarantine):
+        records = store.records()
+        if records:
+            report.note(
+                "quarantine",
+                f"{len(records)} line(s) kept aside (not lost); see the file",
+                store.path,
+            )
+
+
+def _audit(workspace: Workspace, report: DoctorReport) -> None:
+    log = workspace.audit.log(1)
+    if not log:
+        report.problem("audit", "the audit repository has no commit", workspace.root / ".git")
+        return
+    pending = workspace.audit.pending_diff()
+    if pending.changed:
+        files = ", ".join(change.path for change in pending.files)
+        report.note(
+            "audit",
+            f"uncommitted changes to {files} (hand edits? the next dream commit records them)",
+        )
+
+
+def _publish(workspace: Workspace, report: DoctorReport) -> None:
+    journal = workspace.root / DEFAULT_JOURNAL
+    if journal.exists():
+        report.problem(
+            "dream", "an interrupted dream publish waits; the next dream run finishes it", journal
+        )
+
+
+def _orphans(workspace: Workspace, report: DoctorReport) -> None:
+    for folder in (
+        workspace.root,
+        workspace.root / "memory",
+        workspace.root / "sessions",
+        workspace.root / ".reverie",
+    ):
+        for temp in folder.glob(f".*{TEMP_SUFFIX}"):
+            report.note("orphans", "temp file (swept on the next open if its writer is gone)", temp)
+    for moved in (workspace.root / ".reverie").glob("search.sqlite.corrupt-*"):
+        report.note("search", "a damaged search index was moved aside (safe to delete)", moved)
+
+
+def _ledger(workspace: Workspace, report: DoctorReport) -> None:
+    unreadable = workspace.ledger.summary().unreadable
+    if unreadable:
+        report.note(
+            "ledger", f"{unreadable} ledger line(s) could not be read", workspace.ledger.path
+        )

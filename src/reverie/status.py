@@ -1,0 +1,66 @@
+"""``status``: where a workspace stands, gathered without reading whole files twice.
+
+Pending history (exact count after the dream cursor, read by bisection), durable file sizes in
+tokens, the last dream and whether the next one is due, session count, ledger totals by job,
+and which mode (model or model-free) memory jobs run in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from reverie.dream.runner import Dreamer
+from reverie.dream.schedule import Decision
+from reverie.dream.state import DreamState
+from reverie.store.ledger import JobTotals
+from reverie.store.memory_files import MEMORY_FILE_NAMES, FileSize
+from reverie.store.workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Status:
+    """A snapshot of one workspace."""
+
+    workspace: str
+    mode: str
+    chat_model: str
+    memory_model: str
+    last_cursor: int
+    dream_cursor: int
+    pending_entries: int
+    oldest_pending: datetime | None
+    files: tuple[FileSize, ...]
+    sessions: int
+    last_dream: DreamState
+    next_dream: Decision
+    ledger: dict[str, JobTotals]
+    ledger_unreadable: int
+    quarantined_lines: int
+
+
+def gather(
+    workspace: Workspace, dreamer: Dreamer, *, mode: str, chat_model: str, memory_model: str
+) -> Status:
+    """Collect the status of ``workspace``."""
+    dream_cursor = workspace.dream_cursor.read()
+    pending = workspace.history.read_since(dream_cursor)
+    summary = workspace.ledger.summary()
+    return Status(
+        workspace=str(workspace.root),
+        mode=mode,
+        chat_model=chat_model or "(none)",
+        memory_model=memory_model or "(none)",
+        last_cursor=workspace.history.last_cursor(),
+        dream_cursor=dream_cursor,
+        pending_entries=len(pending),
+        oldest_pending=pending[0].time if pending else None,
+        files=tuple(workspace.files.size(name) for name in MEMORY_FILE_NAMES),
+        sessions=len(workspace.sessions.list()),
+        last_dream=dreamer.state(),
+        next_dream=dreamer.should_run(),
+        ledger=summary.by_job,
+        ledger_unreadable=summary.unreadable,
+        quarantined_lines=len(workspace.quarantine.records())
+        + len(workspace.sessions.quarantine.records()),
+    )

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from reverie.config import Config
+from reverie.engine import MemoryEngine
+from tests.conftest import StepClock
+
+
+def _engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
+    return MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={})
+
+
+def test_status_reports_pending_entries_files_and_mode(tmp_path: Path, clock: StepClock) -> None:
+    engine = _engine(tmp_path, clock)
+    for index in range(3):
+        engine.workspace.history.append(f"- [durable] fact {index}", session_key="cli:a")
+    status = engine.status()
+    assert status.mode == "model-free"
+    assert (status.last_cursor, status.dream_cursor, status.pending_entries) == (3, 0, 3)
+    assert [size.name for size in status.files] == ["SOUL", "USER", "MEMORY"]
+    assert status.chat_model == "(none)"
+    result = engine.dream()
+    assert result.outcome == "completed"
+    after = engine.status()
+    assert after.pending_entries == 0
+    assert after.last_dream.last_success is not None
+    assert after.ledger["dream"].calls == 1
+
+
+def test_a_healthy_workspace_passes_doctor(tmp_path: Path, clock: StepClock) -> None:
+    engine = _engine(tmp_path, clock)
+    engine.workspace.history.append("x")
+    report = engine.doctor()
+    assert report.ok, report.findings
+
+
+def test_doctor_catches_planted_corruption(tmp_path: Path, clock: StepClock) -> None:
+    engine = _engine(tmp_path, clock)
+    for index in range(3):
+        engine.workspace.history.append(f"e{index}")
+    engine.workspace.dream_cursor.write(99)
+    (engine.workspace.root / "memory" / ".cursor").write_text("1")
+    (engine.workspace.root / ".reverie" / "dream-publish.json").write_text("{}")
+    (engine.workspace.root / "USER.md").write_text("# User\n- edited by hand\n")
+    report = engine.doctor()
+    assert not report.ok
+    problems = {(f.check, f.severity) for f in report.findings}
+    assert ("cursors", "problem") in problems
+    assert ("dream", "problem") in problems
+    assert ("audit", "note") in problems
+    messages = " ".join(f.message for f in report.findings)
+    assert "dream cursor 99" in messages
+    assert ".cursor holds 1" in messages
+
+
+def test_doctor_notes_quarantined_lines_without_failing(tmp_path: Path, clock: StepClock) -> None:
+    engine = _engine(tmp_path, clock)
+    engine.workspace.history.append("good")
+    with engine.workspace.history.path.open("ab") as handle:
+        handle.write(b"garbage\n")
+    engine.workspace.history.repair()
+    report = engine.doctor()
+    assert report.ok
+    assert [f.check for f in report.findings] == ["quarantine"]
