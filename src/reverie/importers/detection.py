@@ -61,8 +61,9 @@ def sniff(path: Path) -> Sniffed:
 
 
 def _sniff_folder(path: Path) -> Sniffed:
-    if (path / _EXPORT_NAME).is_file():
-        return _sniff_export(path, _read(path / _EXPORT_NAME))
+    export = path / _EXPORT_NAME
+    if export.is_file():
+        return _sniff_export(export, _read(export))
     if looks_like_workspace(path):
         return Sniffed(format="nanobot-workspace", path=path)
     raise UnknownImportFormatError(
@@ -96,12 +97,16 @@ def _sniff_text(path: Path, data: bytes) -> Sniffed:
 
 
 def _json_format(path: Path, document: JSONValue) -> Format:
-    first = document[0] if isinstance(document, list) and document else document
-    if isinstance(first, dict) and "mapping" in first:
-        return "chatgpt-export"
-    if isinstance(document, list) and (not document or isinstance(first, list)):
-        return "openai-json"
-    if isinstance(first, dict) and ("role" in first or "messages" in first):
+    items = document if isinstance(document, list) else [document]
+    # The first record that says what it is decides (a damaged first record must not).
+    for item in items:
+        if isinstance(item, list):
+            return "openai-json"
+        if isinstance(item, dict) and "mapping" in item:
+            return "chatgpt-export"
+        if isinstance(item, dict) and ("role" in item or "messages" in item):
+            return "openai-json"
+    if isinstance(document, list) and not document:
         return "openai-json"
     raise UnknownImportFormatError(
         "JSON that holds neither messages (objects with 'role'), conversations ('messages') "

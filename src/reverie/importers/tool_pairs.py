@@ -23,15 +23,16 @@ def pair_tool_calls(messages: Sequence[Message]) -> tuple[Message, ...]:
     paired: list[Message] = []
     waiting: dict[str, str] = {}  # call id -> tool name, for calls without a result yet
     for message in messages:
-        if message.role == "tool":
-            if message.tool_call_id is not None and message.tool_call_id in waiting:
-                del waiting[message.tool_call_id]
-                paired.append(message)
-            else:
-                paired.extend(_called(message, len(paired)))
+        if message.role == "tool" and message.tool_call_id in waiting:
+            del waiting[message.tool_call_id]
+            paired.append(message)
             continue
+        # Anything else ends the pending calls' turn: answer them before it.
         paired.extend(_placeholders(waiting, _last_time(paired)))
         waiting.clear()
+        if message.role == "tool":
+            paired.extend(_called(message, len(paired)))
+            continue
         paired.append(message)
         if message.role == "assistant":
             waiting.update((call.id, call.name) for call in message.tool_calls)
