@@ -234,3 +234,12 @@ def test_an_overlong_fact_is_skipped_with_a_reason() -> None:
     )
     assert result.changed == ()
     assert result.skipped[0].reason == "longer than 100 characters"
+
+
+def test_a_correction_seen_twice_is_applied_once() -> None:
+    correction = "- [correction] User correction: Actually, I live in Porto, not Lisbon."
+    files: dict[MemoryFileName, str] = {"USER": "# User\n\n- User: I live in Lisbon.\n"}
+    result = curate(files, correction, correction)
+    assert bullets(result.new_texts["USER"]) == ["User: Actually, I live in Porto, not Lisbon."]
+    assert [c.action for c in result.applied] == ["replace"]
+    assert result.skipped[0].reason == "correction already in USER"
