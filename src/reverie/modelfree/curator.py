@@ -166,6 +166,9 @@ class _Run:
             self._add(text, target, entry=entry, today=today)
             return
         name, bullet = found
+        if normalise(bullet.text) == normalise(text):
+            self._skip(text, entry, f"correction already in {name}")
+            return
         self.docs[name].replace(bullet, text)
         self.applied.append(
             CuratorChange(action="replace", file=name, fact=text, previous=bullet.text)

@@ -27,7 +27,7 @@ def _any(*patterns: str) -> re.Pattern[str]:
 
 
 _CORRECTION = _any(
-    r"^(?:actually|in fact)\b",
+    r"^(?:actually|in fact)\b|\b(?:now|instead),? not\b",
     r"^no\s*[,.!—-]\s*(?:i|it|it's|we|that|the|my|not)\b",
     r"\bi meant\b|\bwhat i meant\b|\bi misspoke\b|\bi was wrong\b|\bscratch that\b",
     r"^(?:correction|to correct|let me correct)\b",
@@ -37,7 +37,7 @@ _CORRECTION = _any(
 )
 
 _INSTRUCTION = _any(
-    r"^(?:please\s+|pls\s+|and\s+)?(?:always|never|don't|do not|stop|avoid|make sure|"
+    r"^(?:please\s+|pls\s+)?(?:always|never|don't|do not|stop|avoid|make sure|"
     r"remember to|keep your)\b",
     r"\b(?:reply|respond|answer|write|talk|speak)\s+(?:to me\s+)?in\s+\w+",
     r"\bcall me\b|\baddress me as\b",
@@ -55,29 +55,32 @@ _INSTRUCTION = _any(
 _DECISION = _any(
     r"\blet'?s (?:go with|use|do|pick|choose|stick with|keep|switch to|book|take|go for)\b",
     r"\bwe(?:'ve| have)? (?:decided|agreed|chose|picked|settled on)\b",
-    r"\bwe(?:'ll| will| are going to|'re going to) (?:go with|use|stick with|switch to)\b",
+    r"\bwe(?:'ll| will| are going to|'re going to) (?:go with|use|stick with|switch to|keep|"
+    r"run|store)\b",
     r"\bwe're going with\b",
     r"\bi(?:'ve| have)? (?:decided|chose|picked|settled on|went with)\b",
     r"\bi'll (?:go with|take|stick with)\b",
     r"\b(?:decision|the plan)\s*(?::|is)\s",
     r"\bgoing with\b|\bagreed\b",
-    r"就(?:用|选|定|按|这么|买|订).{0,20}吧",
+    r"就(?:用|选|定|按|这么|买|订|去|做).{0,20}吧",
     r"决定|定了|就这么办|同意|我们(?:用|选|就)",
 )
 
 _SELF = _any(
     r"^i(?:'m| am)\s+(?!(?:not sure|sure|sorry|afraid|wondering|looking|trying|curious|glad|"
     r"happy to|done|back|here|ok|okay|fine|good|thinking|asking)\b)",
-    r"\bi (?:really |also |still |just |mostly |\w+ly )?(?:live|lived|work|worked|prefer|like|love|enjoy|hate|dislike|usually|often|always|"
+    r"\bi (?:really |also |still |just |mostly |\w+ly )?(?:live|lived|work|worked|prefer|like|"
+    r"love|enjoy|hate|dislike|usually|often|always|"
     r"never|rarely|tend to|own|use|study|studied|speak|was born|grew up|moved|commute|drink|"
-    r"eat|play|run|plan|intend|can't stand|don't like|don't eat|don't drink|have (?:a|an|two|"
+    r"eat|play|run|plan|intend|cycle|bike|walk|drive|swim|cook|travel|read|teach|volunteer|"
+    r"can't stand|don't like|don't eat|don't drink|have (?:a|an|two|"
     r"three|\d+))\b",
     r"\bi'd (?:rather|prefer)\b|\bi(?:'m| am) (?:planning|going) to\b",
     r"^(?:my|our)\s+(?!question|problem|issue|point|guess|bad|pleasure)[\w' -]{1,30}?\s+"
     r"(?:is|are|was)\b",
-    r"我(?:是|叫|姓|喜欢|爱|讨厌|不喜欢|不吃|不喝|习惯|平时|通常|一般|经常|总是|从不|住在|来自|"
+    r"我(?:今天|明天|后天|今晚|这周|下周|周末|明年|下个月)?(?:是|叫|姓|喜欢|爱|讨厌|不喜欢|不吃|不喝|习惯|平时|通常|一般|经常|总是|从不|住在|来自|"
     r"打算|计划|准备|要去|正在学|在学)",
-    r"我在\S{1,12}(?:工作|上班|上学|读书|住)",
+    r"我在\S{1,12}(?:工作|上班|上学|读书|住)|我不(?:是|能|吃|喝|喜欢|会)",
     r"我的\S{1,10}(?:是|叫|在)",
     r"我有(?:一个|一只|两个|\d)",
 )

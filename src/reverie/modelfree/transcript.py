@@ -53,14 +53,13 @@ def parse_transcript(transcript: str) -> list[Message]:
 
 def _message(header: re.Match[str], more: list[str]) -> Message:
     stamp = _stamp(header["stamp"])
-    tail = "\n".join(more).strip()
     if header["call"] is not None:
         call = ToolCall(id=f"call-{header['call']}", name=header["call"], arguments=header["args"])
         return Message(role="assistant", tool_calls=(call,), timestamp=stamp)
     if header["tool"] is not None:
-        text = "\n".join(filter(None, (header["result"], tail)))
+        text = "\n".join([header["result"], *more]).strip()
         return Message(role="tool", name=header["tool"], content=text, timestamp=stamp)
-    text = "\n".join(filter(None, (header["text"], tail)))
+    text = "\n".join([header["text"], *more]).strip()
     return Message(role=_ROLES[header["role"]], content=text, timestamp=stamp)
 
 

@@ -1,0 +1,91 @@
+"""Importing one path: detect its format, read it with the right reader, return one batch.
+
+``load`` is the importers' entry point: it never writes anything (the caller decides how the
+batch becomes sessions, history and files) and reports bad records as problems instead of
+stopping. Conversations come back ordered by their first timestamp.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+
+from reverie.importers.chatgpt import ChatGPTReader
+from reverie.importers.conversation import (
+    ImportBatch,
+    ImportedConversation,
+    ImportProblem,
+    ProgressCallback,
+)
+from reverie.importers.detection import Sniffed, sniff
+from reverie.importers.nanobot import NanobotReader
+from reverie.importers.openai_format import OpenAIReader
+
+_LAST = datetime.max.replace(tzinfo=UTC)
+
+
+def load(
+    path: Path, *, on_progress: ProgressCallback | None = None, local_tz: tzinfo | None = None
+) -> ImportBatch:
+    """Read everything importable at ``path``.
+
+    Args:
+        path: a file (JSON, JSON Lines, a ChatGPT export zip) or a folder (a ChatGPT export or
+            a nanobot workspace).
+        on_progress: called as ``on_progress(done, total)`` after each record read.
+        local_tz: the zone of times written without one (default: this system's zone).
+
+    Raises:
+        ImportSourceError: the path does not exist or cannot be read.
+        UnknownImportFormatError: it holds no format reverie can import.
+    """
+    found = sniff(path)
+    if found.format in ("nanobot-workspace", "nanobot-session"):
+        return _nanobot(path, found, on_progress, local_tz)
+    if found.format == "chatgpt-export":
+        chatgpt = ChatGPTReader(path=found.path, on_progress=on_progress)
+        chatgpt.read(found.document)
+        return _batch(path, found, chatgpt.conversations, chatgpt.problems)
+    openai = OpenAIReader(path=found.path, local_tz=local_tz, on_progress=on_progress)
+    if found.format == "openai-jsonl":
+        openai.read_lines(found.lines)
+    else:
+        openai.read_json(found.document)
+    return _batch(path, found, openai.conversations, openai.problems)
+
+
+def _nanobot(
+    path: Path, found: Sniffed, on_progress: ProgressCallback | None, local_tz: tzinfo | None
+) -> ImportBatch:
+    reader = NanobotReader(local_tz=local_tz, on_progress=on_progress)
+    if found.format == "nanobot-session":
+        reader.read_session(path)
+        if on_progress is not None:
+            on_progress(1, 1)
+        return _batch(path, found, reader.conversations, reader.problems)
+    workspace = reader.read_workspace(path)
+    return ImportBatch(
+        source=path,
+        format=found.format,
+        conversations=_ordered(reader.conversations),
+        problems=tuple(reader.problems),
+        workspace=workspace,
+    )
+
+
+def _batch(
+    path: Path,
+    found: Sniffed,
+    conversations: list[ImportedConversation],
+    problems: list[ImportProblem],
+) -> ImportBatch:
+    return ImportBatch(
+        source=path,
+        format=found.format,
+        conversations=_ordered(conversations),
+        problems=tuple(problems),
+    )
+
+
+def _ordered(conversations: list[ImportedConversation]) -> tuple[ImportedConversation, ...]:
+    return tuple(sorted(conversations, key=lambda c: c.started_at or _LAST))
