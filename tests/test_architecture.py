@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
     "modelfree": 2,
     "importers": 2,
     "engine": 3,
+    "ingest": 3,
     "cli": 4,
     "mcp": 4,
     "__init__": 5,

@@ -34,6 +34,7 @@ from reverie.doctor import DoctorReport, examine
 from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
 from reverie.errors import ModelNotConfiguredError
+from reverie.ingest import IngestReport, Progress, run_ingest
 from reverie.llm.provider import Provider, ToolSchema
 from reverie.llm.tokens import default_counter
 from reverie.messages import JSONValue, Message
@@ -260,6 +261,14 @@ class MemoryEngine:
         dreamer = self.dreamer()
         decision = dreamer.should_run()
         return dreamer.run(trigger=decision.trigger or "schedule") if decision.run else None
+
+    def ingest(self, paths: Sequence[Path], *, on_progress: Progress | None = None) -> IngestReport:
+        """Import conversations, compact them at their recorded pace, dream until done.
+
+        Formats: OpenAI-style message lists, ChatGPT exports, nanobot workspaces and sessions
+        (see ``reverie.ingest``).
+        """
+        return run_ingest(self, paths, on_progress)
 
     def status(self) -> Status:
         """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
