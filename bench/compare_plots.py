@@ -44,9 +44,7 @@ def _short(microseconds: float) -> str:
     return f"{microseconds:.3g} µs"
 
 
-def _bars(
-    found: Found, *, items: Sequence[tuple[str, str]], title: str, unit: str, path: Path
-) -> None:
+def _faults(found: Found, *, items: Sequence[tuple[str, str]], reps: int, path: Path) -> None:
     figure = Figure(figsize=(6.4, 0.9 + 0.55 * len(items)), dpi=100)
     axes = figure.subplots()
     positions = range(len(items))
@@ -55,20 +53,39 @@ def _bars(
         bars = axes.barh(
             [p + offset for p in positions], values, height=0.4, color=colour, label=system
         )
-        axes.bar_label(
-            bars,
-            labels=[f"{v:g}" if not unit else _short(v) for v in values],
-            fontsize=8,
-            padding=2,
-        )
+        axes.bar_label(bars, labels=[f"{v:g}" for v in values], fontsize=8, padding=2)
     axes.set_yticks(list(positions), [label for label, _key in items])
     axes.invert_yaxis()
-    axes.set_xlabel(unit or title.split(" (", 1)[-1].rstrip(")"))
-    axes.set_title(title)
+    axes.set_xlabel(f"count, summed over {reps} repetitions")
+    axes.set_title("Faults (fewer is better)")
     axes.margins(x=0.2)
     axes.legend(loc="lower right")
     figure.tight_layout()
     figure.savefig(path, metadata={"Software": None})
+
+
+def _append(found: Found, *, key: str, path: Path) -> None:
+    figure = Figure(figsize=(4.8, 3.6), dpi=100)
+    axes = figure.subplots()
+    values = [found[system].get(key, 0.0) for system in COLOURS]
+    bars = axes.bar(list(COLOURS), values, color=list(COLOURS.values()), width=0.5)
+    axes.bar_label(bars, labels=[_short(v) for v in values], fontsize=9, padding=2)
+    axes.set_ylabel("median time per append (µs)")
+    axes.set_title("Append one history entry")
+    axes.margins(y=0.15)
+    figure.tight_layout()
+    figure.savefig(path, metadata={"Software": None})
+
+
+FAULTS = (
+    ("duplicate cursors", "concurrent-history.duplicate_cursors"),
+    ("missed by a cursor reader", "concurrent-history.missed_by_reader"),
+    ("lost session messages", "concurrent-session.lost_messages"),
+    ("SIGKILL: unreadable files", "kill.unreadable_files"),
+    ("SIGKILL: leftover temp files", "kill.temp_files"),
+    ("SIGKILL: lost acked entries", "kill.lost_acked_entries"),
+    ("SIGKILL: lost acked messages", "kill.lost_acked_messages"),
+)
 
 
 def draw(
@@ -99,26 +116,6 @@ def draw(
         xlabel="messages already in the session (log)",
         path=paths[1],
     )
-    _bars(
-        found,
-        items=[("append one entry", "append.append_us.median")],
-        title="Append one history entry (median)",
-        unit="µs",
-        path=paths[2],
-    )
-    _bars(
-        summed,
-        items=[
-            ("duplicate cursors", "concurrent-history.duplicate_cursors"),
-            ("missed by a cursor reader", "concurrent-history.missed_by_reader"),
-            ("lost session messages", "concurrent-session.lost_messages"),
-            ("SIGKILL: unreadable files", "kill.unreadable_files"),
-            ("SIGKILL: leftover temp files", "kill.temp_files"),
-            ("SIGKILL: lost acked entries", "kill.lost_acked_entries"),
-            ("SIGKILL: lost acked messages", "kill.lost_acked_messages"),
-        ],
-        title=f"Faults, fewer is better (count, summed over {reps} repetitions)",
-        unit="",
-        path=paths[3],
-    )
+    _append(found, key="append.append_us.median", path=paths[2])
+    _faults(summed, items=FAULTS, reps=reps, path=paths[3])
     return paths

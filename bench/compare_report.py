@@ -94,28 +94,46 @@ def rows(sizes: Sequence[int], lengths: Sequence[int], procs: int, count: int) -
                 max_ratio=0.01 if length == top_length else None,
             )
         )
-    fault = f"{procs}x{count} appends"
-    for name, zero in (
-        ("duplicate_cursors", True),
-        ("entries_sharing_a_cursor", False),
-        ("out_of_order", False),
-        ("missed_by_reader", True),
-        ("lost_lines", False),
-    ):
-        label = f"{fault}: {name.replace('_', ' ')}"
-        table.append(Row(label=label, key=f"concurrent-history.{name}", unit="", want_zero=zero))
-    table.append(
-        Row(
-            label="2 processes into one session: lost messages",
-            key="concurrent-session.lost_messages",
-            unit="",
-            want_zero=True,
+    return table + _fault_rows(procs, count)
+
+
+def _fault_rows(procs: int, count: int) -> list[Row]:
+    """Fault counts; reverie's target is zero for each (issue 9, DESIGN invariants 1 and 3)."""
+    names = [
+        f"concurrent-history.{name}"
+        for name in (
+            "duplicate_cursors",
+            "entries_sharing_a_cursor",
+            "out_of_order",
+            "missed_by_reader",
+            "lost_lines",
         )
-    )
-    for name in ("lost_acked_entries", "lost_acked_messages", "unreadable_files", "bad_lines"):
-        table.append(Row(label=f"SIGKILL: {name.replace('_', ' ')}", key=f"kill.{name}", unit=""))
-    table.append(Row(label="SIGKILL: leftover temp files", key="kill.temp_files", unit=""))
-    return table
+    ]
+    names.append("concurrent-session.lost_messages")
+    names += [
+        f"kill.{name}"
+        for name in (
+            "lost_acked_entries",
+            "lost_acked_messages",
+            "unreadable_files",
+            "bad_lines",
+            "temp_files",
+        )
+    ]
+    return [
+        Row(label=_fault_label(key, procs, count), key=key, unit="", want_zero=True)
+        for key in names
+    ]
+
+
+def _fault_label(key: str, procs: int, count: int) -> str:
+    workload, name = key.split(".")
+    words = name.replace("_", " ")
+    if workload == "concurrent-history":
+        return f"{procs}x{count} appends: {words}"
+    if workload == "concurrent-session":
+        return f"2 processes into one session: {words}"
+    return "SIGKILL: leftover temp files" if name == "temp_files" else f"SIGKILL: {words}"
 
 
 def verdict(row: Row, mine: float | None, theirs: float | None) -> str:

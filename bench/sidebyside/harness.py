@@ -109,6 +109,14 @@ def as_int(params: Params, name: str) -> int:
     return value
 
 
+def as_float(params: Params, name: str) -> float:
+    """Return a number parameter."""
+    value = params[name]
+    if not isinstance(value, int | float):
+        raise TypeError(f"parameter {name} must be a number, got {value!r}")
+    return float(value)
+
+
 def as_ints(params: Params, name: str) -> list[int]:
     """Return a list-of-integers parameter."""
     value = params[name]
@@ -164,7 +172,7 @@ def _read_newest(history: History, last: int, budget_s: float) -> list[float]:
 def run_scale(system: System, root: Path, params: Params) -> dict[str, object]:
     """Fill a log to each size in turn, timing a read of the 20 newest; then trim the largest."""
     history = system.history(root)
-    budget = float(str(params.get("budget_s", 1.0)))
+    budget = as_float(params, "budget_s")
     reads: dict[str, dict[str, float]] = {}
     filled = 0
     for size in as_ints(params, "sizes"):
@@ -201,7 +209,7 @@ def _time_persist(sessions: Sessions, key: str, length: int, budget_s: float) ->
 def run_persist(system: System, root: Path, params: Params) -> dict[str, object]:
     """For each session length, time persisting one more message (add + durable save)."""
     sessions = system.sessions(root)
-    budget = float(str(params.get("budget_s", 1.0)))
+    budget = as_float(params, "budget_s")
     persist: dict[str, dict[str, float]] = {}
     for length in as_ints(params, "lengths"):
         key = f"bench:persist:{length}"
