@@ -65,7 +65,7 @@ class Plan:
             ("append", {"count": self.appends}),
             ("scale", {"sizes": list(self.sizes), "keep": 1000, "budget_s": self.budget_s}),
             ("persist", {"lengths": list(self.lengths), "budget_s": self.budget_s}),
-            ("concurrent-history", {"procs": self.procs, "count": self.per_proc}),
+            ("concurrent-history", {"procs": self.procs, "count": self.per_proc, "batch": 20}),
             ("concurrent-session", {"procs": 2, "count": self.session_msgs, "pause_us": 1000}),
             ("kill", {"kills": self.kills, "seed": seed, "min_ms": 30, "max_ms": 400}),
         ]

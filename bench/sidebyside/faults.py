@@ -142,14 +142,14 @@ def _is_int(data: bytes) -> bool:
 
 
 def run_concurrent_history(system: System, root: Path, params: Params) -> dict[str, object]:
-    """Writers append at once while a reader follows the cursor, as dream does."""
+    """Writers append at once while a reader follows the cursor in batches, as dream does."""
     system.history(root).close()
     count = as_int(params, "count")
     writers = [
         _spawn(root, "worker-append", {"prefix": f"w{i}-", "count": count}, f"writer{i}")
         for i in range(as_int(params, "procs"))
     ]
-    reader = _spawn(root, "worker-read", {}, "reader")
+    reader = _spawn(root, "worker-read", {"batch": as_int(params, "batch")}, "reader")
     _wait_ready([*writers, reader])
     (root / "go").touch()
     for writer in writers:

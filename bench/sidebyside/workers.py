@@ -45,22 +45,25 @@ def worker_append(system: System, root: Path, params: Params) -> None:
     history.close()
 
 
-def worker_read(system: System, root: Path, _params: Params) -> None:
-    """Follow the log like dream: read after the cursor, move it to the last entry read."""
+def worker_read(system: System, root: Path, params: Params) -> None:
+    """Follow the log as dream does: take the first ``batch`` entries after the cursor, then
+    move the cursor to the last entry of that batch; once the writers are done, drain."""
     history = system.history(root)
+    batch = as_int(params, "batch")
     _say("ready")
     _wait_for(root / "go")
     cursor, polls, seen = 0, 0, list[str]()
     while True:
-        finished = (root / "done").exists()  # checked first, so one full read follows it
-        got = history.read_after(cursor)
+        finished = (root / "done").exists()  # checked before reading, so the drain is complete
+        got = history.read_after(cursor)[:batch]
         polls += 1
         if got:
             seen.extend(tag_of(text) for _cursor, text in got)
             cursor = got[-1][0]
-        if finished:
+        elif finished:
             break
-        time.sleep(0.002)
+        if not finished:
+            time.sleep(0.002)
     history.close()
     print(json.dumps({"seen": seen, "polls": polls}))
 

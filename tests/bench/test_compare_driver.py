@@ -74,7 +74,7 @@ def test_persist_times_one_message_at_each_session_length(tmp_path: Path) -> Non
 
 @pytest.mark.slow
 def test_concurrent_writers_and_a_cursor_reader_see_no_fault(tmp_path: Path) -> None:
-    result = _drive(tmp_path, "concurrent-history", {"procs": 3, "count": 40})
+    result = _drive(tmp_path, "concurrent-history", {"procs": 3, "count": 40, "batch": 7})
     assert result["acked"] == result["lines"] == 120
     for fault in ("duplicate_cursors", "missed_by_reader", "lost_lines", "out_of_order"):
         assert result[fault] == 0, fault
