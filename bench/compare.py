@@ -10,6 +10,10 @@ JSON. Systems alternate (the first one swaps every repetition) and each workload
 the report is the median per figure. Prints the summary JSON, then a Markdown table with the
 reverie/nanobot ratios and the targets of issue 9; writes the full runs to
 ``bench/out/compare.json`` and the plots to ``docs/img/`` (``bench/out/img/`` with --quick).
+
+Must not: import nanobot into reverie's environment, or time anything itself (timing happens
+inside the drivers, identically for both systems). Every figure it reports was measured in
+this run; a driver that fails or returns a wrong answer stops the run.
 """
 
 from __future__ import annotations
