@@ -33,6 +33,8 @@ LAYERS: dict[str, int] = {
     "modelfree": 2,
     "importers": 2,
     "engine": 3,
+    "endpoints": 3,
+    "async_engine": 3,
     "ingest": 3,
     "cli": 4,
     "mcp": 4,
