@@ -1,0 +1,10 @@
+"""Make ``bench/`` importable, so tests can reach the soak's parts (``soaklib``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
