@@ -1,4 +1,5 @@
-"""Make the comparison's modules importable: they live in bench/, outside the package."""
+"""Make ``bench/`` importable: the comparison's modules and the soak's parts live outside the
+package."""
 
 from __future__ import annotations
 

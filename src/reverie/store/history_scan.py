@@ -5,7 +5,8 @@
 above the previous line's). ``ScanMarker`` remembers how far the file was last found valid
 (inode, size, last cursor) in ``.reverie/history.checked``, so opening a workspace parses only
 what was appended since. The marker is a cache: when missing, unreadable, or describing another
-file (different inode, or larger than the file now is), the scan starts from byte 0.
+file (different inode, larger than the file now is, or an offset that does not end a line
+holding the checkpoint's cursor: inode numbers are reused), the scan starts from byte 0.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from reverie.store.atomic import atomic_write_text
 from reverie.store.entries import EntryFormatError, HistoryEntry
 from reverie.store.quarantine import BadLine
+
+_BACK_CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,7 @@ def scan_lines(path: Path, checkpoint: Checkpoint | None) -> Scan:
         return Scan(start=0, start_line=0, last_cursor=0)
     with handle:
         size = handle.seek(0, 2)
-        if checkpoint is None or checkpoint.offset > size:
+        if checkpoint is None or checkpoint.offset > size or not _ends_entry(handle, checkpoint):
             checkpoint = Checkpoint(0, 0, 0)
         handle.seek(checkpoint.offset)
         scan = Scan(
@@ -88,6 +92,35 @@ def scan_lines(path: Path, checkpoint: Checkpoint | None) -> Scan:
             _sort_line(path, scan, raw, offset, line_no)
             offset += len(raw)
     return scan
+
+
+def _ends_entry(handle: BinaryIO, checkpoint: Checkpoint) -> bool:
+    """Whether the line that ends exactly at the checkpoint's offset has its cursor.
+
+    Inode numbers are reused (ext4 gives a freed one to the next new file, so a log replaced
+    twice by trim often has an earlier version's number): a checkpoint naming the right inode
+    may still describe another file, and its offset may fall inside a line of this one.
+    """
+    end = checkpoint.offset
+    if end == 0:
+        return True
+    handle.seek(end - 1)
+    if handle.read(1) != b"\n":
+        return False
+    start = end - 1
+    while start > 0:
+        step = min(_BACK_CHUNK, start)
+        handle.seek(start - step)
+        newline = handle.read(step).rfind(b"\n")
+        if newline >= 0:
+            start = start - step + newline + 1
+            break
+        start -= step
+    handle.seek(start)
+    try:
+        return HistoryEntry.from_line(handle.read(end - start)).cursor == checkpoint.cursor
+    except EntryFormatError:
+        return False
 
 
 def _sort_line(path: Path, scan: Scan, raw: bytes, offset: int, line_no: int) -> None:

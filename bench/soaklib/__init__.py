@@ -1,0 +1,1 @@
+"""The parts of ``bench/soak.py``: fault-injecting model, workers, supervisor, invariant checks."""
