@@ -287,3 +287,21 @@ def test_lines_backwards_skips_a_file_that_is_one_partial_line(tmp_path: Path) -
     path.write_bytes(b"one\n")
     with path.open("rb") as handle:
         assert list(lines_backwards(handle, chunk=2)) == [b"one"]
+
+
+def test_trim_quarantines_a_line_damaged_in_place_before_the_checkpoint(
+    workspace: Workspace,
+) -> None:
+    for index in range(10):
+        workspace.history.append(f"entry {index:02d}")
+    workspace.history.repair()  # the checkpoint now covers the whole file
+    data = workspace.history.path.read_bytes()
+    lines = data.splitlines(keepends=True)
+    lines[3] = b"x" * (len(lines[3]) - 1) + b"\n"  # same length, same inode: a hand edit
+    with workspace.history.path.open("r+b") as handle:
+        handle.write(b"".join(lines))
+    workspace.dream_cursor.write(10)
+    result = workspace.history.trim(keep=2)
+    assert result.kept == 2
+    assert [r.line for r in workspace.quarantine.records()] == [4]
+    assert [e.cursor for e in workspace.history.read_since(0)] == [9, 10]

@@ -240,18 +240,19 @@ class HistoryLog:
             raise ValueError(f"keep must be >= 0, got {keep}")
         with self._lock.hold():
             self._repair_locked()
-            with self.path.open("rb") as handle:
-                lines = [line for line in handle if line.strip()]
-            passed = count_passed(lines, self._dream_cursor.read())
-            drop = min(passed, max(0, len(lines) - keep))
+            try:
+                lines, drop = self._plan_trim(keep)
+            except EntryFormatError:
+                # A line damaged before the last checkpoint (a hand edit in place): scan the
+                # whole file, quarantine what is bad (never drop it), and plan again.
+                self._repair_locked(full=True)
+                lines, drop = self._plan_trim(keep)
             if drop == 0:
                 return TrimResult(dropped=0, kept=len(lines), dropped_through=0)
             through = HistoryEntry.from_line(lines[drop - 1]).cursor
             atomic_write(self.path, b"".join(lines[drop:]))
             fd, size = self._append_fd()
-            self._marker.save(
-                self._fd_inode, size, self._last_cursor_locked(fd, size), len(lines) - drop
-            )
+            self._save_checkpoint(size, self._last_cursor_locked(fd, size), len(lines) - drop)
             logger.info("trimmed history: dropped %d entries through cursor %d", drop, through)
             return TrimResult(dropped=drop, kept=len(lines) - drop, dropped_through=through)
 
@@ -319,10 +320,27 @@ class HistoryLog:
         self._tail = _Tail(self._fd_inode, os.fstat(fd).st_size, last)
         return last
 
-    def _repair_locked(self) -> list[BadLine]:
+    def _plan_trim(self, keep: int) -> tuple[list[bytes], int]:
+        """The log's non-blank lines and how many leading ones to drop.
+
+        Raises:
+            EntryFormatError: a line that would be dropped, or one bisection met, is invalid.
+        """
+        with self.path.open("rb") as handle:
+            lines = [line for line in handle if line.strip()]
+        passed = count_passed(lines, self._dream_cursor.read())
+        drop = min(passed, max(0, len(lines) - keep))
+        for line in lines[:drop]:
+            # Only lines whose cursor reads as passed may leave; anything else is parsed, and a
+            # line that fails raises so the caller quarantines it instead of dropping it.
+            if quick_cursor(line) is None:
+                HistoryEntry.from_line(line)
+        return lines, drop
+
+    def _repair_locked(self, *, full: bool = False) -> list[BadLine]:
         fd, _size = self._append_fd()
         torn = self._cut_torn_tail(fd)
-        scan = scan_lines(self.path, self._checkpoint())
+        scan = scan_lines(self.path, None if full else self._checkpoint())
         if scan.bad:
             self._quarantine.keep(scan.bad, now=self._clock())
             self._rewrite_without(scan)
