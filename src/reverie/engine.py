@@ -34,13 +34,18 @@ from reverie.doctor import DoctorReport, examine
 from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
 from reverie.errors import ModelNotConfiguredError
+from reverie.llm.lazy import LazyProvider
 from reverie.llm.provider import Provider, ToolSchema
 from reverie.llm.tokens import default_counter
 from reverie.messages import JSONValue, Message
 from reverie.modelfree.summariser import ModelFreeSummariser
 from reverie.prompt import AssembledPrompt, PromptAssembler
 from reverie.search import SearchHit, SearchIndex
+from reverie.session import SessionInfo
 from reverie.status import Status, gather
+from reverie.store.audit import CommitDetail, CommitInfo
+from reverie.store.entries import HistoryEntry
+from reverie.store.ledger import LedgerSummary
 from reverie.store.workspace import Workspace
 from reverie.token_estimate import TokenCounter
 
@@ -104,6 +109,19 @@ def build_provider(model: ModelConfig, environ: Mapping[str, str] | None = None)
             model=model.model, api_key=key, base_url=model.base_url, timeout=model.timeout_seconds
         )
     return OpenAIProvider(model=model.model, api_key=key, timeout=model.timeout_seconds)
+
+
+def _deferred(model: ModelConfig, environ: Mapping[str, str] | None) -> Provider | None:
+    """``build_provider`` on the first model call: most commands never make one."""
+    if not model.configured:
+        return None
+    return LazyProvider(lambda: _built(model, environ), label=model.model)
+
+
+def _built(model: ModelConfig, environ: Mapping[str, str] | None) -> Provider:
+    built = build_provider(model, environ)
+    assert built is not None, "only configured models are deferred"
+    return built
 
 
 class MemoryEngine:
@@ -173,10 +191,10 @@ class MemoryEngine:
         path = Path(workspace) if workspace is not None else default_workspace(environ)
         opened = Workspace.open(path, create=create, clock=clock)
         config = config if config is not None else load_config(opened.root, environ)
-        chat = provider if provider is not None else build_provider(config.model, environ)
+        chat = provider if provider is not None else _deferred(config.model, environ)
         memory = memory_provider
         if memory is None:
-            memory = build_provider(config.memory_model, environ) if config.memory_model else chat
+            memory = _deferred(config.memory_model, environ) if config.memory_model else chat
         return cls(
             opened,
             config=config,
@@ -323,6 +341,48 @@ class MemoryEngine:
         if self._index is None:
             self._index = SearchIndex(self.workspace)
         return self._index
+
+    # Reads and restore for surfaces (CLI, MCP): thin, so a surface never wires parts itself.
+
+    def history(
+        self, *, since: int | None = None, session_key: str | None = None, limit: int | None = None
+    ) -> list[HistoryEntry]:
+        """Return history entries, oldest first, optionally of one session.
+
+        With ``since``, the first ``limit`` entries after that cursor (page forward by passing
+        the last cursor seen); without it, the newest ``limit`` entries.
+        """
+        if limit is not None and limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        found = (
+            self.workspace.history.read_since(since)
+            if since is not None
+            else self.workspace.history.entries()
+        )
+        kept = [e for e in found if session_key is None or e.session_key == session_key]
+        if limit is None:
+            return kept
+        return kept[:limit] if since is not None else kept[-limit:]
+
+    def sessions(self) -> list[SessionInfo]:
+        """Every session (internal ``dream:`` ones too), sorted by key."""
+        return self.workspace.sessions.list()
+
+    def log(self, n: int = 20) -> list[CommitInfo]:
+        """The newest ``n`` audit commits, newest first."""
+        return self.workspace.audit.log(n)
+
+    def show(self, rev: str) -> CommitDetail:
+        """One audit commit with its diff (raises ``RevisionNotFoundError``)."""
+        return self.workspace.audit.show(rev)
+
+    def restore(self, rev: str) -> CommitInfo:
+        """Put the durable files and the dream cursor back as of ``rev``, as a new commit."""
+        return self.dreamer().restore(rev)
+
+    def costs(self) -> LedgerSummary:
+        """The ledger added up by job and by day."""
+        return self.workspace.ledger.summary()
 
     def _search_text(self, query: str, limit: int, session_key: str) -> str:
         scope = None if self.config.prompt.unified_session else session_key
