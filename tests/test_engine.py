@@ -15,9 +15,12 @@ from reverie import (
     ModelNotConfiguredError,
     ScriptedProvider,
     ToolCall,
+    Usage,
 )
+from reverie.async_engine import AsyncMemoryEngine
 from reverie.config import CompactionConfig, Config, ModelConfig
-from reverie.engine import AsyncMemoryEngine, MemoryEngine, build_provider
+from reverie.endpoints import build_provider
+from reverie.engine import MemoryEngine
 from reverie.llm.openai_provider import OpenAIProvider
 from tests.conftest import StepClock
 
@@ -204,3 +207,12 @@ def test_providers_come_from_config(tmp_path: Path) -> None:
     assert engine.mode == "model"
     assert engine.config.compaction == CompactionConfig()
     assert json.dumps(engine.config.model.model) == '"m"'
+
+
+def test_reported_prompt_tokens_correct_later_estimates(tmp_path: Path, clock: StepClock) -> None:
+    chat = ScriptedProvider()
+    chat.reply("hi", usage=Usage(prompt_tokens=5000, completion_tokens=3))
+    engine = _engine(tmp_path, clock, provider=chat, memory_provider=ScriptedProvider())
+    before = engine.counter.text("a sentence of several words")
+    engine.turn("cli:a", "hello")
+    assert engine.counter.text("a sentence of several words") > before

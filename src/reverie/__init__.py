@@ -3,6 +3,13 @@
 The public API is re-exported here; everything else is internal.
 """
 
+from reverie.agent import TurnResult
+from reverie.async_engine import AsyncMemoryEngine
+from reverie.compaction.result import CompactionResult
+from reverie.config import Config
+from reverie.doctor import DoctorReport
+from reverie.dream.result import DreamResult
+from reverie.engine import MemoryEngine, PromptResult, RecordResult
 from reverie.errors import (
     AuditError,
     ContextLengthExceededError,
@@ -27,6 +34,7 @@ from reverie.errors import (
     WorkspaceFormatError,
     WorkspaceMissingError,
 )
+from reverie.ingest import IngestReport
 from reverie.llm.anthropic_provider import AnthropicProvider
 from reverie.llm.openai_provider import OpenAIProvider
 from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema, Usage
@@ -35,7 +43,9 @@ from reverie.llm.scripted import ScriptedProvider
 from reverie.llm.settings import ModelRoles, ModelSettings
 from reverie.llm.tokens import CalibratedCounter, ExactCounter, count_request, default_counter
 from reverie.messages import Message, ToolCall
+from reverie.search import SearchHit
 from reverie.session import ArchivedSummary, Session, SessionInfo
+from reverie.status import Status
 from reverie.store.audit import CommitDetail, CommitInfo
 from reverie.store.entries import HistoryEntry
 from reverie.store.history import TrimResult
@@ -45,19 +55,26 @@ from reverie.store.workspace import Workspace
 __all__ = [
     "AnthropicProvider",
     "ArchivedSummary",
+    "AsyncMemoryEngine",
     "AuditError",
     "CalibratedCounter",
     "ChatReply",
     "ChatRequest",
     "CommitDetail",
     "CommitInfo",
+    "CompactionResult",
+    "Config",
     "ContextLengthExceededError",
     "CursorError",
+    "DoctorReport",
+    "DreamResult",
     "ExactCounter",
     "HistoryEntry",
     "HistoryError",
+    "IngestReport",
     "LockTimeoutError",
     "MalformedReplyError",
+    "MemoryEngine",
     "Message",
     "ModelConnectionError",
     "ModelError",
@@ -68,21 +85,26 @@ __all__ = [
     "ModelSettings",
     "ModelTimeoutError",
     "OpenAIProvider",
+    "PromptResult",
     "Provider",
+    "RecordResult",
     "RetryPolicy",
     "ReverieError",
     "RevisionNotFoundError",
     "ScriptExhaustedError",
     "ScriptedProvider",
+    "SearchHit",
     "Session",
     "SessionError",
     "SessionImportError",
     "SessionInfo",
     "SessionStore",
+    "Status",
     "StorageError",
     "ToolCall",
     "ToolSchema",
     "TrimResult",
+    "TurnResult",
     "Usage",
     "Workspace",
     "WorkspaceDamagedError",

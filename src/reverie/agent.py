@@ -73,7 +73,7 @@ class TurnResult:
 class ChatAgent:
     """Runs turns of the built-in agent for one workspace."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 (keyword-only wiring, done once by the engine)
         self,
         workspace: Workspace,
         *,
@@ -84,6 +84,7 @@ class ChatAgent:
         search: SearchFunction,
         clock: Clock,
         max_iterations: int = 6,
+        observe: Callable[[ChatRequest, ChatReply], None] | None = None,
     ) -> None:
         self._workspace = workspace
         self._provider = provider
@@ -93,6 +94,7 @@ class ChatAgent:
         self._search = search
         self._clock = clock
         self._max_iterations = max(1, max_iterations)
+        self._observe = observe
 
     def turn(self, key: str, user_text: str) -> TurnResult:
         """Answer ``user_text`` in session ``key``, recording every message."""
@@ -113,6 +115,8 @@ class ChatAgent:
                 request, tokens = self._request(key, final=last)
                 reply = self._provider.complete(request)
             calls += 1
+            if self._observe is not None:
+                self._observe(request, reply)  # real prompt tokens correct later estimates
             added.append(self._record(key, reply.to_message(timestamp=self._clock())))
             if not reply.tool_calls:
                 return self._result(reply, added, tokens, calls, compactions, stopped=False)

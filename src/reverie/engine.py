@@ -3,7 +3,7 @@
 Under any agent: ``record`` what happened, ask ``prompt`` for the next in-budget prompt; or let
 the built-in agent do both with ``turn``. ``dream`` curates the durable files, ``search``
 finds anything remembered, ``status`` says where things stand. ``AsyncMemoryEngine`` wraps
-every call for asyncio agents (in a worker thread) and adds no logic of its own.
+every call for asyncio agents (``reverie.async_engine``) and adds no logic of its own.
 
 Modes. With a model configured, compaction and dream use it (``[memory_model]`` if set, else
 ``[model]``). Without one, or with ``dream.mode = "model-free"``, they run model-free:
@@ -13,7 +13,6 @@ configure one when there is none.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,15 +27,16 @@ from reverie.compaction.compactor import Compactor
 from reverie.compaction.idle import IdleScanner
 from reverie.compaction.result import CompactionResult
 from reverie.compaction.summariser import ModelSummariser
-from reverie.config import Config, ModelConfig
-from reverie.config_file import api_key, default_workspace, load_config
+from reverie.config import Config
+from reverie.config_file import default_workspace, load_config
 from reverie.doctor import DoctorReport, examine
 from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
+from reverie.endpoints import deferred_provider
 from reverie.errors import ModelNotConfiguredError
-from reverie.llm.lazy import LazyProvider
-from reverie.llm.provider import Provider, ToolSchema
-from reverie.llm.tokens import default_counter
+from reverie.ingest import IngestReport, Progress, run_ingest
+from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema
+from reverie.llm.tokens import CalibratedCounter, default_counter
 from reverie.messages import JSONValue, Message
 from reverie.modelfree.summariser import ModelFreeSummariser
 from reverie.prompt import AssembledPrompt, PromptAssembler
@@ -84,44 +84,6 @@ class RecordResult:
 
     indices: range
     compaction: CompactionResult
-
-
-def build_provider(model: ModelConfig, environ: Mapping[str, str] | None = None) -> Provider | None:
-    """Return the provider for ``model``, or None when no model name is configured."""
-    if not model.configured:
-        return None
-    key = api_key(model, environ)
-    if model.provider == "anthropic":
-        from reverie.llm.anthropic_provider import AnthropicProvider  # noqa: PLC0415 (optional)
-
-        if model.base_url:
-            return AnthropicProvider(
-                model=model.model,
-                api_key=key,
-                base_url=model.base_url,
-                timeout=model.timeout_seconds,
-            )
-        return AnthropicProvider(model=model.model, api_key=key, timeout=model.timeout_seconds)
-    from reverie.llm.openai_provider import OpenAIProvider  # noqa: PLC0415 (SDK import cost)
-
-    if model.base_url:
-        return OpenAIProvider(
-            model=model.model, api_key=key, base_url=model.base_url, timeout=model.timeout_seconds
-        )
-    return OpenAIProvider(model=model.model, api_key=key, timeout=model.timeout_seconds)
-
-
-def _deferred(model: ModelConfig, environ: Mapping[str, str] | None) -> Provider | None:
-    """``build_provider`` on the first model call: most commands never make one."""
-    if not model.configured:
-        return None
-    return LazyProvider(lambda: _built(model, environ), label=model.model)
-
-
-def _built(model: ModelConfig, environ: Mapping[str, str] | None) -> Provider:
-    built = build_provider(model, environ)
-    assert built is not None, "only configured models are deferred"
-    return built
 
 
 class MemoryEngine:
@@ -191,16 +153,18 @@ class MemoryEngine:
         path = Path(workspace) if workspace is not None else default_workspace(environ)
         opened = Workspace.open(path, create=create, clock=clock)
         config = config if config is not None else load_config(opened.root, environ)
-        chat = provider if provider is not None else _deferred(config.model, environ)
+        chat = provider if provider is not None else deferred_provider(config.model, environ)
         memory = memory_provider
         if memory is None:
-            memory = _deferred(config.memory_model, environ) if config.memory_model else chat
+            memory = (
+                deferred_provider(config.memory_model, environ) if config.memory_model else chat
+            )
         return cls(
             opened,
             config=config,
             chat_provider=chat,
             memory_provider=memory,
-            counter=default_counter(),
+            counter=CalibratedCounter(default_counter()),
             clock=clock,
         )
 
@@ -239,7 +203,14 @@ class MemoryEngine:
             compactor=self.compactor,
             search=self._search_text,
             clock=self.clock,
+            observe=self.counter.observe_reply
+            if isinstance(self.counter, CalibratedCounter)
+            else None,
         )
+
+    def _calibrate(self, request: ChatRequest, reply: ChatReply) -> None:
+        if isinstance(self.counter, CalibratedCounter):
+            self.counter.observe_reply(request, reply)
 
     def compact(self, session_key: str) -> CompactionResult:
         """Archive every pending message of a session now."""
@@ -278,6 +249,14 @@ class MemoryEngine:
         dreamer = self.dreamer()
         decision = dreamer.should_run()
         return dreamer.run(trigger=decision.trigger or "schedule") if decision.run else None
+
+    def ingest(self, paths: Sequence[Path], *, on_progress: Progress | None = None) -> IngestReport:
+        """Import conversations, compact them at their recorded pace, dream until done.
+
+        Formats: OpenAI-style message lists, ChatGPT exports, nanobot workspaces and sessions
+        (see ``reverie.ingest``).
+        """
+        return run_ingest(self, paths, on_progress)
 
     def status(self) -> Status:
         """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
@@ -403,30 +382,3 @@ def _stamp(message: Message, clock: Clock) -> Message:
     from dataclasses import replace  # noqa: PLC0415
 
     return replace(message, timestamp=clock())
-
-
-class AsyncMemoryEngine:
-    """``MemoryEngine`` for asyncio: each call runs in a worker thread; no logic of its own."""
-
-    def __init__(self, engine: MemoryEngine) -> None:
-        self.engine = engine
-
-    async def record(
-        self, session_key: str, messages: Iterable[Message | Mapping[str, JSONValue]]
-    ) -> RecordResult:
-        """See ``MemoryEngine.record``."""
-        return await asyncio.to_thread(self.engine.record, session_key, list(messages))
-
-    async def prompt(
-        self, session_key: str, user_text: str | None, tools: Sequence[ToolSchema] = ()
-    ) -> PromptResult:
-        """See ``MemoryEngine.prompt``."""
-        return await asyncio.to_thread(self.engine.prompt, session_key, user_text, tools)
-
-    async def turn(self, session_key: str, user_text: str) -> TurnResult:
-        """See ``MemoryEngine.turn``."""
-        return await asyncio.to_thread(self.engine.turn, session_key, user_text)
-
-    async def compact(self, session_key: str) -> CompactionResult:
-        """See ``MemoryEngine.compact``."""
-        return await asyncio.to_thread(self.engine.compact, session_key)

@@ -16,7 +16,8 @@ measures the pending view, so a large suffix never forces needless compaction.
 Isolation (invariant 10): recent history carries only this session's entries, unless the
 workspace is one unified conversation; internal sessions (``dream:``, ``cron:``) never appear.
 Caps (invariant 12): at most ``recent_entries`` entries and ``recent_tokens`` tokens, newest
-kept, even when dream never runs; only a window of the newest cursors is read, never the log.
+kept, even when dream never runs; the log is read backwards from its end and only as far as
+needed (lines of other sessions are skipped without parsing).
 """
 
 from __future__ import annotations
@@ -38,8 +39,6 @@ from reverie.turns import pending_view, replay
 
 INTERNAL_PREFIXES = ("dream:", "cron:")
 CONTINUATION_NOTE = "(This turn continues; its earlier part is in the summary above.)"
-RECENT_WINDOW = 2_000
-"""How many of the newest cursors are looked at for recent history (the log is never scanned)."""
 
 
 def is_internal(session_key: str | None) -> bool:
@@ -163,16 +162,18 @@ class PromptAssembler:
 
     def recent_history(self, session: Session) -> tuple[HistoryEntry, ...]:
         """This session's entries after the dream cursor, newest kept, within both caps."""
-        history = self._workspace.history
-        since = max(self._workspace.dream_cursor.read(), history.last_cursor() - RECENT_WINDOW)
         summary = session.summary.text.strip() if session.summary is not None else None
+        unified = self._config.unified_session
+        needle = None if unified else json.dumps(session.key, ensure_ascii=False).encode()
+        newest = self._workspace.history.read_recent(
+            self._workspace.dream_cursor.read(),
+            limit=self._config.recent_entries,
+            needle=needle,
+            accept=lambda e: self._visible(e, session.key) and e.content.strip() != summary,
+        )
         chosen: list[HistoryEntry] = []
         budget = self._config.recent_tokens
-        for entry in reversed(history.read_since(since)):
-            if len(chosen) >= self._config.recent_entries:
-                break
-            if not self._visible(entry, session.key) or entry.content.strip() == summary:
-                continue
+        for entry in newest:
             cost = self._counter.text(entry.content) + 8
             if cost > budget:
                 break

@@ -231,6 +231,7 @@ def test_a_crash_after_publishing_is_finished_by_the_next_run(
     assert {change.path for change in recovered_commit.files} == {
         "USER.md",
         "memory/.dream_cursor",
+        "skills/crash/SKILL.md",
     }
     assert "+- crashed fact" in recovered_commit.message
     assert seeded.audit.pending_diff().files == ()

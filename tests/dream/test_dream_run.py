@@ -83,6 +83,7 @@ def test_routed_edits_land_in_their_files_and_commit_with_a_diff_built_message(
         "USER.md",
         "memory/MEMORY.md",
         "memory/.dream_cursor",
+        "skills/release/SKILL.md",
     }
     assert workspace.audit.pending_diff().files == ()
     assert not (root / ".reverie" / "dream-publish.json").exists()

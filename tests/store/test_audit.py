@@ -254,9 +254,27 @@ def test_a_removed_file_is_committed_as_a_deletion(root: Path, audit: AuditRepo)
 def test_untracked_files_are_never_committed(root: Path, audit: AuditRepo) -> None:
     write(root, "notes.txt", "private\n")
     write(root, "memory/history.jsonl", '{"cursor": 1}\n')
-    write(root, "skills/a/SKILL.md", "# skill\n")
+    write(root, "skills/a/notes.md", "# not a skill file\n")
+    write(root, "skills/Bad Name/SKILL.md", "# not a valid skill name\n")
     assert audit.commit("nothing tracked changed") is None
     assert audit.pending_diff().files == ()
+
+
+def test_skill_files_are_tracked_committed_and_restored(root: Path, audit: AuditRepo) -> None:
+    write(root, "skills/brew-tea/SKILL.md", "# Brew tea\n1. boil\n")
+    first = audit.commit("dream: add a skill")
+    assert first is not None
+    assert [f.path for f in first.files] == ["skills/brew-tea/SKILL.md"]
+    write(root, "skills/brew-tea/SKILL.md", "# Brew tea\n1. boil\n2. steep\n")
+    write(root, "skills/ping/SKILL.md", "# Ping\n")
+    assert audit.commit("dream: more skills") is not None
+    audit.restore(first.sha)
+    assert (root / "skills/brew-tea/SKILL.md").read_text() == "# Brew tea\n1. boil\n"
+    assert not (root / "skills/ping/SKILL.md").exists()
+    (root / "skills/brew-tea/SKILL.md").unlink()
+    removed = audit.commit("dream: drop the skill")
+    assert removed is not None
+    assert [(f.path, f.added) for f in removed.files] == [("skills/brew-tea/SKILL.md", 0)]
 
 
 def test_subject_is_one_line_and_must_not_be_blank(root: Path, audit: AuditRepo) -> None:
@@ -447,10 +465,14 @@ def test_git_status_shows_only_the_tracked_files(root: Path, audit: AuditRepo) -
     write(root, "memory/history.jsonl", '{"cursor": 1}\n')
     write(root, "memory/.cursor", "1")
     write(root, "sessions/chat.jsonl", "{}\n")
-    write(root, "skills/a/SKILL.md", "# skill\n")
+    write(root, "skills/a/notes.md", "# skill notes\n")
     write(root, "notes.txt", "scratch\n")
     status = porcelain.status(str(root), untracked_files="all")
     assert (status.untracked, status.unstaged) == ([], [])
+    write(root, "skills/a/SKILL.md", "# skill\n")
+    assert porcelain.status(str(root), untracked_files="all").untracked == [b"skills/a/SKILL.md"]
+    audit.commit("dream: a skill")
+    assert porcelain.status(str(root), untracked_files="all").untracked == []
     assert status.staged == {"add": [], "delete": [], "modify": []}
     write(root, "USER.md", "# User\nchanged\n")
     assert porcelain.status(str(root), untracked_files="all").unstaged == [b"USER.md"]

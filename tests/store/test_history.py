@@ -245,3 +245,45 @@ def test_compaction_entries_keep_their_range_and_kind(workspace: Workspace) -> N
     assert (read.range, read.kind) == ((0, 12), "summary")
     odd = HistoryEntry.from_line(b'{"cursor": 3, "content": "x", "range": [5, 2], "kind": 7}')
     assert (odd.range, odd.kind) == (None, None)
+
+
+def test_read_recent_reads_backwards_with_filters_and_bounds(workspace: Workspace) -> None:
+    for index in range(30):
+        workspace.history.append(f"a{index}", session_key="cli:a")
+        workspace.history.append(f"b{index}", session_key="cli:ab")
+    with workspace.history.path.open("ab") as handle:
+        handle.write(b'{"cursor": 999, "content": "partial')
+    newest = workspace.history.read_recent(0, limit=3, needle=b'"cli:a"')
+    assert [e.content for e in newest] == ["a29", "a28", "a27"]
+    since = workspace.history.read_recent(55, limit=50)
+    assert [e.cursor for e in since] == [60, 59, 58, 57, 56]
+    odd = workspace.history.read_recent(0, limit=50, accept=lambda e: e.cursor % 2 == 1)
+    assert len(odd) == 30
+    assert workspace.history.read_recent(0, limit=50, max_lines=4)[-1].cursor == 57
+
+
+def test_lines_backwards_crosses_chunk_boundaries(tmp_path: Path) -> None:
+    from reverie.store.history_read import lines_backwards
+
+    path = tmp_path / "lines"
+    lines = [f"line {index} " + "x" * (index % 7) for index in range(200)]
+    path.write_bytes(("\n".join(lines) + "\npartial").encode())
+    with path.open("rb") as handle:
+        assert list(lines_backwards(handle, chunk=16)) == [
+            line.encode() for line in reversed(lines)
+        ]
+    path.write_bytes(b"")
+    with path.open("rb") as handle:
+        assert list(lines_backwards(handle)) == []
+
+
+def test_lines_backwards_skips_a_file_that_is_one_partial_line(tmp_path: Path) -> None:
+    from reverie.store.history_read import lines_backwards
+
+    path = tmp_path / "lines"
+    path.write_bytes(b"no newline at all")
+    with path.open("rb") as handle:
+        assert list(lines_backwards(handle, chunk=4)) == []
+    path.write_bytes(b"one\n")
+    with path.open("rb") as handle:
+        assert list(lines_backwards(handle, chunk=2)) == [b"one"]

@@ -4,16 +4,12 @@ It calls ``MemoryEngine.ingest(paths, on_progress=...)``, which reports
 ``on_progress(stage, done, total)``; each stage gets its own bar on stderr. The summary says
 what was added and skipped, how much history and how many dream commits it made, in which
 mode, and lists every record that could not be imported (those do not fail the command).
-
-The report is read through ``IngestReportLike``, the fields the command prints, so this module
-holds no knowledge of how importing works.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Protocol, cast
+from typing import Annotated
 
 import typer
 from rich.progress import (
@@ -27,49 +23,9 @@ from rich.progress import (
 from rich.text import Text
 
 from reverie.cli.context import WorkspaceOption, engine
-from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, err, out
-
-ProgressCallback = Callable[[str, int, int], None]
-
-
-class ProblemLike(Protocol):
-    """A record that could not be imported."""
-
-    def describe(self) -> str:
-        """One line for a person."""
-        ...
-
-
-class IngestReportLike(Protocol):
-    """What an import did (the fields ``ingest`` prints)."""
-
-    @property
-    def sessions(self) -> int: ...  # noqa: D102
-    @property
-    def messages_added(self) -> int: ...  # noqa: D102
-    @property
-    def messages_skipped(self) -> int: ...  # noqa: D102
-    @property
-    def entries(self) -> int: ...  # noqa: D102
-    @property
-    def commits(self) -> int: ...  # noqa: D102
-    @property
-    def dream_runs(self) -> int: ...  # noqa: D102
-    @property
-    def mode(self) -> str: ...  # noqa: D102
-    @property
-    def seconds(self) -> float: ...  # noqa: D102
-    @property
-    def problems(self) -> Sequence[ProblemLike]: ...  # noqa: D102
-
-
-class Importer(Protocol):
-    """An engine that can import conversations."""
-
-    def ingest(  # noqa: D102
-        self, paths: Sequence[Path], *, on_progress: ProgressCallback | None = None
-    ) -> IngestReportLike: ...
+from reverie.ingest import IngestReport
+from reverie.ingest import Progress as ProgressCallback
 
 
 def ingest(
@@ -80,12 +36,8 @@ def ingest(
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Import past conversations (nanobot, ChatGPT export, OpenAI-format JSON/JSONL)."""
-    with engine(ctx, workspace, create=True) as memory:
-        if not hasattr(memory, "ingest"):
-            fail("this build of reverie cannot import yet (MemoryEngine.ingest is missing)")
-        importer = cast("Importer", memory)
-        with _bars() as bars:
-            report = importer.ingest(paths, on_progress=_progress(bars))
+    with engine(ctx, workspace, create=True) as memory, _bars() as bars:
+        report = memory.ingest(paths, on_progress=_progress(bars))
     if json_output:
         emit_json(report)
         return
@@ -116,7 +68,7 @@ def _progress(bars: Progress) -> ProgressCallback:
     return on_progress
 
 
-def summary_line(report: IngestReportLike) -> Text:
+def summary_line(report: IngestReport) -> Text:
     """One line saying what an import did and in which mode."""
     return Text(
         f"imported {report.sessions} session(s): {report.messages_added} message(s) added, "

@@ -21,6 +21,7 @@ counter is safe to share between threads.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from typing import TYPE_CHECKING, Any
@@ -40,13 +41,15 @@ TOOLS_OVERHEAD_TOKENS = 12
 """Tokens the tool section costs beyond the schemas themselves (its framing)."""
 
 EXACT_ENCODINGS = ("o200k_base", "cl100k_base")
+_CACHE_MAX_CHARS = 32_768
 
 
 class ExactCounter:
     """Exact token counts in an OpenAI encoding, offline (needs the ``tokens`` extra)."""
 
     def __init__(self, count: Callable[[str], int], encoding: str) -> None:
-        self._count = count
+        # Prompts re-count the same messages every turn: remember recent texts' counts.
+        self._count = functools.lru_cache(maxsize=65_536)(count)
         self.encoding = encoding
 
     @classmethod
@@ -72,7 +75,9 @@ class ExactCounter:
 
     def text(self, text: str) -> int:
         """Return the exact tokens of ``text`` (special-token strings count as plain text)."""
-        return self._count(text) if text else 0
+        if not text:
+            return 0
+        return self._count(text) if len(text) <= _CACHE_MAX_CHARS else self._count.__wrapped__(text)
 
     def message(self, message: Message) -> int:
         """Return the tokens of one message, overhead and tool calls included."""

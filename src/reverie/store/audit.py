@@ -1,7 +1,8 @@
 """The audit repository: git history of the durable files and the dream cursor.
 
 ``AuditRepo`` owns ``WORKSPACE/.git`` (created with dulwich; no git binary is needed). It
-tracks exactly ``TRACKED_PATHS``: SOUL.md, USER.md, memory/MEMORY.md and memory/.dream_cursor.
+tracks exactly ``TRACKED_PATHS`` (SOUL.md, USER.md, memory/MEMORY.md, memory/.dream_cursor)
+and the skill files dream writes (``skills/<name>/SKILL.md``).
 A person can read it with plain git; ``.git/info/exclude`` hides every other file from
 ``git status``. An existing ``.git`` (a nanobot workspace) is adopted with its history.
 
@@ -73,6 +74,7 @@ from reverie.store.audit_worktree import (
     put_back,
     read_file,
     stage_tracked,
+    tracked_paths,
     write_exclude,
 )
 
@@ -169,7 +171,7 @@ class AuditRepo:
                 FileVersions(
                     path=path, old=blob_at(repo, tree, path), new=read_file(self.root / path)
                 )
-                for path in TRACKED_PATHS
+                for path in tracked_paths(self.root, repo, tree)
             )
 
     def log(self, n: int = 20) -> list[CommitInfo]:
@@ -215,7 +217,9 @@ class AuditRepo:
             sweep_git_locks(self.git_dir)
             target = resolve_revision(repo, rev)
             self._commit_locked(repo, SNAPSHOT_SUBJECT)
-            for path in TRACKED_PATHS:
+            head = head_commit(repo)
+            current = None if head is None else head.tree
+            for path in tracked_paths(self.root, repo, target.tree, current):
                 put_back(self.root / path, blob_at(repo, target.tree, path))
             subject = f"restore: {short_sha(target)} ({subject_of(target)})"
             made = self._commit_locked(repo, subject)

@@ -1,9 +1,10 @@
 """The workspace side of the audit repository: tracked files, the index and the exclude file.
 
 This module owns what the audit repository sees of the workspace folder: exactly
-``TRACKED_PATHS``, staged into the index so a person's ``git status`` agrees with the last
-commit, the reverie block of ``.git/info/exclude`` that hides every other file from that
-``git status``, and writing files back on restore. It never creates commits or moves refs.
+``TRACKED_PATHS`` plus every ``skills/<name>/SKILL.md`` dream wrote, staged into the index
+so a person's ``git status`` agrees with the last commit, the reverie block of
+``.git/info/exclude`` that hides every other file from that ``git status``, and writing files
+back on restore. It never creates commits or moves refs.
 
 Invariants: a tree built here differs from its base only at tracked paths (an adopted
 repository keeps every other path it committed); an absent tracked file is removed from the
@@ -13,6 +14,7 @@ file keeps every line a person wrote outside the reverie block.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +27,33 @@ if TYPE_CHECKING:
     from dulwich.repo import Repo
 
 TRACKED_PATHS: tuple[str, ...] = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/.dream_cursor")
-"""The only paths the audit repository commits, relative to the workspace."""
+"""The fixed paths the audit repository commits, relative to the workspace."""
+
+SKILL_PATH = re.compile(r"skills/[a-z0-9][a-z0-9_-]{0,63}/SKILL\.md")
+"""Skill files dream may write; each one that exists (or existed) is tracked too."""
+
+
+def skill_paths(root: Path, repo: Repo, *trees: ObjectID | None) -> set[str]:
+    """Skill files on disk in ``root`` and in any of ``trees`` (so removals are seen)."""
+    found = {
+        f"skills/{path.parent.name}/SKILL.md"
+        for path in (root / "skills").glob("*/SKILL.md")
+        if path.is_file() and not path.is_symlink()
+    }
+    for tree in trees:
+        if tree is not None:
+            found.update(
+                entry.path.decode("utf-8", "replace")
+                for entry in repo.object_store.iter_tree_contents(tree)
+                if entry.path.startswith(b"skills/")
+            )
+    return {path for path in found if SKILL_PATH.fullmatch(path)}
+
+
+def tracked_paths(root: Path, repo: Repo, *trees: ObjectID | None) -> tuple[str, ...]:
+    """Every path a commit, diff or restore looks at: the fixed ones and the skill files."""
+    return TRACKED_PATHS + tuple(sorted(skill_paths(root, repo, *trees)))
+
 
 _BEGIN_MARK = "# >>> reverie"
 _EXCLUDE_BEGIN = f"{_BEGIN_MARK}: audit only the durable files (block managed by reverie)"
@@ -39,6 +67,9 @@ _EXCLUDE_BLOCK = f"""{_EXCLUDE_BEGIN}
 /memory/*
 !/memory/MEMORY.md
 !/memory/.dream_cursor
+!/skills/
+/skills/*/*
+!/skills/*/SKILL.md
 {_EXCLUDE_END}
 """
 
@@ -46,13 +77,14 @@ _EXCLUDE_BLOCK = f"""{_EXCLUDE_BEGIN}
 def stage_tracked(repo: Repo, base: ObjectID | None) -> ObjectID:
     """Stage the tracked files and return the tree of ``base`` with only those replaced."""
     config = repo.get_config()  # the repository's own settings, not the user's global ones
-    repo.get_worktree().stage(list(TRACKED_PATHS), config=config)
+    paths = tracked_paths(Path(repo.path), repo, base)
+    repo.get_worktree().stage(list(paths), config=config)
     index = repo.open_index(config=config)
     entries: dict[bytes, tuple[ObjectID, int]] = {}
     if base is not None:
         for entry in repo.object_store.iter_tree_contents(base):
             entries[entry.path] = (entry.sha, entry.mode)
-    for path in TRACKED_PATHS:
+    for path in paths:
         key = path.encode("utf-8")
         try:
             staged = index[key]

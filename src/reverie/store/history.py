@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -45,6 +45,7 @@ from reverie.store.history_read import (
     count_lines_before,
     count_passed,
     last_cursor_in_tail,
+    lines_backwards,
     quick_cursor,
 )
 from reverie.store.history_scan import Checkpoint, Scan, ScanMarker, scan_lines
@@ -167,6 +168,43 @@ class HistoryLog:
                 break
             self.repair()
         return entries
+
+    def read_recent(
+        self,
+        since: int,
+        *,
+        limit: int,
+        needle: bytes | None = None,
+        accept: Callable[[HistoryEntry], bool] | None = None,
+        max_lines: int = 5_000,
+    ) -> list[HistoryEntry]:
+        """Return up to ``limit`` of the newest entries above ``since``, newest first.
+
+        Reads backwards from the end of the file and stops at ``since`` or after ``max_lines``
+        lines, so the cost is bounded whatever the file's size. Lines without ``needle``
+        (e.g. a session key's JSON text) are skipped unparsed; ``accept`` filters entries.
+        """
+        found: list[HistoryEntry] = []
+        with self._open_read() as handle:
+            for seen, line in enumerate(lines_backwards(handle)):
+                quick = quick_cursor(line)
+                if (
+                    (quick is not None and quick <= since)
+                    or len(found) >= limit
+                    or seen >= max_lines
+                ):
+                    break
+                if not line.strip() or (needle is not None and needle not in line):
+                    continue
+                try:
+                    entry = HistoryEntry.from_line(line)
+                except EntryFormatError:
+                    continue
+                if entry.cursor <= since:
+                    break
+                if accept is None or accept(entry):
+                    found.append(entry)
+        return found
 
     def last_cursor(self) -> int:
         """Return the highest cursor handed out so far (0 for a new log)."""

@@ -113,3 +113,40 @@ def quick_cursor(line: bytes) -> int | None:
     """
     match = _CURSOR_PREFIX.match(line)
     return int(match.group(1)) if match else None
+
+
+def lines_backwards(handle: BinaryIO, chunk: int = 64 * 1024) -> Iterator[bytes]:
+    """Yield the file's complete lines from the last to the first (newlines stripped).
+
+    A final line without its newline (an append in progress) is skipped.
+    """
+    position = _complete_end(handle, chunk) - 1  # drop the last newline itself
+    carry = b""
+    while position > 0:
+        step = min(chunk, position)
+        position -= step
+        handle.seek(position)
+        lines = (handle.read(step) + carry).split(b"\n")
+        carry = lines[0]
+        yield from reversed(lines[1:])
+    if position == 0 and (carry or _ends_at_first_line(handle)):
+        yield carry
+
+
+def _complete_end(handle: BinaryIO, chunk: int) -> int:
+    """Return the offset just past the file's last newline (0 when it has none)."""
+    end = os.fstat(handle.fileno()).st_size
+    while end > 0:
+        step = min(chunk, end)
+        handle.seek(end - step)
+        newline = handle.read(step).rfind(b"\n")
+        if newline >= 0:
+            return end - step + newline + 1
+        end -= step
+    return 0
+
+
+def _ends_at_first_line(handle: BinaryIO) -> bool:
+    """True when the file starts with a newline (an empty first line is still a line)."""
+    handle.seek(0)
+    return handle.read(1) == b"\n"

@@ -1,0 +1,148 @@
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from reverie import Message
+from reverie.config import Config
+from reverie.engine import MemoryEngine
+from reverie.store.workspace import Workspace
+from tests.conftest import StepClock
+
+EXAMPLES = Path(__file__).parents[1] / "examples"
+
+
+def _engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
+    return MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={})
+
+
+def _everything(root: Path) -> str:
+    return "\n".join(
+        p.read_text(errors="replace")
+        for p in root.rglob("*")
+        if p.is_file() and ".git" not in p.parts
+    )
+
+
+def test_the_examples_become_durable_audited_memory_without_a_model(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = _engine(tmp_path, clock)
+    stages: set[str] = set()
+    report = engine.ingest(
+        [EXAMPLES / "conversations.json", EXAMPLES / "chatgpt-export"],
+        on_progress=lambda stage, done, total: stages.add(stage),
+    )
+    assert report.mode == "model-free"
+    assert report.sessions == 6
+    assert report.messages_added > 40
+    assert report.entries >= 6
+    assert report.commits >= 1
+    assert report.problems == ()
+    assert stages == {"import", "replay", "dream"}
+    files = engine.workspace.files
+    assert "Utrecht" in files.read("USER")
+    assert "Postgres 16" in files.read("MEMORY")
+    assert "always reply in English" in files.read("SOUL")
+    assert engine.status().pending_entries == 0
+    assert "tulip-harbour-42" not in _everything(engine.workspace.root / "memory")
+    assert "tulip-harbour-42" not in files.read("USER") + files.read("MEMORY") + files.read("SOUL")
+    log = engine.workspace.audit.log(10)
+    assert log[0].subject.endswith("(model-free)")
+    hits = engine.search("DuckDB")
+    assert hits
+
+
+def test_ingesting_the_same_data_again_adds_nothing(tmp_path: Path, clock: StepClock) -> None:
+    engine = _engine(tmp_path, clock)
+    engine.ingest([EXAMPLES / "conversations.json"])
+    cursor = engine.workspace.history.last_cursor()
+    commits = len(engine.workspace.audit.log(100))
+    again = engine.ingest([EXAMPLES / "conversations.json"])
+    assert (again.messages_added, again.entries, again.commits, again.dream_runs) == (0, 0, 0, 0)
+    assert again.messages_skipped > 0
+    assert engine.workspace.history.last_cursor() == cursor
+    assert len(engine.workspace.audit.log(100)) == commits
+
+
+def test_a_damaged_record_is_reported_and_the_rest_imported(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    source = tmp_path / "chats.jsonl"
+    lines = [
+        json.dumps(
+            {"role": "user", "content": "I live in Oslo.", "timestamp": "2026-11-01T10:00:00+00:00"}
+        ),
+        "{not json",
+        json.dumps(
+            {"role": "assistant", "content": "Noted.", "timestamp": "2026-11-01T10:00:05+00:00"}
+        ),
+    ]
+    source.write_text("\n".join(lines) + "\n")
+    engine = _engine(tmp_path, clock)
+    report = engine.ingest([source])
+    assert len(report.problems) == 1
+    assert "2" in report.problems[0].describe()
+    assert report.messages_added == 2
+    assert "Oslo" in engine.workspace.files.read("USER")
+
+
+def test_a_nanobot_workspace_is_adopted(tmp_path: Path, clock: StepClock) -> None:
+    nano = tmp_path / "nanobot"
+    (nano / "memory").mkdir(parents=True)
+    (nano / "sessions").mkdir()
+    (nano / "USER.md").write_text("# User\n\n- Name: Ana\n")
+    (nano / "SOUL.md").write_text("# Soul\n\n- Be terse.\n")
+    (nano / "memory" / "MEMORY.md").write_text("# Memory\n\n- Project: kelp\n")
+    history = [
+        {"cursor": 1, "timestamp": "2026-10-01 09:00", "content": "- [durable] kelp uses Rust"},
+        {
+            "cursor": 2,
+            "timestamp": "2026-10-02 09:00",
+            "content": "- [permanent] User: I live in Porto.",
+        },
+    ]
+    (nano / "memory" / "history.jsonl").write_text("".join(json.dumps(h) + "\n" for h in history))
+    (nano / "memory" / ".cursor").write_text("2")
+    (nano / "memory" / ".dream_cursor").write_text("1")
+    session = [
+        {
+            "_type": "metadata",
+            "key": "telegram:7",
+            "created_at": "2026-10-01T09:00:00",
+            "updated_at": "2026-10-02T09:00:00",
+            "metadata": {},
+            "last_consolidated": 2,
+        },
+        {"role": "user", "content": "hi", "timestamp": "2026-10-01T09:00:00"},
+        {"role": "assistant", "content": "hello", "timestamp": "2026-10-01T09:00:01"},
+        {"role": "user", "content": "I prefer tea.", "timestamp": "2026-10-02T09:00:00"},
+    ]
+    (nano / "sessions" / "telegram_7.jsonl").write_text(
+        "".join(json.dumps(s) + "\n" for s in session)
+    )
+    engine = _engine(tmp_path, clock)
+    report = engine.ingest([nano])
+    assert report.problems == ()
+    user = engine.workspace.files.read("USER")
+    assert "Name: Ana" in user
+    assert "Porto" in user
+    assert "kelp uses Rust" not in engine.workspace.files.read(
+        "MEMORY"
+    )  # already dreamt by nanobot
+    telegram = engine.workspace.sessions.load("telegram:7")
+    assert [m.text for m in telegram.messages] == ["hi", "hello", "I prefer tea."]
+    assert engine.workspace.audit.log(10)[-2].subject.startswith("import: nanobot workspace")
+    shutil.rmtree(nano / "sessions")
+    again = engine.ingest([nano])
+    assert again.entries == 0
+
+
+def test_record_after_ingest_continues_the_session(tmp_path: Path, clock: StepClock) -> None:
+    engine = _engine(tmp_path, clock)
+    engine.ingest([EXAMPLES / "chatgpt-export"])
+    [key] = [i.key for i in engine.workspace.sessions.list() if i.key.startswith("import:")]
+    before = len(engine.workspace.sessions.load(key).messages)
+    engine.record(key, [Message(role="user", content="one more thing")])
+    assert len(Workspace.open(engine.workspace.root).sessions.load(key).messages) == before + 1
