@@ -1,4 +1,4 @@
-"""Shared fixtures: a fresh workspace in tmp_path and a controllable clock."""
+"""Shared fixtures: a fresh workspace in tmp_path, a controllable clock, a loopback endpoint."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from reverie import Workspace
+from tests.llm.loopback import LoopbackServer
 
 
 class StepClock:
@@ -39,3 +40,10 @@ def workspace(tmp_path: Path, clock: StepClock) -> Iterator[Workspace]:
     ws = Workspace.open(tmp_path / "ws", create=True, clock=clock)
     yield ws
     ws.close()
+
+
+@pytest.fixture
+def loopback() -> Iterator[LoopbackServer]:
+    """A fresh loopback model endpoint on 127.0.0.1, closed after the test."""
+    with LoopbackServer() as server:
+        yield server

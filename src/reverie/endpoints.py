@@ -1,8 +1,10 @@
 """Endpoints: the model provider a ``ModelConfig`` describes (OpenAI-compatible or Anthropic).
 
 The SDKs are imported only when a provider is built, so ``import reverie`` stays fast and the
-Anthropic extra stays optional. The API key comes from ``config_file.api_key`` (env variable or
-a key file outside the workspace), never from ``reverie.toml``.
+Anthropic extra stays optional; ``deferred_provider`` waits until the first model call, so a
+command that never calls a model (``reverie status``) never pays for an SDK client. The API
+key comes from ``config_file.api_key`` (env variable or a key file outside the workspace),
+never from ``reverie.toml``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Mapping
 
 from reverie.config import ModelConfig
 from reverie.config_file import api_key
+from reverie.llm.lazy import LazyProvider
 from reverie.llm.provider import Provider
 
 
@@ -37,3 +40,18 @@ def build_provider(model: ModelConfig, environ: Mapping[str, str] | None = None)
             model=model.model, api_key=key, base_url=model.base_url, timeout=model.timeout_seconds
         )
     return OpenAIProvider(model=model.model, api_key=key, timeout=model.timeout_seconds)
+
+
+def deferred_provider(
+    model: ModelConfig, environ: Mapping[str, str] | None = None
+) -> Provider | None:
+    """Like ``build_provider``, but the provider is built on its first call (``LazyProvider``)."""
+    if not model.configured:
+        return None
+    return LazyProvider(lambda: _built(model, environ), label=model.model)
+
+
+def _built(model: ModelConfig, environ: Mapping[str, str] | None) -> Provider:
+    built = build_provider(model, environ)
+    assert built is not None, "only configured models are deferred"
+    return built

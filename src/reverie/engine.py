@@ -32,7 +32,7 @@ from reverie.config_file import default_workspace, load_config
 from reverie.doctor import DoctorReport, examine
 from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
-from reverie.endpoints import build_provider
+from reverie.endpoints import deferred_provider
 from reverie.errors import ModelNotConfiguredError
 from reverie.ingest import IngestReport, Progress, run_ingest
 from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema
@@ -41,7 +41,11 @@ from reverie.messages import JSONValue, Message
 from reverie.modelfree.summariser import ModelFreeSummariser
 from reverie.prompt import AssembledPrompt, PromptAssembler
 from reverie.search import SearchHit, SearchIndex
+from reverie.session import SessionInfo
 from reverie.status import Status, gather
+from reverie.store.audit import CommitDetail, CommitInfo
+from reverie.store.entries import HistoryEntry
+from reverie.store.ledger import LedgerSummary
 from reverie.store.workspace import Workspace
 from reverie.token_estimate import TokenCounter
 
@@ -149,10 +153,12 @@ class MemoryEngine:
         path = Path(workspace) if workspace is not None else default_workspace(environ)
         opened = Workspace.open(path, create=create, clock=clock)
         config = config if config is not None else load_config(opened.root, environ)
-        chat = provider if provider is not None else build_provider(config.model, environ)
+        chat = provider if provider is not None else deferred_provider(config.model, environ)
         memory = memory_provider
         if memory is None:
-            memory = build_provider(config.memory_model, environ) if config.memory_model else chat
+            memory = (
+                deferred_provider(config.memory_model, environ) if config.memory_model else chat
+            )
         return cls(
             opened,
             config=config,
@@ -314,6 +320,48 @@ class MemoryEngine:
         if self._index is None:
             self._index = SearchIndex(self.workspace)
         return self._index
+
+    # Reads and restore for surfaces (CLI, MCP): thin, so a surface never wires parts itself.
+
+    def history(
+        self, *, since: int | None = None, session_key: str | None = None, limit: int | None = None
+    ) -> list[HistoryEntry]:
+        """Return history entries, oldest first, optionally of one session.
+
+        With ``since``, the first ``limit`` entries after that cursor (page forward by passing
+        the last cursor seen); without it, the newest ``limit`` entries.
+        """
+        if limit is not None and limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        found = (
+            self.workspace.history.read_since(since)
+            if since is not None
+            else self.workspace.history.entries()
+        )
+        kept = [e for e in found if session_key is None or e.session_key == session_key]
+        if limit is None:
+            return kept
+        return kept[:limit] if since is not None else kept[-limit:]
+
+    def sessions(self) -> list[SessionInfo]:
+        """Every session (internal ``dream:`` ones too), sorted by key."""
+        return self.workspace.sessions.list()
+
+    def log(self, n: int = 20) -> list[CommitInfo]:
+        """The newest ``n`` audit commits, newest first."""
+        return self.workspace.audit.log(n)
+
+    def show(self, rev: str) -> CommitDetail:
+        """One audit commit with its diff (raises ``RevisionNotFoundError``)."""
+        return self.workspace.audit.show(rev)
+
+    def restore(self, rev: str) -> CommitInfo:
+        """Put the durable files and the dream cursor back as of ``rev``, as a new commit."""
+        return self.dreamer().restore(rev)
+
+    def costs(self) -> LedgerSummary:
+        """The ledger added up by job and by day."""
+        return self.workspace.ledger.summary()
 
     def _search_text(self, query: str, limit: int, session_key: str) -> str:
         scope = None if self.config.prompt.unified_session else session_key

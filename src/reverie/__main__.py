@@ -1,0 +1,5 @@
+"""``python -m reverie``: the same as the ``reverie`` command."""
+
+from reverie.cli import main
+
+main()

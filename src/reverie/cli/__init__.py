@@ -1,0 +1,13 @@
+"""The ``reverie`` command line: parse, call ``MemoryEngine``, format. No logic of its own.
+
+Modules: ``app`` (global options, command list, the error boundary), ``context`` (opening the
+engine for a command), ``session_commands`` (init, ask, chat), ``repl`` and ``background``
+(the chat loop and its idle-compaction/dream worker), ``read_commands`` (history, search,
+sessions, status, cost, doctor), ``memory_commands`` (dream, compact, log, show, restore),
+``ingest_command``, and the rendering helpers (``render``, ``memory_views``,
+``record_views``, ``failure``).
+"""
+
+from reverie.cli.app import app, main
+
+__all__ = ["app", "main"]

@@ -1,0 +1,84 @@
+"""``reverie ingest PATH...``: import past conversations, with a progress bar and a summary.
+
+It calls ``MemoryEngine.ingest(paths, on_progress=...)``, which reports
+``on_progress(stage, done, total)``; each stage gets its own bar on stderr. The summary says
+what was added and skipped, how much history and how many dream commits it made, in which
+mode, and lists every record that could not be imported (those do not fail the command).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+)
+from rich.text import Text
+
+from reverie.cli.context import WorkspaceOption, engine
+from reverie.cli.render import emit_json, err, out
+from reverie.ingest import IngestReport
+from reverie.ingest import Progress as ProgressCallback
+
+
+def ingest(
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to import.", exists=True)],
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Import past conversations (nanobot, ChatGPT export, OpenAI-format JSON/JSONL)."""
+    with engine(ctx, workspace, create=True) as memory, _bars() as bars:
+        report = memory.ingest(paths, on_progress=_progress(bars))
+    if json_output:
+        emit_json(report)
+        return
+    out().print(summary_line(report), soft_wrap=True)
+    for problem in report.problems:
+        err().print(Text("skipped ", style="yellow") + problem.describe(), soft_wrap=True)
+
+
+def _bars() -> Progress:
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description:<12}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=err(),
+        transient=True,
+    )
+
+
+def _progress(bars: Progress) -> ProgressCallback:
+    tasks: dict[str, TaskID] = {}
+
+    def on_progress(stage: str, done: int, total: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = bars.add_task(stage, total=total or None)
+        bars.update(tasks[stage], completed=done, total=total or None)
+
+    return on_progress
+
+
+def summary_line(report: IngestReport) -> Text:
+    """One line saying what an import did and in which mode."""
+    return Text(
+        f"imported {report.sessions} session(s): {report.messages_added} message(s) added, "
+        f"{report.messages_skipped} already there; {report.entries} history entr(ies), "
+        f"{report.dream_runs} dream run(s), {report.commits} commit(s) ({report.mode}); "
+        f"{len(report.problems)} problem(s); {report.seconds:.1f}s",
+        style="green",
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's command to ``app``."""
+    app.command()(ingest)

@@ -1,0 +1,117 @@
+"""Commands that curate memory and its audit trail: dream, compact, log, show, restore.
+
+They open the existing workspace, call the engine, and say plainly which mode (model or
+model-free) made each change. A dream run that fails exits 1 after saying why; ``--dry-run``
+prints the diff it would have published.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from reverie.cli.context import WorkspaceOption, engine
+from reverie.cli.failure import fail
+from reverie.cli.memory_views import commit_header, commits_table, dream_line, restore_line
+from reverie.cli.record_views import compaction_line
+from reverie.cli.render import emit_json, err, out, print_diff
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+Revision = Annotated[str, typer.Argument(help="A commit: sha, unique prefix, HEAD or HEAD~N.")]
+
+
+def dream(
+    ctx: typer.Context,
+    *,
+    workspace: WorkspaceOption = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the diff; publish and commit nothing.")
+    ] = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Curate the durable files from the next batch of history (one git commit)."""
+    with engine(ctx, workspace) as memory, err().status(f"dreaming ({memory.mode})…"):
+        result = memory.dream(dry_run=dry_run)
+    if json_output:
+        emit_json(result)
+    else:
+        out().print(dream_line(result), soft_wrap=True)
+        if result.dry_run:
+            print_diff(result.diff)
+    if result.failed:
+        raise typer.Exit(1)
+
+
+def compact(
+    ctx: typer.Context,
+    session: Annotated[str, typer.Argument(help="The session key, e.g. cli:default.")],
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Archive every pending message of a session into history now."""
+    with engine(ctx, workspace) as memory:
+        if not memory.workspace.sessions.exists(session):
+            fail(f"no session {session!r}; `reverie sessions` lists them")
+        with err().status(f"compacting {session} ({memory.mode})…"):
+            result = memory.compact(session)
+    if json_output:
+        emit_json(result)
+    else:
+        out().print(compaction_line(session, result), soft_wrap=True)
+
+
+def log(
+    ctx: typer.Context,
+    number: Annotated[int, typer.Option("--number", "-n", help="How many commits.", min=1)] = 20,
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """List audit commits of the durable files, newest first."""
+    with engine(ctx, workspace) as memory:
+        commits = memory.log(number)
+    if json_output:
+        emit_json(commits)
+    else:
+        out().print(commits_table(commits))
+
+
+def show(
+    ctx: typer.Context,
+    rev: Revision,
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Show one audit commit and its diff."""
+    with engine(ctx, workspace) as memory:
+        detail = memory.show(rev)
+    if json_output:
+        emit_json(detail)
+    else:
+        out().print(commit_header(detail))
+        print_diff(detail.diff)
+
+
+def restore(
+    ctx: typer.Context,
+    rev: Revision,
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Put the durable files and the dream cursor back as of a commit (a new commit)."""
+    with engine(ctx, workspace) as memory:
+        info = memory.restore(rev)
+    if json_output:
+        emit_json(info)
+    else:
+        out().print(restore_line(info), soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    for command in (dream, compact, log, show, restore):
+        app.command()(command)

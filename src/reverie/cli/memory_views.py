@@ -1,0 +1,181 @@
+"""Rich renderings of the memory results: status, dream runs, audit commits and costs.
+
+Each function turns one engine result into something rich can print; none of them computes
+anything the engine did not report (the mode of a commit is read from its subject, where dream
+writes it). The ``--json`` forms are the results themselves (``render.jsonable``).
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from reverie.cli.render import commit_mode, one_line, when
+from reverie.dream.result import DreamResult
+from reverie.status import Status
+from reverie.store.audit import CommitDetail, CommitInfo, FileChange
+from reverie.store.ledger import JobTotals, LedgerSummary
+from reverie.store.memory_files import RELATIVE_PATHS
+
+
+def status_view(status: Status) -> RenderableType:
+    """Where the workspace stands, as a two-column grid."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    rows = [
+        ("workspace", status.workspace),
+        ("mode", _mode_line(status)),
+        ("history", _history_line(status)),
+        ("files", _files_line(status)),
+        ("sessions", str(status.sessions)),
+        ("last dream", _last_dream_line(status)),
+        ("next dream", _next_dream_line(status)),
+        ("ledger", _totals_line(status.ledger) or "no memory job has run"),
+    ]
+    if status.quarantined_lines or status.ledger_unreadable:
+        rows.append(("attention", _attention_line(status)))
+    for name, value in rows:
+        grid.add_row(name, value)
+    return grid
+
+
+def _mode_line(status: Status) -> str:
+    if status.mode == "model":
+        return f"model (chat {status.chat_model}, memory {status.memory_model})"
+    chat = "no chat model" if status.chat_model == "(none)" else f"chat {status.chat_model}"
+    return f"model-free memory ({chat}; compaction and dream run without a model)"
+
+
+def _history_line(status: Status) -> str:
+    pending = f"{status.pending_entries} pending for dream"
+    if status.oldest_pending is not None:
+        pending += f" (oldest {when(status.oldest_pending)})"
+    return f"last cursor {status.last_cursor}, dream cursor {status.dream_cursor}, {pending}"
+
+
+def _files_line(status: Status) -> str:
+    return ", ".join(f"{RELATIVE_PATHS[f.name]} {f.tokens} tokens" for f in status.files)
+
+
+def _last_dream_line(status: Status) -> str:
+    state = status.last_dream
+    if state.last_attempt is None:
+        return "never"
+    line = f"{when(state.last_attempt)} {state.last_outcome or ''}".strip()
+    if state.consecutive_failures:
+        line += f" ({state.consecutive_failures} failed in a row)"
+    return line
+
+
+def _next_dream_line(status: Status) -> str:
+    decision = status.next_dream
+    if decision.run:
+        return f"due now ({decision.trigger}): {decision.reason}"
+    line = f"not due: {decision.reason}"
+    if decision.not_before is not None:
+        line += f" (not before {when(decision.not_before)})"
+    return line
+
+
+def _totals_line(totals: dict[str, JobTotals]) -> str:
+    return "; ".join(
+        f"{job} {t.calls} calls, {t.tokens_in} in / {t.tokens_out} out"
+        for job, t in sorted(totals.items())
+    )
+
+
+def _attention_line(status: Status) -> str:
+    return (
+        f"{status.quarantined_lines} quarantined line(s), "
+        f"{status.ledger_unreadable} unreadable ledger line(s); see `reverie doctor`"
+    )
+
+
+def dream_line(result: DreamResult) -> Text:
+    """One line saying how a dream run ended, in which mode, and what it changed."""
+    mode = f"{result.mode}, trigger {result.trigger}"
+    if result.outcome == "no_pending":
+        return Text(f"nothing to dream: {result.reason}")
+    if result.outcome == "busy":
+        return Text(f"dream skipped: {result.reason}", style="yellow")
+    if result.failed:
+        return Text(f"dream {result.outcome} ({mode}): {result.reason}", style="bold red")
+    files = ", ".join(result.files_changed) or "no file"
+    verb = "would change" if result.dry_run else "changed"
+    line = f"dream {'dry run' if result.dry_run else 'completed'} ({mode}): {result.entries} "
+    line += f"entries, cursor {result.cursor_before} -> {result.cursor_after}, {verb} {files}"
+    if result.commit:
+        line += f"; commit {result.commit[:7]}"
+    if result.model_calls:
+        line += f"; {result.model_calls} model calls, {result.tokens} tokens"
+    return Text(line, style="green")
+
+
+def commits_table(commits: list[CommitInfo]) -> Table:
+    """The audit log, newest first, with the mode that made each dream commit."""
+    table = Table(box=None, pad_edge=False)
+    for name in ("commit", "time", "mode", "subject", "changes"):
+        table.add_column(name, no_wrap=name in ("commit", "time"))
+    for info in commits:
+        table.add_row(
+            Text(info.short, style="yellow"),
+            when(info.time),
+            commit_mode(info.subject),
+            info.subject,
+            _changes(info.files),
+        )
+    return table
+
+
+def commit_header(detail: CommitDetail) -> RenderableType:
+    """The head of ``show``: sha, time, mode, subject and the changed files."""
+    info = detail.info
+    lines = [
+        Text(f"commit {info.sha}", style="yellow"),
+        Text(f"date   {info.time.isoformat()}"),
+        Text(f"mode   {commit_mode(info.subject)}"),
+        Text(""),
+        Text(f"    {info.subject}", style="bold"),
+        Text(""),
+    ]
+    lines += [Text(f"  {_changes((change,))}") for change in info.files]
+    return Group(*lines)
+
+
+def _changes(files: tuple[FileChange, ...]) -> str:
+    return ", ".join(f"{f.path} +{f.added} -{f.removed}" for f in files) or "no change"
+
+
+def restore_line(info: CommitInfo) -> Text:
+    """What a restore did."""
+    return Text(f"{one_line(info.subject)} -> commit {info.short}", style="green")
+
+
+def cost_view(summary: LedgerSummary) -> RenderableType:
+    """The ledger by job, then by day and job."""
+    if not summary.by_job and not summary.unreadable:
+        return Text("no memory job has run yet")
+    by_job = _totals_table("job", sorted(summary.by_job.items()))
+    by_day = _totals_table(
+        "day / job", [(f"{day} {job}", t) for (day, job), t in sorted(summary.by_day.items())]
+    )
+    parts: list[RenderableType] = [by_job, Text(""), by_day]
+    if summary.unreadable:
+        parts.append(Text(f"{summary.unreadable} ledger line(s) unreadable", style="yellow"))
+    return Group(*parts)
+
+
+def _totals_table(first: str, rows: list[tuple[str, JobTotals]]) -> Table:
+    table = Table(box=None, pad_edge=False)
+    table.add_column(first)
+    for name in ("calls", "tokens in", "tokens out"):
+        table.add_column(name, justify="right")
+    table.add_column("outcomes")
+    for name, totals in rows:
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(totals.outcomes.items()))
+        table.add_row(
+            name, str(totals.calls), str(totals.tokens_in), str(totals.tokens_out), outcomes
+        )
+    return table

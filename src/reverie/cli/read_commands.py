@@ -1,0 +1,138 @@
+"""Commands that read memory: history, search, sessions, status, cost, doctor.
+
+Each opens the existing workspace (never creating one), asks the engine, and prints a table
+or, with ``--json``, the engine's values as JSON. ``doctor`` exits 1 when it finds a problem;
+notes alone leave the exit status 0.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from reverie.cli.context import WorkspaceOption, engine
+from reverie.cli.memory_views import cost_view, status_view
+from reverie.cli.record_views import doctor_view, history_table, hits_table, sessions_table
+from reverie.cli.render import emit_json, notice, out
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+SessionOption = Annotated[
+    str | None, typer.Option("--session", "-s", help="Only this session's items.")
+]
+
+
+def history(
+    ctx: typer.Context,
+    since: Annotated[
+        int | None, typer.Option(help="Entries after this cursor (oldest first).", min=0)
+    ] = None,
+    session: SessionOption = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many.", min=1)] = 50,
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """List history entries: the newest ones, or those after --since."""
+    with engine(ctx, workspace) as memory:
+        entries = memory.history(since=since, session_key=session, limit=limit)
+    if json_output:
+        emit_json(entries)
+    elif entries:
+        out().print(history_table(entries))
+    else:
+        notice("no history entry matches")
+
+
+def search(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="Words to look for.")],
+    session: SessionOption = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many.", min=1)] = 10,
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Search history entries and every session message (compacted ones too)."""
+    with engine(ctx, workspace) as memory:
+        hits = memory.search(query, limit=limit, session_key=session)
+    if json_output:
+        emit_json(hits)
+    elif hits:
+        out().print(hits_table(hits))
+    else:
+        notice("no match")
+
+
+def sessions(
+    ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
+) -> None:
+    """List sessions with their message counts and last activity."""
+    with engine(ctx, workspace) as memory:
+        found = memory.sessions()
+    if json_output:
+        emit_json(found)
+    elif found:
+        out().print(sessions_table(found))
+    else:
+        notice("no session yet")
+
+
+def status(
+    ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
+) -> None:
+    """Show pending entries, file sizes, the last and next dream, ledger totals and the mode."""
+    with engine(ctx, workspace) as memory:
+        snapshot = memory.status()
+    if json_output:
+        emit_json(snapshot)
+    else:
+        out().print(status_view(snapshot))
+
+
+def cost(
+    ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
+) -> None:
+    """Show the ledger of memory jobs by job and by day: calls and tokens in and out."""
+    with engine(ctx, workspace) as memory:
+        summary = memory.costs()
+    if json_output:
+        emit_json(
+            {
+                "by_job": summary.by_job,
+                "by_day": [
+                    {
+                        "day": day,
+                        "job": job,
+                        "calls": totals.calls,
+                        "tokens_in": totals.tokens_in,
+                        "tokens_out": totals.tokens_out,
+                        "outcomes": totals.outcomes,
+                    }
+                    for (day, job), totals in sorted(summary.by_day.items())
+                ],
+                "unreadable": summary.unreadable,
+            }
+        )
+    else:
+        out().print(cost_view(summary))
+
+
+def doctor(
+    ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
+) -> None:
+    """Check the workspace's integrity; exit 1 on problems (notes alone pass)."""
+    with engine(ctx, workspace) as memory:
+        report = memory.doctor()
+    if json_output:
+        emit_json({"ok": report.ok, "findings": report.findings})
+    else:
+        out().print(doctor_view(report))
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    for command in (history, search, sessions, status, cost, doctor):
+        app.command()(command)

@@ -1,0 +1,114 @@
+"""Rich renderings of what memory holds: history entries, search hits, sessions, doctor.
+
+Tables for people; the ``--json`` forms are the values themselves (``render.jsonable``).
+Nothing here reads a workspace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from reverie.cli.render import one_line, snippet, when
+from reverie.compaction.result import CompactionResult
+from reverie.doctor import DoctorReport
+from reverie.search import SearchHit
+from reverie.session import SessionInfo
+from reverie.store.entries import HistoryEntry
+
+
+def history_table(entries: Sequence[HistoryEntry]) -> Table:
+    """History entries, oldest first: cursor, time, session, kind and the text on one line."""
+    table = Table(box=None, pad_edge=False)
+    table.add_column("cursor", justify="right", style="yellow")
+    table.add_column("time", no_wrap=True)
+    table.add_column("session")
+    table.add_column("kind")
+    table.add_column("content")
+    for entry in entries:
+        table.add_row(
+            str(entry.cursor),
+            when(entry.time) if entry.time is not None else entry.timestamp,
+            entry.session_key or "-",
+            entry.kind or "-",
+            one_line(entry.content, 160),
+        )
+    return table
+
+
+def hits_table(hits: Sequence[SearchHit]) -> Table:
+    """Search hits, best first, each with its source (history cursor or session message)."""
+    table = Table(box=None, pad_edge=False)
+    table.add_column("source", style="yellow")
+    table.add_column("time", no_wrap=True)
+    table.add_column("score", justify="right")
+    table.add_column("snippet")
+    for hit in hits:
+        table.add_row(
+            hit_source(hit), when(hit.timestamp), f"{hit.score:.2f}", snippet(hit.snippet)
+        )
+    return table
+
+
+def hit_source(hit: SearchHit) -> str:
+    """Where a hit comes from: ``history #12`` or ``cli:default #4 user``."""
+    if hit.kind == "history":
+        return f"history #{hit.cursor}" + (f" ({hit.session_key})" if hit.session_key else "")
+    return f"{hit.session_key} #{hit.message_index} {hit.role}"
+
+
+def sessions_table(sessions: Sequence[SessionInfo]) -> Table:
+    """Every session: messages, how many are not compacted yet, last activity, journal size."""
+    table = Table(box=None, pad_edge=False)
+    table.add_column("session", style="yellow")
+    for name in ("messages", "pending"):
+        table.add_column(name, justify="right")
+    table.add_column("updated", no_wrap=True)
+    table.add_column("size", justify="right")
+    for info in sessions:
+        table.add_row(
+            info.key,
+            str(info.message_count),
+            str(info.message_count - info.compacted_upto),
+            when(info.updated_at),
+            f"{info.size:,} B",
+        )
+    return table
+
+
+def doctor_view(report: DoctorReport) -> RenderableType:
+    """Every finding (problems red, notes yellow), then the verdict."""
+    lines = []
+    for finding in report.findings:
+        style = "bold red" if finding.severity == "problem" else "yellow"
+        where = f" ({finding.path})" if finding.path else ""
+        lines.append(
+            Text.assemble((f"{finding.severity:<8}", style), f"[{finding.check}] ", finding.message)
+            + Text(where, style="dim")
+        )
+    problems = sum(1 for f in report.findings if f.severity == "problem")
+    notes = len(report.findings) - problems
+    verdict = (
+        Text(f"ok ({notes} note(s))", style="green")
+        if report.ok
+        else Text(f"{problems} problem(s), {notes} note(s)", style="bold red")
+    )
+    return Group(*lines, verdict)
+
+
+def compaction_line(key: str, result: CompactionResult) -> Text:
+    """What a compaction did to a session."""
+    if result.outcome == "not_needed":
+        return Text(f"{key}: nothing to compact")
+    entries = ", ".join(f"#{entry.cursor}" for entry in result.entries) or "no entry"
+    line = (
+        f"{key}: {result.outcome.replace('_', ' ')}, {result.tokens_before} -> "
+        f"{result.tokens_after} tokens, history {entries}"
+    )
+    if result.reason:
+        line += f" ({result.reason})"
+    style = "yellow" if result.outcome in ("raw_fallback", "busy", "no_cut") else "green"
+    return Text(line, style=style)

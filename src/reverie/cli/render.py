@@ -1,0 +1,107 @@
+"""Output plumbing of the CLI: the two consoles, JSON output, and small text formatters.
+
+Human output goes through rich to stdout; progress, notices and errors go to stderr, so a
+command's stdout can be piped. ``--json`` output is written with ``typer.echo`` (never through
+rich, which would wrap long lines): one JSON document, dates as ISO 8601 text.
+
+This module formats values; it never opens a workspace or calls the engine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import datetime
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.syntax import Syntax
+from rich.text import Text
+
+from reverie.messages import JSONValue
+from reverie.search import SNIPPET_CLOSE, SNIPPET_OPEN
+
+MODEL_FREE_TAG = "(model-free)"
+
+
+def out() -> Console:
+    """The console for results (stdout); no automatic highlighting of numbers or paths.
+
+    A new console each time: it reads the terminal and ``COLUMNS`` as they are now.
+    """
+    return Console(highlight=False)
+
+
+def err() -> Console:
+    """The console for progress, notices and errors (stderr)."""
+    return Console(stderr=True, highlight=False)
+
+
+def jsonable(value: object) -> JSONValue:
+    """Convert a result value (dataclasses, datetimes, paths, containers) to JSON data."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, dict):
+        return {_key(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | range):
+        return [jsonable(item) for item in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise TypeError(f"cannot show {type(value).__name__} as JSON")
+
+
+def _key(key: object) -> str:
+    return "/".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
+
+
+def emit_json(value: object) -> None:
+    """Print ``value`` as one indented JSON document on stdout."""
+    typer.echo(json.dumps(jsonable(value), ensure_ascii=False, indent=2))
+
+
+def notice(message: str, style: str = "dim") -> None:
+    """Print one line of progress or information on stderr."""
+    err().print(Text(message, style=style), soft_wrap=True)
+
+
+def when(moment: datetime | None) -> str:
+    """A time in local wall-clock form (``2026-11-30 14:05``), or ``-``."""
+    return "-" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def commit_mode(subject: str) -> str:
+    """Which mode made an audit commit: ``model``, ``model-free``, or ``-`` (not a dream)."""
+    if not subject.startswith("dream:"):
+        return "-"
+    return "model-free" if subject.endswith(MODEL_FREE_TAG) else "model"
+
+
+def one_line(text: str, limit: int = 100) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def snippet(text: str) -> Text:
+    """A search snippet with its matched terms in bold."""
+    result = Text()
+    bold = False
+    for part in text.replace(SNIPPET_CLOSE, SNIPPET_OPEN).split(SNIPPET_OPEN):
+        result.append(" ".join(part.split("\n")), style="bold yellow" if bold else "")
+        bold = not bold
+    return result
+
+
+def print_diff(diff: str) -> None:
+    """Print a unified diff: highlighted on a terminal, plain text otherwise (for patches)."""
+    if not diff:
+        return
+    if out().is_terminal:
+        out().print(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True))
+    else:
+        typer.echo(diff.rstrip("\n"))

@@ -1,0 +1,112 @@
+"""Commands that start a workspace or talk with the built-in agent: ``init``, ``ask``, ``chat``.
+
+``init`` lays the workspace out and writes a commented ``reverie.toml``, never replacing one.
+``ask`` answers one message; ``chat`` is the REPL (``reverie.cli.repl``) with idle compaction
+and scheduled dream in the background (``reverie.cli.background``). Both need a chat model and
+say how to configure one when there is none; both lay out a missing workspace.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from reverie.agent import TurnResult
+from reverie.cli.background import Background
+from reverie.cli.context import DEFAULT_SESSION, WorkspaceOption, engine, workspace_path
+from reverie.cli.failure import fail
+from reverie.cli.record_views import compaction_line
+from reverie.cli.render import emit_json, err, notice, out
+from reverie.cli.repl import Repl
+from reverie.config_file import CONFIG_NAME, CONFIG_TEMPLATE, default_workspace
+
+SessionOption = Annotated[
+    str, typer.Option("--session", "-s", help="The session to talk in.", show_default=True)
+]
+
+
+def init(
+    ctx: typer.Context,
+    path: Annotated[
+        Path | None, typer.Argument(help="The workspace folder (default: as --workspace).")
+    ] = None,
+    *,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Lay out the workspace and write a commented reverie.toml (never overwriting one)."""
+    workspace = path or workspace_path(ctx, workspace)
+    root = (workspace or default_workspace()).expanduser()
+    config = root / CONFIG_NAME
+    if config.exists():
+        fail(f"{config} already exists; not overwritten (edit it, or remove it and run init)")
+    with engine(ctx, workspace, create=True) as memory:
+        config = memory.workspace.root / CONFIG_NAME
+        try:
+            with config.open("x", encoding="utf-8") as handle:
+                handle.write(CONFIG_TEMPLATE)
+        except FileExistsError:
+            fail(f"{config} already exists; not overwritten")
+        except OSError as exc:
+            fail(f"cannot write {config}: {exc.strerror}")
+        out().print(Text(f"workspace ready: {memory.workspace.root}", style="green"))
+        out().print(f"wrote {config}")
+        out().print(
+            Text(
+                "next: set REVERIE_MODEL (and REVERIE_BASE_URL, REVERIE_API_KEY) or edit [model], "
+                "then run `reverie chat`. Without a model, memory runs model-free."
+            )
+        )
+
+
+def ask(
+    ctx: typer.Context,
+    message: Annotated[str, typer.Argument(help="What to say to the agent.")],
+    session: SessionOption = DEFAULT_SESSION,
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Send one message to the built-in agent and print its answer."""
+    with engine(ctx, workspace, create=True) as memory:
+        memory.agent()  # fail fast, with the how-to, when no chat model is configured
+        with err().status("thinking…"):
+            result = memory.turn(session, message)
+    if json_output:
+        emit_json({"session": session, **_turn_fields(result)})
+        return
+    for compaction in result.compactions:
+        notice(str(compaction_line(session, compaction)))
+    typer.echo(result.reply)
+
+
+def _turn_fields(result: TurnResult) -> dict[str, object]:
+    return {
+        "reply": result.reply,
+        "model_calls": result.model_calls,
+        "prompt_tokens": result.prompt_tokens,
+        "compactions": result.compactions,
+        "stopped_early": result.stopped_early,
+    }
+
+
+def chat(
+    ctx: typer.Context,
+    session: SessionOption = DEFAULT_SESSION,
+    *,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Talk with the built-in agent (/dream, /compact, /status, /new, /quit)."""
+    with engine(ctx, workspace, create=True) as memory:
+        memory.agent()  # fail fast, with the how-to, when no chat model is configured
+        repl = Repl(memory, session=session)
+        with Background(memory, busy=repl.busy_sessions, report=repl.background_report):
+            repl.run()
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    for command in (init, ask, chat):
+        app.command()(command)

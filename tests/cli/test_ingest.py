@@ -1,0 +1,69 @@
+"""``reverie ingest``: a real import through the CLI, its summary, JSON, and re-import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.progress import Progress
+
+from reverie.cli.ingest_command import _progress, summary_line
+from reverie.importers import ImportProblem
+from reverie.ingest import IngestReport
+from tests.cli.conftest import Cli
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "nanobot_session.jsonl"
+
+
+def test_ingest_imports_once_and_says_what_it_did(cli: Cli) -> None:
+    cli.run("init")
+    first = cli.json("ingest", str(FIXTURE))
+    assert first["sessions"] == 1
+    assert first["messages_added"] > 0
+    assert first["mode"] == "model-free"
+    assert "telegram:80417" in {info["key"] for info in cli.json("sessions")}
+    again = cli.run("ingest", str(FIXTURE)).stdout
+    assert "imported 1 session(s): 0 message(s) added" in again
+    assert "(model-free)" in again
+
+
+def test_a_bad_record_is_listed_and_the_rest_imported(cli: Cli, tmp_path: Path) -> None:
+    chats = tmp_path / "chats.jsonl"
+    good = '{"messages": [{"role": "user", "content": "I am Ivo from Sofia."}]}'
+    chats.write_text(good + "\n{not json\n", encoding="utf-8")
+    proc = cli.run("ingest", str(chats))
+    assert "imported 1 session(s)" in proc.stdout
+    assert "skipped " in proc.stderr
+    assert "line 2" in proc.stderr
+
+
+def test_ingest_of_an_unknown_format_is_one_line(cli: Cli, tmp_path: Path) -> None:
+    strange = tmp_path / "notes.txt"
+    strange.write_text("just some text\n", encoding="utf-8")
+    proc = cli.run("ingest", str(strange), expect=1)
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_progress_bars_follow_each_stage_and_the_summary_counts_problems() -> None:
+    bars = Progress()
+    on_progress = _progress(bars)
+    on_progress("import", 1, 4)
+    on_progress("import", 4, 4)
+    on_progress("dream", 0, 0)
+    tasks = {task.description: task for task in bars.tasks}
+    assert tasks["import"].completed == 4
+    assert tasks["dream"].total is None
+    report = IngestReport(
+        sessions=2,
+        messages_added=10,
+        messages_skipped=3,
+        entries=4,
+        commits=1,
+        dream_runs=1,
+        mode="model",
+        seconds=1.25,
+        problems=(ImportProblem(path=Path("x.jsonl"), position=3, reason="not JSON"),),
+    )
+    line = summary_line(report).plain
+    assert "2 session(s): 10 message(s) added, 3 already there" in line
+    assert "(model); 1 problem(s)" in line

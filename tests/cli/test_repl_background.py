@@ -1,0 +1,143 @@
+"""The chat REPL's line handling and its background worker, in-process on a real workspace."""
+
+from __future__ import annotations
+
+import io
+import threading
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+
+from reverie import LockTimeoutError, Message, ModelConnectionError, ScriptedProvider
+from reverie.cli.background import Background
+from reverie.cli.repl import Repl
+from reverie.config import CompactionConfig, Config, DreamConfig, ModelConfig
+from reverie.engine import MemoryEngine
+from tests.conftest import StepClock
+
+CONFIG = Config(
+    model=ModelConfig(model="chat", context_window=8000, max_output_tokens=500),
+    compaction=CompactionConfig(idle_minutes=15),
+    dream=DreamConfig(mode="model-free", pending_trigger=1, interval_minutes=0),
+)
+
+
+def _engine(tmp_path: Path, clock: StepClock, chat: ScriptedProvider) -> MemoryEngine:
+    return MemoryEngine.open(tmp_path / "ws", CONFIG, provider=chat, clock=clock, environ={})
+
+
+def _talk(engine: MemoryEngine, key: str) -> None:
+    engine.record(
+        key,
+        [
+            Message(role="user", content="My name is Ada and I live in Lima."),
+            Message(role="assistant", content="Hello Ada."),
+        ],
+    )
+
+
+def test_lines_and_slash_commands(
+    tmp_path: Path, clock: StepClock, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chat = ScriptedProvider()
+    chat.reply("Hello Ada, Lima noted.")
+    chat.fail(ModelConnectionError("cannot reach http://127.0.0.1:9/v1"))
+    repl = Repl(_engine(tmp_path, clock, chat), session="tg:ada")
+    assert repl.handle("My name is Ada and I live in Lima.")
+    assert "Hello Ada, Lima noted." in capsys.readouterr().out
+    assert repl.handle("still there?")
+    assert "cannot reach" in capsys.readouterr().err
+    for command, shown in (
+        ("/compact", "tg:ada: summarised"),
+        ("/dream", "dream completed (model-free"),
+        ("/status", "model-free memory"),
+        ("/help", "/quit"),
+    ):
+        assert repl.handle(command)
+        assert shown in capsys.readouterr().out, command
+    assert repl.handle("/bogus")
+    assert "unknown command /bogus" in capsys.readouterr().err
+    assert repl.handle("/new tg:bo")
+    assert repl.busy_sessions() == ["tg:bo"]
+    assert repl.handle("/NEW")
+    assert repl.session.startswith("cli:")
+    assert not repl.handle("/quit")
+    assert not repl.handle("/exit")
+
+
+def test_run_reads_until_quit_or_end_of_input(
+    tmp_path: Path,
+    clock: StepClock,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    chat = ScriptedProvider()
+    chat.reply("first answer")
+    repl = Repl(_engine(tmp_path, clock, chat), session="tg:run")
+    monkeypatch.setattr("sys.stdin", io.StringIO("\nhello\n/quit\nnever read\n"))
+    repl.run()
+    out = capsys.readouterr().out
+    assert "session tg:run" in out
+    assert "first answer" in out
+    monkeypatch.setattr("sys.stdin", io.StringIO("/help\n"))
+    repl.run()  # ends at end of input
+    assert "/dream" in capsys.readouterr().out
+
+
+def test_a_pass_compacts_idle_sessions_except_busy_ones_then_dreams(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = _engine(tmp_path, clock, ScriptedProvider())
+    _talk(engine, "tg:idle")
+    _talk(engine, "tg:mine")
+    clock.advance(timedelta(minutes=30))
+    worker = Background(engine, busy=lambda: ["tg:mine"], report=lambda _line: None)
+    lines = [line.plain for line in worker.tick()]
+    assert any(line.startswith("idle tg:idle: summarised") for line in lines)
+    assert not any("tg:mine" in line for line in lines)
+    assert any(line.startswith("dream completed (model-free") for line in lines)
+    assert engine.workspace.sessions.load("tg:mine").compacted_upto == 0
+    assert worker.tick() == []
+
+
+def test_the_worker_reports_from_its_thread_and_stops_cleanly(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = _engine(tmp_path, clock, ScriptedProvider())
+    _talk(engine, "tg:idle")
+    clock.advance(timedelta(minutes=30))
+    reported: list[Text] = []
+    arrived = threading.Event()
+
+    def report(line: Text) -> None:
+        reported.append(line)
+        arrived.set()
+
+    worker = Background(engine, busy=list, report=report, interval=0.01)
+    with worker:
+        running = worker.running
+        assert arrived.wait(30)
+    assert (running, worker.running) == (True, False)
+    assert any("summarised" in line.plain for line in reported)
+
+
+def test_an_expected_error_in_the_worker_is_reported_and_it_goes_on(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = _engine(tmp_path, clock, ScriptedProvider())
+    reported: list[Text] = []
+    twice = threading.Event()
+
+    def busy() -> list[str]:
+        raise LockTimeoutError(tmp_path / "x.lock", 1.0)
+
+    def report(line: Text) -> None:
+        reported.append(line)
+        if len(reported) >= 2:
+            twice.set()
+
+    with Background(engine, busy=busy, report=report, interval=0.01):
+        assert twice.wait(30)
+    assert reported[0].plain.startswith("background: could not lock")
