@@ -42,3 +42,10 @@ def test_model_free_dream_with_nothing_pending_does_nothing(workspace: Workspace
     result = Dreamer(workspace, None).run()
     assert result.outcome == "no_pending"
     assert len(workspace.audit.log(5)) == 1
+
+
+def test_every_model_free_outcome_names_its_mode(workspace: Workspace) -> None:
+    assert Dreamer(workspace, None).run().mode == "model-free"  # no_pending
+    with workspace.lock("dream").hold():
+        busy = Dreamer(workspace, None).run()
+    assert (busy.outcome, busy.mode) == ("busy", "model-free")

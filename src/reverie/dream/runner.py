@@ -42,7 +42,7 @@ from reverie.dream.journal import DEFAULT_JOURNAL, finish_publish, recover_publi
 from reverie.dream.loop import DreamLoop, LoopLimits, LoopResult
 from reverie.dream.progress import ProgressDetector
 from reverie.dream.prompt import DreamPrompt, build_dream_prompt
-from reverie.dream.result import DreamResult
+from reverie.dream.result import DreamResult, RunMode
 from reverie.dream.schedule import Decision, Pending, Schedule
 from reverie.dream.staging import Staging
 from reverie.dream.state import DEFAULT_STATE, DreamState, DreamStateFile
@@ -96,6 +96,11 @@ class Dreamer:
         self.journal = workspace.root / DEFAULT_JOURNAL
         self.state_file = DreamStateFile(workspace.root / DEFAULT_STATE)
 
+    @property
+    def mode(self) -> RunMode:
+        """``model`` with a provider, ``model-free`` without one."""
+        return "model" if self.provider is not None else MODEL_FREE
+
     def run(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
         """Run dream once over the next batch of history.
 
@@ -116,6 +121,7 @@ class Dreamer:
             if not held:
                 return DreamResult(
                     outcome="busy",
+                    mode=self.mode,
                     trigger=trigger,
                     reason="another dream run holds the workspace's dream lock",
                     dry_run=dry_run,
@@ -197,6 +203,7 @@ class Dreamer:
             cursor = self.workspace.dream_cursor.read()
             result = DreamResult(
                 outcome="failed",
+                mode=self.mode,
                 trigger=trigger,
                 reason=f"an interrupted publish could not be finished: {exc}",
                 dry_run=dry_run,
@@ -208,6 +215,7 @@ class Dreamer:
         cursor = self.workspace.dream_cursor.read()
         base = DreamResult(
             outcome="no_pending",
+            mode=self.mode,
             trigger=trigger,
             dry_run=dry_run,
             cursor_before=cursor,
@@ -225,7 +233,7 @@ class Dreamer:
         if self.provider is None:
             today = self.workspace.clock().astimezone().date()
             loop = curate_without_model(staging, prompt.entries, today=today, config=self.config)
-            base = replace(base, mode=MODEL_FREE, trigger=f"{base.trigger} ({MODEL_FREE})")
+            base = replace(base, trigger=f"{base.trigger} ({MODEL_FREE})")
         else:
             loop = self._loop(staging, self.provider).run(prompt.messages)
         result = replace(
