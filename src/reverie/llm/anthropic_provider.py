@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import random
 import time
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
 from reverie.clock import Clock, system_clock
 from reverie.errors import (
@@ -40,6 +39,7 @@ from reverie.llm.anthropic_wire import (
 )
 from reverie.llm.failures import http_failure, parse_retry_after
 from reverie.llm.retry import Retrier, RetryPolicy, Sleep
+from reverie.llm.retrying import RetryingProvider
 
 if TYPE_CHECKING:
     import anthropic
@@ -60,7 +60,7 @@ def _import_sdk() -> Any:
     return anthropic
 
 
-class AnthropicProvider:
+class AnthropicProvider(RetryingProvider):
     """Messages from Anthropic's API (or a compatible endpoint).
 
     Args:
@@ -106,30 +106,6 @@ class AnthropicProvider:
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
-
-    def complete(self, request: ChatRequest) -> ChatReply:
-        """Send ``request`` and return the reply, retrying transient failures.
-
-        Raises:
-            ModelError: the translated failure (see ``reverie.errors``).
-        """
-        model = request.model or self.model
-        return self._retrier.run(lambda: self._attempt(request), what=f"{model} at {self.base_url}")
-
-    def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._client.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _attempt(self, request: ChatRequest) -> ChatReply:
         import anthropic  # noqa: PLC0415

@@ -34,8 +34,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Mapping
-from types import TracebackType
-from typing import TYPE_CHECKING, Literal, Self, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from reverie.clock import Clock, system_clock
 from reverie.errors import (
@@ -47,6 +46,7 @@ from reverie.errors import (
 from reverie.llm.failures import http_failure, parse_retry_after
 from reverie.llm.openai_wire import parse_reply, wire_message
 from reverie.llm.retry import Retrier, RetryPolicy, Sleep
+from reverie.llm.retrying import RetryingProvider
 
 if TYPE_CHECKING:
     import openai
@@ -59,7 +59,7 @@ MaxTokensParam = Literal["max_tokens", "max_completion_tokens"]
 _NO_KEY = "no-key"  # local servers ignore the header; the SDK insists on some value
 
 
-class OpenAIProvider:
+class OpenAIProvider(RetryingProvider):
     """Chat completions from an OpenAI-compatible endpoint.
 
     Args:
@@ -101,7 +101,7 @@ class OpenAIProvider:
         self._max_tokens_param: MaxTokensParam = max_tokens_param or (
             "max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"
         )
-        self._client = openai.OpenAI(
+        self._client: openai.OpenAI = openai.OpenAI(
             api_key=api_key or _NO_KEY,
             base_url=self.base_url,
             timeout=timeout,
@@ -111,30 +111,6 @@ class OpenAIProvider:
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
-
-    def complete(self, request: ChatRequest) -> ChatReply:
-        """Send ``request`` and return the reply, retrying transient failures.
-
-        Raises:
-            ModelError: the translated failure (see ``reverie.errors``).
-        """
-        model = request.model or self.model
-        return self._retrier.run(lambda: self._attempt(request), what=f"{model} at {self.base_url}")
-
-    def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._client.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _attempt(self, request: ChatRequest) -> ChatReply:
         import openai  # noqa: PLC0415

@@ -1,0 +1,54 @@
+"""``RetryingProvider``: what the SDK-backed providers share, retries and client lifetime.
+
+A subclass sets ``model``, ``base_url``, ``_retrier`` and ``_client`` and implements one HTTP
+attempt (``_attempt``); ``complete`` runs it under the retry policy and names the endpoint in
+the final error. The SDK client is closed by ``close`` or on leaving a ``with`` block.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Protocol, Self
+
+from reverie.llm.provider import ChatReply, ChatRequest
+from reverie.llm.retry import Retrier
+
+
+class _Closable(Protocol):
+    def close(self) -> None: ...
+
+
+class RetryingProvider:
+    """Base of the OpenAI-compatible and Anthropic providers."""
+
+    model: str
+    base_url: str
+    _retrier: Retrier
+    _client: _Closable
+
+    def complete(self, request: ChatRequest) -> ChatReply:
+        """Send ``request`` and return the reply, retrying transient failures.
+
+        Raises:
+            ModelError: the translated failure (see ``reverie.errors``).
+        """
+        model = request.model or self.model
+        return self._retrier.run(lambda: self._attempt(request), what=f"{model} at {self.base_url}")
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._client.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _attempt(self, request: ChatRequest) -> ChatReply:
+        raise NotImplementedError
