@@ -40,12 +40,12 @@ from reverie.store.entries import (
     truncate,
 )
 from reverie.store.history_read import (
-    bisect,
     complete_lines,
     count_lines_before,
     count_passed,
+    entries_after,
     last_cursor_in_tail,
-    lines_backwards,
+    newest_after,
     quick_cursor,
 )
 from reverie.store.history_scan import Checkpoint, Scan, ScanMarker, scan_lines
@@ -184,27 +184,10 @@ class HistoryLog:
         lines, so the cost is bounded whatever the file's size. Lines without ``needle``
         (e.g. a session key's JSON text) are skipped unparsed; ``accept`` filters entries.
         """
-        found: list[HistoryEntry] = []
         with self._open_read() as handle:
-            for seen, line in enumerate(lines_backwards(handle)):
-                quick = quick_cursor(line)
-                if (
-                    (quick is not None and quick <= since)
-                    or len(found) >= limit
-                    or seen >= max_lines
-                ):
-                    break
-                if not line.strip() or (needle is not None and needle not in line):
-                    continue
-                try:
-                    entry = HistoryEntry.from_line(line)
-                except EntryFormatError:
-                    continue
-                if entry.cursor <= since:
-                    break
-                if accept is None or accept(entry):
-                    found.append(entry)
-        return found
+            return newest_after(
+                handle, since, limit=limit, needle=needle, accept=accept, max_lines=max_lines
+            )
 
     def last_cursor(self) -> int:
         """Return the highest cursor handed out so far (0 for a new log)."""
@@ -389,21 +372,5 @@ class HistoryLog:
             raise StorageError(f"cannot read ({exc.strerror})", path=self.path) from exc
 
     def _read_since_once(self, cursor: int, limit: int | None) -> tuple[list[HistoryEntry], bool]:
-        entries: list[HistoryEntry] = []
         with self._open_read() as handle:
-            handle.seek(bisect(handle, cursor))
-            for line in complete_lines(handle):
-                if limit is not None and len(entries) >= limit:
-                    break
-                quick = quick_cursor(line)
-                if quick is not None and quick <= cursor:
-                    continue  # before the start: skip without a full parse
-                try:
-                    entry = HistoryEntry.from_line(line)
-                except EntryFormatError:
-                    if line.strip():
-                        return entries, True
-                    continue
-                if entry.cursor > cursor:
-                    entries.append(entry)
-        return entries, False
+            return entries_after(handle, cursor, limit)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from reverie.store.entries import EntryFormatError, HistoryEntry
@@ -150,3 +150,58 @@ def _ends_at_first_line(handle: BinaryIO) -> bool:
     """True when the file starts with a newline (an empty first line is still a line)."""
     handle.seek(0)
     return handle.read(1) == b"\n"
+
+
+def entries_after(
+    handle: BinaryIO, cursor: int, limit: int | None
+) -> tuple[list[HistoryEntry], bool]:
+    """Entries above ``cursor`` in file order, at most ``limit``.
+
+    Returns:
+        The entries, and whether a bad line stopped the read (the caller repairs, reads again).
+    """
+    entries: list[HistoryEntry] = []
+    handle.seek(bisect(handle, cursor))
+    for line in complete_lines(handle):
+        if limit is not None and len(entries) >= limit:
+            break
+        quick = quick_cursor(line)
+        if quick is not None and quick <= cursor:
+            continue  # before the start: skip without a full parse
+        try:
+            entry = HistoryEntry.from_line(line)
+        except EntryFormatError:
+            if line.strip():
+                return entries, True
+            continue
+        if entry.cursor > cursor:
+            entries.append(entry)
+    return entries, False
+
+
+def newest_after(
+    handle: BinaryIO,
+    since: int,
+    *,
+    limit: int,
+    needle: bytes | None,
+    accept: Callable[[HistoryEntry], bool] | None,
+    max_lines: int,
+) -> list[HistoryEntry]:
+    """Up to ``limit`` newest entries above ``since``, newest first, reading backwards."""
+    found: list[HistoryEntry] = []
+    for seen, line in enumerate(lines_backwards(handle)):
+        quick = quick_cursor(line)
+        if (quick is not None and quick <= since) or len(found) >= limit or seen >= max_lines:
+            break
+        if not line.strip() or (needle is not None and needle not in line):
+            continue
+        try:
+            entry = HistoryEntry.from_line(line)
+        except EntryFormatError:
+            continue
+        if entry.cursor <= since:
+            break
+        if accept is None or accept(entry):
+            found.append(entry)
+    return found
