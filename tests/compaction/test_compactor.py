@@ -222,3 +222,23 @@ def test_a_turn_appended_during_compaction_keeps_its_messages(workspace: Workspa
     session = workspace.sessions.load("cli:r")
     assert session.messages[60].content == "late message"
     assert session.compacted_upto <= 60
+
+
+def test_entries_are_dated_when_their_last_message_was_said(workspace: Workspace) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from reverie.store.entries import nanobot_timestamp
+
+    compactor, _, _ = build(workspace, ScriptedProvider(*itertools.repeat(_facts, 10)))
+    said = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+    for index in range(30):
+        at = said + timedelta(minutes=index)
+        workspace.sessions.append("cli:old", Message(role="user", content="w " * 120, timestamp=at))
+        workspace.sessions.append(
+            "cli:old", Message(role="assistant", content="w " * 120, timestamp=at)
+        )
+    result = compactor.ensure_budget("cli:old", user_text="next")
+    entry = result.entries[0]
+    assert entry.time is not None
+    assert said <= entry.time < said + timedelta(minutes=30)
+    assert entry.timestamp == nanobot_timestamp(entry.time)

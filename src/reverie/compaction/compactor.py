@@ -188,7 +188,7 @@ class Compactor:
         if not attempt.ok:
             cap = self._config.raw_cap_chars
             text = raw_fallback(chunk, reason=attempt.reason or "failed", cap=cap)
-            entry = self._append(key, text, (mark, cut), kind="raw", cap=cap)
+            entry = self._append(key, text, (mark, cut), kind="raw", cap=cap, at=last_active)
             self._advance(key, entry.content, last_active, cut)
             logger.warning("compaction of %s kept the raw transcript: %s", key, attempt.reason)
             return _Step("raw_fallback", entry, attempt_calls.calls, attempt.reason)
@@ -196,15 +196,19 @@ class Compactor:
             self._workspace.sessions.set_compacted_upto(key, cut)
             return _Step("nothing_noteworthy", None, attempt_calls.calls, None)
         cap = self._config.summary_cap_chars
-        entry = self._append(key, attempt.text, (mark, cut), kind="summary", cap=cap)
+        entry = self._append(
+            key, attempt.text, (mark, cut), kind="summary", cap=cap, at=last_active
+        )
         self._advance(key, entry.content, last_active, cut)
         return _Step("summarised", entry, attempt_calls.calls, None)
 
     def _append(
-        self, key: str, text: str, source: tuple[int, int], *, kind: str, cap: int
+        self, key: str, text: str, source: tuple[int, int], *, kind: str, cap: int, at: datetime
     ) -> HistoryEntry:
+        # The entry is dated when its last message was said, not when it was compacted, so an
+        # imported conversation's history reads in its own time.
         return self._workspace.history.append(
-            text, session_key=key, max_chars=cap, source_range=source, kind=kind
+            text, session_key=key, max_chars=cap, source_range=source, kind=kind, at=at
         )
 
     def _advance(self, key: str, summary: str, last_active: datetime, cut: int) -> None:

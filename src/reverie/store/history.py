@@ -28,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from reverie.clock import require_aware
 from reverie.errors import StorageError
 from reverie.store.atomic import atomic_write
 from reverie.store.cursors import CursorFloor, DreamCursor, validate_cursor
@@ -112,6 +113,7 @@ class HistoryLog:
         max_chars: int | None = None,
         source_range: tuple[int, int] | None = None,
         kind: str | None = None,
+        at: datetime | None = None,
     ) -> HistoryEntry:
         """Append one entry and return it with its new cursor.
 
@@ -125,10 +127,12 @@ class HistoryLog:
             max_chars: a tighter cap than the 64,000-char hard cap.
             source_range: the session messages ``[start, end)`` a compaction entry covers.
             kind: what produced it (``summary``, ``raw``, ``import``, ...).
+            at: when what it records happened (default: now); times need not be monotonic,
+                only cursors are.
         """
         limit = HARD_CAP_CHARS if max_chars is None else min(max_chars, HARD_CAP_CHARS)
         content = truncate(strip_reasoning(text), limit)
-        moment = self._clock()
+        moment = require_aware(at) if at is not None else self._clock()
         with self._lock.hold():
             fd, size = self._append_fd()
             last = self._last_cursor_locked(fd, size)
