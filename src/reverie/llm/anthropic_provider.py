@@ -24,11 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from reverie.clock import Clock, system_clock
 from reverie.errors import (
-    MalformedReplyError,
-    ModelConnectionError,
     ModelError,
     ModelNotConfiguredError,
-    ModelTimeoutError,
 )
 from reverie.llm.anthropic_wire import (
     EFFORTS,
@@ -37,7 +34,6 @@ from reverie.llm.anthropic_wire import (
     wire_tool,
     wire_tool_choice,
 )
-from reverie.llm.failures import http_failure, parse_retry_after
 from reverie.llm.retry import Retrier, RetryPolicy, Sleep
 from reverie.llm.retrying import RetryingProvider
 
@@ -141,18 +137,4 @@ class AnthropicProvider(RetryingProvider):
     def _translate(self, exc: anthropic.AnthropicError) -> ModelError:
         import anthropic  # noqa: PLC0415
 
-        if isinstance(exc, anthropic.APITimeoutError):
-            return ModelTimeoutError(f"no answer from {self.base_url} in time")
-        if isinstance(exc, anthropic.APIConnectionError):
-            return ModelConnectionError(f"cannot reach {self.base_url}: {exc}")
-        if isinstance(exc, anthropic.APIStatusError):
-            response = exc.response
-            return http_failure(
-                response.status_code,
-                response.text,
-                message=exc.message,
-                retry_after=parse_retry_after(response.headers, self._clock()),
-            )
-        if isinstance(exc, anthropic.APIResponseValidationError):
-            return MalformedReplyError(f"reply from {self.base_url} failed validation: {exc}")
-        return ModelError(f"Anthropic SDK error: {exc}")
+        return self._translate_sdk_error(anthropic, exc, "Anthropic")

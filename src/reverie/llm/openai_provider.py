@@ -38,12 +38,8 @@ from typing import TYPE_CHECKING, Literal, cast
 
 from reverie.clock import Clock, system_clock
 from reverie.errors import (
-    MalformedReplyError,
-    ModelConnectionError,
     ModelError,
-    ModelTimeoutError,
 )
-from reverie.llm.failures import http_failure, parse_retry_after
 from reverie.llm.openai_wire import parse_reply, wire_message
 from reverie.llm.retry import Retrier, RetryPolicy, Sleep
 from reverie.llm.retrying import RetryingProvider
@@ -144,21 +140,7 @@ class OpenAIProvider(RetryingProvider):
     def _translate(self, exc: openai.OpenAIError) -> ModelError:
         import openai  # noqa: PLC0415
 
-        if isinstance(exc, openai.APITimeoutError):
-            return ModelTimeoutError(f"no answer from {self.base_url} in time")
-        if isinstance(exc, openai.APIConnectionError):
-            return ModelConnectionError(f"cannot reach {self.base_url}: {exc}")
-        if isinstance(exc, openai.APIStatusError):
-            response = exc.response
-            return http_failure(
-                response.status_code,
-                response.text,
-                message=exc.message,
-                retry_after=parse_retry_after(response.headers, self._clock()),
-            )
-        if isinstance(exc, openai.APIResponseValidationError):
-            return MalformedReplyError(f"reply from {self.base_url} failed validation: {exc}")
-        return ModelError(f"OpenAI SDK error: {exc}")
+        return self._translate_sdk_error(openai, exc, "OpenAI")
 
 
 def _tools(request: ChatRequest) -> list[ChatCompletionToolUnionParam]:

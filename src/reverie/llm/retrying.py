@@ -7,9 +7,17 @@ the final error. The SDK client is closed by ``close`` or on leaving a ``with`` 
 
 from __future__ import annotations
 
-from types import TracebackType
-from typing import Protocol, Self
+from types import ModuleType, TracebackType
+from typing import Any, Protocol, Self
 
+from reverie.clock import Clock
+from reverie.errors import (
+    MalformedReplyError,
+    ModelConnectionError,
+    ModelError,
+    ModelTimeoutError,
+)
+from reverie.llm.failures import http_failure, parse_retry_after
 from reverie.llm.provider import ChatReply, ChatRequest
 from reverie.llm.retry import Retrier
 
@@ -25,6 +33,7 @@ class RetryingProvider:
     base_url: str
     _retrier: Retrier
     _client: _Closable
+    _clock: Clock
 
     def complete(self, request: ChatRequest) -> ChatReply:
         """Send ``request`` and return the reply, retrying transient failures.
@@ -52,3 +61,26 @@ class RetryingProvider:
 
     def _attempt(self, request: ChatRequest) -> ChatReply:
         raise NotImplementedError
+
+    def _translate_sdk_error(self, sdk: ModuleType, exc: Any, name: str) -> ModelError:
+        """Translate an exception of an SDK with the common error classes into ``ModelError``.
+
+        Both official SDKs (``openai``, ``anthropic``) define the same hierarchy:
+        ``APITimeoutError``, ``APIConnectionError``, ``APIStatusError`` (status, body, headers)
+        and ``APIResponseValidationError``.
+        """
+        if isinstance(exc, sdk.APITimeoutError):
+            return ModelTimeoutError(f"no answer from {self.base_url} in time")
+        if isinstance(exc, sdk.APIConnectionError):
+            return ModelConnectionError(f"cannot reach {self.base_url}: {exc}")
+        if isinstance(exc, sdk.APIStatusError):
+            response = exc.response
+            return http_failure(
+                response.status_code,
+                response.text,
+                message=exc.message,
+                retry_after=parse_retry_after(response.headers, self._clock()),
+            )
+        if isinstance(exc, sdk.APIResponseValidationError):
+            return MalformedReplyError(f"reply from {self.base_url} failed validation: {exc}")
+        return ModelError(f"{name} SDK error: {exc}")
