@@ -118,6 +118,18 @@ def test_public_api_is_sorted_and_importable() -> None:
         assert getattr(reverie, name) is not None
 
 
+def test_lazy_exports_match_the_typed_imports_and_all() -> None:
+    tree = ast.parse((SRC / "__init__.py").read_text(encoding="utf-8"))
+    typed: dict[str, str] = {
+        alias.name: node.module or ""
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("reverie.")
+        for alias in node.names
+    }
+    assert typed == reverie._WHERE
+    assert sorted(typed) == reverie.__all__
+
+
 def test_no_module_is_named_like_a_junk_drawer() -> None:
     junk = {"utils", "helpers", "common", "misc", "manager"}
     assert not [p for p in _modules() if p.stem in junk]

@@ -1,56 +1,144 @@
 """reverie: a local-first long-term memory and context engine for LLM agents.
 
 The public API is re-exported here; everything else is internal.
+
+Names load on first use (PEP 562 ``__getattr__``), so ``import reverie`` and the command line
+start fast: the engine, the SDK providers and dulwich are imported only when a name that needs
+them is touched. ``_WHERE`` maps each public name to its module; a test keeps it, the imports
+below and ``__all__`` in step.
 """
 
-from reverie.agent import TurnResult
-from reverie.async_engine import AsyncMemoryEngine
-from reverie.compaction.result import CompactionResult
-from reverie.config import Config
-from reverie.doctor import DoctorReport
-from reverie.dream.result import DreamResult
-from reverie.engine import MemoryEngine, PromptResult, RecordResult
-from reverie.errors import (
-    AuditError,
-    ContextLengthExceededError,
-    CursorError,
-    HistoryError,
-    LockTimeoutError,
-    MalformedReplyError,
-    ModelConnectionError,
-    ModelError,
-    ModelHTTPError,
-    ModelNotConfiguredError,
-    ModelRateLimitError,
-    ModelTimeoutError,
-    ReverieError,
-    RevisionNotFoundError,
-    ScriptExhaustedError,
-    SessionError,
-    SessionImportError,
-    StorageError,
-    WorkspaceDamagedError,
-    WorkspaceError,
-    WorkspaceFormatError,
-    WorkspaceMissingError,
-)
-from reverie.ingest import IngestReport
-from reverie.llm.anthropic_provider import AnthropicProvider
-from reverie.llm.openai_provider import OpenAIProvider
-from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema, Usage
-from reverie.llm.retry import RetryPolicy
-from reverie.llm.scripted import ScriptedProvider
-from reverie.llm.settings import ModelRoles, ModelSettings
-from reverie.llm.tokens import CalibratedCounter, ExactCounter, count_request, default_counter
-from reverie.messages import Message, ToolCall
-from reverie.search import SearchHit
-from reverie.session import ArchivedSummary, Session, SessionInfo
-from reverie.status import Status
-from reverie.store.audit import CommitDetail, CommitInfo
-from reverie.store.entries import HistoryEntry
-from reverie.store.history import TrimResult
-from reverie.store.sessions import SessionStore
-from reverie.store.workspace import Workspace
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reverie.agent import TurnResult
+    from reverie.async_engine import AsyncMemoryEngine
+    from reverie.compaction.result import CompactionResult
+    from reverie.config import Config
+    from reverie.doctor import DoctorReport
+    from reverie.dream.result import DreamResult
+    from reverie.engine import MemoryEngine, PromptResult, RecordResult
+    from reverie.errors import (
+        AuditError,
+        ContextLengthExceededError,
+        CursorError,
+        HistoryError,
+        LockTimeoutError,
+        MalformedReplyError,
+        ModelConnectionError,
+        ModelError,
+        ModelHTTPError,
+        ModelNotConfiguredError,
+        ModelRateLimitError,
+        ModelTimeoutError,
+        ReverieError,
+        RevisionNotFoundError,
+        ScriptExhaustedError,
+        SessionError,
+        SessionImportError,
+        StorageError,
+        WorkspaceDamagedError,
+        WorkspaceError,
+        WorkspaceFormatError,
+        WorkspaceMissingError,
+    )
+    from reverie.ingest import IngestReport
+    from reverie.llm.anthropic_provider import AnthropicProvider
+    from reverie.llm.openai_provider import OpenAIProvider
+    from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema, Usage
+    from reverie.llm.retry import RetryPolicy
+    from reverie.llm.scripted import ScriptedProvider
+    from reverie.llm.settings import ModelRoles, ModelSettings
+    from reverie.llm.tokens import CalibratedCounter, ExactCounter, count_request, default_counter
+    from reverie.messages import Message, ToolCall
+    from reverie.search import SearchHit
+    from reverie.session import ArchivedSummary, Session, SessionInfo
+    from reverie.status import Status
+    from reverie.store.audit import CommitDetail, CommitInfo
+    from reverie.store.entries import HistoryEntry
+    from reverie.store.history import TrimResult
+    from reverie.store.sessions import SessionStore
+    from reverie.store.workspace import Workspace
+
+_WHERE: dict[str, str] = {
+    "AnthropicProvider": "reverie.llm.anthropic_provider",
+    "ArchivedSummary": "reverie.session",
+    "AsyncMemoryEngine": "reverie.async_engine",
+    "AuditError": "reverie.errors",
+    "CalibratedCounter": "reverie.llm.tokens",
+    "ChatReply": "reverie.llm.provider",
+    "ChatRequest": "reverie.llm.provider",
+    "CommitDetail": "reverie.store.audit",
+    "CommitInfo": "reverie.store.audit",
+    "CompactionResult": "reverie.compaction.result",
+    "Config": "reverie.config",
+    "ContextLengthExceededError": "reverie.errors",
+    "CursorError": "reverie.errors",
+    "DoctorReport": "reverie.doctor",
+    "DreamResult": "reverie.dream.result",
+    "ExactCounter": "reverie.llm.tokens",
+    "HistoryEntry": "reverie.store.entries",
+    "HistoryError": "reverie.errors",
+    "IngestReport": "reverie.ingest",
+    "LockTimeoutError": "reverie.errors",
+    "MalformedReplyError": "reverie.errors",
+    "MemoryEngine": "reverie.engine",
+    "Message": "reverie.messages",
+    "ModelConnectionError": "reverie.errors",
+    "ModelError": "reverie.errors",
+    "ModelHTTPError": "reverie.errors",
+    "ModelNotConfiguredError": "reverie.errors",
+    "ModelRateLimitError": "reverie.errors",
+    "ModelRoles": "reverie.llm.settings",
+    "ModelSettings": "reverie.llm.settings",
+    "ModelTimeoutError": "reverie.errors",
+    "OpenAIProvider": "reverie.llm.openai_provider",
+    "PromptResult": "reverie.engine",
+    "Provider": "reverie.llm.provider",
+    "RecordResult": "reverie.engine",
+    "RetryPolicy": "reverie.llm.retry",
+    "ReverieError": "reverie.errors",
+    "RevisionNotFoundError": "reverie.errors",
+    "ScriptExhaustedError": "reverie.errors",
+    "ScriptedProvider": "reverie.llm.scripted",
+    "SearchHit": "reverie.search",
+    "Session": "reverie.session",
+    "SessionError": "reverie.errors",
+    "SessionImportError": "reverie.errors",
+    "SessionInfo": "reverie.session",
+    "SessionStore": "reverie.store.sessions",
+    "Status": "reverie.status",
+    "StorageError": "reverie.errors",
+    "ToolCall": "reverie.messages",
+    "ToolSchema": "reverie.llm.provider",
+    "TrimResult": "reverie.store.history",
+    "TurnResult": "reverie.agent",
+    "Usage": "reverie.llm.provider",
+    "Workspace": "reverie.store.workspace",
+    "WorkspaceDamagedError": "reverie.errors",
+    "WorkspaceError": "reverie.errors",
+    "WorkspaceFormatError": "reverie.errors",
+    "WorkspaceMissingError": "reverie.errors",
+    "count_request": "reverie.llm.tokens",
+    "default_counter": "reverie.llm.tokens",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'reverie' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])
+
 
 __all__ = [
     "AnthropicProvider",

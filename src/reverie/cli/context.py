@@ -12,11 +12,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from reverie.engine import MemoryEngine
+if TYPE_CHECKING:
+    from reverie.engine import MemoryEngine
 
 WorkspaceOption = Annotated[
     Path | None,
@@ -62,5 +63,7 @@ def engine(
         WorkspaceMissingError: no workspace there and ``create`` is false.
         ConfigError: ``reverie.toml`` or a ``REVERIE_*`` variable is invalid.
     """
+    from reverie.engine import MemoryEngine
+
     with MemoryEngine.open(workspace_path(ctx, workspace), create=create) as opened:
         yield opened

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from rich.text import Text
-
 from reverie.cli.render import err
 from reverie.errors import (
     ConfigError,
@@ -63,6 +61,8 @@ def _hint(exc: BaseException) -> str:
 
 def report(exc: ReverieError | CommandFailedError) -> int:
     """Print the error line for ``exc`` on stderr and return the exit status."""
+    from rich.text import Text
+
     line = Text.assemble(("error: ", "bold red"), describe(exc))
     err().print(line, soft_wrap=True, highlight=False)
     return EXIT_FAILED

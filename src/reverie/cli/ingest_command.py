@@ -9,23 +9,19 @@ mode, and lists every record that could not be imported (those do not fail the c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-)
-from rich.text import Text
 
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.render import emit_json, err, out
-from reverie.ingest import IngestReport
-from reverie.ingest import Progress as ProgressCallback
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+    from rich.text import Text
+
+    from reverie.ingest import IngestReport
+    from reverie.ingest import Progress as ProgressCallback
 
 
 def ingest(
@@ -36,6 +32,8 @@ def ingest(
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Import past conversations (nanobot, ChatGPT export, OpenAI-format JSON/JSONL)."""
+    from rich.text import Text
+
     with engine(ctx, workspace, create=True) as memory, _bars() as bars:
         report = memory.ingest(paths, on_progress=_progress(bars))
     if json_output:
@@ -47,6 +45,14 @@ def ingest(
 
 
 def _bars() -> Progress:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+    )
+
     return Progress(
         SpinnerColumn(),
         TextColumn("{task.description:<12}"),
@@ -70,6 +76,8 @@ def _progress(bars: Progress) -> ProgressCallback:
 
 def summary_line(report: IngestReport) -> Text:
     """One line saying what an import did and in which mode."""
+    from rich.text import Text
+
     return Text(
         f"imported {report.sessions} session(s): {report.messages_added} message(s) added, "
         f"{report.messages_skipped} already there; {report.entries} history entr(ies), "

@@ -13,8 +13,6 @@ import typer
 
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.failure import fail
-from reverie.cli.memory_views import commit_header, commits_table, dream_line, restore_line
-from reverie.cli.record_views import compaction_line
 from reverie.cli.render import emit_json, err, out, print_diff
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
@@ -31,6 +29,8 @@ def dream(
     json_output: JsonFlag = False,
 ) -> None:
     """Curate the durable files from the next batch of history (one git commit)."""
+    from reverie.cli.memory_views import dream_line
+
     with engine(ctx, workspace) as memory, err().status(f"dreaming ({memory.mode})…"):
         result = memory.dream(dry_run=dry_run)
     if json_output:
@@ -51,6 +51,8 @@ def compact(
     json_output: JsonFlag = False,
 ) -> None:
     """Archive every pending message of a session into history now."""
+    from reverie.cli.record_views import compaction_line
+
     with engine(ctx, workspace) as memory:
         if not memory.workspace.sessions.exists(session):
             fail(f"no session {session!r}; `reverie sessions` lists them")
@@ -70,6 +72,8 @@ def log(
     json_output: JsonFlag = False,
 ) -> None:
     """List audit commits of the durable files, newest first."""
+    from reverie.cli.memory_views import commits_table
+
     with engine(ctx, workspace) as memory:
         commits = memory.log(number)
     if json_output:
@@ -86,6 +90,8 @@ def show(
     json_output: JsonFlag = False,
 ) -> None:
     """Show one audit commit and its diff."""
+    from reverie.cli.memory_views import commit_header
+
     with engine(ctx, workspace) as memory:
         detail = memory.show(rev)
     if json_output:
@@ -103,6 +109,8 @@ def restore(
     json_output: JsonFlag = False,
 ) -> None:
     """Put the durable files and the dream cursor back as of a commit (a new commit)."""
+    from reverie.cli.memory_views import restore_line
+
     with engine(ctx, workspace) as memory:
         info = memory.restore(rev)
     if json_output:

@@ -12,8 +12,6 @@ from typing import Annotated
 import typer
 
 from reverie.cli.context import WorkspaceOption, engine
-from reverie.cli.memory_views import cost_view, status_view
-from reverie.cli.record_views import doctor_view, history_table, hits_table, sessions_table
 from reverie.cli.render import emit_json, notice, out
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -34,6 +32,8 @@ def history(
     json_output: JsonFlag = False,
 ) -> None:
     """List history entries: the newest ones, or those after --since."""
+    from reverie.cli.record_views import history_table
+
     with engine(ctx, workspace) as memory:
         entries = memory.history(since=since, session_key=session, limit=limit)
     if json_output:
@@ -54,6 +54,8 @@ def search(
     json_output: JsonFlag = False,
 ) -> None:
     """Search history entries and every session message (compacted ones too)."""
+    from reverie.cli.record_views import hits_table
+
     with engine(ctx, workspace) as memory:
         hits = memory.search(query, limit=limit, session_key=session)
     if json_output:
@@ -68,6 +70,8 @@ def sessions(
     ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
 ) -> None:
     """List sessions with their message counts and last activity."""
+    from reverie.cli.record_views import sessions_table
+
     with engine(ctx, workspace) as memory:
         found = memory.sessions()
     if json_output:
@@ -82,6 +86,8 @@ def status(
     ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
 ) -> None:
     """Show pending entries, file sizes, the last and next dream, ledger totals and the mode."""
+    from reverie.cli.memory_views import status_view
+
     with engine(ctx, workspace) as memory:
         snapshot = memory.status()
     if json_output:
@@ -94,6 +100,8 @@ def cost(
     ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
 ) -> None:
     """Show the ledger of memory jobs by job and by day: calls and tokens in and out."""
+    from reverie.cli.memory_views import cost_view
+
     with engine(ctx, workspace) as memory:
         summary = memory.costs()
     if json_output:
@@ -122,6 +130,8 @@ def doctor(
     ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
 ) -> None:
     """Check the workspace's integrity; exit 1 on problems (notes alone pass)."""
+    from reverie.cli.record_views import doctor_view
+
     with engine(ctx, workspace) as memory:
         report = memory.doctor()
     if json_output:

@@ -13,14 +13,17 @@ import dataclasses
 import json
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.syntax import Syntax
-from rich.text import Text
 
-from reverie.messages import JSONValue
-from reverie.search import SNIPPET_CLOSE, SNIPPET_OPEN
+from reverie.search.hits import SNIPPET_CLOSE, SNIPPET_OPEN
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+    from reverie.messages import JSONValue
 
 MODEL_FREE_TAG = "(model-free)"
 
@@ -30,11 +33,15 @@ def out() -> Console:
 
     A new console each time: it reads the terminal and ``COLUMNS`` as they are now.
     """
+    from rich.console import Console
+
     return Console(highlight=False)
 
 
 def err() -> Console:
     """The console for progress, notices and errors (stderr)."""
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False)
 
 
@@ -66,6 +73,8 @@ def emit_json(value: object) -> None:
 
 def notice(message: str, style: str = "dim") -> None:
     """Print one line of progress or information on stderr."""
+    from rich.text import Text
+
     err().print(Text(message, style=style), soft_wrap=True)
 
 
@@ -89,6 +98,8 @@ def one_line(text: str, limit: int = 100) -> str:
 
 def snippet(text: str) -> Text:
     """A search snippet with its matched terms in bold."""
+    from rich.text import Text
+
     result = Text()
     bold = False
     for part in text.replace(SNIPPET_CLOSE, SNIPPET_OPEN).split(SNIPPET_OPEN):
@@ -102,6 +113,8 @@ def print_diff(diff: str) -> None:
     if not diff:
         return
     if out().is_terminal:
+        from rich.syntax import Syntax
+
         out().print(Syntax(diff, "diff", theme="ansi_dark", word_wrap=True))
     else:
         typer.echo(diff.rstrip("\n"))

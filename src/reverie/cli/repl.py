@@ -58,7 +58,7 @@ class Repl:
     def run(self) -> None:
         """Read and answer lines until /quit or end of input."""
         if sys.stdin.isatty():
-            import readline  # noqa: F401, PLC0415 (line editing and history for input())
+            import readline  # noqa: F401 (line editing and history for input())
         mode = self._engine.mode
         out().print(
             Text(f"reverie chat: session {self.session}, memory {mode}. /help lists commands.")

@@ -9,19 +9,17 @@ say how to configure one when there is none; both lay out a missing workspace.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.text import Text
 
-from reverie.agent import TurnResult
-from reverie.cli.background import Background
 from reverie.cli.context import DEFAULT_SESSION, WorkspaceOption, engine, workspace_path
 from reverie.cli.failure import fail
-from reverie.cli.record_views import compaction_line
 from reverie.cli.render import emit_json, err, notice, out
-from reverie.cli.repl import Repl
 from reverie.config_file import CONFIG_NAME, CONFIG_TEMPLATE, default_workspace
+
+if TYPE_CHECKING:
+    from reverie.agent import TurnResult
 
 SessionOption = Annotated[
     str, typer.Option("--session", "-s", help="The session to talk in.", show_default=True)
@@ -37,6 +35,8 @@ def init(
     workspace: WorkspaceOption = None,
 ) -> None:
     """Lay out the workspace and write a commented reverie.toml (never overwriting one)."""
+    from rich.text import Text
+
     workspace = path or workspace_path(ctx, workspace)
     root = (workspace or default_workspace()).expanduser()
     config = root / CONFIG_NAME
@@ -70,6 +70,8 @@ def ask(
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Send one message to the built-in agent and print its answer."""
+    from reverie.cli.record_views import compaction_line
+
     with engine(ctx, workspace, create=True) as memory:
         memory.agent()  # fail fast, with the how-to, when no chat model is configured
         with err().status("thinking…"):
@@ -99,6 +101,9 @@ def chat(
     workspace: WorkspaceOption = None,
 ) -> None:
     """Talk with the built-in agent (/dream, /compact, /status, /new, /quit)."""
+    from reverie.cli.background import Background
+    from reverie.cli.repl import Repl
+
     with engine(ctx, workspace, create=True) as memory:
         memory.agent()  # fail fast, with the how-to, when no chat model is configured
         repl = Repl(memory, session=session)
