@@ -11,7 +11,6 @@ one-line promise); ``--verbose`` prints INFO and above on stderr.
 from __future__ import annotations
 
 import logging
-from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any
 
 import typer
@@ -41,11 +40,15 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain click help and usage errors: rich's help formatter alone doubles the start-up time.
+    rich_markup_mode=None,
 )
 
 
 def _show_version(value: bool) -> None:  # noqa: FBT001 (typer passes the flag positionally)
     if value:
+        from importlib.metadata import PackageNotFoundError, version
+
         try:
             typer.echo(f"reverie {version('reverie')}")
         except PackageNotFoundError:  # pragma: no cover - only in a source tree without install

@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from reverie.search.hits import SNIPPET_CLOSE, SNIPPET_OPEN
-
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
@@ -99,6 +97,8 @@ def one_line(text: str, limit: int = 100) -> str:
 def snippet(text: str) -> Text:
     """A search snippet with its matched terms in bold."""
     from rich.text import Text
+
+    from reverie.search.hits import SNIPPET_CLOSE, SNIPPET_OPEN
 
     result = Text()
     bold = False

@@ -1,0 +1,57 @@
+"""Start-up time of the command line against a bare Python start.
+
+Run: ``.venv/bin/python bench/startup.py [--runs N]``. Prints one JSON object: the median and
+best wall time (ms) of ``python -c pass``, ``reverie --help`` and ``reverie status`` on a fresh
+workspace (each a real subprocess, as a person runs it), and each command's ratio to the bare
+start. Targets (issue #19): ``--help`` within 10x and ``status`` within 15x the bare start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+
+def timed(command: list[str], runs: int) -> dict[str, float]:
+    """Median and best wall time of ``command`` in milliseconds (one warm-up run first)."""
+    subprocess.run(command, check=False, capture_output=True)
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, check=False, capture_output=True)
+        samples.append((time.perf_counter() - start) * 1000)
+    return {"median_ms": round(statistics.median(samples), 1), "best_ms": round(min(samples), 1)}
+
+
+def main() -> None:
+    """Measure and print."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    runs = parser.parse_args().runs
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = str(Path(tmp) / "ws")
+        subprocess.run([str(BIN / "reverie"), "init", workspace], check=True, capture_output=True)
+        figures = {
+            "python -c pass": timed([sys.executable, "-c", "pass"], runs),
+            "reverie --help": timed([str(BIN / "reverie"), "--help"], runs),
+            "reverie status": timed([str(BIN / "reverie"), "-w", workspace, "status"], runs),
+        }
+    bare = figures["python -c pass"]["median_ms"]
+    ratios = {
+        name: round(value["median_ms"] / bare, 1)
+        for name, value in figures.items()
+        if name != "python -c pass"
+    }
+    print(json.dumps({"runs": runs, "figures": figures, "ratio_to_bare": ratios}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
