@@ -51,7 +51,6 @@ if TYPE_CHECKING:
     from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema, Usage
     from reverie.llm.retry import RetryPolicy
     from reverie.llm.scripted import ScriptedProvider
-    from reverie.llm.settings import ModelRoles, ModelSettings
     from reverie.llm.tokens import CalibratedCounter, ExactCounter, count_request, default_counter
     from reverie.messages import Message, ToolCall
     from reverie.search import SearchHit
@@ -92,8 +91,6 @@ _WHERE: dict[str, str] = {
     "ModelHTTPError": "reverie.errors",
     "ModelNotConfiguredError": "reverie.errors",
     "ModelRateLimitError": "reverie.errors",
-    "ModelRoles": "reverie.llm.settings",
-    "ModelSettings": "reverie.llm.settings",
     "ModelTimeoutError": "reverie.errors",
     "OpenAIProvider": "reverie.llm.openai_provider",
     "PromptResult": "reverie.engine",
@@ -169,8 +166,6 @@ __all__ = [
     "ModelHTTPError",
     "ModelNotConfiguredError",
     "ModelRateLimitError",
-    "ModelRoles",
-    "ModelSettings",
     "ModelTimeoutError",
     "OpenAIProvider",
     "PromptResult",
