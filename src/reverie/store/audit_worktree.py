@@ -121,6 +121,12 @@ def put_back(path: Path, data: bytes | None) -> None:
     atomic_write(path, data)
 
 
+def holds_reverie_block(path: Path) -> bool:
+    """Return whether ``info/exclude`` at ``path`` carries a reverie block (any version)."""
+    current = read_file(path)
+    return current is not None and _BEGIN_MARK.encode() in current
+
+
 def write_exclude(path: Path) -> None:
     """Make ``info/exclude`` hold the reverie block, keeping any other lines a person wrote."""
     current = read_file(path)
