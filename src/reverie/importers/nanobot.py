@@ -79,11 +79,13 @@ class NanobotReader:
     def read_workspace(self, root: Path) -> ImportedWorkspace:
         """Read the workspace at ``root`` (problems are collected in ``self.problems``)."""
         root = root.resolve()
-        folders = [root / "sessions"]
+        # In-workspace sessions must stay inside the workspace (a symlinked sessions/ too);
+        # 0.3.5's folder lives outside it by design and confines its own files.
+        folders = [(root / "sessions", root)]
         external = external_sessions_folder(root, self.home)
         if external is not None:
-            folders.append(external)
-        files = [(path, folder) for folder in folders for path in session_files(folder)]
+            folders.append((external, external))
+        files = [(path, bound) for folder, bound in folders for path in session_files(folder)]
         total = len(files) + 1
         history = self._history(root, root.name)
         self._progress(1, total)
