@@ -561,3 +561,15 @@ def test_concurrent_commits_from_threads_keep_a_linear_history(
 def test_commit_times_are_aware(audit: AuditRepo) -> None:
     assert audit.log()[0].time.tzinfo is not None
     assert audit.log()[0].time == datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+
+
+def test_a_symlinked_skill_folder_is_not_tracked(tmp_path: Path, clock: StepClock) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "SKILL.md").write_text("not ours\n")
+    workspace = Workspace.open(tmp_path / "ws", create=True, clock=clock)
+    (workspace.root / "skills").mkdir(exist_ok=True)
+    (workspace.root / "skills" / "link").symlink_to(outside, target_is_directory=True)
+    assert not workspace.audit.pending_diff().changed
+    assert workspace.audit.commit("dream") is None
+    workspace.close()

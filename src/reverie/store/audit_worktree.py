@@ -35,11 +35,17 @@ SKILL_PATH = re.compile(r"skills/[a-z0-9][a-z0-9_-]{0,63}/SKILL\.md")
 
 def skill_paths(root: Path, repo: Repo, *trees: ObjectID | None) -> set[str]:
     """Skill files on disk in ``root`` and in any of ``trees`` (so removals are seen)."""
-    found = {
-        f"skills/{path.parent.name}/SKILL.md"
-        for path in (root / "skills").glob("*/SKILL.md")
-        if path.is_file() and not path.is_symlink()
-    }
+    skills = root / "skills"
+    # A symlinked component (skills/ or skills/<name>/) leads out of the workspace: not ours.
+    found = (
+        set()
+        if skills.is_symlink()
+        else {
+            f"skills/{path.parent.name}/SKILL.md"
+            for path in skills.glob("*/SKILL.md")
+            if path.is_file() and not path.is_symlink() and not path.parent.is_symlink()
+        }
+    )
     for tree in trees:
         if tree is not None:
             found.update(
