@@ -56,7 +56,7 @@ from soaklib.tree import compare, fingerprint
 from soaklib.worker import WorkerOptions, run_worker
 
 CANARY = "canary: not for dream to touch\n"
-QUICK_ACTIONS = 4
+QUICK_ACTIONS = 40
 """Actions per worker generation in ``--quick`` (the minutes are then only a safety net)."""
 HOME_TARGETS = (Path("~/x").expanduser(),)
 """Where the hostile path ``~/x`` would land if it were expanded: guarded like the canaries."""
@@ -72,7 +72,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=0.5)
     parser.add_argument("--kill-every", type=float, nargs=2, default=(0.5, 3.0))
     parser.add_argument(
-        "--quick", action="store_true", help="a short run by progress (3 workers, 4 actions each)"
+        "--quick", action="store_true", help="a short run by progress (2 workers, 40 actions each)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the workspace")
     parser.add_argument("--dir", type=Path, help="where to put the soak root (default: temp)")
@@ -84,7 +84,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--deadline", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
-        args.minutes, args.workers, args.max_actions = 2.0, 3, QUICK_ACTIONS
+        args.minutes, args.workers, args.max_actions = 2.0, 2, QUICK_ACTIONS
     return args
 
 
