@@ -15,8 +15,11 @@ bounded in time (``--minutes``) and in count (``--max-actions``
 per worker process). Then it stops the workers, turns faults off, runs one final dream (which
 must finish any interrupted publish) and checks the invariants of DESIGN.md that apply
 (``soaklib.checks``, ``soaklib.ledger_check``, ``soaklib.tree``). ``--quick`` is a ~20 s run
-for the test suite. The workspace is deleted afterwards unless ``--keep`` is given or a
-violation was found (then its path is printed in the JSON).
+for the test suite, scheduled by progress rather than by time (``soaklib.schedule``): every
+worker does a fixed number of actions and is killed once, after a seeded number of them, so the
+run does the same work and the same kills however loaded the machine is. The workspace is
+deleted afterwards unless ``--keep`` is given or a violation was found (then its path is
+printed in the JSON).
 """
 
 from __future__ import annotations
@@ -46,12 +49,15 @@ from soaklib.checks import (
 )
 from soaklib.fleet import Fleet, FleetOptions
 from soaklib.ledger_check import check_ledger
+from soaklib.schedule import drive_by_progress
 from soaklib.server import SoakModel
 from soaklib.settings import CONTEXT_WINDOW, DREAM, MAX_OUTPUT_TOKENS, open_engine
 from soaklib.tree import compare, fingerprint
 from soaklib.worker import WorkerOptions, run_worker
 
 CANARY = "canary: not for dream to touch\n"
+QUICK_ACTIONS = 40
+"""Actions per worker generation in ``--quick`` (the minutes are then only a safety net)."""
 HOME_TARGETS = (Path("~/x").expanduser(),)
 """Where the hostile path ``~/x`` would land if it were expanded: guarded like the canaries."""
 
@@ -65,7 +71,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--fault-rate", type=float, default=0.3)
     parser.add_argument("--timeout", type=float, default=0.5)
     parser.add_argument("--kill-every", type=float, nargs=2, default=(0.5, 3.0))
-    parser.add_argument("--quick", action="store_true", help="a ~20 s run (3 workers)")
+    parser.add_argument(
+        "--quick", action="store_true", help="a short run by progress (2 workers, 40 actions each)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the workspace")
     parser.add_argument("--dir", type=Path, help="where to put the soak root (default: temp)")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
@@ -76,7 +84,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--deadline", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
-        args.minutes, args.workers, args.kill_every = 0.25, 3, (1.0, 3.0)
+        args.minutes, args.workers, args.max_actions = 2.0, 2, QUICK_ACTIONS
     return args
 
 
@@ -203,7 +211,10 @@ def run_fleet(args: argparse.Namespace, workspace: Path, acks: Path, model: Soak
     )
     fleet = Fleet(options=options, size=args.workers)
     fleet.start_all()
-    fleet.publish_kills = drive(fleet, args, time.monotonic() + seconds)
+    if args.quick:
+        drive_by_progress(fleet, args.seed, args.max_actions, safety_seconds=seconds)
+    else:
+        fleet.publish_kills = drive(fleet, args, time.monotonic() + seconds)
     fleet.stop(grace=30.0)
     return fleet
 

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from reverie.config import Config
+from reverie.config import Config, ModelConfig
+from reverie.config_file import CONFIG_TEMPLATE, load_config
 from reverie.errors import ConfigError
 
 
@@ -53,10 +55,79 @@ def test_a_toml_mapping_becomes_values() -> None:
         ({"model": "x"}, "model"),
         ({"compaction": {"ratio": 1.5}}, "compaction.ratio"),
         ({"dream": {"mode": "sometimes"}}, "dream.mode"),
-        ({"model": {"context_window": 2000}}, "model.context_window"),
+        ({"model": {"context_window": 1200}}, "model.context_window"),
+        ({"model": {"context_window": 4096, "max_output_tokens": 4096}}, "model.context_window"),
     ],
 )
 def test_bad_config_names_the_key(data: dict[str, Any], key: str) -> None:
     with pytest.raises(ConfigError) as caught:
         Config.from_mapping(data)
     assert caught.value.key == key
+
+
+def _load(tmp_path: Path, toml: str, **environ: str) -> Config:
+    (tmp_path / "reverie.toml").write_text(toml, encoding="utf-8")
+    return load_config(tmp_path, environ)
+
+
+def test_the_init_template_changes_nothing(tmp_path: Path) -> None:
+    env = {"REVERIE_MODEL": "gpt-x", "REVERIE_BASE_URL": "http://127.0.0.1:9/v1"}
+    written = _load(tmp_path, CONFIG_TEMPLATE, **env)
+    (tmp_path / "reverie.toml").unlink()
+    assert written == load_config(tmp_path, env)
+    assert written.memory_model is None
+    assert written.memory.model == "gpt-x"
+    assert written.memory.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_a_memory_model_without_a_name_changes_keys_of_the_chat_model(tmp_path: Path) -> None:
+    config = _load(
+        tmp_path,
+        '[model]\nmodel = "big"\ncontext_window = 32000\n[memory_model]\ntemperature = 0.0\n',
+    )
+    assert config.memory.model == "big"
+    assert config.memory.context_window == 32000
+    assert config.memory.temperature == 0.0
+    assert config.model.temperature == 0.3
+
+
+def test_a_named_memory_model_shares_only_the_endpoint(tmp_path: Path) -> None:
+    config = _load(
+        tmp_path,
+        '[model]\nmodel = "big"\nbase_url = "http://h/v1"\ncontext_window = 32000\n',
+        REVERIE_MEMORY_MODEL="small",
+    )
+    assert (config.memory.model, config.memory.base_url) == ("small", "http://h/v1")
+    assert config.memory.context_window == ModelConfig().context_window
+
+
+@pytest.mark.parametrize(
+    ("window", "output"), [(4096, 1024), (8192, 2048), (16_384, 4096), (128_000, 4096)]
+)
+def test_the_output_cap_is_derived_from_the_window(window: int, output: int) -> None:
+    config = Config.from_mapping({"model": {"context_window": window}})
+    assert config.model.max_output_tokens == output
+    assert config.model.input_budget == window - output - 1024
+
+
+def test_a_4096_token_window_alone_is_enough(tmp_path: Path) -> None:
+    config = load_config(tmp_path, {"REVERIE_CONTEXT_WINDOW": "4096", "REVERIE_MODEL": "m"})
+    assert (config.model.max_output_tokens, config.model.input_budget) == (1024, 2048)
+    assert config.memory.max_output_tokens == 1024
+
+
+def test_conflicting_explicit_values_name_both_and_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(
+            tmp_path, {"REVERIE_CONTEXT_WINDOW": "4096", "REVERIE_MAX_OUTPUT_TOKENS": "4096"}
+        )
+    message = str(caught.value)
+    assert "context_window (4096)" in message
+    assert "max_output_tokens (4096)" in message
+    assert "raise context_window" in message
+    assert "lower max_output_tokens" in message
+
+
+def test_a_window_too_small_for_the_derived_cap_says_so() -> None:
+    with pytest.raises(ConfigError, match=r"memory_model.context_window \(1000\) is too small"):
+        Config.from_mapping({"memory_model": {"model": "m", "context_window": 1000}})

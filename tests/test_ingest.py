@@ -131,7 +131,8 @@ def test_a_nanobot_workspace_is_adopted(tmp_path: Path, clock: StepClock) -> Non
     assert "kelp uses Rust" not in engine.workspace.files.read(
         "MEMORY"
     )  # already dreamt by nanobot
-    telegram = engine.workspace.sessions.load("telegram:7")
+    assert not engine.workspace.sessions.exists("telegram:7")  # never merged into a live key
+    telegram = engine.workspace.sessions.load("import:nanobot:nanobot:telegram:7")
     assert [m.text for m in telegram.messages] == ["hi", "hello", "I prefer tea."]
     assert engine.workspace.audit.log(10)[-2].subject.startswith("import: nanobot workspace")
     shutil.rmtree(nano / "sessions")

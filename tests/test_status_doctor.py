@@ -20,12 +20,24 @@ def test_status_reports_pending_entries_files_and_mode(tmp_path: Path, clock: St
     assert (status.last_cursor, status.dream_cursor, status.pending_entries) == (3, 0, 3)
     assert [size.name for size in status.files] == ["SOUL", "USER", "MEMORY"]
     assert status.chat_model == "(none)"
+    assert status.jobs == {"chat": "(none)", "compaction": "model-free", "dream": "model-free"}
     result = engine.dream()
     assert result.outcome == "completed"
     after = engine.status()
     assert after.pending_entries == 0
     assert after.last_dream.last_success is not None
     assert after.ledger["dream"].calls == 1
+
+
+def test_status_names_the_model_of_each_job(tmp_path: Path, clock: StepClock) -> None:
+    config = Config.from_mapping({"model": {"model": "big"}, "memory_model": {"model": "small"}})
+    with MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={}) as engine:
+        status = engine.status()
+    assert status.mode == "model"
+    assert status.jobs == {"chat": "big", "compaction": "small", "dream": "small"}
+    same = Config.from_mapping({"model": {"model": "big"}, "memory_model": {}})
+    with MemoryEngine.open(tmp_path / "ws", same, clock=clock, environ={}) as engine:
+        assert engine.status().jobs == {"chat": "big", "compaction": "big", "dream": "big"}
 
 
 def test_a_healthy_workspace_passes_doctor(tmp_path: Path, clock: StepClock) -> None:

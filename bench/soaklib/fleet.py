@@ -59,6 +59,14 @@ class Fleet:
         for slot in self._slots:
             self._start(slot)
 
+    def generation(self, worker: int) -> int:
+        """The generation number of ``worker``'s current process."""
+        return self._slots[worker].generation
+
+    def all_finished(self) -> bool:
+        """True when every worker ended on its own with status 0."""
+        return all(slot.finished for slot in self._slots)
+
     def kill_and_restart(self, worker: int) -> None:
         """SIGKILL a running worker, wait for it, and start its next generation."""
         slot = self._slots[worker]

@@ -109,6 +109,7 @@ class Replier:
         self.fault_rate = fault_rate
         self._timeout_delay = timeout_delay
         self._hostile = hostile_paths
+        self._first = True
 
     def answer(self, body: JSONObject) -> tuple[Job, Answer]:
         """Return the job that asked and the answer to give it."""
@@ -125,7 +126,14 @@ class Replier:
         return job, render(body, objects, completion, self._counter, fault=fault)
 
     def _draw(self, job: Job, messages: list[JSONObject]) -> str | None:
-        """A dream run's first call draws its mode first; then any call may draw a fault."""
+        """A dream run's first call draws its mode first; then any call may draw a fault.
+
+        The very first request always gets a transport fault (when faults are on), so even the
+        shortest run exercises the retry path, whatever order its requests arrive in.
+        """
+        if self._first and self.fault_rate > 0:
+            self._first = False
+            return self._rng.choice(TRANSPORT_FAULTS)
         first_dream_call = job == "dream" and _previous_call_id(messages) is None
         if first_dream_call and self._rng.random() < self.fault_rate:
             return self._rng.choice(JOB_FAULTS["dream"])

@@ -9,7 +9,10 @@ TOML layout (every key optional)::
 
     [model]        base_url, api_key_env, api_key_file, model, provider, context_window,
                    max_output_tokens, temperature, timeout_seconds
-    [memory_model] the same keys, for compaction and dream (defaults to [model])
+    [memory_model] the same keys, for compaction and dream. Absent, empty or all commented
+                   out: the [model] itself. Without its own ``model`` name it is the [model]
+                   with some keys changed; with one it shares only [model]'s endpoint
+                   (provider, base_url, api_key_env, api_key_file, timeout_seconds).
     [compaction]   ratio, rounds_per_turn, replay_suffix, summary_cap_chars, raw_cap_chars,
                    idle_minutes
     [dream]        batch_entries, entry_chars, file_chars, max_rounds, token_budget,
@@ -29,6 +32,21 @@ from reverie.errors import ConfigError
 ProviderKind = Literal["openai", "anthropic"]
 DreamMode = Literal["auto", "model", "model-free"]
 
+AUTO_OUTPUT_TOKENS = 0
+"""``max_output_tokens`` value meaning "derive it from the context window"."""
+PROMPT_MARGIN = 1024
+"""Tokens kept free below the window beyond the output cap (DESIGN.md defaults)."""
+_ENDPOINT_KEYS = ("provider", "base_url", "api_key_env", "api_key_file", "timeout_seconds")
+
+
+def derived_output_tokens(context_window: int) -> int:
+    """The output cap when none is set: a quarter of the window, at most 4,096 (at least 1).
+
+    A 4,096-token window (Ollama's and many llama.cpp set-ups' default) gets 1,024 output
+    tokens and a 2,048-token input budget; a 128k window keeps 4,096.
+    """
+    return max(1, min(4_096, context_window // 4))
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelConfig:
@@ -40,9 +58,15 @@ class ModelConfig:
     api_key_file: str | None = None
     model: str = ""
     context_window: int = 128_000
-    max_output_tokens: int = 4_096
+    max_output_tokens: int = AUTO_OUTPUT_TOKENS
+    """Cap on a reply; 0 (the default) derives it from the window (``derived_output_tokens``)."""
     temperature: float = 0.3
     timeout_seconds: float = 120.0
+
+    def __post_init__(self) -> None:
+        if self.max_output_tokens == AUTO_OUTPUT_TOKENS:
+            derived = derived_output_tokens(self.context_window)
+            object.__setattr__(self, "max_output_tokens", derived)
 
     @property
     def configured(self) -> bool:
@@ -52,7 +76,7 @@ class ModelConfig:
     @property
     def input_budget(self) -> int:
         """Prompt tokens allowed: context window minus output tokens minus a 1,024 margin."""
-        return max(1, self.context_window - self.max_output_tokens - 1024)
+        return max(1, self.context_window - self.max_output_tokens - PROMPT_MARGIN)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -131,10 +155,54 @@ class Config:
                 section = data[name]
                 if not isinstance(section, Mapping):
                     raise ConfigError(f"[{name}] must be a table", key=name)
+                if name == "memory_model":
+                    section = _memory_section(data.get("model"), section)
+                    if section is None:
+                        continue
                 values[name] = _build(kind, name, section)
         config = cls(**values)
         _check_ranges(config)
+        _check_window("model", config.model, data.get("model"))
+        if config.memory_model is not None:
+            _check_window("memory_model", config.memory_model, data.get("memory_model"))
         return config
+
+
+def _memory_section(model: object, memory: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The effective ``[memory_model]`` table, or None when it means "the same as [model]".
+
+    ``reverie init`` writes the table with every key commented out; that must change nothing,
+    so an empty table is no memory model at all. A table without its own ``model`` name
+    changes some keys of the chat model; one with a name shares only the endpoint.
+    """
+    if not memory:
+        return None
+    chat = model if isinstance(model, Mapping) else {}
+    if "model" not in memory or not memory["model"]:
+        return {**chat, **{k: v for k, v in memory.items() if k != "model"}}
+    return {**{k: chat[k] for k in _ENDPOINT_KEYS if k in chat}, **memory}
+
+
+def _check_window(section: str, model: ModelConfig, data: object) -> None:
+    """The window must hold the output cap plus the margin; name both values when it does not."""
+    if model.context_window > model.max_output_tokens + PROMPT_MARGIN:
+        return
+    explicit = isinstance(data, Mapping) and bool(data.get("max_output_tokens"))
+    window, output = model.context_window, model.max_output_tokens
+    if explicit:
+        message = (
+            f"{section}.context_window ({window}) must exceed {section}.max_output_tokens "
+            f"({output}) + {PROMPT_MARGIN}: raise context_window above {output + PROMPT_MARGIN}, "
+            f"or lower max_output_tokens below {window - PROMPT_MARGIN} (or leave it unset: "
+            "it then defaults to a quarter of the window, at most 4096)"
+        )
+    else:
+        message = (
+            f"{section}.context_window ({window}) is too small: with the derived "
+            f"max_output_tokens ({output}) and the {PROMPT_MARGIN}-token margin no prompt fits; "
+            f"raise context_window above {output + PROMPT_MARGIN}"
+        )
+    raise ConfigError(message, key=f"{section}.context_window")
 
 
 _T = TypeVar("_T")
@@ -179,10 +247,6 @@ def _check_ranges(config: Config) -> None:
         ),
         (config.dream.max_rounds >= 1, "dream.max_rounds must be >= 1"),
         (config.dream.batch_entries >= 1, "dream.batch_entries must be >= 1"),
-        (
-            config.model.context_window > config.model.max_output_tokens + 1024,
-            "model.context_window must exceed max_output_tokens + 1024",
-        ),
     ]
     for ok, message in checks:
         if not ok:

@@ -80,8 +80,6 @@ def load_config(workspace: Path, environ: Mapping[str, str] | None = None) -> Co
             if not isinstance(table, dict):
                 raise ConfigError(f"[{section}] must be a table", key=section)
             table[key] = _parse_env(name, env[name], kind)
-    if "memory_model" in data and isinstance(data.get("model"), dict):
-        data["memory_model"] = {**_inherited(data["model"]), **data["memory_model"]}
     config = Config.from_mapping(data)
     for model in (config.model, config.memory_model):
         if model is not None and model.api_key_file is not None:
@@ -104,12 +102,6 @@ def api_key(model: ModelConfig, environ: Mapping[str, str] | None = None) -> str
                 f"cannot read model.api_key_file {path}: {exc}", key="model.api_key_file"
             ) from exc
     return None
-
-
-def _inherited(model: Mapping[str, Any]) -> dict[str, Any]:
-    """Endpoint settings a memory model shares with the chat model unless it sets its own."""
-    keys = ("provider", "base_url", "api_key_env", "api_key_file", "timeout_seconds")
-    return {key: model[key] for key in keys if key in model}
 
 
 def _parse_env(name: str, raw: str, kind: type) -> object:
@@ -145,11 +137,11 @@ CONFIG_TEMPLATE = """\
 # base_url = "https://api.openai.com/v1"   # Ollama: http://localhost:11434/v1
 # model = "gpt-4o-mini"               # empty: no model; memory runs model-free
 # context_window = 128000
-# max_output_tokens = 4096
+# max_output_tokens = 4096           # unset: a quarter of the window, at most 4096
 # api_key_env = "REVERIE_API_KEY"     # which env variable holds the key
 # api_key_file = "~/.config/reverie/key"   # or a file outside the workspace
 
-[memory_model]
+[memory_model]                        # empty: compaction and dream use [model]
 # model = "gpt-4o-mini"               # a cheaper model for compaction and dream
 
 [compaction]

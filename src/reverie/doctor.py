@@ -1,7 +1,8 @@
 """``doctor``: an integrity check of a workspace that says what is wrong and where.
 
 Problems make ``doctor`` fail (non-zero exit at the CLI): history cursors out of order or
-duplicated, ``.cursor`` behind the log, the dream cursor past the last entry, an audit
+duplicated (the mark of another program writing the log at the same time as reverie; the lines
+are left where they are), ``.cursor`` behind the log, the dream cursor past the last entry, an audit
 repository that cannot be read or has no commit, and an unfinished dream publish. Notes are
 things a person may want to look at but that reverie
 already handled: quarantined lines (kept, never dropped), unreadable ledger lines, uncommitted
@@ -16,6 +17,7 @@ from pathlib import Path
 from reverie.dream.journal import DEFAULT_JOURNAL
 from reverie.errors import ReverieError
 from reverie.store.atomic import TEMP_SUFFIX
+from reverie.store.cursors import CursorFloor
 from reverie.store.workspace import Workspace
 
 
@@ -67,16 +69,21 @@ def examine(workspace: Workspace) -> DoctorReport:
 
 
 def _history(workspace: Workspace, report: DoctorReport) -> None:
-    previous = 0
+    seen: set[int] = set()
+    repeated: list[int] = []
+    behind: list[tuple[int, int]] = []
     last = 0
     for entry in workspace.history.entries():
-        if entry.cursor <= previous:
-            report.problem(
-                "history", f"cursor {entry.cursor} follows {previous}", workspace.history.path
-            )
-        previous = last = max(previous, entry.cursor)
+        if entry.cursor in seen:
+            repeated.append(entry.cursor)
+        elif entry.cursor < last:
+            behind.append((entry.cursor, last))
+        seen.add(entry.cursor)
+        last = max(last, entry.cursor)
+    if repeated or behind:
+        report.problem("history", _foreign_message(repeated, behind), workspace.history.path)
     floor_path = workspace.root / "memory" / ".cursor"
-    floor = int(floor_path.read_text(encoding="utf-8").strip() or 0)
+    floor = CursorFloor(floor_path).read()
     if floor < last:
         report.problem("cursors", f".cursor holds {floor} but the log reaches {last}", floor_path)
     dream = workspace.dream_cursor.read()
@@ -86,6 +93,21 @@ def _history(workspace: Workspace, report: DoctorReport) -> None:
             f"dream cursor {dream} is past the last cursor {max(last, floor)}",
             workspace.dream_cursor.path,
         )
+
+
+def _foreign_message(repeated: list[int], behind: list[tuple[int, int]]) -> str:
+    parts = []
+    if repeated:
+        shown = ", ".join(str(cursor) for cursor in repeated[:5])
+        parts.append(f"{len(repeated)} duplicate cursor(s) ({shown})")
+    if behind:
+        shown = ", ".join(f"{cursor} after {top}" for cursor, top in behind[:5])
+        parts.append(f"{len(behind)} cursor(s) out of order ({shown})")
+    return (
+        " and ".join(parts) + ": another program (nanobot?) wrote the log while reverie did; "
+        "the lines stay in the file, but nanobot and reverie must not write one workspace at "
+        "the same time"
+    )
 
 
 def _quarantine(workspace: Workspace, report: DoctorReport) -> None:

@@ -14,8 +14,14 @@ A nanobot workspace brings its own memory: when this workspace's durable files s
 their starter text, nanobot's files are adopted (one audit commit); otherwise their text is
 appended to history for dream to merge. Only the history nanobot's dream had not consumed is
 appended (the rest is in its files). What was brought in is remembered by content hash in
-``.reverie/imported.json``, so a second ingest adds nothing. Its sessions keep their compaction
-mark on first import (nanobot already archived those messages).
+``.reverie/imported.json``, so a second ingest adds nothing.
+
+nanobot's consolidated split is honoured whichever path brought a session (workspace, sessions
+folder, one file): on first import the messages nanobot had archived (``last_archived``, else
+``last_consolidated``) are stored already compacted, never summarised again, and nanobot's own
+summary of them (``_last_summary``) becomes one history entry of that session. Imported sessions
+have their own keys (``import:nanobot:<source>:<key>``), so they never merge into a live one.
+Records that are not conversation (``provider_state``) are counted in ``records_skipped``.
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ class IngestReport:
     mode: str
     seconds: float
     problems: tuple[ImportProblem, ...]
+    records_skipped: int = 0
 
 
 def run_ingest(
@@ -74,10 +81,12 @@ def run_ingest(
     head_before = _head(engine)
     conversations: list[ImportedConversation] = []
     problems: list[ImportProblem] = []
+    records = 0
     for path in paths:
         batch = load(Path(path), on_progress=lambda done, total: notify("import", done, total))
         conversations.extend(batch.conversations)
         problems.extend(batch.problems)
+        records += batch.skipped_records
         if batch.workspace is not None:
             _merge_workspace(engine, batch.workspace)
     conversations.sort(key=lambda c: (c.started_at is None, c.started_at or 0, c.key))
@@ -97,6 +106,7 @@ def run_ingest(
         mode=engine.mode,
         seconds=time.monotonic() - started,
         problems=tuple(problems),
+        records_skipped=records,
     )
 
 
@@ -125,13 +135,41 @@ def _replay(engine: MemoryEngine, conversation: ImportedConversation) -> tuple[i
     """Append the messages the session lacks, a turn at a time, compacting as it goes."""
     sessions = engine.workspace.sessions
     existing = sessions.load(conversation.key).messages
+    adopted = 0 if existing else _adopt_archived(engine, conversation)
+    if adopted:
+        existing = conversation.messages[:adopted]
     fresh = new_messages(existing, conversation.messages)
     for turn in _turns(fresh):
         sessions.append_many(conversation.key, turn)
         engine.compactor.ensure_budget(conversation.key)
     if fresh:
         engine.compactor.compact_all(conversation.key, reason="ingest")
-    return len(fresh), len(conversation.messages) - len(fresh)
+    added = adopted + len(fresh)
+    return added, len(conversation.messages) - added
+
+
+def _adopt_archived(engine: MemoryEngine, conversation: ImportedConversation) -> int:
+    """On first import, store what the source had archived as compacted; return how many.
+
+    The source's own summary of those messages goes to history once, as this session's summary.
+    """
+    workspace = engine.workspace
+    archived = conversation.archived
+    if not 0 < archived <= len(conversation.messages):
+        archived = 0
+    if archived:
+        workspace.sessions.append_many(conversation.key, conversation.messages[:archived])
+        workspace.sessions.set_compacted_upto(conversation.key, archived)
+    summary = conversation.summary
+    if summary is not None and summary.text.strip():
+        workspace.history.append(
+            summary.text,
+            session_key=conversation.key,
+            kind="summary",
+            at=summary.last_active,
+            source_range=(0, archived) if archived else None,
+        )
+    return archived
 
 
 def _turns(messages: Sequence[Message]) -> list[list[Message]]:
@@ -165,10 +203,6 @@ def _merge_workspace(engine: MemoryEngine, imported: ImportedWorkspace) -> None:
             workspace.history.append(entry.content, session_key=entry.session_key, kind="import")
             marks.add(_key(entry.session_key, entry.content))
     atomic_write_text(marks_path, json.dumps(sorted(marks)))
-    for session in imported.sessions:
-        if not workspace.sessions.exists(session.key) and session.compacted_upto:
-            workspace.sessions.append_many(session.key, session.messages[: session.compacted_upto])
-            workspace.sessions.set_compacted_upto(session.key, session.compacted_upto)
 
 
 def _load_marks(path: Path) -> set[str]:

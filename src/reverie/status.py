@@ -2,7 +2,8 @@
 
 Pending history (exact count after the dream cursor, read by bisection), durable file sizes in
 tokens, the last dream and whether the next one is due, session count, ledger totals by job,
-and which mode (model or model-free) memory jobs run in.
+which mode (model or model-free) memory jobs run in, and which model each job uses (``jobs``:
+chat, compaction and dream, each a model name, ``(none)`` or ``model-free``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Status:
     ledger: dict[str, JobTotals]
     ledger_unreadable: int
     quarantined_lines: int
+    jobs: dict[str, str]
 
 
 def gather(
@@ -46,6 +48,7 @@ def gather(
     dream_cursor = workspace.dream_cursor.read()
     pending = workspace.history.read_since(dream_cursor)
     summary = workspace.ledger.summary()
+    memory = memory_model if mode == "model" and memory_model else "model-free"
     return Status(
         workspace=str(workspace.root),
         mode=mode,
@@ -63,4 +66,5 @@ def gather(
         ledger_unreadable=summary.unreadable,
         quarantined_lines=len(workspace.quarantine.records())
         + len(workspace.sessions.quarantine.records()),
+        jobs={"chat": chat_model or "(none)", "compaction": memory, "dream": memory},
     )

@@ -20,7 +20,7 @@ def test_ingest_imports_once_and_says_what_it_did(cli: Cli) -> None:
     assert first["sessions"] == 1
     assert first["messages_added"] > 0
     assert first["mode"] == "model-free"
-    assert "telegram:80417" in {info["key"] for info in cli.json("sessions")}
+    assert "import:nanobot:fixtures:telegram:80417" in {i["key"] for i in cli.json("sessions")}
     again = cli.run("ingest", str(FIXTURE)).stdout
     assert "imported 1 session(s): 0 message(s) added" in again
     assert "(model-free)" in again

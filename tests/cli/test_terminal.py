@@ -44,7 +44,7 @@ def test_chat_in_a_terminal_talks_dreams_and_quits(cli: Cli, loopback: LoopbackS
         child.expect("Hello Dana, noted: Oslo.")
         child.expect_exact(PROMPT)
         child.sendline("/status")
-        child.expect(r"model \(chat chat-model, memory memory-model\)")
+        child.expect(r"model \(chat chat-model; compaction memory-model; dream memory-model\)")
         child.expect_exact(PROMPT)
         child.sendline("/compact")
         child.expect(r"tg:dana: summarised")

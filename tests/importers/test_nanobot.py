@@ -44,18 +44,18 @@ def test_a_workspace_is_read_with_every_problem_reported(tmp_path: Path) -> None
     assert batch.format == "nanobot-workspace"
     workspace = batch.workspace
     assert workspace is not None
-    assert [e.content for e in workspace.history] == ["first", "third"]
-    assert workspace.history[1].session_key == "telegram:1"
+    assert [e.content for e in workspace.history] == ["first", "third", "out of order"]
+    assert workspace.history[1].session_key == "import:nanobot:nb:telegram:1"
     assert (workspace.cursor, workspace.dream_cursor) == (3, 0)
     assert dict(workspace.files) == {"SOUL": "# Soul\n\n- Be brief.\n", "MEMORY": "# Memory\n"}
     (session,) = workspace.sessions
-    assert session.key == "telegram:80417"
+    assert session.key == "import:nanobot:nb:telegram:80417"
     (conv,) = batch.conversations
-    assert conv.key == "telegram:80417"
+    assert conv.key == "import:nanobot:nb:telegram:80417"
     assert conv.title == "Trip planning"
     assert conv.messages == session.messages
     problems = [(p.path.name, p.position) for p in batch.problems]
-    assert problems == [("history.jsonl", 2), ("history.jsonl", 4), (".dream_cursor", 1)]
+    assert problems == [("history.jsonl", 2), (".dream_cursor", 1)]
     assert seen == [(1, 2), (2, 2)]
 
 
@@ -79,7 +79,9 @@ def test_a_single_session_file_is_recognised(tmp_path: Path) -> None:
     path = shutil.copy(FIXTURE, tmp_path / "s.jsonl")
     batch = load(Path(path), local_tz=UTC)
     assert batch.format == "nanobot-session"
-    assert [c.key for c in batch.conversations] == ["telegram:80417"]
+    assert [c.key for c in batch.conversations] == [
+        f"import:nanobot:{tmp_path.name}:telegram:80417"
+    ]
     assert batch.workspace is None
 
 
@@ -93,7 +95,7 @@ def test_a_session_without_a_key_gets_one_from_its_file_name(tmp_path: Path) -> 
         encoding="utf-8",
     )
     (conv,) = load(path, local_tz=UTC).conversations
-    assert conv.key == "import:nanobot:cli_direct"
+    assert conv.key == f"import:nanobot:{tmp_path.name}:cli_direct"
 
 
 def test_the_source_workspace_is_never_written(tmp_path: Path) -> None:
@@ -115,5 +117,6 @@ def test_unreadable_files_are_problems_for_the_whole_file(tmp_path: Path) -> Non
     assert [(p.path.name, p.position) for p in batch.problems] == [("USER.md", 0)]
     assert batch.workspace is not None
     assert batch.workspace.history == ()
-    assert [s.key for s in batch.workspace.sessions] == ["k", "telegram:80417"]
-    assert [c.key for c in batch.conversations] == ["telegram:80417"]
+    keys = ["import:nanobot:nb:k", "import:nanobot:nb:telegram:80417"]
+    assert [s.key for s in batch.workspace.sessions] == keys
+    assert [c.key for c in batch.conversations] == keys[1:]

@@ -507,9 +507,7 @@ def test_an_existing_nanobot_repo_is_adopted_with_its_history(
             entry.path for entry in repo.object_store.iter_tree_contents(commit.tree)
         )
         assert committed == sorted(path.encode() for path in [*paths, "memory/.dream_cursor"])
-    exclude = (root / ".git" / "info" / "exclude").read_text()
-    assert exclude.startswith("*.bak\n")
-    assert "!/memory/.dream_cursor" in exclude
+    assert (root / ".git" / "info" / "exclude").read_text() == "*.bak\n"
 
 
 def test_an_adopted_repo_without_commits_gets_the_initial_commit(
@@ -563,3 +561,15 @@ def test_concurrent_commits_from_threads_keep_a_linear_history(
 def test_commit_times_are_aware(audit: AuditRepo) -> None:
     assert audit.log()[0].time.tzinfo is not None
     assert audit.log()[0].time == datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+
+
+def test_a_symlinked_skill_folder_is_not_tracked(tmp_path: Path, clock: StepClock) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "SKILL.md").write_text("not ours\n")
+    workspace = Workspace.open(tmp_path / "ws", create=True, clock=clock)
+    (workspace.root / "skills").mkdir(exist_ok=True)
+    (workspace.root / "skills" / "link").symlink_to(outside, target_is_directory=True)
+    assert not workspace.audit.pending_diff().changed
+    assert workspace.audit.commit("dream") is None
+    workspace.close()

@@ -123,7 +123,6 @@ BAD_LINES: list[tuple[bytes, str]] = [
     (b'{"cursor": true, "content": "bool cursor", "timestamp": "t"}\n', "positive integer"),
     (b'{"cursor": -4, "content": "negative", "timestamp": "t"}\n', "positive integer"),
     (b'{"cursor": 2.5, "content": "float", "timestamp": "t"}\n', "positive integer"),
-    (b'{"cursor": 2, "content": "duplicate of 2", "timestamp": "t"}\n', "not above"),
     (b"[1, 2, 3]\n", "not a JSON object"),
     (b'{"cursor": 11, "content": 5, "timestamp": "t"}\n', "content must be a string"),
 ]

@@ -11,7 +11,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from reverie import SessionImportError, Workspace
-from reverie.store.nanobot_sessions import import_nanobot_session, read_nanobot_session
+from reverie.store.nanobot_sessions import (
+    import_nanobot_session,
+    read_nanobot_file,
+    read_nanobot_session,
+)
 
 if TYPE_CHECKING:
     from reverie.messages import JSONObject
@@ -93,3 +97,30 @@ def test_a_file_without_a_metadata_line_needs_a_key(tmp_path: Path) -> None:
     session = read_nanobot_session(copy, key="cli:bare")
     assert session.key == "cli:bare"
     assert [m.text for m in session.messages] == ["hi"]
+
+
+@pytest.mark.parametrize(
+    ("marks", "expected"),
+    [
+        ({"last_archived": 2, "last_consolidated": 1}, 2),
+        ({"last_consolidated": 1}, 1),
+        ({"last_archived": True, "last_consolidated": 1}, 1),
+        ({}, 0),
+    ],
+)
+def test_last_archived_is_read_first_then_last_consolidated(
+    tmp_path: Path, marks: dict[str, object], expected: int
+) -> None:
+    lines: list[dict[str, object]] = [
+        {"_type": "metadata", "key": "k", **marks},
+        {"_type": "provider_state", "state": {"id": "r1"}},
+        {"role": "user", "content": "one"},
+        {"role": "assistant", "content": "two"},
+        {"_type": "checkpoint_note", "at": 3},
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    read = read_nanobot_file(path, local_tz=LISBON)
+    assert read.skipped == 2
+    assert [m.text for m in read.session.messages] == ["one", "two"]
+    assert read.session.compacted_upto == expected

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from dulwich.repo import Repo
 
 from reverie import (
     CursorError,
@@ -13,6 +14,8 @@ from reverie import (
     WorkspaceFormatError,
     WorkspaceMissingError,
 )
+from reverie.engine import MemoryEngine
+from reverie.messages import Message
 from reverie.store.atomic import atomic_write, sweep_temp_files, temp_path_for
 from reverie.store.memory_files import STARTER_TEXTS
 from tests.conftest import StepClock
@@ -36,6 +39,45 @@ def test_create_lays_out_the_nanobot_workspace(tmp_path: Path, clock: StepClock)
     assert (root / "sessions").is_dir()
     assert workspace.files.read("SOUL") == STARTER_TEXTS["SOUL"]
     assert workspace.files.is_starter("USER")
+
+
+def _every_path(root: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(root)): (
+            hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "folder"
+        )
+        for path in sorted(root.rglob("*"))
+        if ".reverie" not in path.relative_to(root).parts
+    }
+
+
+def test_opening_a_nanobot_workspace_writes_nothing_but_reverie_state(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    root = tmp_path / "nanobot"
+    for relative, text in (
+        ("SOUL.md", "# Soul\nBe brief.\n"),
+        ("USER.md", "# User\nName: Lin\n"),
+        ("memory/MEMORY.md", "# Memory\n"),
+        ("memory/history.jsonl", ""),
+        (".gitignore", "*\n!SOUL.md\n"),
+    ):
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    with Repo.init(str(root)) as repo:
+        repo.get_worktree().stage([b".gitignore", b"SOUL.md"])
+        repo.get_worktree().commit(message=b"nanobot: init", committer=b"nanobot <n@l>")
+    (root / ".git" / "info" / "exclude").write_text("*.bak\n")
+    before = _every_path(root)
+    with MemoryEngine.open(root, environ={}) as engine:
+        engine.status()
+        engine.history()
+    assert _every_path(root) == before
+    assert (root / ".reverie").is_dir()
+    with MemoryEngine.open(root, environ={}) as engine:
+        engine.record("cli:a", [Message(role="user", content="hi")])
+        assert engine.workspace.sessions.load("cli:a").messages[0].content == "hi"
+    assert (root / "sessions").is_dir()
 
 
 def test_an_existing_nanobot_workspace_opens_unchanged(tmp_path: Path, clock: StepClock) -> None:

@@ -78,11 +78,16 @@ def summary_line(report: IngestReport) -> Text:
     """One line saying what an import did and in which mode."""
     from rich.text import Text
 
+    records = (
+        f"; {report.records_skipped} non-message record(s) skipped"
+        if report.records_skipped
+        else ""
+    )
     return Text(
         f"imported {report.sessions} session(s): {report.messages_added} message(s) added, "
         f"{report.messages_skipped} already there; {report.entries} history entr(ies), "
         f"{report.dream_runs} dream run(s), {report.commits} commit(s) ({report.mode}); "
-        f"{len(report.problems)} problem(s); {report.seconds:.1f}s",
+        f"{len(report.problems)} problem(s){records}; {report.seconds:.1f}s",
         style="green",
     )
 

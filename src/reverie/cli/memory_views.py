@@ -42,9 +42,10 @@ def status_view(status: Status) -> RenderableType:
 
 
 def _mode_line(status: Status) -> str:
+    jobs = status.jobs
+    chat = "no chat model" if jobs["chat"] == "(none)" else f"chat {jobs['chat']}"
     if status.mode == "model":
-        return f"model (chat {status.chat_model}, memory {status.memory_model})"
-    chat = "no chat model" if status.chat_model == "(none)" else f"chat {status.chat_model}"
+        return f"model ({chat}; compaction {jobs['compaction']}; dream {jobs['dream']})"
     return f"model-free memory ({chat}; compaction and dream run without a model)"
 
 

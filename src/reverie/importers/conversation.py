@@ -20,18 +20,24 @@ from typing import Literal
 
 from reverie.importers.content_hash import message_hash
 from reverie.messages import Message
-from reverie.session import Session
+from reverie.session import ArchivedSummary, Session
 from reverie.store.entries import HistoryEntry
 from reverie.store.memory_files import MemoryFileName
 
 Format = Literal[
-    "openai-json", "openai-jsonl", "chatgpt-export", "nanobot-workspace", "nanobot-session"
+    "openai-json",
+    "openai-jsonl",
+    "chatgpt-export",
+    "nanobot-workspace",
+    "nanobot-sessions",
+    "nanobot-session",
 ]
 FORMATS: tuple[Format, ...] = (
     "openai-json",
     "openai-jsonl",
     "chatgpt-export",
     "nanobot-workspace",
+    "nanobot-sessions",
     "nanobot-session",
 )
 
@@ -68,6 +74,10 @@ class ImportedConversation:
     title: str | None
     messages: tuple[Message, ...]
     source: Path
+    archived: int = 0
+    """How many leading messages the source had already summarised (nanobot's archive mark)."""
+    summary: ArchivedSummary | None = None
+    """The source's own summary of those messages (nanobot's ``_last_summary``), if any."""
 
     @property
     def started_at(self) -> datetime | None:
@@ -109,6 +119,8 @@ class ImportBatch:
     conversations: tuple[ImportedConversation, ...] = ()
     problems: tuple[ImportProblem, ...] = ()
     workspace: ImportedWorkspace | None = None
+    skipped_records: int = 0
+    """Records that are not conversation (nanobot's ``provider_state``): skipped, not problems."""
 
     @property
     def message_count(self) -> int:

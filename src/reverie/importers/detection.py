@@ -1,8 +1,10 @@
 """Telling which format a path to import holds, by looking at its content, not its name.
 
 - a folder with ``conversations.json``, or a zip file holding one: a ChatGPT export;
-- a folder with ``memory/history.jsonl``, ``sessions/*.jsonl`` or durable files: a nanobot
-  workspace;
+- a folder with ``memory/history.jsonl``, ``sessions/*.jsonl``, durable files or
+  ``.nanobot/workspace-id``: a nanobot workspace;
+- a folder of ``*.jsonl`` files opening with nanobot's metadata line: a nanobot sessions folder
+  (0.3.5's ``~/.nanobot/sessions/<workspace-id>/``, or an older ``sessions/``);
 - a JSON document: a ChatGPT export when its conversations have a ``mapping``, else
   OpenAI-style messages (a list of messages or of conversations, or one conversation);
 - JSON Lines: a nanobot session file when the first line is its metadata object, else
@@ -23,6 +25,7 @@ from pathlib import Path
 from reverie.errors import ImportSourceError, UnknownImportFormatError
 from reverie.importers.conversation import Format
 from reverie.importers.nanobot import looks_like_workspace
+from reverie.importers.nanobot_layout import looks_like_sessions_folder
 from reverie.messages import JSONValue
 
 _EXPORT_NAME = "conversations.json"
@@ -66,9 +69,12 @@ def _sniff_folder(path: Path) -> Sniffed:
         return _sniff_export(export, _read(export))
     if looks_like_workspace(path):
         return Sniffed(format="nanobot-workspace", path=path)
+    if looks_like_sessions_folder(path):
+        return Sniffed(format="nanobot-sessions", path=path)
     raise UnknownImportFormatError(
         "a folder that is neither a nanobot workspace (memory/history.jsonl, sessions/*.jsonl, "
-        "SOUL.md, USER.md) nor a ChatGPT export (conversations.json)",
+        "SOUL.md, USER.md, .nanobot/workspace-id), a nanobot sessions folder (*.jsonl session "
+        "files) nor a ChatGPT export (conversations.json)",
         path=path,
     )
 

@@ -25,7 +25,11 @@ _LAST = datetime.max.replace(tzinfo=UTC)
 
 
 def load(
-    path: Path, *, on_progress: ProgressCallback | None = None, local_tz: tzinfo | None = None
+    path: Path,
+    *,
+    on_progress: ProgressCallback | None = None,
+    local_tz: tzinfo | None = None,
+    home: Path | None = None,
 ) -> ImportBatch:
     """Read everything importable at ``path``.
 
@@ -34,14 +38,16 @@ def load(
             a nanobot workspace).
         on_progress: called as ``on_progress(done, total)`` after each record read.
         local_tz: the zone of times written without one (default: this system's zone).
+        home: where ``~/.nanobot`` is looked for (default: ``$HOME``).
 
     Raises:
         ImportSourceError: the path does not exist or cannot be read.
         UnknownImportFormatError: it holds no format reverie can import.
     """
     found = sniff(path)
-    if found.format in ("nanobot-workspace", "nanobot-session"):
-        return _nanobot(path, found, on_progress, local_tz)
+    if found.format in ("nanobot-workspace", "nanobot-sessions", "nanobot-session"):
+        reader = NanobotReader(local_tz=local_tz, on_progress=on_progress, home=home)
+        return _nanobot(path, found, reader)
     if found.format == "chatgpt-export":
         chatgpt = ChatGPTReader(path=found.path, on_progress=on_progress)
         chatgpt.read(found.document)
@@ -54,22 +60,23 @@ def load(
     return _batch(path, found, openai.conversations, openai.problems)
 
 
-def _nanobot(
-    path: Path, found: Sniffed, on_progress: ProgressCallback | None, local_tz: tzinfo | None
-) -> ImportBatch:
-    reader = NanobotReader(local_tz=local_tz, on_progress=on_progress)
+def _nanobot(path: Path, found: Sniffed, reader: NanobotReader) -> ImportBatch:
+    workspace = None
     if found.format == "nanobot-session":
         reader.read_session(path)
-        if on_progress is not None:
-            on_progress(1, 1)
-        return _batch(path, found, reader.conversations, reader.problems)
-    workspace = reader.read_workspace(path)
+        if reader.on_progress is not None:
+            reader.on_progress(1, 1)
+    elif found.format == "nanobot-sessions":
+        reader.read_sessions_folder(path)
+    else:
+        workspace = reader.read_workspace(path)
     return ImportBatch(
         source=path,
         format=found.format,
         conversations=_ordered(reader.conversations),
         problems=tuple(reader.problems),
         workspace=workspace,
+        skipped_records=reader.skipped,
     )
 
 

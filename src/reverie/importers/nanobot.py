@@ -1,22 +1,30 @@
-"""nanobot workspaces: history, cursors, durable files and ``sessions/*.jsonl``, read as values.
+"""nanobot workspaces, sessions folders and session files, read as values.
+
+A workspace brings its history, cursors, durable files and sessions, wherever its release keeps
+them (``nanobot_layout``: the 0.3.5 folder under ``~/.nanobot/sessions/<workspace-id>/`` and
+the older in-workspace ``sessions/``). A sessions folder (0.3.5's, or an older ``sessions/``)
+brings its session files; one file brings one session.
 
 Reading never writes to the source: the history log is parsed line by line here (a reverie
 ``HistoryLog`` would repair the file in place), and cursor files are parsed, not opened as
-stores. Sessions are read with ``reverie.store.nanobot_sessions.read_nanobot_session``; a line
-it refuses is reported and the file read again with that line blanked (line numbers kept), so
-one bad line costs one message, not the session. History lines that fail to parse, or whose
-cursor is not above the line before, are reported and skipped.
+stores. Sessions are read with ``reverie.store.nanobot_sessions.read_nanobot_file``; a line it
+refuses is reported and the file read again with that line blanked (line numbers kept), so one
+bad line costs one message, not the session. Records that are not messages (``provider_state``)
+are counted in ``skipped``, not reported. History lines that fail to parse are reported and
+skipped; a valid line whose cursor is not above the one before (nanobot writing from two
+processes) is kept. A file that is a symlink out of its source folder is skipped and reported.
 
-A session keeps its nanobot key (a nanobot workspace's sessions continue under reverie); a file
-whose metadata names no key gets ``import:nanobot:<file stem>``. A problem with position 0
-concerns a whole file (unreadable, not UTF-8).
+Every session and history entry is filed under ``import:nanobot:<source>:<nanobot key>``
+(``nanobot_layout.imported_key``): never merged into a live session of the target. A file
+whose metadata names no key uses the key its file name encodes. A problem with position 0
+concerns a whole file (unreadable, not UTF-8, a symlink out).
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import tzinfo
 from pathlib import Path
 
@@ -27,16 +35,26 @@ from reverie.importers.conversation import (
     ImportProblem,
     ProgressCallback,
 )
+from reverie.importers.nanobot_layout import (
+    external_sessions_folder,
+    imported_key,
+    inside,
+    key_from_file_name,
+    session_files,
+    source_name,
+)
 from reverie.session import Session
 from reverie.store.cursors import parse_cursor_text
 from reverie.store.entries import EntryFormatError, HistoryEntry
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS, MemoryFileName
-from reverie.store.nanobot_sessions import read_nanobot_session
+from reverie.store.nanobot_sessions import read_nanobot_file
 
 
 def looks_like_workspace(root: Path) -> bool:
-    """True when ``root`` is a folder with a history log, session files or durable files."""
+    """True for a folder with a history log, session files, durable files or a workspace id."""
     if (root / "memory" / "history.jsonl").is_file():
+        return True
+    if (root / ".nanobot" / "workspace-id").is_file():
         return True
     if any(root.glob("sessions/*.jsonl")):
         return True
@@ -45,23 +63,35 @@ def looks_like_workspace(root: Path) -> bool:
 
 @dataclass(slots=True, kw_only=True)
 class NanobotReader:
-    """Reads one nanobot workspace folder, or one nanobot session file."""
+    """Reads one nanobot workspace folder, one sessions folder, or one session file.
+
+    ``home`` is where ``~/.nanobot`` is looked for (default: ``Path.home()``, i.e. ``$HOME``).
+    """
 
     local_tz: tzinfo | None = None
     on_progress: ProgressCallback | None = None
+    home: Path | None = None
 
     problems: list[ImportProblem] = field(default_factory=list, init=False)
     conversations: list[ImportedConversation] = field(default_factory=list, init=False)
+    skipped: int = field(default=0, init=False)
 
     def read_workspace(self, root: Path) -> ImportedWorkspace:
         """Read the workspace at ``root`` (problems are collected in ``self.problems``)."""
-        session_files = sorted(root.glob("sessions/*.jsonl"))
-        total = len(session_files) + 1
-        history = self._history(root / "memory" / "history.jsonl")
+        root = root.resolve()
+        # In-workspace sessions must stay inside the workspace (a symlinked sessions/ too);
+        # 0.3.5's folder lives outside it by design and confines its own files.
+        folders = [(root / "sessions", root)]
+        external = external_sessions_folder(root, self.home)
+        if external is not None:
+            folders.append((external, external))
+        files = [(path, bound) for folder, bound in folders for path in session_files(folder)]
+        total = len(files) + 1
+        history = self._history(root, root.name)
         self._progress(1, total)
         sessions: list[Session] = []
-        for done, path in enumerate(session_files, start=2):
-            session = self.read_session(path)
+        for done, (path, folder) in enumerate(files, start=2):
+            session = self._confined_session(path, folder, root.name)
             if session is not None:
                 sessions.append(session)
             self._progress(done, total)
@@ -74,15 +104,36 @@ class NanobotReader:
             sessions=tuple(sessions),
         )
 
-    def read_session(self, path: Path) -> Session | None:
+    def read_sessions_folder(self, folder: Path) -> list[Session]:
+        """Read every session file of a sessions folder (0.3.5's, or an old ``sessions/``)."""
+        files = session_files(folder)
+        name = source_name(folder)
+        sessions: list[Session] = []
+        for done, path in enumerate(files, start=1):
+            session = self._confined_session(path, folder, name)
+            if session is not None:
+                sessions.append(session)
+            self._progress(done, len(files))
+        return sessions
+
+    def _confined_session(self, path: Path, folder: Path, source: str) -> Session | None:
+        if not inside(path, folder):
+            self._problem(path, 0, f"a symlink out of {folder}: skipped")
+            return None
+        return self.read_session(path, source=source)
+
+    def read_session(self, path: Path, *, source: str | None = None) -> Session | None:
         """Read one nanobot session file, skipping (and reporting) lines it cannot parse.
 
-        The session is also added to ``self.conversations``.
+        The session gets its imported key (``source``: the source name, by default found from
+        the file's folder) and is also added to ``self.conversations``.
         """
+        name = source if source is not None else source_name(path.parent)
         blanked: set[int] = set()
         while True:
             try:
-                session = self._read_blanking(path, blanked)
+                read = self._read_blanking(path, blanked)
+                session = replace(read, key=imported_key(name, read.key))
                 if session.messages:
                     self.conversations.append(session_conversation(session, path))
                 return session
@@ -96,19 +147,26 @@ class NanobotReader:
                 return None
 
     def _read_blanking(self, path: Path, blanked: set[int]) -> Session:
-        fallback = f"import:nanobot:{path.stem}"
+        fallback = key_from_file_name(path)
         if not blanked:
-            return read_nanobot_session(path, key=fallback, local_tz=self.local_tz)
-        with tempfile.TemporaryDirectory(prefix="reverie-import-") as folder:
-            copy = Path(folder) / path.name
-            lines = path.read_bytes().split(b"\n")
-            copy.write_bytes(
-                b"\n".join(b"" if n in blanked else raw for n, raw in enumerate(lines, start=1))
-            )
-            shutil.copystat(path, copy)
-            return read_nanobot_session(copy, key=fallback, local_tz=self.local_tz)
+            read = read_nanobot_file(path, key=fallback, local_tz=self.local_tz)
+        else:
+            with tempfile.TemporaryDirectory(prefix="reverie-import-") as folder:
+                copy = Path(folder) / path.name
+                lines = path.read_bytes().split(b"\n")
+                copy.write_bytes(
+                    b"\n".join(b"" if n in blanked else raw for n, raw in enumerate(lines, start=1))
+                )
+                shutil.copystat(path, copy)
+                read = read_nanobot_file(copy, key=fallback, local_tz=self.local_tz)
+        self.skipped += read.skipped
+        return read.session
 
-    def _history(self, path: Path) -> list[HistoryEntry]:
+    def _history(self, root: Path, source: str) -> list[HistoryEntry]:
+        path = root / "memory" / "history.jsonl"
+        if path.exists() and not inside(path, root):
+            self._problem(path, 0, f"a symlink out of {root}: skipped")
+            return []
         try:
             data = path.read_bytes()
         except FileNotFoundError:
@@ -125,13 +183,15 @@ class NanobotReader:
             except EntryFormatError as exc:
                 self._problem(path, number, str(exc))
                 continue
-            if entries and entry.cursor <= entries[-1].cursor:
-                self._problem(path, number, f"cursor {entry.cursor} is not above the one before")
-                continue
+            if entry.session_key is not None:
+                entry = replace(entry, session_key=imported_key(source, entry.session_key))
             entries.append(entry)
         return entries
 
     def _cursor(self, path: Path) -> int:
+        if path.exists() and not inside(path, path.parent.parent):
+            self._problem(path, 0, "a symlink out of the workspace: skipped")
+            return 0
         try:
             return parse_cursor_text(path.read_text(encoding="utf-8"), path=path) or 0
         except FileNotFoundError:
@@ -144,6 +204,9 @@ class NanobotReader:
         files: dict[MemoryFileName, str] = {}
         for name in MEMORY_FILE_NAMES:
             path = root / RELATIVE_PATHS[name]
+            if path.exists() and not inside(path, root):
+                self._problem(path, 0, f"a symlink out of {root}: skipped")
+                continue
             try:
                 files[name] = path.read_text(encoding="utf-8")
             except FileNotFoundError:
@@ -168,6 +231,8 @@ def session_conversation(session: Session, source: Path) -> ImportedConversation
         title=title if isinstance(title, str) else None,
         messages=session.messages,
         source=source,
+        archived=session.compacted_upto,
+        summary=session.summary,
     )
 
 

@@ -3,8 +3,9 @@
 ``AuditRepo`` owns ``WORKSPACE/.git`` (created with dulwich; no git binary is needed). It
 tracks exactly ``TRACKED_PATHS`` (SOUL.md, USER.md, memory/MEMORY.md, memory/.dream_cursor)
 and the skill files dream writes (``skills/<name>/SKILL.md``).
-A person can read it with plain git; ``.git/info/exclude`` hides every other file from
-``git status``. An existing ``.git`` (a nanobot workspace) is adopted with its history.
+A person can read it with plain git; in reverie's own repository ``.git/info/exclude`` hides
+every other file from ``git status``. An existing ``.git`` (a nanobot workspace) is adopted
+with its history, and its ``info/exclude`` is left as its owner wrote it.
 
 What it must not do: discover a repository upward (a workspace inside another git checkout
 audits in its own ``.git`` and never touches the outer one), commit any path but the tracked
@@ -71,6 +72,7 @@ from reverie.store.audit_diff import (
 from reverie.store.audit_locks import sweep_git_locks
 from reverie.store.audit_worktree import (
     TRACKED_PATHS,
+    holds_reverie_block,
     put_back,
     read_file,
     stage_tracked,
@@ -123,14 +125,17 @@ class AuditRepo:
     def ensure(self) -> None:
         """Create the repository if missing and make the first commit ``init: workspace``.
 
-        An existing repository is adopted as it is; only the reverie block of
-        ``.git/info/exclude`` is (re)written, and a repository without commits gets its first.
+        An existing repository is adopted as it is, and a repository without commits gets its
+        first. The reverie block of ``.git/info/exclude`` is (re)written only in reverie's own
+        repository (created here, without commits yet, or already carrying the block): another
+        program's repository (nanobot's) keeps its exclude file untouched.
 
         Raises:
             AuditError: the repository cannot be created or read.
         """
         with self._lock.hold():
-            if not os.path.lexists(self.git_dir):
+            created = not os.path.lexists(self.git_dir)
+            if created:
                 try:
                     Repo.init(str(self.root), default_branch=b"main").close()
                 except _GIT_FAILURES as exc:
@@ -139,8 +144,11 @@ class AuditRepo:
                     ) from exc
             with self._open() as repo:
                 sweep_git_locks(self.git_dir)
-                write_exclude(Path(repo.commondir()) / "info" / "exclude")
-                if head_commit(repo) is None:
+                exclude = Path(repo.commondir()) / "info" / "exclude"
+                fresh = head_commit(repo) is None
+                if created or fresh or holds_reverie_block(exclude):
+                    write_exclude(exclude)
+                if fresh:
                     self._commit_locked(repo, "init: workspace")
 
     def commit(self, subject: str) -> CommitInfo | None:

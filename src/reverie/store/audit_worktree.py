@@ -35,11 +35,17 @@ SKILL_PATH = re.compile(r"skills/[a-z0-9][a-z0-9_-]{0,63}/SKILL\.md")
 
 def skill_paths(root: Path, repo: Repo, *trees: ObjectID | None) -> set[str]:
     """Skill files on disk in ``root`` and in any of ``trees`` (so removals are seen)."""
-    found = {
-        f"skills/{path.parent.name}/SKILL.md"
-        for path in (root / "skills").glob("*/SKILL.md")
-        if path.is_file() and not path.is_symlink()
-    }
+    skills = root / "skills"
+    # A symlinked component (skills/ or skills/<name>/) leads out of the workspace: not ours.
+    found = (
+        set()
+        if skills.is_symlink()
+        else {
+            f"skills/{path.parent.name}/SKILL.md"
+            for path in skills.glob("*/SKILL.md")
+            if path.is_file() and not path.is_symlink() and not path.parent.is_symlink()
+        }
+    )
     for tree in trees:
         if tree is not None:
             found.update(
@@ -119,6 +125,12 @@ def put_back(path: Path, data: bytes | None) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, data)
+
+
+def holds_reverie_block(path: Path) -> bool:
+    """Return whether ``info/exclude`` at ``path`` carries a reverie block (any version)."""
+    current = read_file(path)
+    return current is not None and _BEGIN_MARK.encode() in current
 
 
 def write_exclude(path: Path) -> None:

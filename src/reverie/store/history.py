@@ -9,10 +9,14 @@ Invariants.
 - Cursor allocation and the write are one step under ``ProcessLock`` (threads and processes):
   cursors are unique, strictly increasing in file order, never reused (``memory/.cursor`` is
   the floor after a trim). A line is written with one ``write`` on an ``O_APPEND`` descriptor.
+- Another program writing the file without that lock (nanobot, whose lock is thread-only) may
+  leave a cursor at or below one already there. Each new cursor still exceeds every cursor in
+  the file and in ``.cursor``, whatever order they are in, and such a line stays in the file
+  (it is valid, and its writer reads it there); ``doctor`` reports it.
 - A reader ignores a final line without its newline: it may be an append in progress.
 - Under the lock, a final line without its newline is a torn write of a dead process; it is
   quarantined and cut off before anything else is appended (so it cannot swallow a new line).
-- A line that fails to parse, or whose cursor is not above the line before it, is moved to the
+- A line that fails to parse is moved to the
   quarantine with its line number and original bytes by ``repair`` (run on open, on meeting a
   bad line while reading, and by ``trim``). Nothing is silently dropped.
 - ``trim`` drops only entries the dream cursor has passed, rewriting the file atomically.
@@ -45,7 +49,7 @@ from reverie.store.history_read import (
     count_lines_before,
     count_passed,
     entries_after,
-    last_cursor_in_tail,
+    highest_cursor_in,
     newest_after,
     quick_cursor,
 )
@@ -299,13 +303,33 @@ class HistoryLog:
         self._marker.save(self._fd_inode, size, cursor, line)
 
     def _last_cursor_locked(self, fd: int, size: int) -> int:
+        """The highest cursor handed out by anyone: the file, ``.cursor``, and what we saw.
+
+        ``.cursor`` is read every time, since another program may have raised it without a
+        line yet; the file's lines are read only past the prefix already known (our last
+        append, or the validation checkpoint), and every one of them counts, since another
+        writer may leave a stale cursor last.
+        """
+        floor = self._floor.read()
         tail = self._tail
         if tail is not None and tail.inode == self._fd_inode and tail.size == size:
-            return tail.cursor
+            return max(tail.cursor, floor)
         self._cut_torn_tail(fd)
-        last = max(self._floor.read(), last_cursor_in_tail(fd))
-        self._tail = _Tail(self._fd_inode, os.fstat(fd).st_size, last)
+        size = os.fstat(fd).st_size
+        start, known = self._known_prefix(size)
+        last = max(floor, known, highest_cursor_in(fd, start, size))
+        self._tail = _Tail(self._fd_inode, size, last)
         return last
+
+    def _known_prefix(self, size: int) -> tuple[int, int]:
+        """A line boundary up to which the highest cursor is known, and that cursor."""
+        tail = self._tail
+        if tail is not None and tail.inode == self._fd_inode and tail.size <= size:
+            return tail.size, tail.cursor
+        checkpoint = self._checkpoint()
+        if checkpoint is not None and checkpoint.offset <= size:
+            return checkpoint.offset, checkpoint.cursor
+        return 0, 0
 
     def _plan_trim(self, keep: int) -> tuple[list[bytes], int]:
         """The log's non-blank lines and how many leading ones to drop.

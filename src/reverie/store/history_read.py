@@ -1,8 +1,10 @@
 """Reading the history log without a lock: complete lines, bisecting by cursor, the last cursor.
 
-These functions work on an open file and assume only what every writer guarantees: lines are in
-strictly increasing cursor order, and a final line without its newline may still be being
-written (so it is ignored). Bad lines are skipped here; ``HistoryLog.repair`` quarantines them.
+These functions work on an open file. Lines are in increasing cursor order as reverie writes
+them (bisection relies on it); a line another program wrote at the same moment may break that
+order locally, which costs such a line its place in a bisected read, never a crash. A final
+line without its newline may still be being written (so it is ignored). Bad lines are skipped
+here; ``HistoryLog.repair`` quarantines them.
 """
 
 from __future__ import annotations
@@ -16,9 +18,7 @@ from reverie.store.entries import EntryFormatError, HistoryEntry
 
 BISECT_STOP = 2 * 1024
 """Below this many bytes between the bounds, a forward scan is cheaper than more probes."""
-TAIL_LIMIT = 16 * 1024 * 1024
 _CURSOR_PREFIX = re.compile(rb'\{"cursor": ?([1-9][0-9]{0,18})[,}]')
-"""How far back ``last_cursor_in_tail`` looks for a valid line before giving up."""
 
 
 def complete_lines(handle: BinaryIO) -> Iterator[bytes]:
@@ -65,23 +65,35 @@ def bisect(handle: BinaryIO, cursor: int) -> int:
     return lo
 
 
-def last_cursor_in_tail(fd: int) -> int:
-    """Return the cursor of the last valid line, reading backwards in growing chunks (0 if none)."""
-    size = os.fstat(fd).st_size
-    chunk = 8 * 1024
-    while True:
-        start = max(0, size - chunk)
-        lines = os.pread(fd, size - start, start).split(b"\n")
-        for line in reversed(lines[1:] if start > 0 else lines):
-            if not line.strip():
-                continue
-            try:
-                return HistoryEntry.from_line(line).cursor
-            except EntryFormatError:
-                continue
-        if start == 0 or chunk >= TAIL_LIMIT:
-            return 0
-        chunk *= 8
+def highest_cursor_in(fd: int, start: int, end: int) -> int:
+    """Return the highest cursor of the complete lines in bytes ``[start, end)`` (0 if none).
+
+    Every line counts, not just the last: another program appending at the same moment may
+    leave a line whose cursor is below one before it. Unparseable lines are skipped (repair
+    quarantines them).
+    """
+    highest, position, carry = 0, start, b""
+    while position < end:
+        chunk = os.pread(fd, min(1 << 20, end - position), position)
+        if not chunk:
+            break
+        position += len(chunk)
+        *lines, carry = (carry + chunk).split(b"\n")
+        for line in lines:
+            highest = max(highest, _cursor_of(line))
+    return highest
+
+
+def _cursor_of(line: bytes) -> int:
+    quick = quick_cursor(line)
+    if quick is not None:
+        return quick
+    if not line.strip():
+        return 0
+    try:
+        return HistoryEntry.from_line(line).cursor
+    except EntryFormatError:
+        return 0
 
 
 def count_lines_before(fd: int, offset: int) -> int:

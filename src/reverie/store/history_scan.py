@@ -1,12 +1,16 @@
 """Validation scans of the history log, and the marker that makes them incremental.
 
 ``scan_lines`` parses every complete line from a start offset and sorts them into good lines
-(kept verbatim, with their cursor) and bad ones (unparseable, invalid cursor, or a cursor not
-above the previous line's). ``ScanMarker`` remembers how far the file was last found valid
-(inode, size, last cursor) in ``.reverie/history.checked``, so opening a workspace parses only
-what was appended since. The marker is a cache: when missing, unreadable, or describing another
-file (different inode, larger than the file now is, or an offset that does not end a line
-holding the checkpoint's cursor: inode numbers are reused), the scan starts from byte 0.
+(kept verbatim, with their cursor) and bad ones (unparseable, or an invalid cursor). A valid
+entry whose cursor is not above the highest one before it was written by another program
+(nanobot appending at the same moment): it stays in the file, where that program reads it (and
+``doctor`` reports it); the scan's ``last_cursor`` is the highest cursor seen, never lowered by
+such a line. ``ScanMarker`` remembers how far the file was last found
+valid (inode, size, highest cursor) in ``.reverie/history.checked``, so opening a workspace
+parses only what was appended since. The marker is a cache: when missing, unreadable, or
+describing another file (different inode, larger than the file now is, or an offset that does
+not end a line holding the checkpoint's cursor: inode numbers are reused), the scan starts from
+byte 0.
 """
 
 from __future__ import annotations
@@ -129,10 +133,11 @@ def _sort_line(path: Path, scan: Scan, raw: bytes, offset: int, line_no: int) ->
         return
     try:
         cursor = HistoryEntry.from_line(raw).cursor
-        if cursor <= scan.last_cursor:
-            raise EntryFormatError(f"cursor {cursor} is not above the previous {scan.last_cursor}")
     except EntryFormatError as exc:
         scan.bad.append(BadLine(source=path, line=line_no, offset=offset, raw=raw, reason=str(exc)))
+        return
+    if cursor <= scan.last_cursor:
+        scan.good.append((scan.last_cursor, raw))
         return
     scan.last_cursor = cursor
     scan.good.append((cursor, raw))

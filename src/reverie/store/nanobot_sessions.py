@@ -1,12 +1,16 @@
 """Reading nanobot session files into reverie sessions.
 
 A nanobot session file is JSON Lines: the first line is a metadata object
-(``{"_type": "metadata", "key", "created_at", "updated_at", "metadata",
-"last_consolidated"}``), every further line one chat message. nanobot writes naive local
-times; they are read as times in ``local_tz`` (the system's zone by default) and made aware.
-Messages keep every field (unknown ones in ``Message.extra``); ``last_consolidated`` becomes
-the compaction mark (reset to 0 with a warning when outside ``0..len``); the metadata is
-kept as it is, except that nanobot's ``_last_summary`` object becomes ``Session.summary``.
+(``{"_type": "metadata", "key", "created_at", "updated_at", "metadata", "last_archived",
+"last_consolidated"}``), every further line one chat message or another record that says what
+it is with ``_type`` (nanobot 0.3.5 writes ``{"_type": "provider_state", ...}`` after the
+metadata). Such records are not messages: they are skipped and counted
+(``NanobotFile.skipped``), never reported as bad lines. nanobot writes naive local times; they
+are read as times in ``local_tz`` (the system's zone by default) and made aware. Messages keep
+every field (unknown ones in ``Message.extra``). The compaction mark is ``last_archived``
+(0.3.5's name, read first) else ``last_consolidated`` (older releases), reset to 0 with a
+warning when outside ``0..len``; the metadata is kept as it is, except that nanobot's
+``_last_summary`` object becomes ``Session.summary``.
 
 This module only reads the nanobot file; ``import_nanobot_session`` stores the result with
 ``SessionStore.put``. A line that is not valid JSON or not a valid message raises
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,9 +39,24 @@ logger = logging.getLogger(__name__)
 _SUMMARY_KEY = "_last_summary"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NanobotFile:
+    """One nanobot session file read: the session, and how many non-message records it skipped."""
+
+    session: Session
+    skipped: int = 0
+
+
 def read_nanobot_session(
     path: Path, *, key: str | None = None, local_tz: tzinfo | None = None
 ) -> Session:
+    """Read the nanobot session file at ``path`` (see ``read_nanobot_file``)."""
+    return read_nanobot_file(path, key=key, local_tz=local_tz).session
+
+
+def read_nanobot_file(
+    path: Path, *, key: str | None = None, local_tz: tzinfo | None = None
+) -> NanobotFile:
     """Read the nanobot session file at ``path``.
 
     Args:
@@ -56,12 +75,16 @@ def read_nanobot_session(
         raise StorageError(f"cannot read nanobot session ({exc.strerror})", path=path) from exc
     header: JSONObject = {}
     messages: list[Message] = []
+    skipped = 0
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         obj = _json(raw, path, number)
         if number == 1 and obj.get("_type") == "metadata":
             header = obj
+            continue
+        if "_type" in obj and "role" not in obj:
+            skipped += 1  # provider_state and other bookkeeping records: not conversation
             continue
         try:
             messages.append(_localised(Message.from_json(obj), local_tz))
@@ -71,7 +94,8 @@ def read_nanobot_session(
     session_key = found_key if isinstance(found_key, str) and found_key else key
     if session_key is None:
         raise SessionImportError("no session key in the metadata line", path=path, line=1)
-    return _session(header, messages, key=session_key, local_tz=local_tz, modified=modified)
+    session = _session(header, messages, key=session_key, local_tz=local_tz, modified=modified)
+    return NanobotFile(session=session, skipped=skipped)
 
 
 def import_nanobot_session(
@@ -127,7 +151,7 @@ def _session(
     summary = _summary(metadata.get(_SUMMARY_KEY), local_tz)
     if summary is not None:
         del metadata[_SUMMARY_KEY]
-    raw_mark = header.get("last_consolidated", 0)
+    raw_mark = _archive_mark(header)
     mark = safe_mark(raw_mark, len(messages))
     if mark is None:
         logger.warning(
@@ -145,6 +169,15 @@ def _session(
         compacted_upto=mark or 0,
         summary=summary,
     )
+
+
+def _archive_mark(header: JSONObject) -> JSONValue:
+    """``last_archived`` (nanobot 0.3.5) when it is a whole number, else ``last_consolidated``."""
+    for name in ("last_archived", "last_consolidated"):
+        value = header.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return header.get("last_archived", header.get("last_consolidated", 0))
 
 
 def _summary(value: JSONValue, local_tz: tzinfo | None) -> ArchivedSummary | None:

@@ -83,6 +83,7 @@ class SessionStore:
         self._locks = LockPool(locks_dir)
         self._clock = clock
         self._cache: dict[str, Tally] = {}
+        self._directory_made = False
         # The last replay of recently loaded sessions: the next load reads only what was
         # appended since (journal identity checked), so a turn's loads cost O(new records).
         self._replays: OrderedDict[str, tuple[Tally, Contents]] = OrderedDict()
@@ -226,6 +227,7 @@ class SessionStore:
     @contextmanager
     def _journal(self, key: str) -> Iterator[JournalFile]:
         stem = key_to_stem(key)
+        self._ensure_directory()
         with self._locks.hold(lock_name(key)):
             journal = JournalFile.open_locked(
                 key=key,
@@ -237,6 +239,16 @@ class SessionStore:
                 yield journal
             finally:
                 journal.close()
+
+    def _ensure_directory(self) -> None:
+        """Create the journal folder on the first write (opening a workspace creates none)."""
+        if self._directory_made:
+            return
+        try:
+            self.directory.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create ({exc.strerror})", path=self.directory) from exc
+        self._directory_made = True
 
     def _write_state(self, key: str, record: Record) -> SessionInfo:
         with self._journal(key) as journal:

@@ -7,15 +7,19 @@ Layout (nanobot-compatible; reverie's own state lives in ``.reverie/``)::
     memory/.dream_cursor                           last cursor dream consumed (git-audited)
     memory/history.quarantine.jsonl                lines taken out of the log, never dropped
     memory/ledger.jsonl                            one line per model call of a memory job
-    sessions/                                      session journals (``<stem>.journal``)
+    sessions/                                      session journals (``<stem>.journal``); in
+                                                   an adopted workspace, made by the first write
     .reverie/sessions/                             session checkpoints (a cache for list())
     .reverie/sessions.quarantine.jsonl             journal lines taken out, never dropped
     .reverie/format                                workspace format number
     .reverie/locks/                                cross-process lock files
     .git/                                          the audit repository
 
-``Workspace.open`` creates what is missing only when asked to; it never rewrites a file a
-person or nanobot wrote. A workspace with a newer format number, or whose files are not what
+``Workspace.open`` lays out a new workspace only when asked to; it never rewrites a file a
+person or nanobot wrote. Opening an existing workspace (a nanobot one included) writes nothing
+outside ``.reverie/``: there ``sessions/`` appears with the first session reverie writes, the
+cursor files with the first append, and the exclude file of a git repository reverie did not
+create is left alone. A workspace with a newer format number, or whose files are not what
 the layout needs (a folder where a file belongs, a cursor file that is not a number), raises a
 ``WorkspaceError`` naming the path. On every open it sweeps temp files of dead writers and
 repairs the history log (torn tail, invalid lines to the quarantine).
@@ -83,8 +87,8 @@ class Workspace:
 
         Args:
             path: the workspace folder.
-            create: create the folder and any missing file of the layout (existing files are
-                never changed).
+            create: lay out a new workspace when ``path`` holds none yet (a folder with a
+                ``memory/`` folder is an existing workspace and is opened as it is).
             clock: the time source for timestamps.
 
         Raises:
@@ -123,6 +127,8 @@ def _check_root(root: Path, *, create: bool) -> None:
 
 
 def _lay_out(root: Path) -> None:
+    if (root / "memory").is_dir():
+        return  # an existing workspace (nanobot's too): missing files are written when needed
     try:
         for folder in (root, root / "memory", root / "sessions", root / ".reverie" / "locks"):
             folder.mkdir(parents=True, exist_ok=True)
@@ -153,9 +159,11 @@ def _check_layout(root: Path) -> None:
         target = root / relative
         if target.exists() and not target.is_file():
             raise WorkspaceDamagedError("expected a file, found something else", path=target)
+    sessions = root / "sessions"
+    if sessions.exists() and not sessions.is_dir():
+        raise WorkspaceDamagedError("expected a folder, found something else", path=sessions)
     (root / ".reverie" / "locks").mkdir(parents=True, exist_ok=True)
     _check_format(root / ".reverie" / "format")
-    (root / "sessions").mkdir(exist_ok=True)
     for cursor_file in (CursorFloor(memory / ".cursor"), DreamCursor(memory / ".dream_cursor")):
         try:
             cursor_file.read()
