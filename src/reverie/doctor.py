@@ -10,12 +10,15 @@ hand edits of durable files, orphan temp files of dead writers, moved-aside sear
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from reverie.dream.journal import DEFAULT_JOURNAL
 from reverie.errors import ReverieError
+from reverie.inbound import has_surrogate_escape, valid_text
 from reverie.store.atomic import TEMP_SUFFIX
+from reverie.store.memory_files import MEMORY_FILE_NAMES
 from reverie.store.workspace import Workspace
 
 
@@ -58,7 +61,7 @@ def _s(path: Path | None) -> str | None:
 def examine(workspace: Workspace) -> DoctorReport:
     """Run every check on ``workspace``."""
     report = DoctorReport()
-    for check in (_history, _quarantine, _audit, _publish, _orphans, _ledger):
+    for check in (_history, _quarantine, _audit, _publish, _orphans, _ledger, _text):
         try:
             check(workspace, report)
         except (ReverieError, OSError) as exc:
@@ -140,3 +143,51 @@ def _ledger(workspace: Workspace, report: DoctorReport) -> None:
         report.note(
             "ledger", f"{unreadable} ledger line(s) could not be read", workspace.ledger.path
         )
+
+
+def _text(workspace: Workspace, report: DoctorReport) -> None:
+    """Stored text that is not valid Unicode: reads cope, but a person should know."""
+    journals = sorted(workspace.sessions.directory.glob("*.journal"))
+    for path in [workspace.history.path, *journals]:
+        count = _lines_with_lone_surrogates(path)
+        if count:
+            report.note(
+                "text",
+                f"{count} line(s) hold lone surrogates (half characters, written by an older "
+                "reverie or by hand); reads show them as U+FFFD",
+                path,
+            )
+    for name in MEMORY_FILE_NAMES:
+        path = workspace.files.path(name)
+        try:
+            path.read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            continue
+        except UnicodeDecodeError as exc:
+            report.problem(
+                "text",
+                f"not valid UTF-8 at byte {exc.start}; prompts show U+FFFD there, and the next "
+                "dream rewrites the file with it: re-save it as UTF-8",
+                path,
+            )
+
+
+def _lines_with_lone_surrogates(path: Path) -> int:
+    count = 0
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return 0
+    with handle:
+        for line in handle:
+            if has_surrogate_escape(line) and _holds_lone_surrogate(line):
+                count += 1
+    return count
+
+
+def _holds_lone_surrogate(line: bytes) -> bool:
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return False  # not a line at all: the quarantine check covers it
+    return valid_text(json.dumps(value, ensure_ascii=False))[1] > 0

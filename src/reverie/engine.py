@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from reverie.agent import TOOLS, ChatAgent, TurnResult
-from reverie.clock import Clock, system_clock
+from reverie.clock import Clock, system_clock, wall_clock
 from reverie.compaction.attempt import Summariser
 from reverie.compaction.chunks import ChunkSummariser
 from reverie.compaction.compactor import Compactor
@@ -34,6 +34,7 @@ from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
 from reverie.endpoints import deferred_provider
 from reverie.errors import ModelNotConfiguredError
+from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
 from reverie.ingest import IngestReport, Progress, run_ingest
 from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema
 from reverie.llm.tokens import CalibratedCounter, default_counter
@@ -84,6 +85,8 @@ class RecordResult:
 
     indices: range
     compaction: CompactionResult
+    replaced: int = 0
+    """Lone surrogates (invalid halves of a character) replaced with U+FFFD before storing."""
 
 
 class MemoryEngine:
@@ -171,16 +174,24 @@ class MemoryEngine:
     def record(
         self, session_key: str, messages: Iterable[Message | Mapping[str, JSONValue]]
     ) -> RecordResult:
-        """Add messages produced by any agent, then compact if the next prompt would not fit."""
-        parsed = [m if isinstance(m, Message) else Message.from_json(dict(m)) for m in messages]
-        stamped = [m if m.timestamp is not None else _stamp(m, self.clock) for m in parsed]
-        indices = self.workspace.sessions.append_many(session_key, stamped)
-        return RecordResult(indices=indices, compaction=self.compactor.ensure_budget(session_key))
+        """Add messages produced by any agent, then compact if the next prompt would not fit.
+
+        Text is stored as valid UTF-8 (``RecordResult.replaced`` counts lone surrogates
+        replaced); a message that cannot be stored (too large, too deep, a naive timestamp)
+        raises ``InputError`` before anything is written (see ``reverie.inbound``).
+        """
+        admitted = admit_all(messages, now=self.clock)
+        indices = self.workspace.sessions.append_many(
+            check_session_key(session_key), admitted.messages
+        )
+        compaction = self.compactor.ensure_budget(session_key)
+        return RecordResult(indices=indices, compaction=compaction, replaced=admitted.replaced)
 
     def prompt(
         self, session_key: str, user_text: str | None, tools: Sequence[ToolSchema] = ()
     ) -> PromptResult:
         """Return the in-budget prompt for the next model call (``user_text`` not recorded)."""
+        user_text = None if user_text is None else clean_text(user_text)
         compaction = self.compactor.ensure_budget(session_key, user_text=user_text, tools=tools)
         session = self.workspace.sessions.load(session_key)
         budget = self.compactor.budget
@@ -189,7 +200,7 @@ class MemoryEngine:
 
     def turn(self, session_key: str, user_text: str) -> TurnResult:
         """Answer ``user_text`` with the built-in agent (needs a chat model)."""
-        return self.agent().turn(session_key, user_text)
+        return self.agent().turn(check_session_key(session_key), clean_text(user_text))
 
     def agent(self) -> ChatAgent:
         """Return the built-in agent, or raise ModelNotConfiguredError with a how-to."""
@@ -311,7 +322,11 @@ class MemoryEngine:
     ) -> list[SearchHit]:
         """Search history entries and every session message (compacted ones too), BM25-ranked."""
         return self.index.search(
-            query, limit=limit, session_key=session_key, since=since, until=until
+            clean_text(query),
+            limit=check_limit(limit),
+            session_key=session_key,
+            since=since,
+            until=until,
         )
 
     @property
@@ -331,8 +346,7 @@ class MemoryEngine:
         With ``since``, the first ``limit`` entries after that cursor (page forward by passing
         the last cursor seen); without it, the newest ``limit`` entries.
         """
-        if limit is not None and limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
+        limit = None if limit is None else check_limit(limit)
         found = (
             self.workspace.history.read_since(since)
             if since is not None
@@ -372,13 +386,7 @@ class MemoryEngine:
 
 
 def _describe_hit(hit: SearchHit) -> str:
-    when = f"{hit.timestamp:%Y-%m-%d %H:%M} " if hit.timestamp is not None else ""
+    when = f"{wall_clock(hit.timestamp, local=False)} " if hit.timestamp is not None else ""
     if hit.kind == "history":
         return f"[{when}history #{hit.cursor}] {hit.snippet}"
     return f"[{when}{hit.session_key} message {hit.message_index} {hit.role}] {hit.snippet}"
-
-
-def _stamp(message: Message, clock: Clock) -> Message:
-    from dataclasses import replace  # noqa: PLC0415
-
-    return replace(message, timestamp=clock())

@@ -24,11 +24,11 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reverie.errors import StorageError
+from reverie.errors import InputError, StorageError
 from reverie.importers import (
     ImportedConversation,
     ImportedWorkspace,
@@ -36,12 +36,16 @@ from reverie.importers import (
     load,
     new_messages,
 )
+from reverie.inbound import admit
+from reverie.ingest_guard import begin, finish, hold_ingest, unfinished
 from reverie.messages import Message
 from reverie.store.atomic import atomic_write_text
+from reverie.store.entries import prepared_content
 from reverie.store.memory_files import MEMORY_FILE_NAMES
 
 if TYPE_CHECKING:
     from reverie.engine import MemoryEngine
+    from reverie.store.workspace import Workspace
 
 Progress = Callable[[str, int, int], None]
 """``on_progress(stage, done, total)``; stages: ``import``, ``replay``, ``dream``."""
@@ -62,15 +66,31 @@ class IngestReport:
     mode: str
     seconds: float
     problems: tuple[ImportProblem, ...]
+    replaced: int = 0
+    """Lone surrogates (half characters) replaced with U+FFFD in the imported text."""
 
 
 def run_ingest(
-    engine: MemoryEngine, paths: Sequence[Path], on_progress: Progress | None = None
+    engine: MemoryEngine,
+    paths: Sequence[Path],
+    on_progress: Progress | None = None,
+    *,
+    wait: bool = True,
 ) -> IngestReport:
-    """Import ``paths`` into ``engine``'s workspace, compact, and dream until nothing waits."""
-    started = time.monotonic()
+    """Import ``paths`` into ``engine``'s workspace, compact, and dream until nothing waits.
+
+    One ingest runs per workspace at a time: a second one waits for the first (progress
+    stage ``wait``), or with ``wait=False`` raises ``IngestBusyError``.
+    """
     notify = on_progress or _quiet
-    history_before = engine.workspace.history.last_cursor()
+    with hold_ingest(engine.workspace, wait=wait, on_wait=lambda: notify("wait", 0, 1)):
+        return _ingest_locked(engine, paths, notify)
+
+
+def _ingest_locked(engine: MemoryEngine, paths: Sequence[Path], notify: Progress) -> IngestReport:
+    started = time.monotonic()
+    workspace = engine.workspace
+    history_before = workspace.history.last_cursor()
     head_before = _head(engine)
     conversations: list[ImportedConversation] = []
     problems: list[ImportProblem] = []
@@ -81,22 +101,27 @@ def run_ingest(
         if batch.workspace is not None:
             _merge_workspace(engine, batch.workspace)
     conversations.sort(key=lambda c: (c.started_at is None, c.started_at or 0, c.key))
-    added = skipped = 0
+    left_over = unfinished(workspace)  # an earlier ingest died: finish its sessions too
+    begin(workspace, [*left_over, *(c.key for c in conversations)])
+    tally = _Tally()
     for done, conversation in enumerate(conversations, start=1):
-        new, old = _replay(engine, conversation)
-        added, skipped = added + new, skipped + old
+        _replay(engine, conversation, tally, problems)
         notify("replay", done, len(conversations))
+    for key in left_over:
+        _finish_session(engine, key)
     runs = _dream_until_done(engine, notify)
+    finish(workspace)
     return IngestReport(
         sessions=len({c.key for c in conversations}),
-        messages_added=added,
-        messages_skipped=skipped,
-        entries=engine.workspace.history.last_cursor() - history_before,
+        messages_added=tally.added,
+        messages_skipped=tally.skipped,
+        entries=workspace.history.last_cursor() - history_before,
         commits=_commits_since(engine, head_before),
         dream_runs=runs,
         mode=engine.mode,
         seconds=time.monotonic() - started,
         problems=tuple(problems),
+        replaced=tally.replaced,
     )
 
 
@@ -121,17 +146,60 @@ def _quiet(_stage: str, _done: int, _total: int) -> None:
     return None
 
 
-def _replay(engine: MemoryEngine, conversation: ImportedConversation) -> tuple[int, int]:
-    """Append the messages the session lacks, a turn at a time, compacting as it goes."""
+@dataclass(slots=True)
+class _Tally:
+    added: int = 0
+    skipped: int = 0
+    replaced: int = 0
+
+
+def _replay(
+    engine: MemoryEngine,
+    conversation: ImportedConversation,
+    tally: _Tally,
+    problems: list[ImportProblem],
+) -> None:
+    """Append the messages the session lacks, a turn at a time, compacting as it goes.
+
+    Idempotent by content: a rerun after a crash at any point appends only what is missing,
+    first doing the compaction check the crash may have cut off, so it ends where one clean
+    run ends (the compactor reuses an entry a crash left without its mark).
+    """
+    key = conversation.key
+    admitted = _admitted(conversation, problems)
+    tally.replaced += sum(count for _message, count in admitted)
+    messages = tuple(message for message, _count in admitted)
     sessions = engine.workspace.sessions
-    existing = sessions.load(conversation.key).messages
-    fresh = new_messages(existing, conversation.messages)
+    fresh = new_messages(sessions.load(key).messages, messages)
+    tally.added += len(fresh)
+    tally.skipped += len(conversation.messages) - len(fresh)
+    if sessions.exists(key):
+        engine.compactor.ensure_budget(key)
     for turn in _turns(fresh):
-        sessions.append_many(conversation.key, turn)
-        engine.compactor.ensure_budget(conversation.key)
-    if fresh:
-        engine.compactor.compact_all(conversation.key, reason="ingest")
-    return len(fresh), len(conversation.messages) - len(fresh)
+        sessions.append_many(key, turn)
+        engine.compactor.ensure_budget(key)
+    _finish_session(engine, key)
+
+
+def _finish_session(engine: MemoryEngine, key: str) -> None:
+    """Archive whatever the session holds pending (the conversation is over)."""
+    engine.compactor.compact_all(key, reason="ingest")
+
+
+def _admitted(
+    conversation: ImportedConversation, problems: list[ImportProblem]
+) -> list[tuple[Message, int]]:
+    kept: list[tuple[Message, int]] = []
+    for number, message in enumerate(conversation.messages, start=1):
+        try:
+            kept.append(admit(message, where=f"{conversation.key} message {number}"))
+        except InputError as exc:
+            problems.append(
+                ImportProblem(
+                    path=conversation.source, position=number, reason=str(exc), unit="record"
+                )
+            )
+    return kept
 
 
 def _turns(messages: Sequence[Message]) -> list[list[Message]]:
@@ -147,28 +215,44 @@ def _merge_workspace(engine: MemoryEngine, imported: ImportedWorkspace) -> None:
     """Bring a nanobot workspace's memory in once (marks in ``.reverie/imported.json``)."""
     workspace = engine.workspace
     marks_path = workspace.root / ".reverie" / "imported.json"
-    marks = _load_marks(marks_path)
+    # The marks file is written last; what a crash left appended before it is in history.
+    marks = _load_marks(marks_path) | _imported_entries(workspace)
     fresh = {n: t for n, t in imported.files.items() if _key(n, t) not in marks}
-    if fresh and all(workspace.files.is_starter(name) for name in MEMORY_FILE_NAMES):
+    if fresh and all(
+        workspace.files.is_starter(name) or workspace.files.read(name) == fresh.get(name)
+        for name in MEMORY_FILE_NAMES
+    ):  # ours holds only starter text, or theirs already (a crash came before the commit)
         for name, text in fresh.items():
             workspace.files.write(name, text)
         workspace.audit.commit(f"import: nanobot workspace {imported.root.name}")
     else:
         for text in fresh.values():  # ours has content: dream merges theirs in
-            workspace.history.append(text, kind="import", max_chars=None)
+            _append_once(workspace, marks, None, text)
     marks.update(_key(name, text) for name, text in fresh.items())
     for entry in imported.history:  # what nanobot's dream consumed is in its files already
-        if (
-            entry.cursor > imported.dream_cursor
-            and _key(entry.session_key, entry.content) not in marks
-        ):
-            workspace.history.append(entry.content, session_key=entry.session_key, kind="import")
-            marks.add(_key(entry.session_key, entry.content))
+        if entry.cursor > imported.dream_cursor:
+            _append_once(workspace, marks, entry.session_key, entry.content)
     atomic_write_text(marks_path, json.dumps(sorted(marks)))
     for session in imported.sessions:
         if not workspace.sessions.exists(session.key) and session.compacted_upto:
-            workspace.sessions.append_many(session.key, session.messages[: session.compacted_upto])
-            workspace.sessions.set_compacted_upto(session.key, session.compacted_upto)
+            archived = replace(session, messages=session.messages[: session.compacted_upto])
+            workspace.sessions.put(archived)  # messages and mark in one atomic write
+
+
+def _append_once(workspace: Workspace, marks: set[str], scope: str | None, text: str) -> None:
+    stored = prepared_content(text)
+    if _key(scope, stored) not in marks:
+        workspace.history.append(stored, session_key=scope, kind="import", max_chars=None)
+        marks.add(_key(scope, stored))
+
+
+def _imported_entries(workspace: Workspace) -> set[str]:
+    """Keys of the import entries already in history (O(history), once per nanobot source)."""
+    return {
+        _key(entry.session_key, entry.content)
+        for entry in workspace.history.entries()
+        if entry.kind == "import"
+    }
 
 
 def _load_marks(path: Path) -> set[str]:

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.syntax import Syntax
 from rich.text import Text
 
+from reverie.clock import wall_clock
 from reverie.messages import JSONValue
 from reverie.search import SNIPPET_CLOSE, SNIPPET_OPEN
 
@@ -71,7 +72,7 @@ def notice(message: str, style: str = "dim") -> None:
 
 def when(moment: datetime | None) -> str:
     """A time in local wall-clock form (``2026-11-30 14:05``), or ``-``."""
-    return "-" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    return "-" if moment is None else wall_clock(moment)
 
 
 def commit_mode(subject: str) -> str:

@@ -36,6 +36,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from reverie.clock import parse_wall_clock
 from reverie.config import DreamConfig
 from reverie.dream.curated import MODEL_FREE, curate_without_model
 from reverie.dream.journal import DEFAULT_JOURNAL, finish_publish, recover_publish
@@ -348,7 +349,4 @@ def _entry_time(entry: HistoryEntry) -> datetime | None:
     """The entry's precise time, else its nanobot local ``YYYY-MM-DD HH:MM`` stamp."""
     if entry.time is not None:
         return entry.time
-    try:
-        return datetime.strptime(entry.timestamp, "%Y-%m-%d %H:%M").astimezone()
-    except ValueError:
-        return None
+    return parse_wall_clock(entry.timestamp)

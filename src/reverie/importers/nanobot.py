@@ -28,6 +28,7 @@ from reverie.importers.conversation import (
     ProgressCallback,
 )
 from reverie.session import Session
+from reverie.store.bounded import read_bounded
 from reverie.store.cursors import parse_cursor_text
 from reverie.store.entries import EntryFormatError, HistoryEntry
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS, MemoryFileName
@@ -101,7 +102,7 @@ class NanobotReader:
             return read_nanobot_session(path, key=fallback, local_tz=self.local_tz)
         with tempfile.TemporaryDirectory(prefix="reverie-import-") as folder:
             copy = Path(folder) / path.name
-            lines = path.read_bytes().split(b"\n")
+            lines = read_bounded(path).split(b"\n")
             copy.write_bytes(
                 b"\n".join(b"" if n in blanked else raw for n, raw in enumerate(lines, start=1))
             )
@@ -110,7 +111,7 @@ class NanobotReader:
 
     def _history(self, path: Path) -> list[HistoryEntry]:
         try:
-            data = path.read_bytes()
+            data = read_bounded(path)
         except FileNotFoundError:
             return []
         except OSError as exc:

@@ -33,12 +33,10 @@ from reverie.errors import StorageError
 from reverie.store.atomic import atomic_write
 from reverie.store.cursors import CursorFloor, DreamCursor, validate_cursor
 from reverie.store.entries import (
-    HARD_CAP_CHARS,
     EntryFormatError,
     HistoryEntry,
     nanobot_timestamp,
-    strip_reasoning,
-    truncate,
+    prepared_content,
 )
 from reverie.store.history_read import (
     complete_lines,
@@ -130,8 +128,7 @@ class HistoryLog:
             at: when what it records happened (default: now); times need not be monotonic,
                 only cursors are.
         """
-        limit = HARD_CAP_CHARS if max_chars is None else min(max_chars, HARD_CAP_CHARS)
-        content = truncate(strip_reasoning(text), limit)
+        content = prepared_content(text, max_chars)
         moment = require_aware(at) if at is not None else self._clock()
         with self._lock.hold():
             fd, size = self._append_fd()
