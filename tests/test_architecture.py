@@ -37,7 +37,7 @@ LAYERS: dict[str, int] = {
     "endpoints": 3,
     "async_engine": 3,
     "ingest": 3,
-    "ingest_guard": 3,
+    "ingest_guard": 2,
     "cli": 4,
     "mcp": 4,
     "__init__": 5,

@@ -1,11 +1,16 @@
 """``doctor``: an integrity check of a workspace that says what is wrong and where.
 
 Problems make ``doctor`` fail (non-zero exit at the CLI): history cursors out of order or
-duplicated, ``.cursor`` behind the log, the dream cursor past the last entry, an audit
-repository that cannot be read or has no commit, and an unfinished dream publish. Notes are
-things a person may want to look at but that reverie
-already handled: quarantined lines (kept, never dropped), unreadable ledger lines, uncommitted
-hand edits of durable files, orphan temp files of dead writers, moved-aside search indexes.
+duplicated, ``.cursor`` behind the log or unreadable, the dream cursor past the last entry, an
+audit repository that cannot be read or has no commit, an unfinished dream publish, an
+interrupted ingest (its sessions may hold pending messages), and a durable file that is not
+valid UTF-8. Notes are things a person may want to look at but that reverie already handled:
+quarantined lines (kept, never dropped), unreadable ledger lines, uncommitted hand edits of
+durable files, orphan temp files of dead writers, moved-aside search indexes, stored lines
+holding lone surrogates (reads show U+FFFD).
+
+Doctor only reads: every check runs on its own, and a check that cannot run (a damaged file,
+a read-only or full disk) is reported as a problem of that check instead of stopping doctor.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 from reverie.dream.journal import DEFAULT_JOURNAL
 from reverie.errors import ReverieError
 from reverie.inbound import has_surrogate_escape, valid_text
+from reverie.ingest_guard import MARKER, interrupted
 from reverie.store.atomic import TEMP_SUFFIX
 from reverie.store.memory_files import MEMORY_FILE_NAMES
 from reverie.store.workspace import Workspace
@@ -61,7 +67,7 @@ def _s(path: Path | None) -> str | None:
 def examine(workspace: Workspace) -> DoctorReport:
     """Run every check on ``workspace``."""
     report = DoctorReport()
-    for check in (_history, _quarantine, _audit, _publish, _orphans, _ledger, _text):
+    for check in (_history, _quarantine, _audit, _publish, _orphans, _ledger, _text, _ingest):
         try:
             check(workspace, report)
         except (ReverieError, OSError) as exc:
@@ -191,3 +197,20 @@ def _holds_lone_surrogate(line: bytes) -> bool:
     except (ValueError, RecursionError):
         return False  # not a line at all: the quarantine check covers it
     return valid_text(json.dumps(value, ensure_ascii=False))[1] > 0
+
+
+def _ingest(workspace: Workspace, report: DoctorReport) -> None:
+    """An ingest that died: its sessions may hold pending messages no run will archive."""
+    keys = interrupted(workspace)
+    if keys is None:
+        return
+    pending = 0
+    for key in keys:
+        session = workspace.sessions.load(key)
+        pending += len(session.messages) - session.compacted_upto
+    report.problem(
+        "ingest",
+        f"an ingest was interrupted: {len(keys)} session(s), {pending} message(s) not yet "
+        "archived; run `reverie ingest` again (any path) to finish it",
+        workspace.root / MARKER,
+    )

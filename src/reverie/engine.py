@@ -261,13 +261,17 @@ class MemoryEngine:
         decision = dreamer.should_run()
         return dreamer.run(trigger=decision.trigger or "schedule") if decision.run else None
 
-    def ingest(self, paths: Sequence[Path], *, on_progress: Progress | None = None) -> IngestReport:
+    def ingest(
+        self, paths: Sequence[Path], *, on_progress: Progress | None = None, wait: bool = True
+    ) -> IngestReport:
         """Import conversations, compact them at their recorded pace, dream until done.
 
         Formats: OpenAI-style message lists, ChatGPT exports, nanobot workspaces and sessions
-        (see ``reverie.ingest``).
+        (see ``reverie.ingest``). One ingest per workspace at a time: this one waits for a
+        running one, or with ``wait=False`` raises ``IngestBusyError``. Rerunning after a
+        crash finishes what the crashed run left, and adds nothing twice.
         """
-        return run_ingest(self, paths, on_progress)
+        return run_ingest(self, paths, on_progress, wait=wait)
 
     def status(self) -> Status:
         """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from reverie.store.workspace import Workspace
 
 Progress = Callable[[str, int, int], None]
-"""``on_progress(stage, done, total)``; stages: ``import``, ``replay``, ``dream``."""
+"""``on_progress(stage, done, total)``; stages: ``import``, ``replay``, ``dream``, and ``wait``
+(once, when another ingest holds the workspace)."""
 
 MAX_DREAM_RUNS = 10_000
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -131,17 +132,30 @@ class AuditRepo:
         """
         with self._lock.hold():
             if not os.path.lexists(self.git_dir):
-                try:
-                    Repo.init(str(self.root), default_branch=b"main").close()
-                except _GIT_FAILURES as exc:
-                    raise AuditError(
-                        f"cannot create the audit repository {self.git_dir}: {exc}"
-                    ) from exc
+                self._init_atomically()
             with self._open() as repo:
                 sweep_git_locks(self.git_dir)
                 write_exclude(Path(repo.commondir()) / "info" / "exclude")
                 if head_commit(repo) is None:
                     self._commit_locked(repo, "init: workspace")
+
+    def _init_atomically(self) -> None:
+        """Create ``.git`` in a scratch folder, then rename it into place.
+
+        ``Repo.init`` writes many files; killed halfway in place it would leave a ``.git``
+        that every later open refuses. A rename is all or nothing; a scratch folder a kill
+        left behind is removed on the next try.
+        """
+        scratch_root = self.root / ".reverie-git-init"
+        shutil.rmtree(scratch_root, ignore_errors=True)
+        try:
+            scratch_root.mkdir()
+            Repo.init(str(scratch_root), default_branch=b"main").close()
+            (scratch_root / ".git").rename(self.git_dir)
+        except (*_GIT_FAILURES, OSError) as exc:
+            raise AuditError(f"cannot create the audit repository {self.git_dir}: {exc}") from exc
+        finally:
+            shutil.rmtree(scratch_root, ignore_errors=True)
 
     def commit(self, subject: str) -> CommitInfo | None:
         """Commit the tracked files as they are on disk (an absent file is removed).
