@@ -17,6 +17,7 @@ LAYERS: dict[str, int] = {
     "messages": 0,
     "inbound": 0,
     "config": 0,
+    "config_checks": 0,
     "config_file": 3,
     "token_estimate": 0,
     "session": 0,

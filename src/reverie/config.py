@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from reverie.config_checks import check
 from reverie.errors import ConfigError
 
 ProviderKind = Literal["openai", "anthropic"]
@@ -168,22 +169,5 @@ def _coerce(key: str, annotation: object, value: Any) -> Any:
 
 
 def _check_ranges(config: Config) -> None:
-    checks: list[tuple[bool, str]] = [
-        (0 < config.compaction.ratio < 1, "compaction.ratio must be between 0 and 1"),
-        (config.compaction.rounds_per_turn >= 1, "compaction.rounds_per_turn must be >= 1"),
-        (config.compaction.idle_minutes >= 0, "compaction.idle_minutes must be >= 0 (0 disables)"),
-        (config.model.provider in ("openai", "anthropic"), "model.provider is openai or anthropic"),
-        (
-            config.dream.mode in ("auto", "model", "model-free"),
-            "dream.mode is auto, model or model-free",
-        ),
-        (config.dream.max_rounds >= 1, "dream.max_rounds must be >= 1"),
-        (config.dream.batch_entries >= 1, "dream.batch_entries must be >= 1"),
-        (
-            config.model.context_window > config.model.max_output_tokens + 1024,
-            "model.context_window must exceed max_output_tokens + 1024",
-        ),
-    ]
-    for ok, message in checks:
-        if not ok:
-            raise ConfigError(message, key=message.split(" ", 1)[0])
+    # Ranges and meanings live in ``config_checks`` (one table of every key's bounds).
+    check(config)
