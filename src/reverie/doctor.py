@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reverie.dream.journal import DEFAULT_JOURNAL
-from reverie.errors import ReverieError
+from reverie.errors import CursorError, ReverieError
 from reverie.inbound import has_surrogate_escape, valid_text
 from reverie.ingest_guard import MARKER, interrupted
 from reverie.store.atomic import TEMP_SUFFIX
+from reverie.store.cursors import CursorFloor
 from reverie.store.memory_files import MEMORY_FILE_NAMES
 from reverie.store.workspace import Workspace
 
@@ -70,7 +71,7 @@ def examine(workspace: Workspace) -> DoctorReport:
     for check in (_history, _quarantine, _audit, _publish, _orphans, _ledger, _text, _ingest):
         try:
             check(workspace, report)
-        except (ReverieError, OSError) as exc:
+        except (ReverieError, OSError, ValueError) as exc:
             report.problem(check.__name__.strip("_"), f"the check itself failed: {exc}")
     return report
 
@@ -85,10 +86,24 @@ def _history(workspace: Workspace, report: DoctorReport) -> None:
             )
         previous = last = max(previous, entry.cursor)
     floor_path = workspace.root / "memory" / ".cursor"
-    floor = int(floor_path.read_text(encoding="utf-8").strip() or 0)
+    try:
+        floor = CursorFloor(floor_path).read()
+    except CursorError as exc:
+        report.problem(
+            "cursors", f"{exc}; write the last cursor handed out ({last}) into it", floor_path
+        )
+        floor = last
     if floor < last:
         report.problem("cursors", f".cursor holds {floor} but the log reaches {last}", floor_path)
-    dream = workspace.dream_cursor.read()
+    try:
+        dream = workspace.dream_cursor.read()
+    except CursorError as exc:
+        report.problem(
+            "cursors",
+            f"{exc}; restore it with `reverie restore HEAD` (the audited value)",
+            workspace.dream_cursor.path,
+        )
+        return
     if dream > max(last, floor):
         report.problem(
             "cursors",

@@ -140,6 +140,7 @@ class MemoryEngine:
         memory_provider: Provider | None = None,
         clock: Clock = system_clock,
         environ: Mapping[str, str] | None = None,
+        read_only: bool = False,
     ) -> MemoryEngine:
         """Open the engine on a workspace.
 
@@ -152,9 +153,11 @@ class MemoryEngine:
                 ``config.memory_model``, else the chat provider).
             clock: the time source.
             environ: environment variables to read instead of ``os.environ``.
+            read_only: for reads only (status, log, search, history, doctor): works on a
+                read-only or full disk and on damaged cursor or git files (``Workspace.open``).
         """
         path = Path(workspace) if workspace is not None else default_workspace(environ)
-        opened = Workspace.open(path, create=create, clock=clock)
+        opened = Workspace.open(path, create=create, clock=clock, read_only=read_only)
         config = config if config is not None else load_config(opened.root, environ)
         chat = provider if provider is not None else deferred_provider(config.model, environ)
         memory = memory_provider

@@ -70,7 +70,7 @@ def log(
     json_output: JsonFlag = False,
 ) -> None:
     """List audit commits of the durable files, newest first."""
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         commits = memory.log(number)
     if json_output:
         emit_json(commits)
@@ -86,7 +86,7 @@ def show(
     json_output: JsonFlag = False,
 ) -> None:
     """Show one audit commit and its diff."""
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         detail = memory.show(rev)
     if json_output:
         emit_json(detail)

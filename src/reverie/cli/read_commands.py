@@ -34,7 +34,7 @@ def history(
     json_output: JsonFlag = False,
 ) -> None:
     """List history entries: the newest ones, or those after --since."""
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         entries = memory.history(since=since, session_key=session, limit=limit)
     if json_output:
         emit_json(entries)
@@ -54,7 +54,7 @@ def search(
     json_output: JsonFlag = False,
 ) -> None:
     """Search history entries and every session message (compacted ones too)."""
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         hits = memory.search(query, limit=limit, session_key=session)
     if json_output:
         emit_json(hits)
@@ -68,7 +68,7 @@ def sessions(
     ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
 ) -> None:
     """List sessions with their message counts and last activity."""
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         found = memory.sessions()
     if json_output:
         emit_json(found)
@@ -82,7 +82,7 @@ def status(
     ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
 ) -> None:
     """Show pending entries, file sizes, the last and next dream, ledger totals and the mode."""
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         snapshot = memory.status()
     if json_output:
         emit_json(snapshot)
@@ -94,7 +94,7 @@ def cost(
     ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
 ) -> None:
     """Show the ledger of memory jobs by job and by day: calls and tokens in and out."""
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         summary = memory.costs()
     if json_output:
         emit_json(
@@ -122,7 +122,7 @@ def doctor(
     ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
 ) -> None:
     """Check the workspace's integrity; exit 1 on problems (notes alone pass)."""
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         report = memory.doctor()
     if json_output:
         emit_json({"ok": report.ok, "findings": report.findings})
