@@ -376,9 +376,13 @@ class MemoryEngine:
         """One audit commit with its diff (raises ``RevisionNotFoundError``)."""
         return self.workspace.audit.show(rev)
 
-    def restore(self, rev: str) -> CommitInfo:
-        """Put the durable files and the dream cursor back as of ``rev``, as a new commit."""
-        return self.dreamer().restore(rev)
+    def restore(self, rev: str, *, force: bool = False) -> CommitInfo:
+        """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
+
+        A commit older than a trim raises ``RestoreWouldLoseError`` (the entries to dream
+        again are gone) unless ``force``.
+        """
+        return self.dreamer().restore(rev, force=force)
 
     def costs(self) -> LedgerSummary:
         """The ledger added up by job and by day."""

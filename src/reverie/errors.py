@@ -24,6 +24,7 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     │   ├── ConfinementError            a path dream may not read or write (reason kept)
     │   ├── PatchError                  a unified-diff patch does not apply (hunk, line kept)
     │   ├── PublishConflictError        a durable file changed on disk while dream staged it
+    │   ├── RestoreWouldLoseError       a restore needs history entries a trim dropped (force it)
     │   └── PublishJournalError         the publish journal is unreadable or not reverie's
     ├── LockTimeoutError            a cross-process lock was not acquired in time
     ├── IngestBusyError             another process is ingesting into the workspace
@@ -185,6 +186,20 @@ class PublishConflictError(DreamError):
     def __init__(self, path: str) -> None:
         super().__init__(f"{path} changed on disk while dream was editing it; nothing published")
         self.path = path
+
+
+class RestoreWouldLoseError(DreamError):
+    """Restoring a commit older than a trim: the entries it would re-dream are gone."""
+
+    def __init__(self, rev: str, *, first: int, last: int) -> None:
+        super().__init__(
+            f"restoring {rev} rolls the dream cursor back to {first - 1}, but history entries "
+            f"{first}..{last} were trimmed and cannot be dreamt again, so what dream learnt "
+            "from them would be lost; restore anyway with --force (force=True)"
+        )
+        self.rev = rev
+        self.first = first
+        self.last = last
 
 
 class PublishJournalError(DreamError):

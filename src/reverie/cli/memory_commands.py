@@ -101,10 +101,17 @@ def restore(
     *,
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Restore even past a trim (trimmed entries are lost).")
+    ] = False,
 ) -> None:
-    """Put the durable files and the dream cursor back as of a commit (a new commit)."""
+    """Put the durable files and the dream cursor back as of a commit (a new commit).
+
+    A commit older than a history trim is refused unless --force: the entries it would
+    dream again were trimmed, so what dream learnt from them would be lost.
+    """
     with engine(ctx, workspace) as memory:
-        info = memory.restore(rev)
+        info = memory.restore(rev, force=force)
     if json_output:
         emit_json(info)
     else:

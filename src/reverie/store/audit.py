@@ -211,6 +211,15 @@ class AuditRepo:
             info, diff = describe(repo, resolve_revision(repo, rev))
         return CommitDetail(info=info, diff=diff.diff)
 
+    def file_at(self, rev: str, path: str) -> bytes | None:
+        """Return the bytes of tracked ``path`` as of ``rev`` (None when absent there).
+
+        Raises:
+            RevisionNotFoundError: ``rev`` names no commit, or several.
+        """
+        with self._open() as repo:
+            return blob_at(repo, resolve_revision(repo, rev).tree, path)
+
     def restore(self, rev: str) -> CommitInfo:
         """Put every tracked file back as it was at ``rev`` and record that as a new commit.
 
