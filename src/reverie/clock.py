@@ -56,3 +56,15 @@ def parse_wall_clock(text: str) -> datetime | None:
     except ValueError:
         return None
     return local_time(naive)
+
+
+def from_epoch(seconds: float) -> datetime:
+    """Return the UTC time ``seconds`` after the epoch, clamped to the years 1 to 9999.
+
+    An aware time at the calendar's edge (``9999-12-31T23:59-05:00``) is later than the last
+    UTC time ``datetime`` holds; it reads back as that last time instead of failing.
+    """
+    try:
+        return datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, ValueError, OSError):
+        return datetime.max.replace(tzinfo=UTC) if seconds > 0 else datetime.min.replace(tzinfo=UTC)

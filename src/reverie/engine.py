@@ -328,12 +328,9 @@ class MemoryEngine:
         until: datetime | None = None,
     ) -> list[SearchHit]:
         """Search history entries and every session message (compacted ones too), BM25-ranked."""
+        scope = None if session_key is None else clean_text(session_key)
         return self.index.search(
-            clean_text(query),
-            limit=check_limit(limit),
-            session_key=session_key,
-            since=since,
-            until=until,
+            clean_text(query), limit=check_limit(limit), session_key=scope, since=since, until=until
         )
 
     @property
