@@ -180,3 +180,11 @@ def test_wall_clock_pads_the_year_and_survives_the_calendar_edges() -> None:
     assert wall_clock(west)[:4] == "9999"
     assert parse_wall_clock("0001-01-01 00:00") is not None
     assert parse_wall_clock("1-1-1") is None
+
+
+def test_log_refuses_a_count_out_of_range(tmp_path: Path, clock: StepClock) -> None:
+    engine = _engine(tmp_path, clock)
+    with pytest.raises(InputError, match="n must be an integer from 1"):
+        engine.log(0)
+    assert engine.log(1)
+    engine.close()

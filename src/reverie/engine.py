@@ -367,7 +367,7 @@ class MemoryEngine:
 
     def log(self, n: int = 20) -> list[CommitInfo]:
         """The newest ``n`` audit commits, newest first."""
-        return self.workspace.audit.log(n)
+        return self.workspace.audit.log(check_limit(n, name="n"))
 
     def show(self, rev: str) -> CommitDetail:
         """One audit commit with its diff (raises ``RevisionNotFoundError``)."""

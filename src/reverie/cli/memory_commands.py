@@ -16,6 +16,7 @@ from reverie.cli.failure import fail
 from reverie.cli.memory_views import commit_header, commits_table, dream_line, restore_line
 from reverie.cli.record_views import compaction_line
 from reverie.cli.render import emit_json, err, out, print_diff
+from reverie.inbound import MAX_LIMIT
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 Revision = Annotated[str, typer.Argument(help="A commit: sha, unique prefix, HEAD or HEAD~N.")]
@@ -64,7 +65,9 @@ def compact(
 
 def log(
     ctx: typer.Context,
-    number: Annotated[int, typer.Option("--number", "-n", help="How many commits.", min=1)] = 20,
+    number: Annotated[
+        int, typer.Option("--number", "-n", help="How many commits.", min=1, max=MAX_LIMIT)
+    ] = 20,
     *,
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,

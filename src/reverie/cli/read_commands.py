@@ -15,6 +15,7 @@ from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.memory_views import cost_view, status_view
 from reverie.cli.record_views import doctor_view, history_table, hits_table, sessions_table
 from reverie.cli.render import emit_json, notice, out
+from reverie.inbound import MAX_LIMIT
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 SessionOption = Annotated[
@@ -28,7 +29,9 @@ def history(
         int | None, typer.Option(help="Entries after this cursor (oldest first).", min=0)
     ] = None,
     session: SessionOption = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many.", min=1)] = 50,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="At most this many.", min=1, max=MAX_LIMIT)
+    ] = 50,
     *,
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,
@@ -48,7 +51,9 @@ def search(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="Words to look for.")],
     session: SessionOption = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many.", min=1)] = 10,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="At most this many.", min=1, max=MAX_LIMIT)
+    ] = 10,
     *,
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,
