@@ -117,6 +117,41 @@ def test_importers_take_any_json_shape(engine: MemoryEngine, document: object) -
     _stored_text_is_valid(engine.workspace.root)
 
 
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    lines=st.lists(messages, max_size=4),
+    history=st.lists(odd_text, max_size=3),
+    user_file=odd_text,
+)
+def test_a_nanobot_workspace_with_odd_text_imports_or_says_why(
+    engine: MemoryEngine, lines: list[dict[str, Any]], history: list[str], user_file: str
+) -> None:
+    with tempfile.TemporaryDirectory(prefix="reverie-fuzz-nb-") as folder:
+        root = Path(folder)
+        (root / "sessions").mkdir()
+        (root / "memory").mkdir()
+        session = [{"_type": "metadata", "key": "tg:fuzz"}, *lines]
+        (root / "sessions" / "tg_fuzz.jsonl").write_text(
+            "\n".join(json.dumps(item) for item in session), encoding="utf-8"
+        )
+        (root / "memory" / "history.jsonl").write_text(
+            "".join(
+                json.dumps({"cursor": n, "timestamp": "2026-01-01 10:00", "content": text}) + "\n"
+                for n, text in enumerate(history, start=1)
+            ),
+            encoding="utf-8",
+        )
+        # Surrogates cannot be UTF-8: they land as invalid bytes, as a bad editor would write.
+        (root / "USER.md").write_bytes(user_file.encode("utf-8", "surrogatepass"))
+        with contextlib.suppress(ReverieError):
+            engine.ingest([root])
+    _stored_text_is_valid(engine.workspace.root)
+
+
 def test_a_10_mb_string_is_refused_by_the_sdk_and_reported_by_an_importer(
     engine: MemoryEngine, tmp_path: Path
 ) -> None:
