@@ -144,3 +144,50 @@ def test_read_commands_report_a_damaged_file_instead_of_failing(
     if relative == "memory/.dream_cursor":
         assert status.damaged
     engine.close()
+
+
+@needs_unshare
+@pytest.mark.slow
+def test_a_dream_on_a_full_disk_fails_in_one_line_and_the_next_run_recovers(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    engine = MemoryEngine.open(workspace, Config(), environ={}, clock=StepClock())
+    for number in range(12):
+        engine.record(f"s{number}", [{"role": "user", "content": f"I live near town {number}."}])
+        engine.compact(f"s{number}")
+    engine.close()
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    reverie = f"{sys.executable} -m reverie"
+    # Leave a few KiB free: the dream fails somewhere in its commit (where depends on the
+    # file system's block accounting), which must be one line on stderr, never a traceback.
+    script = f"""
+mount -t tmpfs -o size=16m tmpfs {disk}
+for free in 8 16 24; do
+  rm -rf {disk}/ws {disk}/fill; cp -a {workspace} {disk}/ws
+  avail=$(df -k --output=avail {disk} | tail -1)
+  dd if=/dev/zero of={disk}/fill bs=1k count=$((avail - free)) 2>/dev/null
+  {reverie} dream --workspace {disk}/ws > /dev/null 2> {tmp_path}/err; echo "exit $?"
+  cat {tmp_path}/err
+  rm -f {disk}/fill
+  {reverie} dream --workspace {disk}/ws > /dev/null 2>&1; echo "again $?"
+done
+"""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout
+    lines = proc.stdout.splitlines()
+    failed = [n for n, line in enumerate(lines) if line == "exit 1"]
+    assert failed, proc.stdout  # at least one amount of free space made the dream fail
+    for at in failed:
+        assert lines[at + 1].startswith("error: ")  # the one line, then the rerun
+        assert lines[at + 2] == "again 0"
