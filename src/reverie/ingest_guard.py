@@ -16,6 +16,7 @@ its paths) finishes those sessions: it compacts what they left pending, then dre
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -24,6 +25,8 @@ from pathlib import Path
 from reverie.errors import IngestBusyError, LockTimeoutError, StorageError
 from reverie.store.atomic import atomic_write_text
 from reverie.store.workspace import Workspace
+
+logger = logging.getLogger(__name__)
 
 MARKER = Path(".reverie") / "ingest.json"
 LOCK_NAME = "ingest"
@@ -64,8 +67,11 @@ def unfinished(workspace: Workspace) -> list[str]:
         loaded = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return []
-    except (OSError, ValueError) as exc:
-        raise StorageError(f"unreadable ingest marker ({exc})", path=path) from exc
+    except ValueError:  # a hand edit: the marker is advisory, the next ingest rewrites it
+        logger.warning("ignoring an unreadable ingest marker %s", path)
+        return []
+    except OSError as exc:
+        raise StorageError(f"unreadable ingest marker ({exc.strerror})", path=path) from exc
     sessions = loaded.get("sessions") if isinstance(loaded, dict) else None
     return [key for key in sessions or [] if isinstance(key, str)]
 

@@ -182,6 +182,8 @@ def _check_readable(root: Path) -> None:
         target = root / relative
         if target.exists() and not target.is_file():
             raise WorkspaceDamagedError("expected a file, found something else", path=target)
+    if (root / ".reverie" / "format").exists():  # absent: a nanobot workspace, read as is
+        _check_format(root / ".reverie" / "format")
 
 
 def _check_layout(root: Path) -> None:
