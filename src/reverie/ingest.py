@@ -8,7 +8,16 @@ works the same with a model or without one (model-free summariser and curator).
 Re-ingesting the same data adds nothing: a session only receives messages it does not hold yet
 (content hashes), history entries of a nanobot workspace are matched by session and content,
 and with nothing new there is nothing to compact or dream. A bad record is reported with its
-position and skipped; the rest goes on.
+position and skipped; the rest goes on. Every message passes ``reverie.inbound.admit`` first:
+lone surrogates become U+FFFD (counted in ``IngestReport.replaced``), a message too large or
+too deep is a problem, not an abort.
+
+One writer, any crash. One ingest runs per workspace at a time (``ingest_guard``), and every
+step is idempotent by content, so a SIGKILL at any instant followed by a rerun ends exactly
+where one clean run ends: the rerun first redoes the compaction check the crash may have cut
+off, the compactor reuses an entry whose mark a crash did not move, every replayed session
+is archived whether or not it received new messages, and the sessions of an interrupted run
+(``.reverie/ingest.json``) are finished by the next ingest whatever its paths.
 
 A nanobot workspace brings its own memory: when this workspace's durable files still hold only
 their starter text, nanobot's files are adopted (one audit commit); otherwise their text is
