@@ -45,12 +45,12 @@ from reverie.importers import (
     load,
     new_messages,
 )
-from reverie.inbound import admit
+from reverie.inbound import admit, clean_text
 from reverie.ingest_guard import begin, finish, hold_ingest, unfinished
 from reverie.messages import Message
 from reverie.store.atomic import atomic_write_text
 from reverie.store.entries import prepared_content
-from reverie.store.memory_files import MEMORY_FILE_NAMES
+from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 
 if TYPE_CHECKING:
     from reverie.engine import MemoryEngine
@@ -225,8 +225,10 @@ def _merge_workspace(engine: MemoryEngine, imported: ImportedWorkspace) -> None:
     """Bring a nanobot workspace's memory in once (marks in ``.reverie/imported.json``)."""
     workspace = engine.workspace
     marks_path = workspace.root / ".reverie" / "imported.json"
-    # The marks file is written last; what a crash left appended before it is in history.
+    # The marks file is written last; what a crash left before it is in history (appended
+    # texts) or in the audit log (adopted files).
     marks = _load_marks(marks_path) | _imported_entries(workspace)
+    marks |= _adopted_files(workspace, imported)
     fresh = {n: t for n, t in imported.files.items() if _key(n, t) not in marks}
     if fresh and all(
         workspace.files.is_starter(name) or workspace.files.read(name) == fresh.get(name)
@@ -254,6 +256,20 @@ def _append_once(workspace: Workspace, marks: set[str], scope: str | None, text:
     if _key(scope, stored) not in marks:
         workspace.history.append(stored, session_key=scope, kind="import", max_chars=None)
         marks.add(_key(scope, stored))
+
+
+def _adopted_files(workspace: Workspace, imported: ImportedWorkspace) -> set[str]:
+    """Keys of the files this nanobot workspace's adoption commit already holds."""
+    subject = f"import: nanobot workspace {imported.root.name}"
+    commit = next((c for c in workspace.audit.log(1_000) if c.subject == subject), None)
+    if commit is None:
+        return set()
+    keys = set()
+    for name, text in imported.files.items():
+        kept = workspace.audit.file_at(commit.sha, RELATIVE_PATHS[name])
+        if kept is not None and kept.decode("utf-8", errors="replace") == clean_text(text):
+            keys.add(_key(name, text))
+    return keys
 
 
 def _imported_entries(workspace: Workspace) -> set[str]:
