@@ -88,7 +88,7 @@ def test_a_damaged_record_is_reported_and_the_rest_imported(
     assert "Oslo" in engine.workspace.files.read("USER")
 
 
-def test_a_nanobot_workspace_is_adopted(tmp_path: Path, clock: StepClock) -> None:
+def _nanobot_workspace(tmp_path: Path) -> Path:
     nano = tmp_path / "nanobot"
     (nano / "memory").mkdir(parents=True)
     (nano / "sessions").mkdir()
@@ -122,6 +122,11 @@ def test_a_nanobot_workspace_is_adopted(tmp_path: Path, clock: StepClock) -> Non
     (nano / "sessions" / "telegram_7.jsonl").write_text(
         "".join(json.dumps(s) + "\n" for s in session)
     )
+    return nano
+
+
+def test_a_nanobot_workspace_is_adopted(tmp_path: Path, clock: StepClock) -> None:
+    nano = _nanobot_workspace(tmp_path)
     engine = _engine(tmp_path, clock)
     report = engine.ingest([nano])
     assert report.problems == ()
@@ -147,3 +152,19 @@ def test_record_after_ingest_continues_the_session(tmp_path: Path, clock: StepCl
     before = len(engine.workspace.sessions.load(key).messages)
     engine.record(key, [Message(role="user", content="one more thing")])
     assert len(Workspace.open(engine.workspace.root).sessions.load(key).messages) == before + 1
+
+
+def test_a_kill_before_the_import_marks_are_saved_duplicates_nothing(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    nano = _nanobot_workspace(tmp_path)
+    engine = _engine(tmp_path, clock)
+    engine.ingest([nano])
+    history = [(e.session_key, e.content) for e in engine.history()]
+    # What a SIGKILL between the history appends and the marks file leaves behind.
+    (engine.workspace.root / ".reverie" / "imported.json").unlink()
+    again = engine.ingest([nano])
+    assert again.entries == 0
+    assert again.messages_added == 0
+    assert [(e.session_key, e.content) for e in engine.history()] == history
+    engine.close()

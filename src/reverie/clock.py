@@ -1,7 +1,9 @@
 """Injected time: every component that stamps a time takes a ``Clock`` instead of calling now().
 
 Tests pass a fixed or stepping clock; nothing patches ``datetime``. A clock must return a
-timezone-aware datetime; ``system_clock`` returns the current UTC time.
+timezone-aware datetime; ``system_clock`` returns the current UTC time. ``wall_clock`` is the
+one formatter of nanobot's ``YYYY-MM-DD HH:MM`` form: any aware time from year 1 to 9999
+formats and converts without error.
 """
 
 from __future__ import annotations
@@ -22,3 +24,47 @@ def require_aware(moment: datetime) -> datetime:
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError(f"naive datetime {moment.isoformat()}: reverie needs timezone-aware times")
     return moment
+
+
+def local_time(moment: datetime) -> datetime:
+    """Return ``moment`` in this system's zone (in its own zone where the shift cannot be held).
+
+    At the edges of the calendar (year 1 or 9999) a shift can leave the range ``datetime``
+    holds; such a time stays in its own zone rather than failing. A naive ``moment`` is read
+    as local time, as ``astimezone`` does.
+    """
+    try:
+        return moment.astimezone()
+    except (OverflowError, ValueError):
+        return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def wall_clock(moment: datetime, *, local: bool = True) -> str:
+    """Format ``moment`` as ``YYYY-MM-DD HH:MM`` (local time by default), year in four digits.
+
+    ``strftime("%Y")`` writes year 1 as ``1`` on some platforms, which no reader parses back:
+    a message dated in year 1 must read like any other.
+    """
+    shown = local_time(moment) if local else moment
+    return f"{shown.year:04d}-{shown.month:02d}-{shown.day:02d} {shown.hour:02d}:{shown.minute:02d}"
+
+
+def parse_wall_clock(text: str) -> datetime | None:
+    """Read nanobot's local ``YYYY-MM-DD HH:MM`` back as an aware time (None if it is not one)."""
+    try:
+        naive = datetime.strptime(text, "%Y-%m-%d %H:%M")  # noqa: DTZ007 -- local by format
+    except ValueError:
+        return None
+    return local_time(naive)
+
+
+def from_epoch(seconds: float) -> datetime:
+    """Return the UTC time ``seconds`` after the epoch, clamped to the years 1 to 9999.
+
+    An aware time at the calendar's edge (``9999-12-31T23:59-05:00``) is later than the last
+    UTC time ``datetime`` holds; it reads back as that last time instead of failing.
+    """
+    try:
+        return datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, ValueError, OSError):
+        return datetime.max.replace(tzinfo=UTC) if seconds > 0 else datetime.min.replace(tzinfo=UTC)

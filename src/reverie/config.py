@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from reverie.config_checks import check
 from reverie.errors import ConfigError
 
 ProviderKind = Literal["openai", "anthropic"]
@@ -161,10 +162,11 @@ class Config:
                         continue
                 values[name] = _build(kind, name, section)
         config = cls(**values)
-        _check_ranges(config)
+        # The window check first: its message names both values and what to change.
         _check_window("model", config.model, data.get("model"))
         if config.memory_model is not None:
             _check_window("memory_model", config.memory_model, data.get("memory_model"))
+        _check_ranges(config)
         return config
 
 
@@ -236,18 +238,5 @@ def _coerce(key: str, annotation: object, value: Any) -> Any:
 
 
 def _check_ranges(config: Config) -> None:
-    checks: list[tuple[bool, str]] = [
-        (0 < config.compaction.ratio < 1, "compaction.ratio must be between 0 and 1"),
-        (config.compaction.rounds_per_turn >= 1, "compaction.rounds_per_turn must be >= 1"),
-        (config.compaction.idle_minutes >= 0, "compaction.idle_minutes must be >= 0 (0 disables)"),
-        (config.model.provider in ("openai", "anthropic"), "model.provider is openai or anthropic"),
-        (
-            config.dream.mode in ("auto", "model", "model-free"),
-            "dream.mode is auto, model or model-free",
-        ),
-        (config.dream.max_rounds >= 1, "dream.max_rounds must be >= 1"),
-        (config.dream.batch_entries >= 1, "dream.batch_entries must be >= 1"),
-    ]
-    for ok, message in checks:
-        if not ok:
-            raise ConfigError(message, key=message.split(" ", 1)[0])
+    # Ranges and meanings live in ``config_checks`` (one table of every key's bounds).
+    check(config)

@@ -33,6 +33,7 @@ from typing import Any
 
 from reverie.config import Config, ModelConfig
 from reverie.errors import ConfigError
+from reverie.store.bounded import read_bounded
 
 CONFIG_NAME = "reverie.toml"
 DEFAULT_WORKSPACE = "~/.reverie/default"
@@ -67,24 +68,45 @@ def load_config(workspace: Path, environ: Mapping[str, str] | None = None) -> Co
             names the key, and the env variable when it came from one).
     """
     env = os.environ if environ is None else environ
-    data: dict[str, Any] = {}
-    path = workspace / CONFIG_NAME
-    if path.is_file():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path} is not valid TOML: {exc}", key=CONFIG_NAME) from exc
+    data = _read_toml(workspace / CONFIG_NAME)
     for name, (section, key, kind) in _ENV.items():
         if name in env and env[name] != "":
             table = data.setdefault(section, {})
             if not isinstance(table, dict):
                 raise ConfigError(f"[{section}] must be a table", key=section)
             table[key] = _parse_env(name, env[name], kind)
-    config = Config.from_mapping(data)
+    try:
+        config = Config.from_mapping(data)
+    except ConfigError as exc:
+        raise _naming_env(exc, env) from exc
     for model in (config.model, config.memory_model):
         if model is not None and model.api_key_file is not None:
             _check_key_file(Path(model.api_key_file).expanduser(), workspace)
     return config
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The parsed ``reverie.toml`` ({} when absent); a BOM is accepted, a non-file refused."""
+    if not path.exists() and not path.is_symlink():
+        return {}
+    if not path.is_file():  # a folder, a FIFO (reading it could block), a dangling link
+        raise ConfigError(
+            f"{path} is not a regular file; remove it or make it one", key=CONFIG_NAME
+        )
+    try:
+        return tomllib.loads(read_bounded(path).decode("utf-8-sig"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}", key=CONFIG_NAME) from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path} ({exc.strerror})", key=CONFIG_NAME) from exc
+
+
+def _naming_env(error: ConfigError, env: Mapping[str, str]) -> ConfigError:
+    """The same error, saying which environment variable set the key when one did."""
+    for name, (section, key, _kind) in _ENV.items():
+        if error.key == f"{section}.{key}" and env.get(name):
+            return ConfigError(f"{error} (set by {name})", key=error.key)
+    return error
 
 
 def api_key(model: ModelConfig, environ: Mapping[str, str] | None = None) -> str | None:

@@ -2,22 +2,31 @@
 
 Problems make ``doctor`` fail (non-zero exit at the CLI): history cursors out of order or
 duplicated (the mark of another program writing the log at the same time as reverie; the lines
-are left where they are), ``.cursor`` behind the log, the dream cursor past the last entry, an audit
-repository that cannot be read or has no commit, and an unfinished dream publish. Notes are
-things a person may want to look at but that reverie
-already handled: quarantined lines (kept, never dropped), unreadable ledger lines, uncommitted
-hand edits of durable files, orphan temp files of dead writers, moved-aside search indexes.
+are left where they are), ``.cursor`` behind the log or unreadable, the dream cursor past the
+last entry, an audit repository that cannot be read or has no commit, an unfinished dream
+publish, an interrupted ingest (its sessions may hold pending messages), and a durable file that
+is not valid UTF-8. Notes are things a person may want to look at but that reverie already handled:
+quarantined lines (kept, never dropped), unreadable ledger lines, uncommitted hand edits of
+durable files, orphan temp files of dead writers, moved-aside search indexes, stored lines
+holding lone surrogates (reads show U+FFFD).
+
+Doctor only reads: every check runs on its own, and a check that cannot run (a damaged file,
+a read-only or full disk) is reported as a problem of that check instead of stopping doctor.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from reverie.dream.journal import DEFAULT_JOURNAL
-from reverie.errors import ReverieError
+from reverie.errors import CursorError, ReverieError
+from reverie.inbound import has_surrogate_escape, valid_text
+from reverie.ingest_guard import MARKER, interrupted
 from reverie.store.atomic import TEMP_SUFFIX
 from reverie.store.cursors import CursorFloor
+from reverie.store.memory_files import MEMORY_FILE_NAMES
 from reverie.store.workspace import Workspace
 
 
@@ -60,10 +69,10 @@ def _s(path: Path | None) -> str | None:
 def examine(workspace: Workspace) -> DoctorReport:
     """Run every check on ``workspace``."""
     report = DoctorReport()
-    for check in (_history, _quarantine, _audit, _publish, _orphans, _ledger):
+    for check in (_history, _quarantine, _audit, _publish, _orphans, _ledger, _text, _ingest):
         try:
             check(workspace, report)
-        except (ReverieError, OSError) as exc:
+        except (ReverieError, OSError, ValueError) as exc:
             report.problem(check.__name__.strip("_"), f"the check itself failed: {exc}")
     return report
 
@@ -83,10 +92,24 @@ def _history(workspace: Workspace, report: DoctorReport) -> None:
     if repeated or behind:
         report.problem("history", _foreign_message(repeated, behind), workspace.history.path)
     floor_path = workspace.root / "memory" / ".cursor"
-    floor = CursorFloor(floor_path).read()
+    try:
+        floor = CursorFloor(floor_path).read()
+    except CursorError as exc:
+        report.problem(
+            "cursors", f"{exc}; write the last cursor handed out ({last}) into it", floor_path
+        )
+        floor = last
     if floor < last:
         report.problem("cursors", f".cursor holds {floor} but the log reaches {last}", floor_path)
-    dream = workspace.dream_cursor.read()
+    try:
+        dream = workspace.dream_cursor.read()
+    except CursorError as exc:
+        report.problem(
+            "cursors",
+            f"{exc}; restore it with `reverie restore HEAD` (the audited value)",
+            workspace.dream_cursor.path,
+        )
+        return
     if dream > max(last, floor):
         report.problem(
             "cursors",
@@ -162,3 +185,68 @@ def _ledger(workspace: Workspace, report: DoctorReport) -> None:
         report.note(
             "ledger", f"{unreadable} ledger line(s) could not be read", workspace.ledger.path
         )
+
+
+def _text(workspace: Workspace, report: DoctorReport) -> None:
+    """Stored text that is not valid Unicode: reads cope, but a person should know."""
+    journals = sorted(workspace.sessions.directory.glob("*.journal"))
+    for path in [workspace.history.path, *journals]:
+        count = _lines_with_lone_surrogates(path)
+        if count:
+            report.note(
+                "text",
+                f"{count} line(s) hold lone surrogates (half characters, written by an older "
+                "reverie or by hand); reads show them as U+FFFD",
+                path,
+            )
+    for name in MEMORY_FILE_NAMES:
+        path = workspace.files.path(name)
+        try:
+            path.read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            continue
+        except UnicodeDecodeError as exc:
+            report.problem(
+                "text",
+                f"not valid UTF-8 at byte {exc.start}; prompts show U+FFFD there, and the next "
+                "dream rewrites the file with it: re-save it as UTF-8",
+                path,
+            )
+
+
+def _lines_with_lone_surrogates(path: Path) -> int:
+    count = 0
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return 0
+    with handle:
+        for line in handle:
+            if has_surrogate_escape(line) and _holds_lone_surrogate(line):
+                count += 1
+    return count
+
+
+def _holds_lone_surrogate(line: bytes) -> bool:
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return False  # not a line at all: the quarantine check covers it
+    return valid_text(json.dumps(value, ensure_ascii=False))[1] > 0
+
+
+def _ingest(workspace: Workspace, report: DoctorReport) -> None:
+    """An ingest that died: its sessions may hold pending messages no run will archive."""
+    keys = interrupted(workspace)
+    if keys is None:
+        return
+    pending = 0
+    for key in keys:
+        session = workspace.sessions.load(key)
+        pending += len(session.messages) - session.compacted_upto
+    report.problem(
+        "ingest",
+        f"an ingest was interrupted: {len(keys)} session(s), {pending} message(s) not yet "
+        "archived; run `reverie ingest` again (any path) to finish it",
+        workspace.root / MARKER,
+    )

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from reverie.agent import TOOLS, ChatAgent, TurnResult
-from reverie.clock import Clock, system_clock
+from reverie.clock import Clock, system_clock, wall_clock
 from reverie.compaction.attempt import Summariser
 from reverie.compaction.chunks import ChunkSummariser
 from reverie.compaction.compactor import Compactor
@@ -34,6 +34,7 @@ from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
 from reverie.endpoints import deferred_provider
 from reverie.errors import ModelNotConfiguredError
+from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
 from reverie.ingest import IngestReport, Progress, run_ingest
 from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema
 from reverie.llm.tokens import CalibratedCounter, default_counter
@@ -84,6 +85,8 @@ class RecordResult:
 
     indices: range
     compaction: CompactionResult
+    replaced: int = 0
+    """Lone surrogates (invalid halves of a character) replaced with U+FFFD before storing."""
 
 
 class MemoryEngine:
@@ -137,6 +140,7 @@ class MemoryEngine:
         memory_provider: Provider | None = None,
         clock: Clock = system_clock,
         environ: Mapping[str, str] | None = None,
+        read_only: bool = False,
     ) -> MemoryEngine:
         """Open the engine on a workspace.
 
@@ -149,9 +153,11 @@ class MemoryEngine:
                 ``config.memory_model``, else the chat provider).
             clock: the time source.
             environ: environment variables to read instead of ``os.environ``.
+            read_only: for reads only (status, log, search, history, doctor): works on a
+                read-only or full disk and on damaged cursor or git files (``Workspace.open``).
         """
         path = Path(workspace) if workspace is not None else default_workspace(environ)
-        opened = Workspace.open(path, create=create, clock=clock)
+        opened = Workspace.open(path, create=create, clock=clock, read_only=read_only)
         config = config if config is not None else load_config(opened.root, environ)
         chat = provider if provider is not None else deferred_provider(config.model, environ)
         memory = memory_provider
@@ -171,16 +177,24 @@ class MemoryEngine:
     def record(
         self, session_key: str, messages: Iterable[Message | Mapping[str, JSONValue]]
     ) -> RecordResult:
-        """Add messages produced by any agent, then compact if the next prompt would not fit."""
-        parsed = [m if isinstance(m, Message) else Message.from_json(dict(m)) for m in messages]
-        stamped = [m if m.timestamp is not None else _stamp(m, self.clock) for m in parsed]
-        indices = self.workspace.sessions.append_many(session_key, stamped)
-        return RecordResult(indices=indices, compaction=self.compactor.ensure_budget(session_key))
+        """Add messages produced by any agent, then compact if the next prompt would not fit.
+
+        Text is stored as valid UTF-8 (``RecordResult.replaced`` counts lone surrogates
+        replaced); a message that cannot be stored (too large, too deep, a naive timestamp)
+        raises ``InputError`` before anything is written (see ``reverie.inbound``).
+        """
+        admitted = admit_all(messages, now=self.clock)
+        indices = self.workspace.sessions.append_many(
+            check_session_key(session_key), admitted.messages
+        )
+        compaction = self.compactor.ensure_budget(session_key)
+        return RecordResult(indices=indices, compaction=compaction, replaced=admitted.replaced)
 
     def prompt(
         self, session_key: str, user_text: str | None, tools: Sequence[ToolSchema] = ()
     ) -> PromptResult:
         """Return the in-budget prompt for the next model call (``user_text`` not recorded)."""
+        user_text = None if user_text is None else clean_text(user_text)
         compaction = self.compactor.ensure_budget(session_key, user_text=user_text, tools=tools)
         session = self.workspace.sessions.load(session_key)
         budget = self.compactor.budget
@@ -189,7 +203,7 @@ class MemoryEngine:
 
     def turn(self, session_key: str, user_text: str) -> TurnResult:
         """Answer ``user_text`` with the built-in agent (needs a chat model)."""
-        return self.agent().turn(session_key, user_text)
+        return self.agent().turn(check_session_key(session_key), clean_text(user_text))
 
     def agent(self) -> ChatAgent:
         """Return the built-in agent, or raise ModelNotConfiguredError with a how-to."""
@@ -250,13 +264,17 @@ class MemoryEngine:
         decision = dreamer.should_run()
         return dreamer.run(trigger=decision.trigger or "schedule") if decision.run else None
 
-    def ingest(self, paths: Sequence[Path], *, on_progress: Progress | None = None) -> IngestReport:
+    def ingest(
+        self, paths: Sequence[Path], *, on_progress: Progress | None = None, wait: bool = True
+    ) -> IngestReport:
         """Import conversations, compact them at their recorded pace, dream until done.
 
         Formats: OpenAI-style message lists, ChatGPT exports, nanobot workspaces and sessions
-        (see ``reverie.ingest``).
+        (see ``reverie.ingest``). One ingest per workspace at a time: this one waits for a
+        running one, or with ``wait=False`` raises ``IngestBusyError``. Rerunning after a
+        crash finishes what the crashed run left, and adds nothing twice.
         """
-        return run_ingest(self, paths, on_progress)
+        return run_ingest(self, paths, on_progress, wait=wait)
 
     def status(self) -> Status:
         """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
@@ -310,8 +328,9 @@ class MemoryEngine:
         until: datetime | None = None,
     ) -> list[SearchHit]:
         """Search history entries and every session message (compacted ones too), BM25-ranked."""
+        scope = None if session_key is None else clean_text(session_key)
         return self.index.search(
-            query, limit=limit, session_key=session_key, since=since, until=until
+            clean_text(query), limit=check_limit(limit), session_key=scope, since=since, until=until
         )
 
     @property
@@ -331,8 +350,7 @@ class MemoryEngine:
         With ``since``, the first ``limit`` entries after that cursor (page forward by passing
         the last cursor seen); without it, the newest ``limit`` entries.
         """
-        if limit is not None and limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
+        limit = None if limit is None else check_limit(limit)
         found = (
             self.workspace.history.read_since(since)
             if since is not None
@@ -349,15 +367,19 @@ class MemoryEngine:
 
     def log(self, n: int = 20) -> list[CommitInfo]:
         """The newest ``n`` audit commits, newest first."""
-        return self.workspace.audit.log(n)
+        return self.workspace.audit.log(check_limit(n, name="n"))
 
     def show(self, rev: str) -> CommitDetail:
         """One audit commit with its diff (raises ``RevisionNotFoundError``)."""
         return self.workspace.audit.show(rev)
 
-    def restore(self, rev: str) -> CommitInfo:
-        """Put the durable files and the dream cursor back as of ``rev``, as a new commit."""
-        return self.dreamer().restore(rev)
+    def restore(self, rev: str, *, force: bool = False) -> CommitInfo:
+        """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
+
+        A commit older than a trim raises ``RestoreWouldLoseError`` (the entries to dream
+        again are gone) unless ``force``.
+        """
+        return self.dreamer().restore(rev, force=force)
 
     def costs(self) -> LedgerSummary:
         """The ledger added up by job and by day."""
@@ -372,13 +394,7 @@ class MemoryEngine:
 
 
 def _describe_hit(hit: SearchHit) -> str:
-    when = f"{hit.timestamp:%Y-%m-%d %H:%M} " if hit.timestamp is not None else ""
+    when = f"{wall_clock(hit.timestamp, local=False)} " if hit.timestamp is not None else ""
     if hit.kind == "history":
         return f"[{when}history #{hit.cursor}] {hit.snippet}"
     return f"[{when}{hit.session_key} message {hit.message_index} {hit.role}] {hit.snippet}"
-
-
-def _stamp(message: Message, clock: Clock) -> Message:
-    from dataclasses import replace  # noqa: PLC0415
-
-    return replace(message, timestamp=clock())

@@ -15,14 +15,19 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     ├── AuditError                  the git audit repository failed
     │   └── RevisionNotFoundError       a revision does not name a commit
     ├── ConfigError                 reverie.toml or a REVERIE_* variable is invalid (key named)
+    ├── InputError                  a value given to reverie is refused before anything is written
+    │   ├── MessageFormatError          a JSON object is not a valid message (messages.py)
+    │   └── InputTooLargeError          a file or stream to read is past its size limit (path kept)
     ├── ImportSourceError           a file or folder to import cannot be read (path kept)
     │   └── UnknownImportFormatError    it holds no format reverie can import
     ├── DreamError                  the dream process refused or could not finish a step
     │   ├── ConfinementError            a path dream may not read or write (reason kept)
     │   ├── PatchError                  a unified-diff patch does not apply (hunk, line kept)
     │   ├── PublishConflictError        a durable file changed on disk while dream staged it
+    │   ├── RestoreWouldLoseError       a restore needs history entries a trim dropped (force it)
     │   └── PublishJournalError         the publish journal is unreadable or not reverie's
     ├── LockTimeoutError            a cross-process lock was not acquired in time
+    ├── IngestBusyError             another process is ingesting into the workspace
     ├── StorageError                an I/O operation on a workspace file failed (path kept)
     └── ModelError                  a model call failed (or could not be made)
         ├── ModelHTTPError              the endpoint answered with an HTTP error (status, body kept)
@@ -117,6 +122,21 @@ class ConfigError(ReverieError):
         self.key = key
 
 
+class InputError(ReverieError, ValueError):
+    """A value given to reverie (a message, a query, a limit) is refused; nothing was written.
+
+    The message says what was wrong and where (which message, which field, which limit).
+    """
+
+
+class InputTooLargeError(InputError):
+    """A file or stream to read holds more than reverie's limit for it (path kept)."""
+
+    def __init__(self, message: str, *, path: Path) -> None:
+        super().__init__(f"{message}: {path}")
+        self.path = path
+
+
 class ImportSourceError(ReverieError):
     """A file or folder given to an importer cannot be read as a whole (path kept).
 
@@ -168,6 +188,20 @@ class PublishConflictError(DreamError):
         self.path = path
 
 
+class RestoreWouldLoseError(DreamError):
+    """Restoring a commit older than a trim: the entries it would re-dream are gone."""
+
+    def __init__(self, rev: str, *, first: int, last: int) -> None:
+        super().__init__(
+            f"restoring {rev} rolls the dream cursor back to {first - 1}, but history entries "
+            f"{first}..{last} were trimmed and cannot be dreamt again, so what dream learnt "
+            "from them would be lost; restore anyway with --force (force=True)"
+        )
+        self.rev = rev
+        self.first = first
+        self.last = last
+
+
 class PublishJournalError(DreamError):
     """The dream publish journal cannot be read, or holds something reverie did not write."""
 
@@ -183,6 +217,17 @@ class LockTimeoutError(ReverieError):
         super().__init__(f"could not lock {path} within {timeout:g}s")
         self.path = path
         self.timeout = timeout
+
+
+class IngestBusyError(ReverieError):
+    """Another process is ingesting into this workspace (and the caller chose not to wait)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(
+            f"another ingest is running on {root}; wait for it to finish (or run without "
+            "--no-wait to queue behind it)"
+        )
+        self.root = root
 
 
 class StorageError(ReverieError):

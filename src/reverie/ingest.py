@@ -8,7 +8,16 @@ works the same with a model or without one (model-free summariser and curator).
 Re-ingesting the same data adds nothing: a session only receives messages it does not hold yet
 (content hashes), history entries of a nanobot workspace are matched by session and content,
 and with nothing new there is nothing to compact or dream. A bad record is reported with its
-position and skipped; the rest goes on.
+position and skipped; the rest goes on. Every message passes ``reverie.inbound.admit`` first:
+lone surrogates become U+FFFD (counted in ``IngestReport.replaced``), a message too large or
+too deep is a problem, not an abort.
+
+One writer, any crash. One ingest runs per workspace at a time (``ingest_guard``), and every
+step is idempotent by content, so a SIGKILL at any instant followed by a rerun ends exactly
+where one clean run ends: the rerun first redoes the compaction check the crash may have cut
+off, the compactor reuses an entry whose mark a crash did not move, every replayed session
+is archived whether or not it received new messages, and the sessions of an interrupted run
+(``.reverie/ingest.json``) are finished by the next ingest whatever its paths.
 
 A nanobot workspace brings its own memory: when this workspace's durable files still hold only
 their starter text, nanobot's files are adopted (one audit commit); otherwise their text is
@@ -34,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reverie.errors import StorageError
+from reverie.errors import InputError, StorageError
 from reverie.importers import (
     ImportedConversation,
     ImportedWorkspace,
@@ -42,15 +51,21 @@ from reverie.importers import (
     load,
     new_messages,
 )
+from reverie.inbound import admit, clean_text
+from reverie.ingest_guard import begin, finish, hold_ingest, unfinished
 from reverie.messages import Message
+from reverie.session import Session
 from reverie.store.atomic import atomic_write_text
-from reverie.store.memory_files import MEMORY_FILE_NAMES
+from reverie.store.entries import prepared_content
+from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 
 if TYPE_CHECKING:
     from reverie.engine import MemoryEngine
+    from reverie.store.workspace import Workspace
 
 Progress = Callable[[str, int, int], None]
-"""``on_progress(stage, done, total)``; stages: ``import``, ``replay``, ``dream``."""
+"""``on_progress(stage, done, total)``; stages: ``import``, ``replay``, ``dream``, and ``wait``
+(once, when another ingest holds the workspace)."""
 
 MAX_DREAM_RUNS = 10_000
 
@@ -69,15 +84,31 @@ class IngestReport:
     seconds: float
     problems: tuple[ImportProblem, ...]
     records_skipped: int = 0
+    replaced: int = 0
+    """Lone surrogates (half characters) replaced with U+FFFD in the imported text."""
 
 
 def run_ingest(
-    engine: MemoryEngine, paths: Sequence[Path], on_progress: Progress | None = None
+    engine: MemoryEngine,
+    paths: Sequence[Path],
+    on_progress: Progress | None = None,
+    *,
+    wait: bool = True,
 ) -> IngestReport:
-    """Import ``paths`` into ``engine``'s workspace, compact, and dream until nothing waits."""
-    started = time.monotonic()
+    """Import ``paths`` into ``engine``'s workspace, compact, and dream until nothing waits.
+
+    One ingest runs per workspace at a time: a second one waits for the first (progress
+    stage ``wait``), or with ``wait=False`` raises ``IngestBusyError``.
+    """
     notify = on_progress or _quiet
-    history_before = engine.workspace.history.last_cursor()
+    with hold_ingest(engine.workspace, wait=wait, on_wait=lambda: notify("wait", 0, 1)):
+        return _ingest_locked(engine, paths, notify)
+
+
+def _ingest_locked(engine: MemoryEngine, paths: Sequence[Path], notify: Progress) -> IngestReport:
+    started = time.monotonic()
+    workspace = engine.workspace
+    history_before = workspace.history.last_cursor()
     head_before = _head(engine)
     conversations: list[ImportedConversation] = []
     problems: list[ImportProblem] = []
@@ -90,23 +121,28 @@ def run_ingest(
         if batch.workspace is not None:
             _merge_workspace(engine, batch.workspace)
     conversations.sort(key=lambda c: (c.started_at is None, c.started_at or 0, c.key))
-    added = skipped = 0
+    left_over = unfinished(workspace)  # an earlier ingest died: finish its sessions too
+    begin(workspace, [*left_over, *(c.key for c in conversations)])
+    tally = _Tally()
     for done, conversation in enumerate(conversations, start=1):
-        new, old = _replay(engine, conversation)
-        added, skipped = added + new, skipped + old
+        _replay(engine, conversation, tally, problems)
         notify("replay", done, len(conversations))
+    for key in left_over:
+        _finish_session(engine, key)
     runs = _dream_until_done(engine, notify)
+    finish(workspace)
     return IngestReport(
         sessions=len({c.key for c in conversations}),
-        messages_added=added,
-        messages_skipped=skipped,
-        entries=engine.workspace.history.last_cursor() - history_before,
+        messages_added=tally.added,
+        messages_skipped=tally.skipped,
+        entries=workspace.history.last_cursor() - history_before,
         commits=_commits_since(engine, head_before),
         dream_runs=runs,
         mode=engine.mode,
         seconds=time.monotonic() - started,
         problems=tuple(problems),
         records_skipped=records,
+        replaced=tally.replaced,
     )
 
 
@@ -131,35 +167,71 @@ def _quiet(_stage: str, _done: int, _total: int) -> None:
     return None
 
 
-def _replay(engine: MemoryEngine, conversation: ImportedConversation) -> tuple[int, int]:
-    """Append the messages the session lacks, a turn at a time, compacting as it goes."""
+@dataclass(slots=True)
+class _Tally:
+    added: int = 0
+    skipped: int = 0
+    replaced: int = 0
+
+
+def _replay(
+    engine: MemoryEngine,
+    conversation: ImportedConversation,
+    tally: _Tally,
+    problems: list[ImportProblem],
+) -> None:
+    """Append the messages the session lacks, a turn at a time, compacting as it goes.
+
+    Idempotent by content: a rerun after a crash at any point appends only what is missing,
+    first doing the compaction check the crash may have cut off, so it ends where one clean
+    run ends (the compactor reuses an entry a crash left without its mark).
+    """
+    key = conversation.key
+    admitted = _admitted(conversation, problems)
+    tally.replaced += sum(count for _message, count in admitted)
+    messages = tuple(message for message, _count in admitted)
     sessions = engine.workspace.sessions
-    existing = sessions.load(conversation.key).messages
-    adopted = 0 if existing else _adopt_archived(engine, conversation)
+    existing = sessions.load(key).messages
+    adopted = 0 if existing else _adopt_archived(engine, conversation, messages)
     if adopted:
-        existing = conversation.messages[:adopted]
-    fresh = new_messages(existing, conversation.messages)
+        existing = messages[:adopted]
+    fresh = new_messages(existing, messages)
+    tally.added += adopted + len(fresh)
+    tally.skipped += len(conversation.messages) - adopted - len(fresh)
+    if sessions.exists(key):
+        engine.compactor.ensure_budget(key)
     for turn in _turns(fresh):
-        sessions.append_many(conversation.key, turn)
-        engine.compactor.ensure_budget(conversation.key)
-    if fresh:
-        engine.compactor.compact_all(conversation.key, reason="ingest")
-    added = adopted + len(fresh)
-    return added, len(conversation.messages) - added
+        sessions.append_many(key, turn)
+        engine.compactor.ensure_budget(key)
+    _finish_session(engine, key)
 
 
-def _adopt_archived(engine: MemoryEngine, conversation: ImportedConversation) -> int:
+def _adopt_archived(
+    engine: MemoryEngine, conversation: ImportedConversation, messages: Sequence[Message]
+) -> int:
     """On first import, store what the source had archived as compacted; return how many.
 
-    The source's own summary of those messages goes to history once, as this session's summary.
+    The archived messages and their compaction mark land in one atomic session write, so a
+    crash cannot leave them pending (to be summarised a second time). The source's own
+    summary of them goes to history once, as this session's summary.
     """
     workspace = engine.workspace
     archived = conversation.archived
-    if not 0 < archived <= len(conversation.messages):
+    if not 0 < archived <= len(messages):
         archived = 0
     if archived:
-        workspace.sessions.append_many(conversation.key, conversation.messages[:archived])
-        workspace.sessions.set_compacted_upto(conversation.key, archived)
+        now = engine.clock()
+        first = next((m.timestamp for m in messages[:archived] if m.timestamp), now)
+        last = next((m.timestamp for m in reversed(messages[:archived]) if m.timestamp), now)
+        workspace.sessions.put(
+            Session(
+                key=conversation.key,
+                created_at=first,
+                updated_at=last,
+                messages=tuple(messages[:archived]),
+                compacted_upto=archived,
+            )
+        )
     summary = conversation.summary
     if summary is not None and summary.text.strip():
         workspace.history.append(
@@ -170,6 +242,27 @@ def _adopt_archived(engine: MemoryEngine, conversation: ImportedConversation) ->
             source_range=(0, archived) if archived else None,
         )
     return archived
+
+
+def _finish_session(engine: MemoryEngine, key: str) -> None:
+    """Archive whatever the session holds pending (the conversation is over)."""
+    engine.compactor.compact_all(key, reason="ingest")
+
+
+def _admitted(
+    conversation: ImportedConversation, problems: list[ImportProblem]
+) -> list[tuple[Message, int]]:
+    kept: list[tuple[Message, int]] = []
+    for number, message in enumerate(conversation.messages, start=1):
+        try:
+            kept.append(admit(message, where=f"{conversation.key} message {number}"))
+        except InputError as exc:
+            problems.append(
+                ImportProblem(
+                    path=conversation.source, position=number, reason=str(exc), unit="record"
+                )
+            )
+    return kept
 
 
 def _turns(messages: Sequence[Message]) -> list[list[Message]]:
@@ -185,24 +278,56 @@ def _merge_workspace(engine: MemoryEngine, imported: ImportedWorkspace) -> None:
     """Bring a nanobot workspace's memory in once (marks in ``.reverie/imported.json``)."""
     workspace = engine.workspace
     marks_path = workspace.root / ".reverie" / "imported.json"
-    marks = _load_marks(marks_path)
+    # The marks file is written last; what a crash left before it is in history (appended
+    # texts) or in the audit log (adopted files).
+    marks = _load_marks(marks_path) | _imported_entries(workspace)
+    marks |= _adopted_files(workspace, imported)
     fresh = {n: t for n, t in imported.files.items() if _key(n, t) not in marks}
-    if fresh and all(workspace.files.is_starter(name) for name in MEMORY_FILE_NAMES):
+    if fresh and all(
+        workspace.files.is_starter(name) or workspace.files.read(name) == fresh.get(name)
+        for name in MEMORY_FILE_NAMES
+    ):  # ours holds only starter text, or theirs already (a crash came before the commit)
         for name, text in fresh.items():
             workspace.files.write(name, text)
         workspace.audit.commit(f"import: nanobot workspace {imported.root.name}")
     else:
         for text in fresh.values():  # ours has content: dream merges theirs in
-            workspace.history.append(text, kind="import", max_chars=None)
+            _append_once(workspace, marks, None, text)
     marks.update(_key(name, text) for name, text in fresh.items())
     for entry in imported.history:  # what nanobot's dream consumed is in its files already
-        if (
-            entry.cursor > imported.dream_cursor
-            and _key(entry.session_key, entry.content) not in marks
-        ):
-            workspace.history.append(entry.content, session_key=entry.session_key, kind="import")
-            marks.add(_key(entry.session_key, entry.content))
+        if entry.cursor > imported.dream_cursor:
+            _append_once(workspace, marks, entry.session_key, entry.content)
     atomic_write_text(marks_path, json.dumps(sorted(marks)))
+
+
+def _append_once(workspace: Workspace, marks: set[str], scope: str | None, text: str) -> None:
+    stored = prepared_content(text)
+    if _key(scope, stored) not in marks:
+        workspace.history.append(stored, session_key=scope, kind="import", max_chars=None)
+        marks.add(_key(scope, stored))
+
+
+def _adopted_files(workspace: Workspace, imported: ImportedWorkspace) -> set[str]:
+    """Keys of the files this nanobot workspace's adoption commit already holds."""
+    subject = f"import: nanobot workspace {imported.root.name}"
+    commit = next((c for c in workspace.audit.log(1_000) if c.subject == subject), None)
+    if commit is None:
+        return set()
+    keys = set()
+    for name, text in imported.files.items():
+        kept = workspace.audit.file_at(commit.sha, RELATIVE_PATHS[name])
+        if kept is not None and kept.decode("utf-8", errors="replace") == clean_text(text):
+            keys.add(_key(name, text))
+    return keys
+
+
+def _imported_entries(workspace: Workspace) -> set[str]:
+    """Keys of the import entries already in history (O(history), once per nanobot source)."""
+    return {
+        _key(entry.session_key, entry.content)
+        for entry in workspace.history.entries()
+        if entry.kind == "import"
+    }
 
 
 def _load_marks(path: Path) -> set[str]:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, TypeAlias, cast
 
+from reverie.errors import InputError
+
 JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
 JSONObject: TypeAlias = dict[str, JSONValue]
 
@@ -24,7 +26,7 @@ ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
 _KNOWN_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id", "name", "timestamp"})
 
 
-class MessageFormatError(ValueError):
+class MessageFormatError(InputError):
     """A JSON object is not a valid message; the text says which field and why."""
 
 

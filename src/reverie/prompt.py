@@ -26,6 +26,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reverie.clock import wall_clock
 from reverie.config import PromptConfig
 from reverie.llm.provider import ToolSchema
 from reverie.messages import Message
@@ -142,7 +143,7 @@ class PromptAssembler:
             lines = "\n".join(f"[{entry.timestamp}] {entry.content}" for entry in recent)
             parts.append(("recent_history", f"## Recent history\n\n{lines}"))
         if session.summary is not None:
-            when = session.summary.last_active.astimezone().strftime("%Y-%m-%d %H:%M")
+            when = wall_clock(session.summary.last_active)
             heading = f"## Previous conversation summary (last active {when})"
             parts.append(("summary", f"{heading}\n\n{session.summary.text.strip()}"))
         return parts

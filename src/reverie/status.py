@@ -14,6 +14,7 @@ from datetime import datetime
 from reverie.dream.runner import Dreamer
 from reverie.dream.schedule import Decision
 from reverie.dream.state import DreamState
+from reverie.errors import CursorError, ReverieError, StorageError
 from reverie.store.ledger import JobTotals
 from reverie.store.memory_files import MEMORY_FILE_NAMES, FileSize
 from reverie.store.workspace import Workspace
@@ -39,13 +40,20 @@ class Status:
     ledger_unreadable: int
     quarantined_lines: int
     jobs: dict[str, str]
+    damaged: tuple[str, ...] = ()
+    """Files status could not read (shown instead of failing; ``doctor`` says more)."""
 
 
 def gather(
     workspace: Workspace, dreamer: Dreamer, *, mode: str, chat_model: str, memory_model: str
 ) -> Status:
-    """Collect the status of ``workspace``."""
-    dream_cursor = workspace.dream_cursor.read()
+    """Collect the status of ``workspace`` (a damaged cursor or state is listed in ``damaged``)."""
+    damaged: list[str] = []
+    try:
+        dream_cursor = workspace.dream_cursor.read()
+    except (CursorError, StorageError) as exc:
+        damaged.append(str(exc))
+        dream_cursor = 0
     pending = workspace.history.read_since(dream_cursor)
     summary = workspace.ledger.summary()
     memory = memory_model if mode == "model" and memory_model else "model-free"
@@ -61,10 +69,20 @@ def gather(
         files=tuple(workspace.files.size(name) for name in MEMORY_FILE_NAMES),
         sessions=len(workspace.sessions.list()),
         last_dream=dreamer.state(),
-        next_dream=dreamer.should_run(),
+        next_dream=_next_dream(dreamer, damaged),
         ledger=summary.by_job,
         ledger_unreadable=summary.unreadable,
         quarantined_lines=len(workspace.quarantine.records())
         + len(workspace.sessions.quarantine.records()),
         jobs={"chat": chat_model or "(none)", "compaction": memory, "dream": memory},
+        damaged=tuple(damaged),
     )
+
+
+def _next_dream(dreamer: Dreamer, damaged: list[str]) -> Decision:
+    try:
+        return dreamer.should_run()
+    except ReverieError as exc:
+        if not damaged:
+            damaged.append(str(exc))
+        return Decision(run=False, trigger=None, reason="cannot tell: see `reverie doctor`")

@@ -92,3 +92,17 @@ def test_doctor_notes_alone_exit_zero(cli: Cli) -> None:
     proc = cli.run("doctor")
     assert "note" in proc.stdout
     assert "uncommitted" in proc.stdout
+
+
+def test_a_limit_out_of_range_is_a_usage_error_not_a_traceback(cli: Cli) -> None:
+    cli.run("init")
+    proc = cli.run("search", "x", "--limit", "99999999999999999999", expect=2)
+    assert "less than or equal to 1000000" in " ".join(proc.stderr.split())
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_setting_out_of_range_is_one_line_naming_the_key_and_range(cli: Cli) -> None:
+    cli.run("init")
+    (cli.workspace / "reverie.toml").write_text("[dream]\nkeep_history = -5\n")
+    line = _one_line(cli.run("status", expect=1).stderr)
+    assert "dream.keep_history must be an integer from 0 to 1e+08, got -5" in line

@@ -252,10 +252,14 @@ def test_a_naive_message_time_is_taken_as_utc(workspace: Workspace, index: Searc
     assert hit.timestamp == naive.replace(tzinfo=UTC)
 
 
-def test_an_index_path_that_cannot_be_opened_is_a_storage_error(
+def test_an_index_path_that_cannot_be_opened_fails_refresh_but_search_answers(
     workspace: Workspace, index: SearchIndex
 ) -> None:
     index.path.mkdir(parents=True)
+    workspace.history.append("the harbour crane is red")
 
     with pytest.raises(StorageError, match="search index"):
-        index.search("anything")
+        index.refresh()
+    # A search still answers, from a scratch index outside the workspace (issue #14).
+    assert [hit.kind for hit in index.search("harbour")] == ["history"]
+    assert index.path.is_dir()

@@ -63,12 +63,13 @@ def test_messages_round_trip_with_every_field(workspace: Workspace) -> None:
             extra={"reasoning_content": "think", "provider": {"id": 7}},
         ),
         Message(role="tool", tool_call_id="c1", name="read_file", content="# a\n\u4e2d\u6587"),
-        Message(role="assistant", content="lone \ud800 surrogate survives"),
+        Message(role="assistant", content="lone \ud800 surrogate is stored as U+FFFD"),
     ]
     assert workspace.sessions.append("cli:default", messages[0]) == 0
     assert workspace.sessions.append_many("cli:default", messages[1:]) == range(1, 5)
     session = workspace.sessions.load("cli:default")
-    assert session.messages == tuple(messages)
+    valid = Message(role="assistant", content="lone \ufffd surrogate is stored as U+FFFD")
+    assert session.messages == (*messages[:4], valid)
     assert session.key == "cli:default"
     assert session.created_at < session.updated_at
 

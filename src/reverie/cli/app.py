@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 
 from reverie.cli import ingest_command, memory_commands, read_commands, session_commands
 from reverie.cli.context import Options, WorkspaceOption
-from reverie.cli.failure import CommandFailedError, report
+from reverie.cli.failure import CommandFailedError, release, report
 from reverie.errors import ReverieError
 
 
@@ -30,6 +30,7 @@ class ReverieGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except (ReverieError, CommandFailedError) as exc:
+            release(exc)
             ctx.exit(report(exc))
 
 

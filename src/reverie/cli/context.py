@@ -55,7 +55,11 @@ def workspace_path(ctx: typer.Context, workspace: Path | None = None) -> Path | 
 
 @contextmanager
 def engine(
-    ctx: typer.Context, workspace: Path | None = None, *, create: bool = False
+    ctx: typer.Context,
+    workspace: Path | None = None,
+    *,
+    create: bool = False,
+    read_only: bool = False,
 ) -> Iterator[MemoryEngine]:
     """Open the engine on the selected workspace and close it when the command ends.
 
@@ -65,5 +69,6 @@ def engine(
     """
     from reverie.engine import MemoryEngine
 
-    with MemoryEngine.open(workspace_path(ctx, workspace), create=create) as opened:
+    path = workspace_path(ctx, workspace)
+    with MemoryEngine.open(path, create=create, read_only=read_only) as opened:
         yield opened

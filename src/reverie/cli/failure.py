@@ -8,6 +8,10 @@ next. Anything else is a bug and keeps its traceback, so it is visible and repor
 
 from __future__ import annotations
 
+import gc
+import logging
+import sys
+import traceback
 from typing import NoReturn
 
 from reverie.cli.render import err
@@ -21,6 +25,8 @@ from reverie.errors import (
     RevisionNotFoundError,
     WorkspaceMissingError,
 )
+
+logger = logging.getLogger(__name__)
 
 EXIT_FAILED = 1
 """The exit status of every expected failure (click uses 2 for bad arguments)."""
@@ -66,3 +72,30 @@ def report(exc: ReverieError | CommandFailedError) -> int:
     line = Text.assemble(("error: ", "bold red"), describe(exc))
     err().print(line, soft_wrap=True, highlight=False)
     return EXIT_FAILED
+
+
+def release(exc: BaseException) -> None:
+    """Free now what a failed call still holds through its traceback, quietly.
+
+    On a full disk, dulwich's half-written lock file cannot flush when it is collected; left
+    to the end of the process, its ``__del__`` printed a stray traceback after the one-line
+    error. Clearing the finished frames collects it here, and what its clean-up raises is
+    logged (``-v`` shows it) instead of printed. The CLI owns its process, so it may swap
+    ``sys.unraisablehook`` for this moment; the library never does.
+    """
+    previous = sys.unraisablehook
+    sys.unraisablehook = _log_unraisable
+    try:
+        seen: set[int] = set()
+        error: BaseException | None = exc
+        while error is not None and id(error) not in seen:
+            seen.add(id(error))
+            traceback.clear_frames(error.__traceback__)
+            error = error.__cause__ or error.__context__
+        gc.collect()
+    finally:
+        sys.unraisablehook = previous
+
+
+def _log_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
+    logger.info("clean-up after the failure also failed: %r", unraisable.exc_value)

@@ -30,12 +30,19 @@ def ingest(
     *,
     workspace: WorkspaceOption = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    no_wait: Annotated[
+        bool, typer.Option("--no-wait", help="Exit if another ingest runs here, do not queue.")
+    ] = False,
 ) -> None:
-    """Import past conversations (nanobot, ChatGPT export, OpenAI-format JSON/JSONL)."""
+    """Import past conversations (nanobot, ChatGPT export, OpenAI-format JSON/JSONL).
+
+    One ingest runs per workspace at a time: a second one waits for the first to finish
+    (or, with --no-wait, exits with status 1). Rerun after a crash: it finishes the job.
+    """
     from rich.text import Text
 
     with engine(ctx, workspace, create=True) as memory, _bars() as bars:
-        report = memory.ingest(paths, on_progress=_progress(bars))
+        report = memory.ingest(paths, on_progress=_progress(bars), wait=not no_wait)
     if json_output:
         emit_json(report)
         return
@@ -67,6 +74,9 @@ def _progress(bars: Progress) -> ProgressCallback:
     tasks: dict[str, TaskID] = {}
 
     def on_progress(stage: str, done: int, total: int) -> None:
+        if stage == "wait":
+            err().print("another ingest is running on this workspace; waiting for it to finish")
+            return
         if stage not in tasks:
             tasks[stage] = bars.add_task(stage, total=total or None)
         bars.update(tasks[stage], completed=done, total=total or None)
@@ -87,7 +97,8 @@ def summary_line(report: IngestReport) -> Text:
         f"imported {report.sessions} session(s): {report.messages_added} message(s) added, "
         f"{report.messages_skipped} already there; {report.entries} history entr(ies), "
         f"{report.dream_runs} dream run(s), {report.commits} commit(s) ({report.mode}); "
-        f"{len(report.problems)} problem(s){records}; {report.seconds:.1f}s",
+        f"{len(report.problems)} problem(s){records}; {report.seconds:.1f}s"
+        + (f"; {report.replaced} invalid character(s) replaced" if report.replaced else ""),
         style="green",
     )
 

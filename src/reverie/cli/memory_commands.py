@@ -14,6 +14,7 @@ import typer
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, err, out, print_diff
+from reverie.inbound import MAX_LIMIT
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 Revision = Annotated[str, typer.Argument(help="A commit: sha, unique prefix, HEAD or HEAD~N.")]
@@ -66,7 +67,9 @@ def compact(
 
 def log(
     ctx: typer.Context,
-    number: Annotated[int, typer.Option("--number", "-n", help="How many commits.", min=1)] = 20,
+    number: Annotated[
+        int, typer.Option("--number", "-n", help="How many commits.", min=1, max=MAX_LIMIT)
+    ] = 20,
     *,
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,
@@ -74,7 +77,7 @@ def log(
     """List audit commits of the durable files, newest first."""
     from reverie.cli.memory_views import commits_table
 
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         commits = memory.log(number)
     if json_output:
         emit_json(commits)
@@ -92,7 +95,7 @@ def show(
     """Show one audit commit and its diff."""
     from reverie.cli.memory_views import commit_header
 
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         detail = memory.show(rev)
     if json_output:
         emit_json(detail)
@@ -107,12 +110,19 @@ def restore(
     *,
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Restore even past a trim (trimmed entries are lost).")
+    ] = False,
 ) -> None:
-    """Put the durable files and the dream cursor back as of a commit (a new commit)."""
+    """Put the durable files and the dream cursor back as of a commit (a new commit).
+
+    A commit older than a history trim is refused unless --force: the entries it would
+    dream again were trimmed, so what dream learnt from them would be lost.
+    """
     from reverie.cli.memory_views import restore_line
 
     with engine(ctx, workspace) as memory:
-        info = memory.restore(rev)
+        info = memory.restore(rev, force=force)
     if json_output:
         emit_json(info)
     else:

@@ -36,6 +36,7 @@ def status_view(status: Status) -> RenderableType:
     ]
     if status.quarantined_lines or status.ledger_unreadable:
         rows.append(("attention", _attention_line(status)))
+    rows.extend(("damaged", problem) for problem in status.damaged)
     for name, value in rows:
         grid.add_row(name, value)
     return grid

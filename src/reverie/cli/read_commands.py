@@ -13,6 +13,7 @@ import typer
 
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.render import emit_json, notice, out
+from reverie.inbound import MAX_LIMIT
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 SessionOption = Annotated[
@@ -26,7 +27,9 @@ def history(
         int | None, typer.Option(help="Entries after this cursor (oldest first).", min=0)
     ] = None,
     session: SessionOption = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many.", min=1)] = 50,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="At most this many.", min=1, max=MAX_LIMIT)
+    ] = 50,
     *,
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,
@@ -34,7 +37,7 @@ def history(
     """List history entries: the newest ones, or those after --since."""
     from reverie.cli.record_views import history_table
 
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         entries = memory.history(since=since, session_key=session, limit=limit)
     if json_output:
         emit_json(entries)
@@ -48,7 +51,9 @@ def search(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="Words to look for.")],
     session: SessionOption = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many.", min=1)] = 10,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="At most this many.", min=1, max=MAX_LIMIT)
+    ] = 10,
     *,
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,
@@ -56,7 +61,7 @@ def search(
     """Search history entries and every session message (compacted ones too)."""
     from reverie.cli.record_views import hits_table
 
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         hits = memory.search(query, limit=limit, session_key=session)
     if json_output:
         emit_json(hits)
@@ -72,7 +77,7 @@ def sessions(
     """List sessions with their message counts and last activity."""
     from reverie.cli.record_views import sessions_table
 
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         found = memory.sessions()
     if json_output:
         emit_json(found)
@@ -88,7 +93,7 @@ def status(
     """Show pending entries, file sizes, the last and next dream, ledger totals and the mode."""
     from reverie.cli.memory_views import status_view
 
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         snapshot = memory.status()
     if json_output:
         emit_json(snapshot)
@@ -102,7 +107,7 @@ def cost(
     """Show the ledger of memory jobs by job and by day: calls and tokens in and out."""
     from reverie.cli.memory_views import cost_view
 
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         summary = memory.costs()
     if json_output:
         emit_json(
@@ -132,7 +137,7 @@ def doctor(
     """Check the workspace's integrity; exit 1 on problems (notes alone pass)."""
     from reverie.cli.record_views import doctor_view
 
-    with engine(ctx, workspace) as memory:
+    with engine(ctx, workspace, read_only=True) as memory:
         report = memory.doctor()
     if json_output:
         emit_json({"ok": report.ok, "findings": report.findings})

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from reverie.clock import wall_clock
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
@@ -78,7 +80,7 @@ def notice(message: str, style: str = "dim") -> None:
 
 def when(moment: datetime | None) -> str:
     """A time in local wall-clock form (``2026-11-30 14:05``), or ``-``."""
-    return "-" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    return "-" if moment is None else wall_clock(moment)
 
 
 def commit_mode(subject: str) -> str:

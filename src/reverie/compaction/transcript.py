@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from reverie.clock import wall_clock
 from reverie.messages import Message
 from reverie.store.entries import truncate
 
@@ -19,7 +20,8 @@ TOOL_ARGUMENT_CAP = 600
 
 def render_message(message: Message, *, block_cap: int) -> str:
     """Return one message as a transcript block of at most ``block_cap`` characters."""
-    when = f"[{message.timestamp:%Y-%m-%d %H:%M}] " if message.timestamp is not None else ""
+    stamp = message.timestamp
+    when = f"[{wall_clock(stamp, local=False)}] " if stamp is not None else ""
     role = message.role.upper()
     lines: list[str] = []
     if message.role == "tool":

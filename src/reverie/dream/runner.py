@@ -36,6 +36,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from reverie.clock import parse_wall_clock
 from reverie.config import DreamConfig
 from reverie.dream.curated import MODEL_FREE, curate_without_model
 from reverie.dream.journal import DEFAULT_JOURNAL, finish_publish, recover_publish
@@ -43,6 +44,7 @@ from reverie.dream.loop import DreamLoop, LoopLimits, LoopResult
 from reverie.dream.progress import ProgressDetector
 from reverie.dream.prompt import DreamPrompt, build_dream_prompt
 from reverie.dream.result import DreamResult, RunMode
+from reverie.dream.rewind import check_rewind
 from reverie.dream.schedule import Decision, Pending, Schedule
 from reverie.dream.staging import Staging
 from reverie.dream.state import DEFAULT_STATE, DreamState, DreamStateFile
@@ -146,7 +148,7 @@ class Dreamer:
         finally:
             lock.close()
 
-    def restore(self, rev: str) -> CommitInfo:
+    def restore(self, rev: str, *, force: bool = False) -> CommitInfo:
         """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
 
         Holds the dream lock (waiting for a running dream) and first finishes an interrupted
@@ -154,12 +156,15 @@ class Dreamer:
 
         Raises:
             RevisionNotFoundError: ``rev`` names no commit.
+            RestoreWouldLoseError: ``rev`` is older than a trim (see ``rewind``), not forced.
             DreamError: an interrupted publish could not be recovered.
         """
         lock = self.workspace.lock("dream")
         try:
             with lock.hold():
                 self._recover_locked()
+                if not force:
+                    check_rewind(self.workspace, rev)
                 return self.workspace.audit.restore(rev)
         finally:
             lock.close()
@@ -348,7 +353,4 @@ def _entry_time(entry: HistoryEntry) -> datetime | None:
     """The entry's precise time, else its nanobot local ``YYYY-MM-DD HH:MM`` stamp."""
     if entry.time is not None:
         return entry.time
-    try:
-        return datetime.strptime(entry.timestamp, "%Y-%m-%d %H:%M").astimezone()
-    except ValueError:
-        return None
+    return parse_wall_clock(entry.timestamp)

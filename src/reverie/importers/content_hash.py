@@ -11,12 +11,14 @@ No I/O.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC
 
+from reverie.inbound import clean_text
 from reverie.messages import Message
 
 
@@ -24,7 +26,9 @@ def message_hash(message: Message) -> str:
     """Return the hex SHA-256 of the message's canonical content."""
     moment = message.timestamp
     if moment is not None and moment.utcoffset() is not None:
-        moment = moment.astimezone(UTC)
+        # Year 1 east of UTC (or 9999 west of it) has no UTC form: it is hashed as written.
+        with contextlib.suppress(OverflowError):
+            moment = moment.astimezone(UTC)
     canonical = [
         message.role,
         message.text,
@@ -33,7 +37,9 @@ def message_hash(message: Message) -> str:
         message.name,
         None if moment is None else moment.isoformat(),
     ]
-    encoded = json.dumps(canonical, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    # Text as it is stored (lone surrogates as U+FFFD), so a stored message matches its source.
+    text = clean_text(json.dumps(canonical, ensure_ascii=False, separators=(",", ":")))
+    encoded = text.encode("utf-8")
     return hashlib.sha256(encoded).hexdigest()
 
 

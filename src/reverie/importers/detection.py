@@ -27,6 +27,7 @@ from reverie.importers.conversation import Format
 from reverie.importers.nanobot import looks_like_workspace
 from reverie.importers.nanobot_layout import looks_like_sessions_folder
 from reverie.messages import JSONValue
+from reverie.store.bounded import read_bounded
 
 _EXPORT_NAME = "conversations.json"
 
@@ -97,8 +98,10 @@ def _sniff_text(path: Path, data: bytes) -> Sniffed:
         raise UnknownImportFormatError("the file is empty", path=path)
     try:
         document: JSONValue = json.loads(text)
+    except RecursionError as exc:
+        raise ImportSourceError("JSON nested too deeply to read", path=path) from exc
     except ValueError:
-        return _sniff_lines(path, tuple(text.encode("utf-8").split(b"\n")))
+        return _sniff_lines(path, tuple(text.encode("utf-8", "surrogatepass").split(b"\n")))
     return Sniffed(format=_json_format(path, document), path=path, document=document)
 
 
@@ -127,7 +130,7 @@ def _sniff_lines(path: Path, lines: tuple[bytes, ...]) -> Sniffed:
             continue
         try:
             item = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(item, dict) and item.get("_type") == "metadata":
             return Sniffed(format="nanobot-session", path=path, lines=lines)
@@ -141,7 +144,7 @@ def _sniff_lines(path: Path, lines: tuple[bytes, ...]) -> Sniffed:
 
 def _read(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return read_bounded(path)
     except OSError as exc:
         raise ImportSourceError(f"cannot read ({exc.strerror})", path=path) from exc
 

@@ -44,6 +44,7 @@ from reverie.importers.nanobot_layout import (
     source_name,
 )
 from reverie.session import Session
+from reverie.store.bounded import read_bounded
 from reverie.store.cursors import parse_cursor_text
 from reverie.store.entries import EntryFormatError, HistoryEntry
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS, MemoryFileName
@@ -153,7 +154,7 @@ class NanobotReader:
         else:
             with tempfile.TemporaryDirectory(prefix="reverie-import-") as folder:
                 copy = Path(folder) / path.name
-                lines = path.read_bytes().split(b"\n")
+                lines = read_bounded(path).split(b"\n")
                 copy.write_bytes(
                     b"\n".join(b"" if n in blanked else raw for n, raw in enumerate(lines, start=1))
                 )
@@ -168,7 +169,7 @@ class NanobotReader:
             self._problem(path, 0, f"a symlink out of {root}: skipped")
             return []
         try:
-            data = path.read_bytes()
+            data = read_bounded(path)
         except FileNotFoundError:
             return []
         except OSError as exc:

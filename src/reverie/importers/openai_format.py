@@ -74,6 +74,9 @@ class OpenAIReader:
             except ValueError as exc:
                 self._problem(number, f"not valid JSON ({exc})")
                 continue
+            except RecursionError:
+                self._problem(number, "JSON nested too deeply to read")
+                continue
             if mode is None:
                 is_message = isinstance(item, dict) and "messages" not in item
                 mode = "message" if is_message else "conversation"

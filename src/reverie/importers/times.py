@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, tzinfo
 
+from reverie.clock import local_time
 from reverie.messages import JSONValue
 
 # Beyond these, a number is not plausibly epoch seconds (year ~1970 to ~2100).
@@ -37,7 +38,7 @@ def aware(moment: datetime, local_tz: tzinfo | None) -> datetime:
     """Return ``moment`` with a zone: unchanged when it has one, else read in ``local_tz``."""
     if moment.tzinfo is not None and moment.utcoffset() is not None:
         return moment
-    return moment.replace(tzinfo=local_tz) if local_tz is not None else moment.astimezone()
+    return moment.replace(tzinfo=local_tz) if local_tz is not None else local_time(moment)
 
 
 def _epoch(seconds: float) -> datetime | None:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from reverie.clock import parse_wall_clock
 from reverie.search.text import fingerprint, message_body, segment
 
 if TYPE_CHECKING:
@@ -197,7 +198,4 @@ def _message_row(key: str, index: int, message: Message, body: str) -> _Row:
 
 def _nanobot_time(text: str) -> datetime | None:
     """Parse nanobot's local ``YYYY-MM-DD HH:MM`` (entries written before reverie's ``time``)."""
-    try:
-        return datetime.strptime(text, "%Y-%m-%d %H:%M").astimezone()
-    except ValueError:
-        return None
+    return parse_wall_clock(text)

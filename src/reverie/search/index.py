@@ -21,6 +21,8 @@ Invariants.
   processes refreshing at once never index an item twice, and a crash mid-refresh leaves the
   previous state.
 - A damaged index is moved aside and rebuilt; the caller gets results, not an error.
+- An index that cannot be written (a read-only or full workspace) is not an error either:
+  the query runs on a scratch index built in a temporary folder, outside the workspace.
 - User query text never reaches FTS5 syntax unescaped; an empty query returns no hits.
 """
 
@@ -29,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -67,6 +70,8 @@ class SearchIndex:
         self._workspace = workspace
         self._file = IndexFile(path or workspace.root / INDEX_PATH, clock=workspace.clock)
         self._lock = workspace.lock("search")
+        self._scratch: SearchIndex | None = None
+        self._scratch_dir: tempfile.TemporaryDirectory[str] | None = None
 
     @property
     def path(self) -> Path:
@@ -130,15 +135,35 @@ class SearchIndex:
         expression = match_expression(query)
         if expression is None or not sources:
             return []
-        with self._lock.hold():
-            return self._guarded(lambda conn, _empty: run_query(conn, expression, filters, limit))[
-                1
-            ]
+
+        def query_it(conn: sqlite3.Connection, _empty: bool) -> list[SearchHit]:  # noqa: FBT001
+            return run_query(conn, expression, filters, limit)
+
+        try:
+            with self._lock.hold():
+                return self._guarded(query_it)[1]
+        except StorageError as exc:
+            # A read-only or full workspace: search a scratch index outside it instead.
+            logger.warning("search index cannot be written (%s); using a scratch copy", exc)
+            return self._scratch_index()._guarded(query_it)[1]  # noqa: SLF001 -- same class
+
+    def _scratch_index(self) -> SearchIndex:
+        """An index in a temporary folder, built once per engine (for unwritable workspaces)."""
+        if self._scratch is None:
+            self._scratch_dir = tempfile.TemporaryDirectory(prefix="reverie-search-")
+            self._scratch = SearchIndex(
+                self._workspace, path=Path(self._scratch_dir.name) / "search.sqlite"
+            )
+        return self._scratch
 
     def close(self) -> None:
         """Close the connection and the lock file (the index may be used again later)."""
         self._file.close()
         self._lock.close()
+        if self._scratch is not None and self._scratch_dir is not None:
+            self._scratch.close()
+            self._scratch_dir.cleanup()
+            self._scratch, self._scratch_dir = None, None
 
     def _guarded(self, then: Callable[[sqlite3.Connection, bool], _T]) -> tuple[RefreshStats, _T]:
         """Refresh, then run ``then``; a damaged index is moved aside and rebuilt once."""

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
+from reverie.clock import from_epoch
 from reverie.search.hits import SNIPPET_CLOSE, SNIPPET_OPEN, SearchHit, Source
 from reverie.search.text import unsegment
 
@@ -78,7 +79,7 @@ def _hit(
         kind="history" if kind == "history" else "message",
         score=-rank,
         snippet=unsegment(snippet).strip(),
-        timestamp=datetime.fromtimestamp(ts, UTC) if ts is not None else None,
+        timestamp=from_epoch(ts) if ts is not None else None,
         session_key=session_key,
         cursor=cursor,
         message_index=position,

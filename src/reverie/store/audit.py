@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -136,12 +137,7 @@ class AuditRepo:
         with self._lock.hold():
             created = not os.path.lexists(self.git_dir)
             if created:
-                try:
-                    Repo.init(str(self.root), default_branch=b"main").close()
-                except _GIT_FAILURES as exc:
-                    raise AuditError(
-                        f"cannot create the audit repository {self.git_dir}: {exc}"
-                    ) from exc
+                self._init_atomically()
             with self._open() as repo:
                 sweep_git_locks(self.git_dir)
                 exclude = Path(repo.commondir()) / "info" / "exclude"
@@ -150,6 +146,24 @@ class AuditRepo:
                     write_exclude(exclude)
                 if fresh:
                     self._commit_locked(repo, "init: workspace")
+
+    def _init_atomically(self) -> None:
+        """Create ``.git`` in a scratch folder, then rename it into place.
+
+        ``Repo.init`` writes many files; killed halfway in place it would leave a ``.git``
+        that every later open refuses. A rename is all or nothing; a scratch folder a kill
+        left behind is removed on the next try.
+        """
+        scratch_root = self.root / ".reverie-git-init"
+        shutil.rmtree(scratch_root, ignore_errors=True)
+        try:
+            scratch_root.mkdir()
+            Repo.init(str(scratch_root), default_branch=b"main").close()
+            (scratch_root / ".git").rename(self.git_dir)
+        except (*_GIT_FAILURES, OSError) as exc:
+            raise AuditError(f"cannot create the audit repository {self.git_dir}: {exc}") from exc
+        finally:
+            shutil.rmtree(scratch_root, ignore_errors=True)
 
     def commit(self, subject: str) -> CommitInfo | None:
         """Commit the tracked files as they are on disk (an absent file is removed).
@@ -204,6 +218,15 @@ class AuditRepo:
         with self._open() as repo:
             info, diff = describe(repo, resolve_revision(repo, rev))
         return CommitDetail(info=info, diff=diff.diff)
+
+    def file_at(self, rev: str, path: str) -> bytes | None:
+        """Return the bytes of tracked ``path`` as of ``rev`` (None when absent there).
+
+        Raises:
+            RevisionNotFoundError: ``rev`` names no commit, or several.
+        """
+        with self._open() as repo:
+            return blob_at(repo, resolve_revision(repo, rev).tree, path)
 
     def restore(self, rev: str) -> CommitInfo:
         """Put every tracked file back as it was at ``rev`` and record that as a new commit.

@@ -19,6 +19,13 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, cast
+
+from reverie.clock import wall_clock
+from reverie.inbound import clean_text, has_surrogate_escape, valid_json
+
+if TYPE_CHECKING:
+    from reverie.messages import JSONValue
 
 HARD_CAP_CHARS = 64_000
 """No entry's content is ever longer than this, whatever the caller asks."""
@@ -62,7 +69,11 @@ class HistoryEntry:
             obj["range"] = list(self.range)
         if self.kind is not None:
             obj["kind"] = self.kind
-        return (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            return (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: stored as U+FFFD, never as an escape
+            cleaned = valid_json(cast("dict[str, JSONValue]", obj), where="a history entry")[0]
+            return (json.dumps(cleaned, ensure_ascii=False) + "\n").encode("utf-8")
 
     @classmethod
     def from_line(cls, line: bytes) -> HistoryEntry:
@@ -84,6 +95,9 @@ class HistoryEntry:
         session_key = obj.get("session_key")
         if not isinstance(content, str):
             raise EntryFormatError(f"content must be a string, got {type(content).__name__}")
+        if has_surrogate_escape(line):  # written by nanobot, an older reverie, or by hand
+            content = clean_text(content)
+            session_key = clean_text(session_key) if isinstance(session_key, str) else session_key
         if not isinstance(timestamp, str):
             raise EntryFormatError(f"timestamp must be a string, got {timestamp!r}")
         if session_key is not None and not isinstance(session_key, str):
@@ -128,6 +142,16 @@ def strip_reasoning(text: str) -> str:
     return _SPECIAL_TOKEN.sub("", text).strip()
 
 
+def prepared_content(text: str, max_chars: int | None = None) -> str:
+    """Return ``text`` as the history log stores it.
+
+    Valid Unicode, leaked reasoning stripped, capped at ``max_chars`` (never more than
+    ``HARD_CAP_CHARS``).
+    """
+    limit = HARD_CAP_CHARS if max_chars is None else min(max_chars, HARD_CAP_CHARS)
+    return truncate(strip_reasoning(clean_text(text)), limit)
+
+
 def truncate(text: str, limit: int) -> str:
     """Cut ``text`` to at most ``limit`` characters, ending with a marker saying how much went."""
     if len(text) <= limit:
@@ -140,4 +164,4 @@ def truncate(text: str, limit: int) -> str:
 
 def nanobot_timestamp(moment: datetime) -> str:
     """Format a time the way nanobot does: local wall-clock ``YYYY-MM-DD HH:MM``."""
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    return wall_clock(moment)

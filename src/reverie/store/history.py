@@ -33,16 +33,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from reverie.clock import require_aware
-from reverie.errors import StorageError
+from reverie.errors import CursorError, StorageError
 from reverie.store.atomic import atomic_write
 from reverie.store.cursors import CursorFloor, DreamCursor, validate_cursor
 from reverie.store.entries import (
-    HARD_CAP_CHARS,
     EntryFormatError,
     HistoryEntry,
     nanobot_timestamp,
-    strip_reasoning,
-    truncate,
+    prepared_content,
 )
 from reverie.store.history_read import (
     complete_lines,
@@ -134,8 +132,7 @@ class HistoryLog:
             at: when what it records happened (default: now); times need not be monotonic,
                 only cursors are.
         """
-        limit = HARD_CAP_CHARS if max_chars is None else min(max_chars, HARD_CAP_CHARS)
-        content = truncate(strip_reasoning(text), limit)
+        content = prepared_content(text, max_chars)
         moment = require_aware(at) if at is not None else self._clock()
         with self._lock.hold():
             fd, size = self._append_fd()
@@ -174,7 +171,10 @@ class HistoryLog:
             entries, bad = self._read_since_once(cursor, limit)
             if not bad:
                 break
-            self.repair()
+            try:
+                self.repair()
+            except StorageError:  # cannot write (read-only or full): bad lines stay skipped
+                break
         return entries
 
     def read_recent(
@@ -198,10 +198,25 @@ class HistoryLog:
             )
 
     def last_cursor(self) -> int:
-        """Return the highest cursor handed out so far (0 for a new log)."""
-        with self._lock.hold():
-            fd, size = self._append_fd()
-            return self._last_cursor_locked(fd, size)
+        """Return the highest cursor handed out so far (0 for a new log).
+
+        When the lock or the log cannot be opened for writing (a read-only or full disk),
+        the answer is read without the lock: an append in progress is not counted yet.
+        """
+        try:
+            with self._lock.hold():
+                fd, size = self._append_fd()
+                return self._last_cursor_locked(fd, size)
+        except (StorageError, CursorError):  # CursorError: a damaged .cursor (doctor says)
+            with self._open_read() as handle:
+                fd = handle.fileno()
+                return max(self._floor_or_zero(), highest_cursor_in(fd, 0, os.fstat(fd).st_size))
+
+    def _floor_or_zero(self) -> int:
+        try:
+            return self._floor.read()
+        except (CursorError, StorageError):  # damaged: doctor reports it; the log still counts
+            return 0
 
     def entries(self) -> Iterator[HistoryEntry]:
         """Iterate over every valid entry, oldest first (bad lines are skipped, see ``repair``)."""

@@ -15,11 +15,13 @@ byte 0.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from reverie.errors import StorageError
 from reverie.store.atomic import atomic_write_text
 from reverie.store.entries import EntryFormatError, HistoryEntry
 from reverie.store.quarantine import BadLine
@@ -69,9 +71,11 @@ class ScanMarker:
             return None
 
     def save(self, inode: int, size: int, cursor: int, line: int = 0) -> None:
-        """Record that the file with ``inode`` is valid up to ``size`` bytes."""
+        """Record that the file with ``inode`` is valid up to ``size`` bytes (best effort)."""
         text = json.dumps({"inode": inode, "size": size, "line": line, "cursor": cursor})
-        atomic_write_text(self.path, text, durable=False)
+        # A cache: on a full or read-only disk, failing to save it costs a re-scan later.
+        with contextlib.suppress(StorageError):
+            atomic_write_text(self.path, text, durable=False)
 
 
 def scan_lines(path: Path, checkpoint: Checkpoint | None) -> Scan:

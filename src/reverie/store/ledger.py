@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from reverie.clock import wall_clock
 from reverie.errors import StorageError
 from reverie.store.locks import ProcessLock
 
@@ -142,6 +143,6 @@ class Ledger:
                 result.unreadable += 1
                 continue
             result.by_job.setdefault(record.job, JobTotals()).add(record)
-            day = record.time.astimezone().strftime("%Y-%m-%d")
+            day = wall_clock(record.time)[:10]
             result.by_day.setdefault((day, record.job), JobTotals()).add(record)
         return result

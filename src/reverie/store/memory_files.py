@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from reverie.errors import StorageError
+from reverie.inbound import clean_text
 from reverie.store.atomic import atomic_write_text
 from reverie.token_estimate import estimate_tokens
 
@@ -54,17 +55,22 @@ class MemoryFiles:
         return self.root / RELATIVE_PATHS[name]
 
     def read(self, name: MemoryFileName) -> str:
-        """Return a file's text ('' when it does not exist)."""
+        """Return a file's text ('' when it does not exist).
+
+        Bytes that are not UTF-8 (a hand edit saved in another encoding) read as U+FFFD, so one
+        bad byte cannot stop every prompt; ``doctor`` reports the file.
+        """
         try:
-            return self.path(name).read_text(encoding="utf-8")
+            data = self.path(name).read_bytes()
         except FileNotFoundError:
             return ""
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
             raise StorageError(f"cannot read memory file ({exc})", path=self.path(name)) from exc
+        return data.decode("utf-8", errors="replace")
 
     def write(self, name: MemoryFileName, text: str) -> None:
-        """Replace a file's text atomically."""
-        atomic_write_text(self.path(name), text)
+        """Replace a file's text atomically (lone surrogates stored as U+FFFD)."""
+        atomic_write_text(self.path(name), clean_text(text))
 
     def is_starter(self, name: MemoryFileName) -> bool:
         """True when the file is absent, empty, or still holds only its starter text."""

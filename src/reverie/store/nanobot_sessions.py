@@ -26,9 +26,11 @@ from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reverie.clock import local_time
 from reverie.errors import SessionImportError, StorageError
 from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
 from reverie.session import ArchivedSummary, Session, safe_mark
+from reverie.store.bounded import read_bounded
 
 if TYPE_CHECKING:
     from reverie.session import SessionInfo
@@ -69,7 +71,7 @@ def read_nanobot_file(
         StorageError: the file cannot be read.
     """
     try:
-        lines = path.read_bytes().split(b"\n")
+        lines = read_bounded(path).split(b"\n")
         modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
     except OSError as exc:
         raise StorageError(f"cannot read nanobot session ({exc.strerror})", path=path) from exc
@@ -110,6 +112,8 @@ def _json(raw: bytes, path: Path, number: int) -> JSONObject:
         obj = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SessionImportError(f"not JSON ({exc})", path=path, line=number) from exc
+    except RecursionError as exc:
+        raise SessionImportError("JSON nested too deeply", path=path, line=number) from exc
     if not isinstance(obj, dict):
         raise SessionImportError("not a JSON object", path=path, line=number)
     return obj
@@ -118,7 +122,7 @@ def _json(raw: bytes, path: Path, number: int) -> JSONObject:
 def _aware(moment: datetime, local_tz: tzinfo | None) -> datetime:
     if moment.tzinfo is not None and moment.utcoffset() is not None:
         return moment
-    return moment.replace(tzinfo=local_tz) if local_tz is not None else moment.astimezone()
+    return moment.replace(tzinfo=local_tz) if local_tz is not None else local_time(moment)
 
 
 def _localised(message: Message, local_tz: tzinfo | None) -> Message:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from reverie.inbound import check_session_key
+
 _LITERAL = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 _MAX_PLAIN = 160
 _PREFIX = 80
@@ -31,15 +33,10 @@ def check_key(key: object) -> str:
     """Return ``key`` when it can name a session.
 
     Raises:
-        ValueError: the key is not a non-empty string encodable as UTF-8.
+        InputError: the key is not a non-empty string of valid Unicode text, or too long
+            (``reverie.inbound.check_session_key``; InputError is also a ValueError).
     """
-    if not isinstance(key, str) or not key:
-        raise ValueError(f"a session key must be a non-empty string, got {key!r}")
-    try:
-        key.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(f"session key {key!r} is not valid Unicode text") from exc
-    return key
+    return check_session_key(key)
 
 
 def _escape(char: str) -> str:

@@ -22,8 +22,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TypeAlias
+from typing import TypeAlias, cast
 
+from reverie.errors import InputError
+from reverie.inbound import has_surrogate_escape, valid_json
 from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
 from reverie.session import ArchivedSummary, Session
 
@@ -98,13 +100,17 @@ def records_for(session: Session, *, journal_id: str) -> tuple[HeadRecord, list[
 
 
 def _line(obj: JSONObject) -> bytes:
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
+    except RecursionError as exc:
+        raise InputError("a journal record is nested too deeply to be written") from exc
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        # A lone surrogate (e.g. from a badly decoded tool output) cannot be UTF-8; the
-        # ASCII form escapes it, and it parses back to the same string.
-        return (json.dumps(obj, separators=(",", ":")) + "\n").encode("ascii")
+        # A lone surrogate (e.g. a model reply cut inside an emoji) cannot be UTF-8, and stored
+        # as an escape it would break every later read: it is replaced with U+FFFD.
+        cleaned = json.dumps(valid_json(obj, where="a journal record")[0], ensure_ascii=False)
+        return (cleaned + "\n").encode("utf-8")
 
 
 def encode(record: Record) -> bytes:
@@ -149,10 +155,12 @@ def parse(line: bytes) -> Record:
     if not isinstance(obj, dict):
         raise RecordFormatError("a record must be a JSON object")
     try:
+        if has_surrogate_escape(line):  # written by an older reverie, or by hand
+            obj = cast("JSONObject", valid_json(obj, where="a journal record")[0])
         return _parse_object(obj)
     except MessageFormatError as exc:
         raise RecordFormatError(f"bad message: {exc}") from exc
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError) as exc:  # InputError is a ValueError too
         raise RecordFormatError(f"bad {obj.get('t')!r} record: {exc!r}") from exc
 
 

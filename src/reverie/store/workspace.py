@@ -27,10 +27,12 @@ repairs the history log (torn tail, invalid lines to the quarantine).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from reverie.clock import Clock, system_clock
 from reverie.errors import (
+    AuditError,
     CursorError,
     StorageError,
     WorkspaceDamagedError,
@@ -47,6 +49,8 @@ from reverie.store.locks import ProcessLock
 from reverie.store.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryFiles
 from reverie.store.quarantine import BadLine, Quarantine
 from reverie.store.sessions import SessionStore
+
+logger = logging.getLogger(__name__)
 
 FORMAT = 1
 """The workspace format this reverie writes and reads."""
@@ -78,10 +82,17 @@ class Workspace:
             root / "sessions", state_dir=root / ".reverie", locks_dir=self.locks_dir, clock=clock
         )
         self.repairs: list[BadLine] = []
+        self.read_only = False
+        """Opened only to read: upkeep writes were tried and may have failed."""
 
     @classmethod
     def open(
-        cls, path: Path | str, *, create: bool = False, clock: Clock = system_clock
+        cls,
+        path: Path | str,
+        *,
+        create: bool = False,
+        clock: Clock = system_clock,
+        read_only: bool = False,
     ) -> Workspace:
         """Open (or, with ``create``, lay out) the workspace at ``path``.
 
@@ -90,6 +101,10 @@ class Workspace:
             create: lay out a new workspace when ``path`` holds none yet (a folder with a
                 ``memory/`` folder is an existing workspace and is opened as it is).
             clock: the time source for timestamps.
+            read_only: open only to read (status, log, search, history, doctor): the upkeep
+                of an open (temp-file sweep, history repair, audit set-up) is tried but may
+                fail (a read-only or full disk, a damaged ``.git``), and damaged cursor files
+                are left for ``doctor`` to report instead of refusing the open.
 
         Raises:
             WorkspaceMissingError: nothing at ``path`` and ``create`` is false.
@@ -97,15 +112,29 @@ class Workspace:
             WorkspaceDamagedError: a file or folder of the layout is unusable.
         """
         root = Path(path).expanduser().absolute()
-        _check_root(root, create=create)
-        if create:
+        _check_root(root, create=create and not read_only)
+        if create and not read_only:
             _lay_out(root)
-        _check_layout(root)
+        if read_only:
+            _check_readable(root)
+        else:
+            _check_layout(root)
         workspace = cls(root, clock=clock)
-        for folder in (root, root / "memory", root / "sessions", root / ".reverie" / "sessions"):
-            sweep_temp_files(folder)
-        workspace.repairs = workspace.history.repair()
-        workspace.audit.ensure()
+        workspace.read_only = read_only
+        try:
+            for folder in (
+                root,
+                root / "memory",
+                root / "sessions",
+                root / ".reverie" / "sessions",
+            ):
+                sweep_temp_files(folder)
+            workspace.repairs = workspace.history.repair()
+            workspace.audit.ensure()
+        except (StorageError, AuditError, CursorError, OSError) as exc:
+            if not read_only:
+                raise
+            logger.warning("workspace %s opened for reading only: %s", root, exc)
         return workspace
 
     def lock(self, name: str) -> ProcessLock:
@@ -149,6 +178,18 @@ def _lay_out(root: Path) -> None:
     format_file = root / ".reverie" / "format"
     if not format_file.exists():
         atomic_write_text(format_file, f"{FORMAT}\n")
+
+
+def _check_readable(root: Path) -> None:
+    """What a read needs: the memory folder and files (nothing is created or rewritten)."""
+    if not (root / "memory").is_dir():
+        raise WorkspaceMissingError("not a workspace (no memory/ folder)", path=root)
+    for relative in ("memory/history.jsonl", "memory/MEMORY.md", "SOUL.md", "USER.md"):
+        target = root / relative
+        if target.exists() and not target.is_file():
+            raise WorkspaceDamagedError("expected a file, found something else", path=target)
+    if (root / ".reverie" / "format").exists():  # absent: a nanobot workspace, read as is
+        _check_format(root / ".reverie" / "format")
 
 
 def _check_layout(root: Path) -> None:

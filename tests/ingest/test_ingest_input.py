@@ -1,0 +1,134 @@
+"""Ingest under bad input and interruption (issue #14), in one process: clear errors, no loss."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from reverie import Message
+from reverie.config import Config
+from reverie.engine import MemoryEngine
+from reverie.errors import IngestBusyError, InputTooLargeError, ReverieError
+from reverie.ingest_guard import MARKER, begin, hold_ingest
+from reverie.store import bounded
+from tests.conftest import StepClock
+
+
+def _engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
+    return MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={})
+
+
+def _chat(path: Path, *messages: dict[str, object]) -> Path:
+    path.write_text(json.dumps([{"id": path.stem, "messages": list(messages)}]), "utf-8")
+    return path
+
+
+def _user(text: str) -> dict[str, object]:
+    return {"role": "user", "content": text, "timestamp": "2026-03-01T10:00:00+00:00"}
+
+
+def test_a_lone_surrogate_in_a_file_is_replaced_and_counted(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = _engine(tmp_path, clock)
+    source = tmp_path / "chat.json"
+    source.write_text(
+        '[{"id": "s", "messages": [{"role": "user", "content": "I live in Oslo \\ud83d.",'
+        ' "timestamp": "2026-03-01T10:00:00+00:00"}]}]',
+        encoding="utf-8",
+    )
+    report = engine.ingest([source])
+    assert report.replaced == 1
+    assert report.messages_added == 1
+    again = engine.ingest([source])
+    assert again.messages_added == 0  # the stored U+FFFD matches its source: no duplicate
+    assert engine.search("Oslo")
+    assert engine.doctor().ok
+    engine.close()
+
+
+def test_deep_nesting_in_a_file_is_a_problem_or_an_error_never_a_traceback(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = _engine(tmp_path, clock)
+    deep: object = "x"
+    for _ in range(200):
+        deep = [deep]
+    source = _chat(tmp_path / "deep.json", _user("I prefer tea."), {**_user("hi"), "meta": deep})
+    report = engine.ingest([source])
+    assert report.messages_added == 1
+    assert "nested deeper" in report.problems[0].reason
+    lines = tmp_path / "deep.jsonl"
+    lines.write_text(
+        json.dumps(_user("fine")) + "\n" + "[" * 100_000 + "]" * 100_000 + "\n", "utf-8"
+    )
+    report = engine.ingest([lines])
+    assert report.messages_added == 1
+    assert "nested too deeply" in report.problems[0].reason
+    whole = tmp_path / "whole.json"
+    whole.write_text("[" * 100_000 + "]" * 100_000, "utf-8")
+    with pytest.raises(ReverieError):
+        engine.ingest([whole])
+    engine.close()
+
+
+def test_a_stream_past_its_cap_is_refused_and_a_short_one_is_read(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = _engine(tmp_path, clock)
+    with pytest.raises(InputTooLargeError, match="not a regular file") as refused:
+        engine.ingest([Path("/dev/zero")])  # it never ends: refused past 64 MiB
+    assert f"{bounded.MAX_STREAM_BYTES:,} bytes" in str(refused.value)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = os.fork()
+    if writer == 0:  # pragma: no cover -- the child only feeds the pipe
+        with fifo.open("wb") as handle:
+            handle.write(json.dumps([[_user("I live in Lyon.")]]).encode())
+        os._exit(0)
+    report = engine.ingest([fifo])
+    os.waitpid(writer, 0)
+    assert report.messages_added == 1
+    engine.close()
+
+
+def test_a_second_ingest_without_waiting_says_one_is_running(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = _engine(tmp_path, clock)
+    source = _chat(tmp_path / "a.json", _user("I prefer tea."))
+    waits: list[str] = []
+    with hold_ingest(engine.workspace):
+        with pytest.raises(IngestBusyError, match="another ingest is running"):
+            engine.ingest([source], wait=False)
+        assert waits == []
+    engine.ingest([source], on_progress=lambda stage, *_: waits.append(stage))
+    assert "wait" not in waits
+    engine.close()
+
+
+def test_doctor_finds_an_interrupted_ingest_and_the_next_ingest_finishes_it(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = _engine(tmp_path, clock)
+    # What a SIGKILL mid-replay leaves: messages appended, the marker, no history entry.
+    stamp = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+    engine.workspace.sessions.append_many(
+        "import:openai:old", [Message(role="user", content="I live in Porto.", timestamp=stamp)]
+    )
+    begin(engine.workspace, ["import:openai:old"])
+    report = engine.doctor()
+    (finding,) = [f for f in report.findings if f.check == "ingest"]
+    assert not report.ok
+    assert "1 session(s), 1 message(s) not yet archived" in finding.message
+    engine.ingest([_chat(tmp_path / "other.json", _user("I prefer tea."))])
+    assert not (engine.workspace.root / MARKER).exists()
+    (info,) = [s for s in engine.sessions() if s.key == "import:openai:old"]
+    assert info.compacted_upto == info.message_count == 1
+    assert "Porto" in engine.workspace.files.read("USER")
+    assert engine.doctor().ok
+    engine.close()
