@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
     "token_estimate": 0,
     "session": 0,
     "turns": 0,
+    "redact": 0,
     "store": 1,
     "llm": 1,
     "prompts": 1,

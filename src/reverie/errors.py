@@ -35,16 +35,29 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
         └── ScriptExhaustedError        a ScriptedProvider was asked for more replies than scripted
 
 Expected outcomes (a compaction that fell back to raw text, a no-op commit) are typed results,
-not exceptions. Leaves carry the fields a caller needs to explain the problem (path, line, ...).
+not exceptions. Messages never carry secrets or URL credentials (``ReverieError`` redacts
+them). Leaves carry the fields a caller needs to explain the problem (path, line, ...).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from reverie.redact import redact, scrub_urls
+
 
 class ReverieError(Exception):
-    """Root of every error reverie raises on purpose."""
+    """Root of every error reverie raises on purpose.
+
+    Every text argument is redacted (``reverie.redact``: secrets, and URLs without their
+    userinfo or secret query values), so a message never shows a password or an API key,
+    whichever part of reverie built it.
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(
+            *(redact(scrub_urls(arg)) if isinstance(arg, str) else arg for arg in args)
+        )
 
 
 class WorkspaceError(ReverieError):

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from reverie.clock import require_aware
 from reverie.errors import StorageError
+from reverie.redact import redact
 from reverie.store.atomic import atomic_write
 from reverie.store.cursors import CursorFloor, DreamCursor, validate_cursor
 from reverie.store.entries import (
@@ -117,7 +118,8 @@ class HistoryLog:
     ) -> HistoryEntry:
         """Append one entry and return it with its new cursor.
 
-        Leaked reasoning is stripped first, then the text is capped at ``max_chars`` (never
+        Leaked reasoning is stripped first, secrets are redacted (``reverie.redact``: an entry
+        never keeps one, whoever wrote it), then the text is capped at ``max_chars`` (never
         more than 64,000). When this returns, the line is in the file: a crash of this
         process afterwards cannot lose it.
 
@@ -131,7 +133,7 @@ class HistoryLog:
                 only cursors are.
         """
         limit = HARD_CAP_CHARS if max_chars is None else min(max_chars, HARD_CAP_CHARS)
-        content = truncate(strip_reasoning(text), limit)
+        content = truncate(redact(strip_reasoning(text)), limit)
         moment = require_aware(at) if at is not None else self._clock()
         with self._lock.hold():
             fd, size = self._append_fd()

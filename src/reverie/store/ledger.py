@@ -7,7 +7,7 @@ is what ``status`` and ``cost`` add up, and what the soak test checks token boun
 Appends are one ``write`` on an ``O_APPEND`` descriptor under a ``ProcessLock``, so lines from
 many processes never interleave. The ledger is diagnostics, not memory: a line that does not
 parse is skipped by readers and counted in ``LedgerSummary.unreadable`` (``doctor`` reports
-it), never rewritten away.
+it), never rewritten away. A reason (often an error text) is redacted before it is written.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 
 from reverie.errors import StorageError
+from reverie.redact import redact
 from reverie.store.locks import ProcessLock
 
 
@@ -48,7 +49,7 @@ class LedgerRecord:
             "tokens_out": self.tokens_out,
             "duration_ms": round(self.duration_ms, 3),
             "outcome": self.outcome,
-            "reason": self.reason,
+            "reason": None if self.reason is None else redact(self.reason),
         }
         return (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
 

@@ -1,0 +1,84 @@
+"""Credential formats: secrets recognisable by their shape alone, whatever the sentence says.
+
+Each ``Rule`` names a kind (shown in the marker), a pattern, the group that holds the secret
+(the rest of the match is context that stays, e.g. ``Bearer``) and an optional check the
+secret must pass (check digits for card numbers and IBANs). No I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from reverie.redact.checksums import iban_valid, luhn_valid, ssn_valid
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    """One way a secret shows in text."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    check: Callable[[str], bool] | None = None
+
+    def secret_span(self, match: re.Match[str]) -> tuple[int, int] | None:
+        """The span to replace (group ``secret`` when the pattern has it), or None if unchecked."""
+        name = "secret" if "secret" in self.pattern.groupindex else 0
+        secret = match.group(name)
+        if secret is None or (self.check is not None and not self.check(secret)):
+            return None
+        return match.span(name)
+
+
+def _rule(kind: str, pattern: str, check: Callable[[str], bool] | None = None) -> Rule:
+    return Rule(kind=kind, pattern=re.compile(pattern, re.IGNORECASE), check=check)
+
+
+def _cased(kind: str, pattern: str, check: Callable[[str], bool] | None = None) -> Rule:
+    return Rule(kind=kind, pattern=re.compile(pattern), check=check)
+
+
+def _card(text: str) -> bool:
+    digits = re.sub(r"[ -]", "", text)
+    return 13 <= len(digits) <= 19 and luhn_valid(digits)
+
+
+def _iban(text: str) -> bool:
+    # The pattern may run on into a following capitalised word: any valid prefix counts.
+    groups = text.split(" ")
+    return any(iban_valid("".join(groups[:end])) for end in range(len(groups), 0, -1))
+
+
+def _not_git_sha(text: str) -> bool:
+    return re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", text) is None
+
+
+FORMAT_RULES: tuple[Rule, ...] = (
+    _rule(
+        "private key",
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
+    ),
+    _rule("credentials", r"\b[a-z][a-z0-9+.-]{1,15}://(?P<secret>[^/\s@:?#]+:[^/\s@]*)@"),
+    _rule(
+        "token",
+        r"[?&;](?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|"
+        r"password|passwd|pwd|sig|signature)=(?P<secret>[^&#;\s\"'<>]+)",
+    ),
+    _rule("api key", r"\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{16,}"),
+    _rule("api key", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"),
+    _cased("api key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    _rule("api key", r"\bAIza[0-9A-Za-z_-]{30,}|\bglpat-[A-Za-z0-9_-]{20,}|\bhf_[A-Za-z]{30,}"),
+    _rule("api key", r"\bxox[abprs]-[A-Za-z0-9-]{10,}|\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}"),
+    _rule("token", r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    _rule("token", r"\b(?:bearer|basic|token)\s+(?P<secret>[A-Za-z0-9._~+/=-]{12,})"),
+    _rule("card number", r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])", _card),
+    _cased("iban", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}\b", _iban),
+    _rule("national id", r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])", ssn_valid),
+    _rule(
+        "token",
+        r"\b(?=[A-Za-z0-9+/_=-]*\d)(?=[A-Za-z0-9+/_=-]*[A-Za-z])[A-Za-z0-9+/_=-]{32,}",
+        _not_git_sha,
+    ),
+)
+"""Shape rules, most specific first (a private key block before the tokens inside it)."""
