@@ -2,7 +2,11 @@
 
 Problems make ``doctor`` fail (non-zero exit at the CLI): history cursors out of order or
 duplicated, ``.cursor`` behind the log, the dream cursor past the last entry, an audit
-repository that cannot be read or has no commit, and an unfinished dream publish. Notes are
+repository that cannot be read, has no commit, went missing or was replaced (``reverie doctor
+--repair-audit`` is the explicit fix), an unfinished dream publish, a path that is a link
+leading outside the workspace (``store.layout``), and a secret (``reverie.redact``) kept in a
+durable file, a skill file or a history entry (the next dream redacts the files; history
+entries are redacted when written, so one found there predates that or was added by hand). Notes are
 things a person may want to look at but that reverie
 already handled: quarantined lines (kept, never dropped), unreadable ledger lines, uncommitted
 hand edits of durable files, orphan temp files of dead writers, moved-aside search indexes.
@@ -15,7 +19,9 @@ from pathlib import Path
 
 from reverie.dream.journal import DEFAULT_JOURNAL
 from reverie.errors import ReverieError
+from reverie.redact import find_kinds
 from reverie.store.atomic import TEMP_SUFFIX
+from reverie.store.layout import DURABLE, find_unsafe_links, skill_files
 from reverie.store.workspace import Workspace
 
 
@@ -58,7 +64,7 @@ def _s(path: Path | None) -> str | None:
 def examine(workspace: Workspace) -> DoctorReport:
     """Run every check on ``workspace``."""
     report = DoctorReport()
-    for check in (_history, _quarantine, _audit, _publish, _orphans, _ledger):
+    for check in (_links, _history, _secrets, _quarantine, _audit, _publish, _orphans, _ledger):
         try:
             check(workspace, report)
         except (ReverieError, OSError) as exc:
@@ -99,7 +105,42 @@ def _quarantine(workspace: Workspace, report: DoctorReport) -> None:
             )
 
 
+def _links(workspace: Workspace, report: DoctorReport) -> None:
+    for link in find_unsafe_links(workspace.root):
+        report.problem(
+            "links",
+            f"{link.reason} ({link.target}); reverie never reads or writes through it",
+            workspace.root / link.path,
+        )
+
+
+def _secrets(workspace: Workspace, report: DoctorReport) -> None:
+    for relative in (*DURABLE, *skill_files(workspace.root)):
+        path = workspace.root / relative
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        kinds = find_kinds(text)
+        if kinds:
+            report.problem(
+                "secrets", f"holds a secret ({', '.join(kinds)}); the next dream redacts it", path
+            )
+    for entry in workspace.history.entries():
+        kinds = find_kinds(entry.content)
+        if kinds:
+            report.problem(
+                "secrets",
+                f"history entry {entry.cursor} holds a secret ({', '.join(kinds)})",
+                workspace.history.path,
+            )
+
+
 def _audit(workspace: Workspace, report: DoctorReport) -> None:
+    integrity = workspace.audit.integrity()
+    if not integrity.ok:
+        report.problem("audit", integrity.detail, workspace.audit.git_dir)
+        return
     log = workspace.audit.log(1)
     if not log:
         report.problem("audit", "the audit repository has no commit", workspace.root / ".git")

@@ -7,7 +7,8 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     ├── WorkspaceError              the workspace on disk cannot be used as it is
     │   ├── WorkspaceMissingError       no workspace at the path and create=False
     │   ├── WorkspaceFormatError        written by a newer reverie (format number too high)
-    │   └── WorkspaceDamagedError       a file or folder is not what the layout needs
+    │   ├── WorkspaceDamagedError       a file or folder is not what the layout needs
+    │   └── OutsideLinkError            a path leads outside the workspace (symlink, hard link)
     ├── HistoryError                the history log refused an operation
     │   └── CursorError                 a cursor value is invalid (not a positive int, bool, ...)
     ├── SessionError                a session journal or session file cannot be used (path kept)
@@ -78,6 +79,19 @@ class WorkspaceFormatError(WorkspaceError):
 
 class WorkspaceDamagedError(WorkspaceError):
     """A file or folder of the layout is missing, of the wrong kind, or unreadable."""
+
+
+class OutsideLinkError(WorkspaceError):
+    """A path reverie would read or write is a link leading outside the workspace.
+
+    ``path`` is the offending component, ``target`` where it leads.
+    """
+
+    def __init__(self, message: str, *, path: Path, target: str) -> None:
+        super().__init__(
+            f"{message} ({target}); reverie never reads or writes through it", path=path
+        )
+        self.target = target
 
 
 class HistoryError(ReverieError):

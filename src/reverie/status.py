@@ -2,7 +2,8 @@
 
 Pending history (exact count after the dream cursor, read by bisection), durable file sizes in
 tokens, the last dream and whether the next one is due, session count, ledger totals by job,
-and which mode (model or model-free) memory jobs run in.
+which mode (model or model-free) memory jobs run in, and the latest SOUL.md rules screening
+refused (so a person can add one by hand if they meant it).
 """
 
 from __future__ import annotations
@@ -15,7 +16,11 @@ from reverie.dream.schedule import Decision
 from reverie.dream.state import DreamState
 from reverie.store.ledger import JobTotals
 from reverie.store.memory_files import MEMORY_FILE_NAMES, FileSize
+from reverie.store.rejections import RecordedRejection
 from reverie.store.workspace import Workspace
+
+REJECTED_SHOWN = 10
+"""How many of the latest refused rules ``status`` carries."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -37,6 +42,7 @@ class Status:
     ledger: dict[str, JobTotals]
     ledger_unreadable: int
     quarantined_lines: int
+    rejected_rules: tuple[RecordedRejection, ...] = ()
 
 
 def gather(
@@ -63,4 +69,5 @@ def gather(
         ledger_unreadable=summary.unreadable,
         quarantined_lines=len(workspace.quarantine.records())
         + len(workspace.sessions.quarantine.records()),
+        rejected_rules=tuple(workspace.rejections.latest(REJECTED_SHOWN)),
     )

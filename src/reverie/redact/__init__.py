@@ -24,6 +24,8 @@ positive hides one word; a false negative puts a secret into git for good. No I/
 from __future__ import annotations
 
 import re
+from collections import Counter
+from functools import lru_cache
 
 from reverie.redact.formats import FORMAT_RULES, Rule
 from reverie.redact.prose import PROSE_RULES
@@ -33,9 +35,11 @@ __all__ = ["RULES", "contains_secret", "display_url", "find_kinds", "redact", "s
 
 RULES: tuple[Rule, ...] = FORMAT_RULES[:3] + PROSE_RULES + FORMAT_RULES[3:]
 """Private keys and URL credentials first, then statements, then the remaining shapes."""
+_BLOCK_RULE, _LINE_RULES = RULES[0], RULES[1:]
+
 
 _MAX_PASSES = 4
-_MARKER = re.compile(r"\[redacted: [a-z ]{1,20}\]")
+_MARKER = re.compile(r"\[redacted: ([a-z ]{1,20})\]")
 
 
 def marker(kind: str) -> str:
@@ -45,12 +49,22 @@ def marker(kind: str) -> str:
 
 def redact(text: str) -> str:
     """Return ``text`` with every recognised secret replaced by its marker."""
+    if "private key-----" in text.lower():
+        text = _apply(_BLOCK_RULE, text)
+    return "".join(_redact_line(line) for line in text.splitlines(keepends=True))
+
+
+@lru_cache(maxsize=16_384)
+def _redact_line(line: str) -> str:
+    # Every rule but the private key block stays within one line. Line by line, a rule's
+    # cheap pre-check skips most lines, and the lines of durable files, redacted again at
+    # every dream, are mostly the same ones (memoised).
     for _ in range(_MAX_PASSES):
-        redacted = _one_pass(text)
-        if redacted == text:
+        redacted = _one_pass(line)
+        if redacted == line:
             break
-        text = redacted
-    return text
+        line = redacted
+    return line
 
 
 def contains_secret(text: str) -> bool:
@@ -60,19 +74,17 @@ def contains_secret(text: str) -> bool:
 
 def find_kinds(text: str) -> tuple[str, ...]:
     """The kinds of secret ``text`` holds, sorted, without repeats (for reports)."""
-    kinds: set[str] = set()
-    for rule in RULES:
-        for match in rule.pattern.finditer(text):
-            if rule.secret_span(match) is not None:
-                kinds.add(rule.kind)
-    return tuple(sorted(kinds))
+    before = Counter(match.group(1) for match in _MARKER.finditer(text))
+    after = Counter(match.group(1) for match in _MARKER.finditer(redact(text)))
+    return tuple(sorted(after - before))
 
 
 def _one_pass(text: str) -> str:
-    for rule in RULES:
-        if not rule.pattern.search(text):
-            continue
-        text = _apply(rule, text)
+    lowered = text.lower()
+    for rule in _LINE_RULES:
+        if rule.may_match(lowered) and rule.pattern.search(text):
+            text = _apply(rule, text)
+            lowered = text.lower()
     return text
 
 

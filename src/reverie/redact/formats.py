@@ -21,6 +21,12 @@ class Rule:
     kind: str
     pattern: re.Pattern[str]
     check: Callable[[str], bool] | None = None
+    triggers: tuple[str, ...] = ()
+    """Lowercase substrings one of which any match contains (none: always search)."""
+
+    def may_match(self, lowered: str) -> bool:
+        """Cheap pre-check on the lowercased text before the regular expression runs."""
+        return not self.triggers or any(trigger in lowered for trigger in self.triggers)
 
     def secret_span(self, match: re.Match[str]) -> tuple[int, int] | None:
         """The span to replace (group ``secret`` when the pattern has it), or None if unchecked."""
@@ -31,12 +37,16 @@ class Rule:
         return match.span(name)
 
 
-def _rule(kind: str, pattern: str, check: Callable[[str], bool] | None = None) -> Rule:
-    return Rule(kind=kind, pattern=re.compile(pattern, re.IGNORECASE), check=check)
-
-
-def _cased(kind: str, pattern: str, check: Callable[[str], bool] | None = None) -> Rule:
-    return Rule(kind=kind, pattern=re.compile(pattern), check=check)
+def _rule(
+    kind: str,
+    pattern: str,
+    check: Callable[[str], bool] | None = None,
+    *,
+    triggers: tuple[str, ...] = (),
+    cased: bool = False,
+) -> Rule:
+    flags = 0 if cased else re.IGNORECASE
+    return Rule(kind=kind, pattern=re.compile(pattern, flags), check=check, triggers=triggers)
 
 
 def _card(text: str) -> bool:
@@ -58,22 +68,46 @@ FORMAT_RULES: tuple[Rule, ...] = (
     _rule(
         "private key",
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
+        triggers=("private key-----",),
     ),
-    _rule("credentials", r"\b[a-z][a-z0-9+.-]{1,15}://(?P<secret>[^/\s@:?#]+:[^/\s@]*)@"),
+    _rule(
+        "credentials",
+        r"\b[a-z][a-z0-9+.-]{1,15}://(?P<secret>[^/\s@:?#]+:[^/\s@]*)@",
+        triggers=("://",),
+    ),
     _rule(
         "token",
         r"[?&;](?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|"
         r"password|passwd|pwd|sig|signature)=(?P<secret>[^&#;\s\"'<>]+)",
+        triggers=("=",),
     ),
-    _rule("api key", r"\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{16,}"),
-    _rule("api key", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"),
-    _cased("api key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    _rule("api key", r"\bAIza[0-9A-Za-z_-]{30,}|\bglpat-[A-Za-z0-9_-]{20,}|\bhf_[A-Za-z]{30,}"),
-    _rule("api key", r"\bxox[abprs]-[A-Za-z0-9-]{10,}|\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}"),
-    _rule("token", r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    _rule("token", r"\b(?:bearer|basic|token)\s+(?P<secret>[A-Za-z0-9._~+/=-]{12,})"),
+    _rule("api key", r"\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{16,}", triggers=("sk-",)),
+    _rule(
+        "api key",
+        r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}",
+        triggers=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    _rule("api key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", triggers=("akia", "asia"), cased=True),
+    _rule(
+        "api key",
+        r"\bAIza[0-9A-Za-z_-]{30,}|\bglpat-[A-Za-z0-9_-]{20,}|\bhf_[A-Za-z]{30,}",
+        triggers=("aiza", "glpat-", "hf_"),
+    ),
+    _rule(
+        "api key",
+        r"\bxox[abprs]-[A-Za-z0-9-]{10,}|\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}",
+        triggers=("xox", "k_live_", "k_test_"),
+    ),
+    _rule(
+        "token", r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", triggers=("eyj",)
+    ),
+    _rule(
+        "token",
+        r"\b(?:bearer|basic|token)\s+(?P<secret>[A-Za-z0-9._~+/=-]{12,})",
+        triggers=("bearer", "basic", "token"),
+    ),
     _rule("card number", r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])", _card),
-    _cased("iban", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}\b", _iban),
+    _rule("iban", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}\b", _iban, cased=True),
     _rule("national id", r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])", ssn_valid),
     _rule(
         "token",

@@ -65,19 +65,65 @@ _LOGIN = (
 )
 
 
+_TRIGGERS: dict[str, tuple[str, ...]] = {
+    "passphrase": ("phrase", "wifi", "wi-fi", "wlan", "frase", "助记词"),
+    "password": ("pass", "pwd", "kennw", "contrase", "clave", "密码", "口令"),
+    "pin": ("pin", "geheimzahl"),
+    "passcode": ("code", "código", "验证码", "安全码", "解锁码"),
+    "cvv": ("cvv", "cvc", "csc", "cid", "prüfnummer", "cryptogramme"),
+    "national id": (
+        "ssn",
+        "social security",
+        "national",
+        "passport",
+        "sozialversicherung",
+        "ausweis",
+        "steuer",
+        "numéro",
+        "nir",
+        "número",
+        "dni",
+        "nie",
+        "身份证",
+        "护照",
+        "社保",
+    ),
+    "api key": ("key", "secret", "schlüssel", "clé", "clave", "密钥", "私钥"),
+    "token": ("token", "令牌"),
+    "login": (
+        "login",
+        "log-in",
+        "sign-in",
+        "credentials",
+        "zugangsdaten",
+        "anmeldedaten",
+        "identifiants",
+        "credenciales",
+        "datos de acceso",
+        "登录",
+        "账号",
+    ),
+}
+
+
 def _stated(kind: str, keywords: str, value: str) -> Rule:
-    return _rule(kind, rf"(?P<kw>{keywords}){_GAP}{_SEP}{value}")
+    return _rule(kind, rf"(?P<kw>{keywords}){_GAP}{_SEP}{value}", triggers=_TRIGGERS[kind])
 
 
 PROSE_RULES: tuple[Rule, ...] = (
-    _rule("password", _LOGIN + _VALUE),
+    _rule("password", _LOGIN + _VALUE, triggers=_TRIGGERS["login"]),
     _rule(
         "password",
         rf"\b(?:set|change|changed|reset|update|updated)\s+(?:my|the|our|his|her)?\s*"
         rf"(?:password|passwort|pin|passcode)\s+to\s+{_VALUE}",
+        triggers=(" to ",),
     ),
     _stated("passphrase", _KEYWORDS["passphrase"], _PHRASE),
-    _rule("cvv", rf"(?P<kw>{_KEYWORDS['cvv']})[^\d\n.!?]{{0,24}}?(?<!\d)(?P<secret>\d{{3,4}})\b"),
+    _rule(
+        "cvv",
+        rf"(?P<kw>{_KEYWORDS['cvv']})[^\d\n.!?]{{0,24}}?(?<!\d)(?P<secret>\d{{3,4}})\b",
+        triggers=_TRIGGERS["cvv"],
+    ),
     *(
         _stated(kind, _KEYWORDS[kind], _VALUE)
         for kind in ("password", "pin", "passcode", "national id", "api key", "token")

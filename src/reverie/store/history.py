@@ -273,7 +273,9 @@ class HistoryLog:
                 return self._fd, status.st_size
         self.close()
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            # O_NOFOLLOW: never append through a symlink (the layout refuses one at open).
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+            fd = os.open(self.path, flags, 0o644)
         except OSError as exc:
             raise StorageError(f"cannot open ({exc.strerror})", path=self.path) from exc
         status = os.fstat(fd)

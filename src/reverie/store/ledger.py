@@ -21,6 +21,7 @@ from pathlib import Path
 
 from reverie.errors import StorageError
 from reverie.redact import redact
+from reverie.store.layout import check_path
 from reverie.store.locks import ProcessLock
 
 
@@ -99,14 +100,17 @@ class LedgerSummary:
 class Ledger:
     """Append and read ``memory/ledger.jsonl``."""
 
-    def __init__(self, path: Path, *, lock: ProcessLock) -> None:
+    def __init__(self, path: Path, *, lock: ProcessLock, root: Path | None = None) -> None:
         self.path = path
         self._lock = lock
+        self._root = root
 
     def append(self, record: LedgerRecord) -> None:
         """Append one record (one write under the lock)."""
         line = record.to_line()
         with self._lock.hold():
+            if self._root is not None:  # never append through a link leading outside
+                check_path(self._root, self.path.relative_to(self._root).as_posix(), write=True)
             try:
                 fd = os.open(
                     self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644

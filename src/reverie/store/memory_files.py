@@ -1,7 +1,8 @@
 """The durable memory files: SOUL.md, USER.md and memory/MEMORY.md, addressed by name.
 
 The set of names is closed (``MemoryFileName``); nothing here takes a free path, so no caller
-can reach another file through this class. Writes are atomic replaces. Each file starts with a
+can reach another file through this class, and no read or write goes through a symlink leading
+outside the workspace (``layout.check_path``). Writes are atomic replaces. Each file starts with a
 short starter text that says what belongs in it; ``is_starter`` lets prompt assembly skip a
 file nobody has written to yet.
 """
@@ -14,16 +15,18 @@ from pathlib import Path
 from typing import Literal
 
 from reverie.errors import StorageError
+from reverie.store import layout
 from reverie.store.atomic import atomic_write_text
+from reverie.store.layout import check_path
 from reverie.token_estimate import estimate_tokens
 
 MemoryFileName = Literal["SOUL", "USER", "MEMORY"]
 MEMORY_FILE_NAMES: tuple[MemoryFileName, ...] = ("SOUL", "USER", "MEMORY")
 
 RELATIVE_PATHS: dict[MemoryFileName, str] = {
-    "SOUL": "SOUL.md",
-    "USER": "USER.md",
-    "MEMORY": "memory/MEMORY.md",
+    "SOUL": layout.SOUL,
+    "USER": layout.USER,
+    "MEMORY": layout.MEMORY,
 }
 
 STARTER_TEXTS: dict[MemoryFileName, str] = {
@@ -54,7 +57,12 @@ class MemoryFiles:
         return self.root / RELATIVE_PATHS[name]
 
     def read(self, name: MemoryFileName) -> str:
-        """Return a file's text ('' when it does not exist)."""
+        """Return a file's text ('' when it does not exist).
+
+        Raises:
+            OutsideLinkError: the file (or its folder) is a symlink leading outside.
+        """
+        check_path(self.root, RELATIVE_PATHS[name])
         try:
             return self.path(name).read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -63,7 +71,8 @@ class MemoryFiles:
             raise StorageError(f"cannot read memory file ({exc})", path=self.path(name)) from exc
 
     def write(self, name: MemoryFileName, text: str) -> None:
-        """Replace a file's text atomically."""
+        """Replace a file's text atomically (never through a link leading outside)."""
+        check_path(self.root, RELATIVE_PATHS[name], write=True)
         atomic_write_text(self.path(name), text)
 
     def is_starter(self, name: MemoryFileName) -> bool:

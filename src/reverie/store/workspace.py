@@ -11,8 +11,15 @@ Layout (nanobot-compatible; reverie's own state lives in ``.reverie/``)::
     .reverie/sessions/                             session checkpoints (a cache for list())
     .reverie/sessions.quarantine.jsonl             journal lines taken out, never dropped
     .reverie/format                                workspace format number
+    .reverie/rejected-rules.jsonl                  SOUL.md rules screening refused
+    .reverie/audit-root                            the audit repository's recorded root commit
     .reverie/locks/                                cross-process lock files
     .git/                                          the audit repository
+
+Every path comes from ``layout``, and ``open`` refuses (``OutsideLinkError``, naming the path)
+a workspace where a path reverie reads or writes is a symlink leading outside it: appends to a
+linked history, ledger or sessions folder would land elsewhere, and a linked durable file
+would bring an outside file's text into every prompt.
 
 ``Workspace.open`` creates what is missing only when asked to; it never rewrites a file a
 person or nanobot wrote. A workspace with a newer format number, or whose files are not what
@@ -33,6 +40,7 @@ from reverie.errors import (
     WorkspaceFormatError,
     WorkspaceMissingError,
 )
+from reverie.store import layout
 from reverie.store.atomic import atomic_write_text, sweep_temp_files
 from reverie.store.audit import AuditRepo
 from reverie.store.cursors import CursorFloor, DreamCursor
@@ -42,6 +50,7 @@ from reverie.store.ledger import Ledger
 from reverie.store.locks import ProcessLock
 from reverie.store.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryFiles
 from reverie.store.quarantine import BadLine, Quarantine
+from reverie.store.rejections import RejectionLog
 from reverie.store.sessions import SessionStore
 
 FORMAT = 1
@@ -68,7 +77,8 @@ class Workspace:
             marker=ScanMarker(root / ".reverie" / "history.checked"),
             clock=clock,
         )
-        self.ledger = Ledger(memory / "ledger.jsonl", lock=self.lock("ledger"))
+        self.ledger = Ledger(root / layout.LEDGER, lock=self.lock("ledger"), root=root)
+        self.rejections = RejectionLog(root / layout.REJECTED_RULES, lock=self.lock("rejections"))
         self.audit = AuditRepo(root, lock=self.lock("audit"), clock=clock)
         self.sessions = SessionStore(
             root / "sessions", state_dir=root / ".reverie", locks_dir=self.locks_dir, clock=clock
@@ -94,6 +104,7 @@ class Workspace:
         """
         root = Path(path).expanduser().absolute()
         _check_root(root, create=create)
+        _check_links(root)
         if create:
             _lay_out(root)
         _check_layout(root)
@@ -143,6 +154,13 @@ def _lay_out(root: Path) -> None:
     format_file = root / ".reverie" / "format"
     if not format_file.exists():
         atomic_write_text(format_file, f"{FORMAT}\n")
+
+
+def _check_links(root: Path) -> None:
+    """Refuse the workspace when a path it reads or writes leads outside (before any write)."""
+    for relative in layout.CHECKED:
+        if relative not in (layout.SKILLS, layout.PROMPT_OVERRIDE):  # checked where used
+            layout.check_path(root, relative, write=relative in layout.DURABLE)
 
 
 def _check_layout(root: Path) -> None:
