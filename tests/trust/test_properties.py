@@ -91,11 +91,20 @@ def conversations(draw: st.DrawFn) -> Conversation:
         if draw(st.booleans()):
             said += " " + draw(st.sampled_from(USER_INSTRUCTIONS))
         messages.append({"role": "user", "content": said})
-        call = {"id": f"c{turn}", "type": "function", "function": {"name": "fetch"}}
+        call: dict[str, JSONValue] = {
+            "id": f"c{turn}",
+            "type": "function",
+            "function": {"name": "fetch"},
+        }
         agreed = draw(st.sampled_from(INJECTIONS))
         messages.append({"role": "assistant", "content": agreed, "tool_calls": [call]})
         page = "\n".join(draw(st.lists(st.sampled_from(INJECTIONS), min_size=1, max_size=3)))
-        tool = {"role": "tool", "tool_call_id": f"c{turn}", "name": "fetch", "content": page}
+        tool: dict[str, JSONValue] = {
+            "role": "tool",
+            "tool_call_id": f"c{turn}",
+            "name": "fetch",
+            "content": page,
+        }
         messages.append(tool)
         messages.append({"role": "assistant", "content": "Here is what I found."})
     return Conversation(messages=messages, secrets=secrets, preference=preference)
