@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "session": 0,
     "turns": 0,
     "redact": 0,
+    "screening": 0,
     "store": 1,
     "llm": 1,
     "prompts": 1,

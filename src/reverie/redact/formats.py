@@ -60,8 +60,13 @@ def _iban(text: str) -> bool:
     return any(iban_valid("".join(groups[:end])) for end in range(len(groups), 0, -1))
 
 
-def _not_git_sha(text: str) -> bool:
-    return re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", text) is None
+def _random_looking(text: str) -> bool:
+    # Paths and snake_case names are long too, but in short pieces; a key is one long run.
+    # Git object ids (40 or 64 lowercase hex digits) are names, not secrets.
+    if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", text):
+        return False
+    longest = max(len(piece) for piece in re.split(r"[/_.=-]", text))
+    return longest >= 24 and sum(char.isdigit() for char in text) >= 2
 
 
 FORMAT_RULES: tuple[Rule, ...] = (
@@ -112,7 +117,7 @@ FORMAT_RULES: tuple[Rule, ...] = (
     _rule(
         "token",
         r"\b(?=[A-Za-z0-9+/_=-]*\d)(?=[A-Za-z0-9+/_=-]*[A-Za-z])[A-Za-z0-9+/_=-]{32,}",
-        _not_git_sha,
+        _random_looking,
     ),
 )
 """Shape rules, most specific first (a private key block before the tokens inside it)."""
