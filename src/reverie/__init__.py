@@ -23,6 +23,7 @@ from reverie.errors import (
     ModelNotConfiguredError,
     ModelRateLimitError,
     ModelTimeoutError,
+    OutsideLinkError,
     ReverieError,
     RevisionNotFoundError,
     ScriptExhaustedError,
@@ -43,6 +44,7 @@ from reverie.llm.scripted import ScriptedProvider
 from reverie.llm.settings import ModelRoles, ModelSettings
 from reverie.llm.tokens import CalibratedCounter, ExactCounter, count_request, default_counter
 from reverie.messages import Message, ToolCall
+from reverie.screening import RejectedRule
 from reverie.search import SearchHit
 from reverie.session import ArchivedSummary, Session, SessionInfo
 from reverie.status import Status
@@ -85,9 +87,11 @@ __all__ = [
     "ModelSettings",
     "ModelTimeoutError",
     "OpenAIProvider",
+    "OutsideLinkError",
     "PromptResult",
     "Provider",
     "RecordResult",
+    "RejectedRule",
     "RetryPolicy",
     "ReverieError",
     "RevisionNotFoundError",
