@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from reverie.redact.formats import FORMAT_RULES, Rule
+from reverie.redact.formats import FORMAT_RULES, Rule, TextView
 from reverie.redact.prose import PROSE_RULES
 from reverie.redact.urls import display_url, scrub_urls
 
@@ -80,11 +80,11 @@ def find_kinds(text: str) -> tuple[str, ...]:
 
 
 def _one_pass(text: str) -> str:
-    lowered = text.lower()
+    view = TextView.of(text)
     for rule in _LINE_RULES:
-        if rule.may_match(lowered) and rule.pattern.search(text):
+        if rule.may_match(view) and rule.pattern.search(text):
             text = _apply(rule, text)
-            lowered = text.lower()
+            view = TextView.of(text)
     return text
 
 

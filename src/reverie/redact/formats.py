@@ -23,10 +23,16 @@ class Rule:
     check: Callable[[str], bool] | None = None
     triggers: tuple[str, ...] = ()
     """Lowercase substrings one of which any match contains (none: always search)."""
+    min_digits: int = 0
+    """Digits any match holds at least (a cheap pre-check for number shapes)."""
+    min_word: int = 0
+    """Length of the longest whitespace-free run any match needs."""
 
-    def may_match(self, lowered: str) -> bool:
-        """Cheap pre-check on the lowercased text before the regular expression runs."""
-        return not self.triggers or any(trigger in lowered for trigger in self.triggers)
+    def may_match(self, view: TextView) -> bool:
+        """Cheap pre-checks on the text before the regular expression runs."""
+        if view.digits < self.min_digits or view.longest_word < self.min_word:
+            return False
+        return not self.triggers or any(trigger in view.lowered for trigger in self.triggers)
 
     def secret_span(self, match: re.Match[str]) -> tuple[int, int] | None:
         """The span to replace (group ``secret`` when the pattern has it), or None if unchecked."""
@@ -37,6 +43,24 @@ class Rule:
         return match.span(name)
 
 
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+
+
+@dataclass(frozen=True, slots=True)
+class TextView:
+    """What the pre-checks of every rule look at, computed once per text."""
+
+    lowered: str
+    digits: int
+    longest_word: int
+
+    @classmethod
+    def of(cls, text: str) -> TextView:
+        """Compute the view of ``text``."""
+        longest = max(map(len, text.split()), default=0)
+        return cls(text.lower(), len(text) - len(text.translate(_NO_DIGITS)), longest)
+
+
 def _rule(
     kind: str,
     pattern: str,
@@ -44,9 +68,18 @@ def _rule(
     *,
     triggers: tuple[str, ...] = (),
     cased: bool = False,
+    min_digits: int = 0,
+    min_word: int = 0,
 ) -> Rule:
     flags = 0 if cased else re.IGNORECASE
-    return Rule(kind=kind, pattern=re.compile(pattern, flags), check=check, triggers=triggers)
+    return Rule(
+        kind=kind,
+        pattern=re.compile(pattern, flags),
+        check=check,
+        triggers=triggers,
+        min_digits=min_digits,
+        min_word=min_word,
+    )
 
 
 def _card(text: str) -> bool:
@@ -111,13 +144,29 @@ FORMAT_RULES: tuple[Rule, ...] = (
         r"\b(?:bearer|basic|token)\s+(?P<secret>[A-Za-z0-9._~+/=-]{12,})",
         triggers=("bearer", "basic", "token"),
     ),
-    _rule("card number", r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])", _card),
-    _rule("iban", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}\b", _iban, cased=True),
-    _rule("national id", r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])", ssn_valid),
+    _rule(
+        "card number",
+        r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])",
+        _card,
+        cased=True,
+        min_digits=13,
+    ),
+    _rule("iban", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}\b", _iban, cased=True, min_digits=6),
+    _rule(
+        "national id",
+        r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])",
+        ssn_valid,
+        cased=True,
+        min_digits=9,
+        min_word=11,
+    ),
     _rule(
         "token",
         r"\b(?=[A-Za-z0-9+/_=-]*\d)(?=[A-Za-z0-9+/_=-]*[A-Za-z])[A-Za-z0-9+/_=-]{32,}",
         _random_looking,
+        cased=True,
+        min_digits=2,
+        min_word=24,
     ),
 )
 """Shape rules, most specific first (a private key block before the tokens inside it)."""

@@ -116,7 +116,7 @@ PROSE_RULES: tuple[Rule, ...] = (
         "password",
         rf"\b(?:set|change|changed|reset|update|updated)\s+(?:my|the|our|his|her)?\s*"
         rf"(?:password|passwort|pin|passcode)\s+to\s+{_VALUE}",
-        triggers=(" to ",),
+        triggers=("set ", "change", "reset ", "update"),
     ),
     _stated("passphrase", _KEYWORDS["passphrase"], _PHRASE),
     _rule(
