@@ -28,7 +28,7 @@ from dataclasses import dataclass
 SCREENED_FILE = "SOUL.md"
 """The file whose new lines are screened (the only one every prompt obeys as rules)."""
 
-_EXFILTRATE = re.compile(
+_EXFILTRATE = (
     r"\b[a-z][a-z0-9+.-]{1,15}://|\bwww\.[a-z0-9-]+|[\w.+-]+@[\w-]+\.[\w.-]+|"
     r"\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[a-z0-9-]{2,}\.(?:com|net|org|io|dev|app|xyz|ru|cn|info|"
     r"example|site|online|top|me|co|sh|ly|gg|tk|biz)\b|"
@@ -37,19 +37,17 @@ _EXFILTRATE = re.compile(
     r"address|site|domain|host|inbox|channel|bucket)\b|"
     r"\b(?:senden|schicken|hochladen|envoyer|envoie|téléverser|enviar|envía|subir)\b.{0,60}"
     r"\b(?:an|à|a)\b.{0,40}\b(?:server|serveur|servidor|webhook|adresse|dirección)\b|"
-    r"发送到|上传到|转发到",
-    re.IGNORECASE,
+    r"发送到|上传到|转发到"
 )
-_COMMANDS = re.compile(
+_COMMANDS = (
     r"`[^`\n]{2,}`|\|\s*(?:ba|z|da)?sh\b|\b(?:curl|wget|sudo|chmod|chown|powershell|"
     r"invoke-expression|iex|nc|netcat|ssh|scp|rsync|eval|exec)\b|\brm\s+-[rf]{1,2}\b|"
     r"\b(?:run|execute|exec|launch|invoke)\b[^.\n]{0,30}\b(?:command|commands|shell|script|"
     r"scripts|terminal|binary|program|code)\b|\b(?:shell|bash|terminal|cmd\.exe)\b|"
     r"\b(?:führe|ausführen)\b.{0,30}\b(?:befehl|skript)|\bexécute[rz]?\b.{0,30}\b(?:commande|"
-    r"script)|\bejecuta[r]?\b.{0,30}\b(?:comando|script)|执行.{0,10}(?:命令|脚本)|运行.{0,10}(?:命令|脚本)",
-    re.IGNORECASE,
+    r"script)|\bejecuta[r]?\b.{0,30}\b(?:comando|script)|执行.{0,10}(?:命令|脚本)|运行.{0,10}(?:命令|脚本)"
 )
-_OVERRIDE = re.compile(
+_OVERRIDE = (
     r"\b(?:ignore|disregard|forget|override|bypass|skip|drop)\b[^.\n]{0,40}\b(?:rules?|"
     r"instructions?|guidelines?|polic(?:y|ies)|guardrails?|safety|restrictions?|system prompt|"
     r"previous|prior|above)\b|\bno (?:rules|restrictions|limits|filters|safety)\b|"
@@ -58,20 +56,18 @@ _OVERRIDE = re.compile(
     r"developer mode|\bDAN\b|do anything now|without (?:asking|confirmation|permission)|"
     r"\bignorier(?:e|en)?\b.{0,40}\b(?:regeln|anweisungen)|\bignore[rz]?\b.{0,40}\b(?:règles|"
     r"instructions|consignes)|\bignora[r]?\b.{0,40}\b(?:reglas|instrucciones)|"
-    r"忽略.{0,10}(?:规则|指令|指示|说明)|无视.{0,10}(?:规则|指令)",
-    re.IGNORECASE,
+    r"忽略.{0,10}(?:规则|指令|指示|说明)|无视.{0,10}(?:规则|指令)"
 )
-_MEMORY = re.compile(
+_MEMORY = (
     r"\b(?:soul|user|memory)\.md\b|history\.jsonl|ledger|\.git\b|\breverie\b|\bdream\b|"
     r"\b(?:your|the|this|its|my) (?:memory|memories|history|notes|log)\b|\bmemories\b|"
     r"\b(?:forget|erase|wipe|delete|purge|rewrite|overwrite)\b[^.\n]{0,30}\b(?:everything|"
     r"all|memory|memories|history|files?|notes)\b|\b(?:stop|never|don't|do not)\b[^.\n]{0,20}"
     r"\b(?:record|recording|remembering|logging|saving)\b|gedächtnis|erinnerungen|mémoire|"
-    r"memoria|记忆|内存文件",
-    re.IGNORECASE,
+    r"memoria|记忆|内存文件"
 )
 
-_SCREENS: tuple[tuple[re.Pattern[str], str], ...] = (
+_SCREENS: tuple[tuple[str, str], ...] = (
     (_EXFILTRATE, "names an address to send data to"),
     (_COMMANDS, "would run commands"),
     (_OVERRIDE, "would disable safety or override instructions"),
@@ -96,7 +92,7 @@ class RejectedRule:
 
 def screen_rule(line: str) -> str | None:
     """Return why ``line`` may not become a rule, or None when it may."""
-    for pattern, reason in _SCREENS:
-        if pattern.search(line):
+    for source, reason in _SCREENS:
+        if re.search(source, line, re.IGNORECASE):  # compiled once, by re's own cache
             return reason
     return None

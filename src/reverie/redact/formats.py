@@ -10,16 +10,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from reverie.redact.checksums import iban_valid, luhn_valid, ssn_valid
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Rule:
-    """One way a secret shows in text."""
+    """One way a secret shows in text (compiled on first use: importing reverie stays fast)."""
 
     kind: str
-    pattern: re.Pattern[str]
+    source: str
+    flags: int = 0
     check: Callable[[str], bool] | None = None
     triggers: tuple[str, ...] = ()
     """Lowercase substrings one of which any match contains (none: always search)."""
@@ -27,6 +29,11 @@ class Rule:
     """Digits any match holds at least (a cheap pre-check for number shapes)."""
     min_word: int = 0
     """Length of the longest whitespace-free run any match needs."""
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled pattern."""
+        return re.compile(self.source, self.flags)
 
     def may_match(self, view: TextView) -> bool:
         """Cheap pre-checks on the text before the regular expression runs."""
@@ -74,7 +81,8 @@ def _rule(
     flags = 0 if cased else re.IGNORECASE
     return Rule(
         kind=kind,
-        pattern=re.compile(pattern, flags),
+        source=pattern,
+        flags=flags,
         check=check,
         triggers=triggers,
         min_digits=min_digits,
