@@ -9,7 +9,9 @@ durable file, a skill file or a history entry (the next dream redacts the files;
 entries are redacted when written, so one found there predates that or was added by hand). Notes are
 things a person may want to look at but that reverie
 already handled: quarantined lines (kept, never dropped), unreadable ledger lines, uncommitted
-hand edits of durable files, orphan temp files of dead writers, moved-aside search indexes.
+hand edits of durable files, orphan temp files of dead writers, moved-aside search indexes,
+and SOUL.md lines that screening would refuse as new rules (an injected rule that predates
+screening, or one a person added by hand on purpose).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from reverie.dream.journal import DEFAULT_JOURNAL
 from reverie.errors import ReverieError
 from reverie.redact import find_kinds
+from reverie.screening import SCREENED_FILE, screen_rule
 from reverie.store.atomic import TEMP_SUFFIX
 from reverie.store.layout import DURABLE, find_unsafe_links, skill_files
 from reverie.store.workspace import Workspace
@@ -64,7 +67,8 @@ def _s(path: Path | None) -> str | None:
 def examine(workspace: Workspace) -> DoctorReport:
     """Run every check on ``workspace``."""
     report = DoctorReport()
-    for check in (_links, _history, _secrets, _quarantine, _audit, _publish, _orphans, _ledger):
+    checks = (_links, _history, _secrets, _rules, _quarantine, _audit, _publish, _orphans, _ledger)
+    for check in checks:
         try:
             check(workspace, report)
         except (ReverieError, OSError) as exc:
@@ -133,6 +137,23 @@ def _secrets(workspace: Workspace, report: DoctorReport) -> None:
                 "secrets",
                 f"history entry {entry.cursor} holds a secret ({', '.join(kinds)})",
                 workspace.history.path,
+            )
+
+
+def _rules(workspace: Workspace, report: DoctorReport) -> None:
+    path = workspace.root / SCREENED_FILE
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return
+    for number, line in enumerate(lines, start=1):
+        reason = screen_rule(line.strip()) if line.strip() else None
+        if reason is not None:
+            report.note(
+                "rules",
+                f"line {number} {reason}; screening would refuse it as a new rule "
+                "(keep it only if a person wrote it on purpose)",
+                path,
             )
 
 
