@@ -22,6 +22,8 @@ LAYERS: dict[str, int] = {
     "token_estimate": 0,
     "session": 0,
     "turns": 0,
+    "redact": 0,
+    "screening": 0,
     "store": 1,
     "llm": 1,
     "prompts": 1,

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         ModelNotConfiguredError,
         ModelRateLimitError,
         ModelTimeoutError,
+        OutsideLinkError,
         RestoreWouldLoseError,
         ReverieError,
         RevisionNotFoundError,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from reverie.llm.scripted import ScriptedProvider
     from reverie.llm.tokens import CalibratedCounter, ExactCounter, count_request, default_counter
     from reverie.messages import Message, ToolCall
+    from reverie.screening import RejectedRule
     from reverie.search import SearchHit
     from reverie.session import ArchivedSummary, Session, SessionInfo
     from reverie.status import Status
@@ -100,9 +102,11 @@ _WHERE: dict[str, str] = {
     "ModelRateLimitError": "reverie.errors",
     "ModelTimeoutError": "reverie.errors",
     "OpenAIProvider": "reverie.llm.openai_provider",
+    "OutsideLinkError": "reverie.errors",
     "PromptResult": "reverie.engine",
     "Provider": "reverie.llm.provider",
     "RecordResult": "reverie.engine",
+    "RejectedRule": "reverie.screening",
     "RestoreWouldLoseError": "reverie.errors",
     "RetryPolicy": "reverie.llm.retry",
     "ReverieError": "reverie.errors",
@@ -179,9 +183,11 @@ __all__ = [
     "ModelRateLimitError",
     "ModelTimeoutError",
     "OpenAIProvider",
+    "OutsideLinkError",
     "PromptResult",
     "Provider",
     "RecordResult",
+    "RejectedRule",
     "RestoreWouldLoseError",
     "RetryPolicy",
     "ReverieError",

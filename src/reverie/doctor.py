@@ -1,14 +1,20 @@
 """``doctor``: an integrity check of a workspace that says what is wrong and where.
 
 Problems make ``doctor`` fail (non-zero exit at the CLI): history cursors out of order or
-duplicated (the mark of another program writing the log at the same time as reverie; the lines
-are left where they are), ``.cursor`` behind the log or unreadable, the dream cursor past the
-last entry, an audit repository that cannot be read or has no commit, an unfinished dream
-publish, an interrupted ingest (its sessions may hold pending messages), and a durable file that
-is not valid UTF-8. Notes are things a person may want to look at but that reverie already handled:
-quarantined lines (kept, never dropped), unreadable ledger lines, uncommitted hand edits of
-durable files, orphan temp files of dead writers, moved-aside search indexes, stored lines
-holding lone surrogates (reads show U+FFFD).
+duplicated, ``.cursor`` behind the log, the dream cursor past the last entry, an audit
+repository that cannot be read, has no commit, went missing or was replaced (``reverie doctor
+--repair-audit`` is the explicit fix), an unfinished dream publish, a path that is a link
+leading outside the workspace (``store.layout``), and a secret (``reverie.redact``) kept in a
+durable file, a skill file or a history entry (the next dream redacts the files; history
+entries are redacted when written, so one found there predates that or was added by hand). Notes are
+things a person may want to look at but that reverie
+already handled: quarantined lines (kept, never dropped), unreadable ledger lines, uncommitted
+hand edits of durable files, orphan temp files of dead writers, moved-aside search indexes,
+SOUL.md lines that screening would refuse as new rules (an injected rule that predates
+screening, or one a person added by hand on purpose), and stored lines holding lone surrogates
+(reads show U+FFFD). Problems also cover cursors written by another program at the same time
+(duplicate lines stay where they are), an unreadable ``.cursor``, an interrupted ingest (its
+sessions may hold pending messages) and a durable file that is not valid UTF-8.
 
 Doctor only reads: every check runs on its own, and a check that cannot run (a damaged file,
 a read-only or full disk) is reported as a problem of that check instead of stopping doctor.
@@ -24,8 +30,11 @@ from reverie.dream.journal import DEFAULT_JOURNAL
 from reverie.errors import CursorError, ReverieError
 from reverie.inbound import has_surrogate_escape, valid_text
 from reverie.ingest_guard import MARKER, interrupted
+from reverie.redact import find_kinds
+from reverie.screening import SCREENED_FILE, screen_rule
 from reverie.store.atomic import TEMP_SUFFIX
 from reverie.store.cursors import CursorFloor
+from reverie.store.layout import DURABLE, find_unsafe_links, skill_files
 from reverie.store.memory_files import MEMORY_FILE_NAMES
 from reverie.store.workspace import Workspace
 
@@ -69,7 +78,20 @@ def _s(path: Path | None) -> str | None:
 def examine(workspace: Workspace) -> DoctorReport:
     """Run every check on ``workspace``."""
     report = DoctorReport()
-    for check in (_history, _quarantine, _audit, _publish, _orphans, _ledger, _text, _ingest):
+    checks = (
+        _links,
+        _history,
+        _secrets,
+        _rules,
+        _quarantine,
+        _audit,
+        _publish,
+        _orphans,
+        _ledger,
+        _text,
+        _ingest,
+    )
+    for check in checks:
         try:
             check(workspace, report)
         except (ReverieError, OSError, ValueError) as exc:
@@ -144,7 +166,59 @@ def _quarantine(workspace: Workspace, report: DoctorReport) -> None:
             )
 
 
+def _links(workspace: Workspace, report: DoctorReport) -> None:
+    for link in find_unsafe_links(workspace.root):
+        report.problem(
+            "links",
+            f"{link.reason} ({link.target}); reverie never reads or writes through it",
+            workspace.root / link.path,
+        )
+
+
+def _secrets(workspace: Workspace, report: DoctorReport) -> None:
+    for relative in (*DURABLE, *skill_files(workspace.root)):
+        path = workspace.root / relative
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        kinds = find_kinds(text)
+        if kinds:
+            report.problem(
+                "secrets", f"holds a secret ({', '.join(kinds)}); the next dream redacts it", path
+            )
+    for entry in workspace.history.entries():
+        kinds = find_kinds(entry.content)
+        if kinds:
+            report.problem(
+                "secrets",
+                f"history entry {entry.cursor} holds a secret ({', '.join(kinds)})",
+                workspace.history.path,
+            )
+
+
+def _rules(workspace: Workspace, report: DoctorReport) -> None:
+    path = workspace.root / SCREENED_FILE
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return
+    for number, line in enumerate(lines, start=1):
+        reason = screen_rule(line.strip()) if line.strip() else None
+        if reason is not None:
+            report.note(
+                "rules",
+                f"line {number} {reason}; screening would refuse it as a new rule "
+                "(keep it only if a person wrote it on purpose)",
+                path,
+            )
+
+
 def _audit(workspace: Workspace, report: DoctorReport) -> None:
+    integrity = workspace.audit.integrity()
+    if not integrity.ok:
+        report.problem("audit", integrity.detail, workspace.audit.git_dir)
+        return
     log = workspace.audit.log(1)
     if not log:
         report.problem("audit", "the audit repository has no commit", workspace.root / ".git")

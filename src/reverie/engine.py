@@ -45,6 +45,7 @@ from reverie.search import SearchHit, SearchIndex
 from reverie.session import SessionInfo
 from reverie.status import Status, gather
 from reverie.store.audit import CommitDetail, CommitInfo
+from reverie.store.audit_integrity import AuditIntegrity
 from reverie.store.entries import HistoryEntry
 from reverie.store.ledger import LedgerSummary
 from reverie.store.workspace import Workspace
@@ -289,6 +290,14 @@ class MemoryEngine:
     def doctor(self) -> DoctorReport:
         """Check the workspace's integrity (``report.ok`` is False on problems)."""
         return examine(self.workspace)
+
+    def repair_audit(self) -> AuditIntegrity:
+        """Start a new audit repository if ``.git`` is missing, or accept a replaced one.
+
+        Never done implicitly: a lost audit history is reported by ``doctor`` until a person
+        asks for this (``reverie doctor --repair-audit``).
+        """
+        return self.workspace.audit.repair()
 
     @property
     def tools(self) -> tuple[ToolSchema, ...]:

@@ -7,7 +7,8 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     ├── WorkspaceError              the workspace on disk cannot be used as it is
     │   ├── WorkspaceMissingError       no workspace at the path and create=False
     │   ├── WorkspaceFormatError        written by a newer reverie (format number too high)
-    │   └── WorkspaceDamagedError       a file or folder is not what the layout needs
+    │   ├── WorkspaceDamagedError       a file or folder is not what the layout needs
+    │   └── OutsideLinkError            a path leads outside the workspace (symlink, hard link)
     ├── HistoryError                the history log refused an operation
     │   └── CursorError                 a cursor value is invalid (not a positive int, bool, ...)
     ├── SessionError                a session journal or session file cannot be used (path kept)
@@ -40,16 +41,29 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
         └── ScriptExhaustedError        a ScriptedProvider was asked for more replies than scripted
 
 Expected outcomes (a compaction that fell back to raw text, a no-op commit) are typed results,
-not exceptions. Leaves carry the fields a caller needs to explain the problem (path, line, ...).
+not exceptions. Messages never carry secrets or URL credentials (``ReverieError`` redacts
+them). Leaves carry the fields a caller needs to explain the problem (path, line, ...).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from reverie.redact import redact, scrub_urls
+
 
 class ReverieError(Exception):
-    """Root of every error reverie raises on purpose."""
+    """Root of every error reverie raises on purpose.
+
+    Every text argument is redacted (``reverie.redact``: secrets, and URLs without their
+    userinfo or secret query values), so a message never shows a password or an API key,
+    whichever part of reverie built it.
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(
+            *(redact(scrub_urls(arg)) if isinstance(arg, str) else arg for arg in args)
+        )
 
 
 class WorkspaceError(ReverieError):
@@ -70,6 +84,19 @@ class WorkspaceFormatError(WorkspaceError):
 
 class WorkspaceDamagedError(WorkspaceError):
     """A file or folder of the layout is missing, of the wrong kind, or unreadable."""
+
+
+class OutsideLinkError(WorkspaceError):
+    """A path reverie would read or write is a link leading outside the workspace.
+
+    ``path`` is the offending component, ``target`` where it leads.
+    """
+
+    def __init__(self, message: str, *, path: Path, target: str) -> None:
+        super().__init__(
+            f"{message} ({target}); reverie never reads or writes through it", path=path
+        )
+        self.target = target
 
 
 class HistoryError(ReverieError):

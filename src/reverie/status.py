@@ -2,8 +2,9 @@
 
 Pending history (exact count after the dream cursor, read by bisection), durable file sizes in
 tokens, the last dream and whether the next one is due, session count, ledger totals by job,
-which mode (model or model-free) memory jobs run in, and which model each job uses (``jobs``:
-chat, compaction and dream, each a model name, ``(none)`` or ``model-free``).
+which mode (model or model-free) memory jobs run in, which model each job uses (``jobs``:
+chat, compaction and dream, each a model name, ``(none)`` or ``model-free``), and the latest
+SOUL.md rules screening refused (so a person can add one by hand if they meant it).
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from reverie.dream.state import DreamState
 from reverie.errors import CursorError, ReverieError, StorageError
 from reverie.store.ledger import JobTotals
 from reverie.store.memory_files import MEMORY_FILE_NAMES, FileSize
+from reverie.store.rejections import RecordedRejection
 from reverie.store.workspace import Workspace
+
+REJECTED_SHOWN = 10
+"""How many of the latest refused rules ``status`` carries."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,6 +47,7 @@ class Status:
     jobs: dict[str, str]
     damaged: tuple[str, ...] = ()
     """Files status could not read (shown instead of failing; ``doctor`` says more)."""
+    rejected_rules: tuple[RecordedRejection, ...] = ()
 
 
 def gather(
@@ -76,6 +82,7 @@ def gather(
         + len(workspace.sessions.quarantine.records()),
         jobs={"chat": chat_model or "(none)", "compaction": memory, "dream": memory},
         damaged=tuple(damaged),
+        rejected_rules=tuple(workspace.rejections.latest(REJECTED_SHOWN)),
     )
 
 

@@ -118,7 +118,7 @@ def test_one_endless_turn_is_compacted_in_safe_pieces(workspace: Workspace) -> N
 
 
 def test_a_chunk_larger_than_the_summarisers_window_goes_in_pieces(workspace: Workspace) -> None:
-    provider = ScriptedProvider(*itertools.repeat(_facts, 40))
+    provider = ScriptedProvider(*itertools.repeat(_facts, 80))
     compactor, _, summariser = build(
         workspace, provider, chat_window=16000, memory_window=2500, max_output=400
     )

@@ -28,8 +28,12 @@ UNBOUNDED = DreamConfig(token_budget=10_000_000)
 
 
 def content(path: str, generation: int) -> str:
-    """The text of ``path`` at ``generation`` (the first line names both)."""
-    return f"{path} generation {generation}\n" + f"{generation:08d} filler line\n" * 3_000
+    """The text of ``path`` at ``generation`` (the first line names both).
+
+    The file is named by number: a new SOUL.md line naming a memory file would be screened.
+    """
+    head = f"file {PATHS.index(path)} generation {generation}\n"
+    return head + f"{generation:08d} filler line\n" * 3_000
 
 
 def once(root: Path, release: Path) -> None:

@@ -19,8 +19,12 @@ PATHS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "skills/crash/SKILL.md")
 
 
 def content(path: str, generation: int) -> str:
-    """The text of ``path`` at ``generation`` (the first line names both)."""
-    return f"{path} generation {generation}\n" + f"{generation:08d} filler line\n" * 5_000
+    """The text of ``path`` at ``generation`` (the first line names both).
+
+    The file is named by number: a new SOUL.md line naming a memory file would be screened.
+    """
+    head = f"file {PATHS.index(path)} generation {generation}\n"
+    return head + f"{generation:08d} filler line\n" * 5_000
 
 
 def main() -> None:

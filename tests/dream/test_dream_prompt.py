@@ -119,7 +119,7 @@ def test_history_is_the_batch_after_the_dream_cursor_oldest_first(workspace: Wor
 def test_each_entry_is_truncated_to_entry_chars(workspace: Workspace) -> None:
     workspace.history.append("x" * 5_000)
     text = _user_text(workspace, DreamConfig(entry_chars=1_000))
-    body = text.split("## entry 1 · ", 1)[1].split("\n\n", 1)[1]
+    body = text.split("## entry 1 · ", 1)[1].split("\n\n", 1)[1].rsplit("\n<<<END DATA-", 1)[0]
     assert 950 <= len(body) <= 1_000
     assert body.startswith("x" * 900)
     assert "truncated" in body

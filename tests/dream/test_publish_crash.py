@@ -38,7 +38,7 @@ def _generations(root: Path) -> dict[str, int]:
     found = {}
     for path in PATHS:
         first = (root / path).read_text().split("\n", 1)[0]
-        assert first.startswith(f"{path} generation "), first
+        assert first.startswith(f"file {PATHS.index(path)} generation "), first
         found[path] = int(first.rsplit(" ", 1)[1])
         assert (root / path).read_text() == content(path, found[path])
     return found

@@ -125,7 +125,7 @@ def test_ensure_replaces_an_older_reverie_exclude_block(root: Path, clock: StepC
 
 def test_operations_before_ensure_raise_audit_error(root: Path, clock: StepClock) -> None:
     audit = open_audit(root, clock)
-    with pytest.raises(AuditError, match="ensure"):
+    with pytest.raises(AuditError, match="no audit repository"):
         audit.log()
 
 

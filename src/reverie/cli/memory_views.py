@@ -37,6 +37,11 @@ def status_view(status: Status) -> RenderableType:
     if status.quarantined_lines or status.ledger_unreadable:
         rows.append(("attention", _attention_line(status)))
     rows.extend(("damaged", problem) for problem in status.damaged)
+    for rejection in status.rejected_rules:
+        rule = rejection.rule
+        rows.append(
+            ("rejected rule", f"{rule.rule!r} for {rule.file}: {rule.reason} (add it by hand)")
+        )
     for name, value in rows:
         grid.add_row(name, value)
     return grid
@@ -112,6 +117,8 @@ def dream_line(result: DreamResult) -> Text:
         line += f"; commit {result.commit[:7]}"
     if result.model_calls:
         line += f"; {result.model_calls} model calls, {result.tokens} tokens"
+    for rejected in result.rejected:
+        line += f"\nrejected rule for {rejected.file} ({rejected.reason}): {rejected.rule}"
     return Text(line, style="green")
 
 

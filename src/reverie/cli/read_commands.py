@@ -131,13 +131,30 @@ def cost(
         out().print(cost_view(summary))
 
 
+RepairFlag = Annotated[
+    bool,
+    typer.Option(
+        "--repair-audit",
+        help="Start a new audit repository when .git is missing (or accept a replaced one), "
+        "then check.",
+    ),
+]
+
+
 def doctor(
-    ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
+    ctx: typer.Context,
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: JsonFlag = False,
+    repair_audit: RepairFlag = False,
 ) -> None:
     """Check the workspace's integrity; exit 1 on problems (notes alone pass)."""
     from reverie.cli.record_views import doctor_view
 
-    with engine(ctx, workspace, read_only=True) as memory:
+    with engine(ctx, workspace, read_only=not repair_audit) as memory:
+        if repair_audit:
+            repaired = memory.repair_audit()
+            notice(f"audit repository: {repaired.state}")
         report = memory.doctor()
     if json_output:
         emit_json({"ok": report.ok, "findings": report.findings})

@@ -5,7 +5,8 @@ built-in compaction prompt, and a model-free summariser can stand in for it. A f
 typed ``SummaryAttempt`` (``ok=False`` with a reason), never an exception, so compaction can
 keep the raw facts instead: provider errors and timeouts, a truncated reply (finish reason
 ``length``), an empty reply, or tool calls where none were asked for. Every model call is
-recorded in the ledger with its tokens and outcome.
+recorded in the ledger with its tokens and outcome. The transcript is sent fenced as data
+(``prompts.fence``), under instructions that say it is never instructions to the summariser.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from reverie.config import ModelConfig
 from reverie.errors import ModelError
 from reverie.llm.provider import ChatReply, ChatRequest, Provider
 from reverie.messages import Message
-from reverie.prompts import load
+from reverie.prompts import fence, load
 from reverie.store.entries import strip_reasoning
 from reverie.store.ledger import Ledger, LedgerRecord
 from reverie.token_estimate import TokenCounter
@@ -58,21 +59,23 @@ class ModelSummariser:
         """The model's input budget less the instructions and a small margin."""
         output = min(self._model.max_output_tokens, SUMMARY_OUTPUT_TOKENS)
         window = self._model.context_window - output - 1024
-        return max(256, window - self._counter.text(self._instructions) - 64)
+        return max(256, window - self._counter.text(self._instructions) - 96)  # + the fence
 
     def summarise(self, transcript: str, *, session_key: str | None) -> SummaryAttempt:
         """Ask the model for the transcript's facts; failures come back as ``ok=False``."""
         request = ChatRequest(
             messages=(
                 Message(role="system", content=self._instructions),
-                Message(role="user", content=transcript),
+                Message(role="user", content=fence("TRANSCRIPT", transcript)),
             ),
             tool_choice="none",
             max_output_tokens=min(self._model.max_output_tokens, SUMMARY_OUTPUT_TOKENS),
             temperature=0.0,
         )
         started = time.monotonic()
-        estimated_in = self._counter.text(self._instructions) + self._counter.text(transcript)
+        estimated_in = self._counter.text(self._instructions) + self._counter.text(
+            request.messages[1].text
+        )
         try:
             reply = self._provider.complete(request)
         except ModelError as exc:

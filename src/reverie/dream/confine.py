@@ -1,6 +1,8 @@
 """Confinement: which workspace paths the dream model may read and which it may write.
 
-This module owns the two path rules of invariant 8 and nothing else; it never opens a file
+This module owns the two path rules of invariant 8 and nothing else; which paths exist and
+are writable comes from ``reverie.store.layout`` (the one layout module), and the filesystem
+rule here is that module's link rule made stricter (no symlink at all); it never opens a file
 for writing. Every path the model names goes through ``resolve_writable`` or
 ``resolve_readable`` before anything touches the disk, and a refusal is a ``ConfinementError``
 whose ``reason`` is written for the model to read.
@@ -48,13 +50,14 @@ import unicodedata
 from pathlib import Path
 
 from reverie.errors import ConfinementError
+from reverie.store import layout
 
 MAX_PATH_CHARS = 256
 """Longest raw path accepted (the longest writable path is 82 characters)."""
 
-SKILL_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.ASCII)
-FIXED_WRITABLE = ("SOUL.md", "USER.md", "memory/MEMORY.md")
-_SKILL_PATH = re.compile(r"skills/([a-z0-9][a-z0-9_-]{0,63})/SKILL\.md", re.ASCII)
+SKILL_NAME = layout.SKILL_NAME
+FIXED_WRITABLE = layout.DREAM_WRITABLE
+_SKILL_PATH = layout.SKILL_FILE
 
 DENIED_TOP_LEVEL = frozenset({"sessions", "reverie.toml", "config.toml", "config.json"})
 """First path segments the model may never read (compared NFKC + casefolded)."""

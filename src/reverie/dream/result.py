@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from reverie.screening import RejectedRule
+
 DreamOutcome = Literal[
     "completed",
     "no_pending",
@@ -57,6 +59,8 @@ class DreamResult:
         commit: the sha of the audit commit holding the files and the cursor, when one was made.
         transcript: the internal session key that keeps the run's messages, when kept.
         recovered: an interrupted earlier publish was finished before this run.
+        rejected: candidate SOUL.md rules the publish guard refused (``reverie.screening``);
+            recorded in ``.reverie/rejected-rules.jsonl`` unless a dry run.
     """
 
     outcome: DreamOutcome
@@ -76,6 +80,7 @@ class DreamResult:
     commit: str | None = None
     transcript: str | None = None
     recovered: bool = False
+    rejected: tuple[RejectedRule, ...] = ()
 
     @property
     def tokens(self) -> int:

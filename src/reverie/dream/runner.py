@@ -8,7 +8,10 @@
     DreamLoop on a Staging copy                 bounded: rounds, tokens, no-progress
     failed / cut off / over budget              ledger line with the reason; nothing else moves
     completed, dry run                          return Staging.diff(); nothing is written
-    completed                                   publish (journal carries the new cursor),
+    completed                                   publish the guarded text (``guard``: secrets
+                                                redacted, new SOUL.md rules screened; refused
+                                                ones go to the result and the rejections log),
+                                                (journal carries the new cursor),
                                                 write the dream cursor, ONE audit commit
                                                 ("dream: <trigger>", body from the real diff)
                                                 holding files and cursor, delete the journal;
@@ -229,8 +232,31 @@ class Dreamer:
             recovered=recovered,
         )
         if prompt.batch_last is None:
-            return replace(base, reason="no history entry after the dream cursor")
+            return self._redact_only(
+                replace(base, reason="no history entry after the dream cursor")
+            )
         return self._curate(prompt, base)
+
+    def _redact_only(self, base: DreamResult) -> DreamResult:
+        """With nothing pending, still take out secrets already in the files (one commit)."""
+        staging = Staging(self.workspace.root)
+        diff = staging.diff()
+        if not diff or base.dry_run:
+            return replace(base, diff=diff, files_changed=tuple(staging.changes()))
+        trigger = f"{base.trigger} (redaction)"
+        try:
+            changed = staging.publish(self.journal, cursor=base.cursor_before, trigger=trigger)
+        except PublishConflictError as exc:
+            return replace(base, reason=f"{base.reason}; secrets not redacted yet: {exc}")
+        commit = self._finish_publish(base.cursor_before, trigger)
+        logger.info("dream redacted secrets already in %s", ", ".join(changed))
+        return replace(
+            base,
+            reason=f"{base.reason}; redacted secrets already in the files",
+            files_changed=changed,
+            diff=diff,
+            commit=None if commit is None else commit.sha,
+        )
 
     def _curate(self, prompt: DreamPrompt, base: DreamResult) -> DreamResult:
         """Run the model on a staging copy; publish what a completed, real run staged."""
@@ -252,6 +278,7 @@ class Dreamer:
         )
         if loop.outcome != "completed":
             return self._record_failure(result, None if base.dry_run else loop)
+        result = replace(result, rejected=staging.rejected())
         if base.dry_run:
             return replace(result, diff=staging.diff(), files_changed=tuple(staging.changes()))
         return self._publish(staging, prompt, loop, result)
@@ -283,6 +310,7 @@ class Dreamer:
         except PublishConflictError as exc:
             return self._record_failure(replace(result, outcome="conflict", reason=str(exc)), loop)
         commit = self._finish_publish(prompt.batch_last, result.trigger)
+        self.workspace.rejections.append(result.rejected, time=self.workspace.clock())
         logger.info(
             "dream (%s) consumed entries through %d, changed %s",
             result.trigger,

@@ -5,6 +5,12 @@ text is kept as the *base*; ``changes`` and ``diff`` compare staged text with th
 canonical writable paths (``confine``) can be staged, and every disk access re-checks them on
 the real filesystem.
 
+What is published is never the raw staged text but its guarded form (``guard``): secrets
+redacted in every writable file (the three fixed files are always looked at, so a secret
+already on disk goes too) and new SOUL.md lines screened, refused ones reported by
+``rejected``. ``changes``, ``diff`` and ``publish`` all see the guarded text, so no curator,
+dry run or recovery can bypass it.
+
 ``publish`` refuses (``PublishConflictError``, nothing written) when a file's disk text changed
 since it was first staged, so an edit a person made during a dream run is never overwritten;
 otherwise it hands the changes to the publish journal (``journal``), which replaces them as
@@ -16,9 +22,11 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from reverie.dream.confine import canonical_writable, check_writable_on_disk
+from reverie.dream.confine import FIXED_WRITABLE, canonical_writable, check_writable_on_disk
+from reverie.dream.guard import GuardedText, guard_text
 from reverie.dream.journal import disk_text, replace_file, write_journal
-from reverie.errors import ConfinementError, PublishConflictError
+from reverie.errors import ConfinementError, PublishConflictError, StorageError
+from reverie.screening import RejectedRule
 
 
 class Staging:
@@ -51,9 +59,27 @@ class Staging:
         self._staged[canonical] = text
 
     def changes(self) -> dict[str, str]:
-        """Return canonical path -> staged text, for files whose text differs from their base."""
+        """Return canonical path -> guarded text, for files whose text differs from their base."""
         return {
-            path: text for path, text in sorted(self._staged.items()) if text != self._base[path]
+            path: guarded.text
+            for path, guarded in self._guarded().items()
+            if guarded.text != self._base[path]
+        }
+
+    def rejected(self) -> tuple[RejectedRule, ...]:
+        """The candidate rules the guard refused (they are not in ``changes``)."""
+        return tuple(rule for guarded in self._guarded().values() for rule in guarded.rejected)
+
+    def _guarded(self) -> dict[str, GuardedText]:
+        for path in FIXED_WRITABLE:  # look at files nobody staged too: old secrets go
+            if path not in self._staged:
+                try:
+                    self._staged[path] = self._base_text(path)
+                except (ConfinementError, StorageError):
+                    continue
+        return {
+            path: guard_text(path, self._base[path], text)
+            for path, text in sorted(self._staged.items())
         }
 
     def diff(self) -> str:

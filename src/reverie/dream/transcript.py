@@ -5,19 +5,23 @@ result) as the session ``dream:<UTC time>`` and deletes older ``dream:`` session
 last ``keep`` (10). Keys sort by time, so "older" is "smaller key". Sessions whose key starts
 with ``dream:`` are internal: prompts of other sessions never carry them (invariant 10).
 This module writes only through ``SessionStore``; it never touches history or the durable files.
+The kept messages are redacted (``reverie.redact``): the transcript is derived, not what the
+user typed, so a secret the model tried to write (or a file held before) is not kept in it.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from reverie.clock import require_aware
+from reverie.messages import Message
+from reverie.redact import redact
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from reverie.messages import Message
     from reverie.store.sessions import SessionStore
 
 TRANSCRIPT_PREFIX = "dream:"
@@ -46,7 +50,7 @@ def keep_transcript(
     while sessions.exists(key):  # two runs within one second: keep both
         suffix += 1
         key = f"{base}-{suffix}"
-    sessions.append_many(key, messages)
+    sessions.append_many(key, [_redacted(message) for message in messages])
     prune_transcripts(sessions, keep=keep)
     return key
 
@@ -58,3 +62,9 @@ def prune_transcripts(sessions: SessionStore, *, keep: int = KEEP_TRANSCRIPTS) -
     for key in old:
         sessions.delete(key)
     return old
+
+
+def _redacted(message: Message) -> Message:
+    calls = tuple(replace(call, arguments=redact(call.arguments)) for call in message.tool_calls)
+    content = redact(message.content) if isinstance(message.content, str) else message.content
+    return replace(message, content=content, tool_calls=calls)

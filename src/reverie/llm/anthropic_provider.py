@@ -36,6 +36,7 @@ from reverie.llm.anthropic_wire import (
 )
 from reverie.llm.retry import Retrier, RetryPolicy, Sleep
 from reverie.llm.retrying import RetryingProvider
+from reverie.redact import display_url
 
 if TYPE_CHECKING:
     import anthropic
@@ -101,7 +102,7 @@ class AnthropicProvider(RetryingProvider):
         )
 
     def __repr__(self) -> str:
-        return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
+        return f"AnthropicProvider(model={self.model!r}, base_url={display_url(self.base_url)!r})"
 
     def _attempt(self, request: ChatRequest) -> ChatReply:
         import anthropic  # noqa: PLC0415

@@ -43,6 +43,7 @@ from reverie.errors import (
 from reverie.llm.openai_wire import parse_reply, wire_message
 from reverie.llm.retry import Retrier, RetryPolicy, Sleep
 from reverie.llm.retrying import RetryingProvider
+from reverie.redact import display_url
 
 if TYPE_CHECKING:
     import openai
@@ -106,7 +107,7 @@ class OpenAIProvider(RetryingProvider):
         )
 
     def __repr__(self) -> str:
-        return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
+        return f"OpenAIProvider(model={self.model!r}, base_url={display_url(self.base_url)!r})"
 
     def _attempt(self, request: ChatRequest) -> ChatReply:
         import openai  # noqa: PLC0415

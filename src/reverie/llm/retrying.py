@@ -2,7 +2,8 @@
 
 A subclass sets ``model``, ``base_url``, ``_retrier`` and ``_client`` and implements one HTTP
 attempt (``_attempt``); ``complete`` runs it under the retry policy and names the endpoint in
-the final error. The SDK client is closed by ``close`` or on leaving a ``with`` block.
+the final error (never with credentials: ``display_url``). The SDK client is closed by
+``close`` or on leaving a ``with`` block.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from reverie.errors import (
 from reverie.llm.failures import http_failure, parse_retry_after
 from reverie.llm.provider import ChatReply, ChatRequest
 from reverie.llm.retry import Retrier
+from reverie.redact import display_url
 
 
 class _Closable(Protocol):
@@ -42,7 +44,9 @@ class RetryingProvider:
             ModelError: the translated failure (see ``reverie.errors``).
         """
         model = request.model or self.model
-        return self._retrier.run(lambda: self._attempt(request), what=f"{model} at {self.base_url}")
+        return self._retrier.run(
+            lambda: self._attempt(request), what=f"{model} at {display_url(self.base_url)}"
+        )
 
     def close(self) -> None:
         """Close the HTTP connection pool."""
@@ -70,9 +74,9 @@ class RetryingProvider:
         and ``APIResponseValidationError``.
         """
         if isinstance(exc, sdk.APITimeoutError):
-            return ModelTimeoutError(f"no answer from {self.base_url} in time")
+            return ModelTimeoutError(f"no answer from {display_url(self.base_url)} in time")
         if isinstance(exc, sdk.APIConnectionError):
-            return ModelConnectionError(f"cannot reach {self.base_url}: {exc}")
+            return ModelConnectionError(f"cannot reach {display_url(self.base_url)}: {exc}")
         if isinstance(exc, sdk.APIStatusError):
             response = exc.response
             return http_failure(
@@ -82,5 +86,7 @@ class RetryingProvider:
                 retry_after=parse_retry_after(response.headers, self._clock()),
             )
         if isinstance(exc, sdk.APIResponseValidationError):
-            return MalformedReplyError(f"reply from {self.base_url} failed validation: {exc}")
+            return MalformedReplyError(
+                f"reply from {display_url(self.base_url)} failed validation: {exc}"
+            )
         return ModelError(f"{name} SDK error: {exc}")

@@ -5,7 +5,9 @@ tracks exactly ``TRACKED_PATHS`` (SOUL.md, USER.md, memory/MEMORY.md, memory/.dr
 and the skill files dream writes (``skills/<name>/SKILL.md``).
 A person can read it with plain git; in reverie's own repository ``.git/info/exclude`` hides
 every other file from ``git status``. An existing ``.git`` (a nanobot workspace) is adopted
-with its history, and its ``info/exclude`` is left as its owner wrote it.
+with its history, and its ``info/exclude`` is left as its owner wrote it. A ``.git`` that went
+missing or was replaced is reported, never silently re-created (``audit_integrity``;
+``repair`` is the explicit way back).
 
 What it must not do: discover a repository upward (a workspace inside another git checkout
 audits in its own ``.git`` and never touches the outer one), commit any path but the tracked
@@ -50,6 +52,7 @@ from dulwich.repo import Repo
 
 from reverie.clock import require_aware
 from reverie.errors import AuditError
+from reverie.store import layout
 from reverie.store.audit_commits import (
     CommitDetail,
     CommitInfo,
@@ -59,6 +62,7 @@ from reverie.store.audit_commits import (
     first_parent,
     head_commit,
     resolve_revision,
+    root_commit,
     short_sha,
     subject_of,
     tree_diff,
@@ -69,6 +73,12 @@ from reverie.store.audit_diff import (
     FileVersions,
     commit_body,
     render_diff,
+)
+from reverie.store.audit_integrity import (
+    REPAIR_HINT,
+    AuditIntegrity,
+    read_root,
+    write_root,
 )
 from reverie.store.audit_locks import sweep_git_locks
 from reverie.store.audit_worktree import (
@@ -119,33 +129,75 @@ class AuditRepo:
 
     def __init__(self, root: Path, *, lock: ProcessLock, clock: Clock) -> None:
         self.root = root
-        self.git_dir = root / ".git"
+        self.git_dir = root / layout.GIT
+        self.record = root / layout.AUDIT_ROOT
         self._lock = lock
         self._clock = clock
 
     def ensure(self) -> None:
-        """Create the repository if missing and make the first commit ``init: workspace``.
+        """Create the repository if it never existed and make the first commit ``init: workspace``.
 
-        An existing repository is adopted as it is, and a repository without commits gets its
-        first. The reverie block of ``.git/info/exclude`` is (re)written only in reverie's own
-        repository (created here, without commits yet, or already carrying the block): another
-        program's repository (nanobot's) keeps its exclude file untouched.
+        An existing repository is adopted as it is, a repository without commits gets its
+        first, and its root commit is recorded (``audit_integrity``). The reverie block of
+        ``.git/info/exclude`` is (re)written only in reverie's own repository (created here,
+        without commits yet, or already carrying the block): another program's repository
+        (nanobot's) keeps its exclude file untouched. A repository that existed and went missing
+        is *not* re-created: that takes ``repair``.
 
         Raises:
             AuditError: the repository cannot be created or read.
         """
         with self._lock.hold():
+            created = False
+            if not os.path.lexists(self.git_dir):
+                if read_root(self.record) is not None:
+                    logger.warning(
+                        "the audit repository %s is missing; %s", self.git_dir, REPAIR_HINT
+                    )
+                    return
+                self._init_atomically()
+                created = True
+            self._adopt_locked(record=read_root(self.record) is None, created=created)
+
+    def integrity(self) -> AuditIntegrity:
+        """Whether ``.git`` is the repository reverie recorded (see ``audit_integrity``)."""
+        if not os.path.lexists(self.git_dir):
+            return AuditIntegrity(state="missing", detail=f"{self.git_dir} is gone; {REPAIR_HINT}")
+        with self._open() as repo:
+            root = root_commit(repo)
+        if root is None:
+            return AuditIntegrity(state="empty", detail="the audit repository has no commit")
+        recorded = read_root(self.record)
+        if recorded is not None and recorded != root:
+            return AuditIntegrity(
+                state="replaced",
+                detail=f"its root commit is {root[:12]}, reverie recorded {recorded[:12]} "
+                f"(history was replaced); {REPAIR_HINT} (this accepts the current one)",
+            )
+        return AuditIntegrity(state="ok")
+
+    def repair(self) -> AuditIntegrity:
+        """Start a new repository when missing, or accept the current one; record its root."""
+        with self._lock.hold():
             created = not os.path.lexists(self.git_dir)
             if created:
                 self._init_atomically()
-            with self._open() as repo:
-                sweep_git_locks(self.git_dir)
-                exclude = Path(repo.commondir()) / "info" / "exclude"
-                fresh = head_commit(repo) is None
-                if created or fresh or holds_reverie_block(exclude):
-                    write_exclude(exclude)
-                if fresh:
-                    self._commit_locked(repo, "init: workspace")
+                logger.warning("created a new audit repository at %s", self.git_dir)
+            self._adopt_locked(record=True, created=created)
+        return self.integrity()
+
+    def _adopt_locked(self, *, record: bool, created: bool) -> None:
+        with self._open() as repo:
+            sweep_git_locks(self.git_dir)
+            exclude = Path(repo.commondir()) / "info" / "exclude"
+            fresh = head_commit(repo) is None
+            if created or fresh or holds_reverie_block(exclude):
+                write_exclude(exclude)
+            if fresh:
+                self._commit_locked(repo, "init: workspace")
+            root = root_commit(repo) if record else None
+        if root is not None:
+            write_root(self.record, root)
 
     def _init_atomically(self) -> None:
         """Create ``.git`` in a scratch folder, then rename it into place.
@@ -270,7 +322,7 @@ class AuditRepo:
         # Open root/.git itself, never Repo.discover: a workspace nested in another checkout
         # must not fall through to the outer repository.
         if not os.path.lexists(self.git_dir):
-            raise AuditError(f"no audit repository at {self.git_dir} (ensure() creates it)")
+            raise AuditError(f"no audit repository at {self.git_dir}; {REPAIR_HINT}")
         try:
             repo = Repo(str(self.root), bare=False)
         except (*_GIT_FAILURES, ValueError) as exc:  # ValueError: a .git file without "gitdir:"

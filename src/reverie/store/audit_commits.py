@@ -85,6 +85,17 @@ def first_parent(repo: Repo, commit: Commit) -> Commit | None:
     return _commit(repo, commit.parents[0])
 
 
+def root_commit(repo: Repo) -> str | None:
+    """The sha of the root commit reached along first parents from HEAD (None: no commit)."""
+    commit = head_commit(repo)
+    while commit is not None:
+        parent = first_parent(repo, commit)
+        if parent is None:
+            return commit.id.decode("ascii")
+        commit = parent
+    return None
+
+
 def resolve_revision(repo: Repo, revision: str) -> Commit:
     """Return the one commit that ``revision`` names.
 

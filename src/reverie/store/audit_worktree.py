@@ -14,38 +14,33 @@ file keeps every line a person wrote outside the reverie block.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dulwich.index import IndexEntry, commit_tree
 
+from reverie.store import layout
 from reverie.store.atomic import atomic_write, atomic_write_text, fsync_dir
 
 if TYPE_CHECKING:
     from dulwich.objects import ObjectID
     from dulwich.repo import Repo
 
-TRACKED_PATHS: tuple[str, ...] = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/.dream_cursor")
+TRACKED_PATHS: tuple[str, ...] = layout.AUDITED
 """The fixed paths the audit repository commits, relative to the workspace."""
 
-SKILL_PATH = re.compile(r"skills/[a-z0-9][a-z0-9_-]{0,63}/SKILL\.md")
+SKILL_PATH = layout.SKILL_FILE
 """Skill files dream may write; each one that exists (or existed) is tracked too."""
 
 
 def skill_paths(root: Path, repo: Repo, *trees: ObjectID | None) -> set[str]:
-    """Skill files on disk in ``root`` and in any of ``trees`` (so removals are seen)."""
-    skills = root / "skills"
-    # A symlinked component (skills/ or skills/<name>/) leads out of the workspace: not ours.
-    found = (
-        set()
-        if skills.is_symlink()
-        else {
-            f"skills/{path.parent.name}/SKILL.md"
-            for path in skills.glob("*/SKILL.md")
-            if path.is_file() and not path.is_symlink() and not path.parent.is_symlink()
-        }
-    )
+    """Skill files on disk in ``root`` and in any of ``trees`` (so removals are seen).
+
+    Only paths with no symlink on disk count (``layout.skill_files``): a symlinked
+    ``skills/<name>/`` folder is never tracked, committed, or touched by a restore, even when an
+    older commit holds a file at that path.
+    """
+    found = set(layout.skill_files(root))
     for tree in trees:
         if tree is not None:
             found.update(
@@ -53,7 +48,19 @@ def skill_paths(root: Path, repo: Repo, *trees: ObjectID | None) -> set[str]:
                 for entry in repo.object_store.iter_tree_contents(tree)
                 if entry.path.startswith(b"skills/")
             )
-    return {path for path in found if SKILL_PATH.fullmatch(path)}
+    return {path for path in found if SKILL_PATH.fullmatch(path) and _no_link(root, path)}
+
+
+def _no_link(root: Path, relative: str) -> bool:
+    """True when no existing component of ``relative`` below ``root`` is a symlink."""
+    current = root
+    for part in relative.split("/"):
+        current = current / part
+        if current.is_symlink():
+            return False
+        if not current.exists():
+            return True
+    return True
 
 
 def tracked_paths(root: Path, repo: Repo, *trees: ObjectID | None) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, cast
 
 from reverie.clock import wall_clock
 from reverie.inbound import clean_text, has_surrogate_escape, valid_json
+from reverie.redact import redact
 
 if TYPE_CHECKING:
     from reverie.messages import JSONValue
@@ -145,11 +146,11 @@ def strip_reasoning(text: str) -> str:
 def prepared_content(text: str, max_chars: int | None = None) -> str:
     """Return ``text`` as the history log stores it.
 
-    Valid Unicode, leaked reasoning stripped, capped at ``max_chars`` (never more than
-    ``HARD_CAP_CHARS``).
+    Valid Unicode, leaked reasoning stripped, secrets redacted (``reverie.redact``), capped at
+    ``max_chars`` (never more than ``HARD_CAP_CHARS``).
     """
     limit = HARD_CAP_CHARS if max_chars is None else min(max_chars, HARD_CAP_CHARS)
-    return truncate(strip_reasoning(clean_text(text)), limit)
+    return truncate(redact(strip_reasoning(clean_text(text))), limit)
 
 
 def truncate(text: str, limit: int) -> str:

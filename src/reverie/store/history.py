@@ -119,7 +119,8 @@ class HistoryLog:
     ) -> HistoryEntry:
         """Append one entry and return it with its new cursor.
 
-        Leaked reasoning is stripped first, then the text is capped at ``max_chars`` (never
+        Leaked reasoning is stripped first, secrets are redacted (``reverie.redact``: an entry
+        never keeps one, whoever wrote it), then the text is capped at ``max_chars`` (never
         more than 64,000). When this returns, the line is in the file: a crash of this
         process afterwards cannot lose it.
 
@@ -290,7 +291,9 @@ class HistoryLog:
                 return self._fd, status.st_size
         self.close()
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            # O_NOFOLLOW: never append through a symlink (the layout refuses one at open).
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+            fd = os.open(self.path, flags, 0o644)
         except OSError as exc:
             raise StorageError(f"cannot open ({exc.strerror})", path=self.path) from exc
         status = os.fstat(fd)

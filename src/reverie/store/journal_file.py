@@ -13,6 +13,7 @@ file, so a failed write leaves a cache that the next open simply corrects.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 from collections.abc import Callable, Sequence
@@ -182,11 +183,12 @@ def describes(tally: Tally, fd: int, status: os.stat_result) -> bool:
 
 def _open_read(path: Path) -> int | None:
     try:
-        return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        # O_NOFOLLOW: a journal that is a symlink is never read or appended through.
+        return os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise StorageError(f"cannot open ({exc.strerror})", path=path) from exc
+        raise StorageError(f"cannot open ({_why(exc)})", path=path) from exc
 
 
 def read_tally(path: Path, known: Tally | None) -> tuple[Tally, list[BadLine]] | None:
@@ -248,9 +250,16 @@ def _fold_line(tally: Tally, record: Record) -> bytes:
 
 def _open_append(path: Path) -> int:
     try:
-        return os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+        return os.open(path, flags, 0o644)
     except OSError as exc:
-        raise StorageError(f"cannot open ({exc.strerror})", path=path) from exc
+        raise StorageError(f"cannot open ({_why(exc)})", path=path) from exc
+
+
+def _why(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "it is a symlink; reverie never reads or writes a journal through a link"
+    return str(exc.strerror)
 
 
 def _write_all(fd: int, data: bytes, path: Path) -> None:

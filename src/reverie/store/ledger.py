@@ -7,7 +7,7 @@ is what ``status`` and ``cost`` add up, and what the soak test checks token boun
 Appends are one ``write`` on an ``O_APPEND`` descriptor under a ``ProcessLock``, so lines from
 many processes never interleave. The ledger is diagnostics, not memory: a line that does not
 parse is skipped by readers and counted in ``LedgerSummary.unreadable`` (``doctor`` reports
-it), never rewritten away.
+it), never rewritten away. A reason (often an error text) is redacted before it is written.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from pathlib import Path
 
 from reverie.clock import wall_clock
 from reverie.errors import StorageError
+from reverie.redact import redact
+from reverie.store.layout import check_path
 from reverie.store.locks import ProcessLock
 
 
@@ -49,7 +51,7 @@ class LedgerRecord:
             "tokens_out": self.tokens_out,
             "duration_ms": round(self.duration_ms, 3),
             "outcome": self.outcome,
-            "reason": self.reason,
+            "reason": None if self.reason is None else redact(self.reason),
         }
         return (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -99,14 +101,17 @@ class LedgerSummary:
 class Ledger:
     """Append and read ``memory/ledger.jsonl``."""
 
-    def __init__(self, path: Path, *, lock: ProcessLock) -> None:
+    def __init__(self, path: Path, *, lock: ProcessLock, root: Path | None = None) -> None:
         self.path = path
         self._lock = lock
+        self._root = root
 
     def append(self, record: LedgerRecord) -> None:
         """Append one record (one write under the lock)."""
         line = record.to_line()
         with self._lock.hold():
+            if self._root is not None:  # never append through a link leading outside
+                check_path(self._root, self.path.relative_to(self._root).as_posix(), write=True)
             try:
                 fd = os.open(
                     self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644

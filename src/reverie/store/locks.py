@@ -29,9 +29,11 @@ _MAX_POLL_SECONDS = 0.005
 class ProcessLock:
     """An exclusive lock on ``path`` across threads and processes."""
 
-    def __init__(self, path: Path, *, timeout: float = 60.0) -> None:
+    def __init__(self, path: Path, *, timeout: float = 60.0, keep_open: bool = True) -> None:
         self.path = path
         self.timeout = timeout
+        self.keep_open = keep_open
+        """Keep the lock file open between holds (else it is closed on every release)."""
         self._thread_lock = threading.Lock()
         self._owner: int | None = None
         self._fd: int | None = None
@@ -72,6 +74,8 @@ class ProcessLock:
                 yield
             finally:
                 fcntl.flock(self._file(), fcntl.LOCK_UN)
+                if not self.keep_open:
+                    self.close()
         finally:
             self._owner = None
             self._thread_lock.release()

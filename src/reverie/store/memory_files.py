@@ -1,7 +1,8 @@
 """The durable memory files: SOUL.md, USER.md and memory/MEMORY.md, addressed by name.
 
 The set of names is closed (``MemoryFileName``); nothing here takes a free path, so no caller
-can reach another file through this class. Writes are atomic replaces. Each file starts with a
+can reach another file through this class, and no read or write goes through a symlink leading
+outside the workspace (``layout.check_path``). Writes are atomic replaces. Each file starts with a
 short starter text that says what belongs in it; ``is_starter`` lets prompt assembly skip a
 file nobody has written to yet.
 """
@@ -15,16 +16,18 @@ from typing import Literal
 
 from reverie.errors import StorageError
 from reverie.inbound import clean_text
+from reverie.store import layout
 from reverie.store.atomic import atomic_write_text
+from reverie.store.layout import check_path
 from reverie.token_estimate import estimate_tokens
 
 MemoryFileName = Literal["SOUL", "USER", "MEMORY"]
 MEMORY_FILE_NAMES: tuple[MemoryFileName, ...] = ("SOUL", "USER", "MEMORY")
 
 RELATIVE_PATHS: dict[MemoryFileName, str] = {
-    "SOUL": "SOUL.md",
-    "USER": "USER.md",
-    "MEMORY": "memory/MEMORY.md",
+    "SOUL": layout.SOUL,
+    "USER": layout.USER,
+    "MEMORY": layout.MEMORY,
 }
 
 STARTER_TEXTS: dict[MemoryFileName, str] = {
@@ -59,7 +62,11 @@ class MemoryFiles:
 
         Bytes that are not UTF-8 (a hand edit saved in another encoding) read as U+FFFD, so one
         bad byte cannot stop every prompt; ``doctor`` reports the file.
+
+        Raises:
+            OutsideLinkError: the file (or its folder) is a symlink leading outside.
         """
+        check_path(self.root, RELATIVE_PATHS[name])
         try:
             data = self.path(name).read_bytes()
         except FileNotFoundError:
@@ -69,7 +76,8 @@ class MemoryFiles:
         return data.decode("utf-8", errors="replace")
 
     def write(self, name: MemoryFileName, text: str) -> None:
-        """Replace a file's text atomically (lone surrogates stored as U+FFFD)."""
+        """Replace a file's text atomically (lone surrogates as U+FFFD; never through a link)."""
+        check_path(self.root, RELATIVE_PATHS[name], write=True)
         atomic_write_text(self.path(name), clean_text(text))
 
     def is_starter(self, name: MemoryFileName) -> bool:

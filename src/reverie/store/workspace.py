@@ -12,6 +12,8 @@ Layout (nanobot-compatible; reverie's own state lives in ``.reverie/``)::
     .reverie/sessions/                             session checkpoints (a cache for list())
     .reverie/sessions.quarantine.jsonl             journal lines taken out, never dropped
     .reverie/format                                workspace format number
+    .reverie/rejected-rules.jsonl                  SOUL.md rules screening refused
+    .reverie/audit-root                            the audit repository's recorded root commit
     .reverie/locks/                                cross-process lock files
     .git/                                          the audit repository
 
@@ -19,7 +21,14 @@ Layout (nanobot-compatible; reverie's own state lives in ``.reverie/``)::
 person or nanobot wrote. Opening an existing workspace (a nanobot one included) writes nothing
 outside ``.reverie/``: there ``sessions/`` appears with the first session reverie writes, the
 cursor files with the first append, and the exclude file of a git repository reverie did not
-create is left alone. A workspace with a newer format number, or whose files are not what
+create is left alone.
+
+Every path comes from ``layout``, and ``open`` refuses (``OutsideLinkError``, naming the path)
+a workspace where a path reverie reads or writes is a symlink leading outside it: appends to a
+linked history, ledger or sessions folder would land elsewhere, and a linked durable file
+would bring an outside file's text into every prompt.
+
+A workspace with a newer format number, or whose files are not what
 the layout needs (a folder where a file belongs, a cursor file that is not a number), raises a
 ``WorkspaceError`` naming the path. On every open it sweeps temp files of dead writers and
 repairs the history log (torn tail, invalid lines to the quarantine).
@@ -39,6 +48,7 @@ from reverie.errors import (
     WorkspaceFormatError,
     WorkspaceMissingError,
 )
+from reverie.store import layout
 from reverie.store.atomic import atomic_write_text, sweep_temp_files
 from reverie.store.audit import AuditRepo
 from reverie.store.cursors import CursorFloor, DreamCursor
@@ -48,6 +58,7 @@ from reverie.store.ledger import Ledger
 from reverie.store.locks import ProcessLock
 from reverie.store.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryFiles
 from reverie.store.quarantine import BadLine, Quarantine
+from reverie.store.rejections import RejectionLog
 from reverie.store.sessions import SessionStore
 
 logger = logging.getLogger(__name__)
@@ -64,6 +75,7 @@ class Workspace:
         self.clock = clock
         memory = root / "memory"
         self.locks_dir = root / ".reverie" / "locks"
+        self._kept: list[ProcessLock] = []
         self.files = MemoryFiles(root)
         self.dream_cursor = DreamCursor(memory / ".dream_cursor")
         self.quarantine = Quarantine(memory / "history.quarantine.jsonl")
@@ -71,13 +83,16 @@ class Workspace:
             memory / "history.jsonl",
             floor=CursorFloor(memory / ".cursor"),
             dream_cursor=self.dream_cursor,
-            lock=self.lock("history"),
+            lock=self._kept_lock("history"),
             quarantine=self.quarantine,
             marker=ScanMarker(root / ".reverie" / "history.checked"),
             clock=clock,
         )
-        self.ledger = Ledger(memory / "ledger.jsonl", lock=self.lock("ledger"))
-        self.audit = AuditRepo(root, lock=self.lock("audit"), clock=clock)
+        self.ledger = Ledger(root / layout.LEDGER, lock=self._kept_lock("ledger"), root=root)
+        self.rejections = RejectionLog(
+            root / layout.REJECTED_RULES, lock=self._kept_lock("rejections")
+        )
+        self.audit = AuditRepo(root, lock=self._kept_lock("audit"), clock=clock)
         self.sessions = SessionStore(
             root / "sessions", state_dir=root / ".reverie", locks_dir=self.locks_dir, clock=clock
         )
@@ -113,6 +128,7 @@ class Workspace:
         """
         root = Path(path).expanduser().absolute()
         _check_root(root, create=create and not read_only)
+        _check_links(root)
         if create and not read_only:
             _lay_out(root)
         if read_only:
@@ -138,14 +154,26 @@ class Workspace:
         return workspace
 
     def lock(self, name: str) -> ProcessLock:
-        """Return a new cross-process lock named ``name`` in ``.reverie/locks``."""
-        return ProcessLock(self.locks_dir / f"{name}.lock")
+        """Return a new cross-process lock named ``name`` in ``.reverie/locks``.
+
+        Its file is opened for each hold and closed on release, so locks taken now and then
+        (dream, compaction per session, ingest) leave no descriptor behind in a long-running
+        process; the stores' own locks stay open and close with the workspace.
+        """
+        return ProcessLock(self.locks_dir / f"{name}.lock", keep_open=False)
+
+    def _kept_lock(self, name: str) -> ProcessLock:
+        lock = ProcessLock(self.locks_dir / f"{name}.lock")
+        self._kept.append(lock)
+        return lock
 
     def close(self) -> None:
         """Release open descriptors (the workspace may be reopened later)."""
         self.history.close()
         self.audit.close()
         self.sessions.close()
+        for lock in self._kept:
+            lock.close()
 
 
 def _check_root(root: Path, *, create: bool) -> None:
@@ -190,6 +218,13 @@ def _check_readable(root: Path) -> None:
             raise WorkspaceDamagedError("expected a file, found something else", path=target)
     if (root / ".reverie" / "format").exists():  # absent: a nanobot workspace, read as is
         _check_format(root / ".reverie" / "format")
+
+
+def _check_links(root: Path) -> None:
+    """Refuse the workspace when a path it reads or writes leads outside (before any write)."""
+    for relative in layout.CHECKED:
+        if relative not in (layout.SKILLS, layout.PROMPT_OVERRIDE):  # checked where used
+            layout.check_path(root, relative, write=relative in layout.DURABLE)
 
 
 def _check_layout(root: Path) -> None:
