@@ -41,7 +41,7 @@ from reverie import MemoryEngine
 FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
 _BULLET = re.compile(r"^[-*] (\S.*?)\s*$")
 _TAG = re.compile(r"\s*\((?:since|before|as of)[^()]*\)\s*$")
-_LABEL = re.compile(r"^(?:[A-Z][\w ]{0,30}?:\s*)+")
+_LABEL = re.compile(r"^(?:[A-Za-z][\w ]{0,30}?:\s*)+")
 _SOCIAL = re.compile(
     r"^(?:hi|hey|hello|good (?:morning|night)|bye|thanks|thank you|great|awesome|amazing|wow|"
     r"cool|nice|lol|haha|omg|ok|okay|sure|yes|yeah|agreed|sounds good|congrat|i'm so|i'm super|"
@@ -160,7 +160,8 @@ def score(conversations: tuple[Conversation, ...]) -> dict[str, object]:
     extras: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for conversation in conversations:
-            written = [b.casefold() for b in curate(conversation, Path(tmp))]
+            original = curate(conversation, Path(tmp))
+            written = [b.casefold() for b in original]
             current = [_TAG.sub("", b) for b in written]
             gold_keys = [keys(g) for g in conversation.gold]
             bullets += len(written)
@@ -169,7 +170,7 @@ def score(conversations: tuple[Conversation, ...]) -> dict[str, object]:
                     matched += 1
                 else:
                     extras.append(f"{conversation.id}: {bullet}")
-            chatter += sum(1 for b in written if is_chatter(b))
+            chatter += sum(1 for b in original if is_chatter(b))
             for annotation, ks in zip(conversation.gold, gold_keys, strict=True):
                 gold += 1
                 if any(all(k in b for k in ks) for b in written):
