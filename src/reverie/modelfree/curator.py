@@ -150,9 +150,12 @@ class _Run:
         self.docs = docs
         self.applied: list[CuratorChange] = []
         self.skipped: list[SkippedFact] = []
+        # When each bullet written in this run was said: a batch need not be in time order.
+        self.said: dict[str, date] = {}
+        self.day: date | None = None
 
     def apply(self, fact: Fact, *, entry: HistoryEntry, today: date) -> None:
-        day = _entry_date(entry) or today
+        day = self.day = _entry_date(entry) or today
         found = admit(fact, day=day, today=today, ephemeral_days=self.settings.ephemeral_days)
         if isinstance(found, str):
             self._skip(fact.text, entry, found)
@@ -182,8 +185,13 @@ class _Run:
                 self._skip(found.text, entry, f"already in {found.target} as {bullet.text!r}")
                 return True
             tag = since_tag(bullet.text)
-            if tag is not None and tag.day is not None and tag.day > day:
+            said = (
+                tag.day if tag is not None and tag.day is not None else self.said.get(bullet.text)
+            )
+            if said is not None and said > day:
                 self._skip(found.text, entry, f"superseded by the newer {bullet.text!r}")
+                if tag is None:  # the newer fact learns what it replaced
+                    self._replace(found.target, bullet, with_since(bullet.text, said, slot.value))
                 return True
             self._replace(found.target, bullet, with_since(found.text, day, old.value))
             return True
@@ -228,6 +236,7 @@ class _Run:
 
     def _replace(self, name: MemoryFileName, bullet: Bullet, text: str) -> None:
         self.docs[name].replace(bullet, text)
+        self._note(text)
         self.applied.append(
             CuratorChange(action="replace", file=name, fact=text, previous=bullet.text)
         )
@@ -254,6 +263,7 @@ class _Run:
             self._skip(text, entry, f"{target} is at its {self.settings.file_chars}-character cap")
             return
         doc.append(text)
+        self._note(text)
         self.applied.append(CuratorChange(action="add", file=target, fact=text))
 
     def expire(self, name: MemoryFileName, today: date) -> None:
@@ -280,6 +290,10 @@ class _Run:
                 if score >= threshold and (best is None or score > best[0]):
                     best = (score, name, bullet)
         return None if best is None else (best[1], best[2])
+
+    def _note(self, text: str) -> None:
+        if self.day is not None:
+            self.said[text] = self.day
 
     def _skip(self, text: str, entry: HistoryEntry, reason: str) -> None:
         self.skipped.append(SkippedFact(fact=text, cursor=entry.cursor, reason=reason))

@@ -162,6 +162,11 @@ _BARE_PRONOUN = re.compile(
     r"|^(?:他|她|它|他们|她们|它们|这个|那个|这些|那些)",
     re.IGNORECASE,
 )
+# "Use the Tidewater room for that": what "that" is was said elsewhere.
+_DANGLING = re.compile(
+    r"\b(?:for|with|about|on|of|to|do|did|use|try|keep|like|love|need|want) (?:that|this|it|them)$",
+    re.IGNORECASE,
+)
 _DECISION_LEAD = re.compile(
     r"\b(?:let'?s|we(?:'ve| have)? (?:decided|agreed) (?:to|on)|we(?:'ll| will| are going to|"
     r"'re going to)|i(?:'ve| have)? decided (?:to|on)|we(?:'re| are) going with|i'll|"
@@ -257,8 +262,9 @@ def strip_correction(sentence: str) -> tuple[str, str | None]:
 
 
 def unresolved(sentence: str) -> bool:
-    """True when the sentence's subject is a bare pronoun the sentence does not resolve."""
-    return _BARE_PRONOUN.search(sentence.strip()) is not None
+    """True when the sentence's subject, or its closing object, is a bare pronoun."""
+    text = sentence.strip().rstrip(" .!。！")
+    return _BARE_PRONOUN.search(text) is not None or _DANGLING.search(text) is not None
 
 
 def _lead(text: str, subject: str | None) -> str:

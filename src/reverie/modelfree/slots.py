@@ -24,7 +24,9 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "home",
         re.compile(
             _WHO + r"(?:now |currently |still )?(?:lives|is living|has moved|moved|is based|"
-            r"resides|relocated)(?: back)? (?:in|to) " + _VALUE + _END,
+            r"resides|relocated)(?: back)? (?:in|to) (?=(?-i:[A-Z])|[\u3400-\u9fff])"
+            + _VALUE
+            + _END,
             re.IGNORECASE,
         ),
     ),
