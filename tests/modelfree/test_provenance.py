@@ -16,6 +16,7 @@ from reverie.compaction.transcript import raw_fallback
 from reverie.messages import Message, ToolCall
 from reverie.modelfree import ModelFreeCurator, ModelFreeSummariser
 from reverie.store.entries import HistoryEntry
+from reverie.store.memory_files import MemoryFileName
 
 WHEN = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
@@ -60,7 +61,7 @@ conversations = st.lists(
 )
 
 
-def _curated(messages: list[Message], *, raw: bool) -> dict[str, str]:
+def _curated(messages: list[Message], *, raw: bool) -> dict[MemoryFileName, str]:
     if raw:
         content = raw_fallback(messages, reason="test", cap=16_000)
     else:
