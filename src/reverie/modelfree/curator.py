@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Literal
 
+from reverie.modelfree.corrections import corrected_value
 from reverie.modelfree.fact_file import Bullet, FactFile
 from reverie.modelfree.facts import (
     Fact,
@@ -45,7 +46,6 @@ from reverie.modelfree.facts import (
     without_tags,
 )
 from reverie.modelfree.intake import Candidate, admit
-from reverie.modelfree.phrasing import corrected_value
 from reverie.modelfree.similarity import fact_tokens, jaccard, normalise
 from reverie.modelfree.slots import slot_of
 from reverie.modelfree.summariser import extract_from

@@ -6,11 +6,9 @@ in Porto", "My sister is a nurse" → "Sister is a nurse", "我住在波尔图" 
 named subject (a conversation between named people) it is named ("Caroline lives in Porto").
 Later first-person words become "they"/"them"/"their". ``as_rule`` writes an instruction to
 the assistant with the user in the third person ("unless I write" → "unless the user
-writes"). ``as_decision`` drops "let's", "we decided to" and the like. ``strip_correction``
-takes correction cues off ("Actually, ...", "No, I meant ...", "..., not X") and returns what
-was corrected, when the sentence says it. ``unresolved`` is true for a sentence whose subject
-is a bare pronoun ("They upgraded it in August."), whose referent only the conversation knew.
-Pure functions, no I/O.
+writes"). ``as_decision`` drops "let's", "we decided to" and the like. ``unresolved`` is true
+for a sentence whose subject is a bare pronoun ("They upgraded it in August."), or that ends on
+one ("... for that"): its referent only the conversation knew. Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -36,98 +34,18 @@ _AUX: dict[str, str] = {
     " don't": "doesn't",
 }
 _PAST = frozenset(
-    [
-        "was",
-        "went",
-        "grew",
-        "got",
-        "had",
-        "made",
-        "took",
-        "began",
-        "bought",
-        "came",
-        "did",
-        "drove",
-        "ate",
-        "felt",
-        "found",
-        "gave",
-        "knew",
-        "left",
-        "lost",
-        "met",
-        "paid",
-        "ran",
-        "said",
-        "saw",
-        "sold",
-        "spent",
-        "taught",
-        "told",
-        "thought",
-        "wrote",
-        "won",
-        "built",
-        "became",
-        "broke",
-        "brought",
-        "caught",
-        "chose",
-        "fell",
-        "flew",
-        "forgot",
-        "hid",
-        "kept",
-        "led",
-        "meant",
-        "put",
-        "quit",
-        "read",
-        "rode",
-        "sang",
-        "sat",
-        "slept",
-        "spoke",
-        "stood",
-        "swam",
-        "threw",
-        "understood",
-        "wore",
-        "born",
-        "drew",
-        "grew",
-        "hurt",
-        "cut",
-        "set",
-        "hit",
-        "let",
-        "cost",
-        "shut",
-        "spread",
-    ]
+    """
+    was went grew got had made took began bought came did drove ate felt found gave knew left
+    lost met paid ran said saw sold spent taught told thought wrote won built became broke
+    brought caught chose fell flew forgot hid kept led meant put quit read rode sang sat slept
+    spoke stood swam threw understood wore born drew grew hurt cut set hit let cost shut spread
+    """.split()  # noqa: SIM905
 )
 _MODAL = frozenset(
-    [
-        "can",
-        "could",
-        "would",
-        "will",
-        "should",
-        "must",
-        "might",
-        "may",
-        "shall",
-        "won't",
-        "can't",
-        "couldn't",
-        "wouldn't",
-        "shouldn't",
-        "didn't",
-        "doesn't",
-        "isn't",
-        "wasn't",
-    ]
+    """
+    can could would will should must might may shall won't can't couldn't wouldn't shouldn't
+    didn't doesn't isn't wasn't
+    """.split()  # noqa: SIM905
 )
 _SELF_NAME = re.compile(r"^I(?:'m| am) (?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)[.!]?$")
 _WE_LEAD = re.compile(r"^[Ww]e (?!decided|agreed|will|'ll|should)")
@@ -145,17 +63,6 @@ _INNER = (
     (re.compile(r"\b[Mm]ine\b"), "{theirs}"),
     (re.compile(r"\bme\b"), "{them}"),
 )
-_CORRECTION_CUE = re.compile(
-    r"^(?:(?:actually|in fact|correction|to correct (?:that|myself)|let me correct (?:that|myself)|"
-    r"sorry|oops|wait|no|nope|scratch that)\b[\s,.:;!—-]*)?"
-    r"(?:(?:i meant|what i meant (?:was|is)|i misspoke|i was wrong)\b[\s,:;—-]*(?:that\s+)?)?",
-    re.IGNORECASE,
-)
-_NOT_TAIL = re.compile(r"[,;]?\s+(?:now,?\s+)?(?:and\s+)?not\s+(?P<old>[^,.;!?]{1,40}?)\s*[.!。]?$")
-_NOT_BUT = re.compile(r"\bnot\s+(?P<old>[^,.;!?]{1,40}?),?\s+but\s+(?P<new>\S)", re.IGNORECASE)
-_CJK_NOT = re.compile(r"不是(?P<old>.{1,30}?)[，,]?而是")
-_CJK_CUE = re.compile(r"^(?:其实|我是说|更正一下|更正|纠正一下|说错了|搞错了|记错了)[，,：:]?")
-_NOW = re.compile(r"\s+now\b(?=[\s,.;!]|$)")
 _BARE_PRONOUN = re.compile(
     r"^(?:he|she|they|it|it's|its|him|them|that's|that is|that was|this is|this was|"
     r"these are|those are|those were|these were|there)\b(?!\s+(?:is|are|was|were)\s+(?:a|an|no)\b)"
@@ -206,30 +113,6 @@ def as_fact(sentence: str, subject: str | None) -> str:
     return _tidy(text)
 
 
-def corrected_value(text: str, before: str) -> str | None:
-    """Return the value in ``text`` that replaces ``before``: the last one of the same shape.
-
-    "Postgres 16" corrects "15" with "16"; "Lives in Porto" corrects "Lisbon" with "Porto";
-    the shape is a number, a capitalised word, or (for CJK) the last CJK run.
-    """
-    text = without_tags_lite(text)
-    if re.fullmatch(r"[\d.,]+", before):
-        numbers = re.findall(r"\d+(?:[.,]\d+)*", text)
-        return numbers[-1] if numbers else None
-    if re.fullmatch(r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)*", before):
-        names = re.findall(r"(?<!^)\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)*", text)
-        return names[-1] if names else None
-    if re.search(r"[\u3400-\u9fff]", before):
-        runs = re.findall(r"[\u3400-\u9fff\d]+", text)
-        return runs[-1][-len(before) :] if runs else None
-    return None
-
-
-def without_tags_lite(text: str) -> str:
-    """Return ``text`` without a trailing parenthesised tag."""
-    return re.sub(r"\s*\([^()]*\)\s*$", "", text)
-
-
 def as_rule(sentence: str) -> str:
     """Return an instruction to the assistant with the user in the third person."""
     text = re.sub(r"^(?:please|pls|kindly)\s*,?\s+", "", sentence.strip(), flags=re.IGNORECASE)
@@ -243,22 +126,6 @@ def as_decision(sentence: str) -> str:
     text = _DECISION_LEAD.sub("", sentence.strip(), count=1)
     text = _inner(text, they="the user", singular=True)
     return _tidy(text[:1].upper() + text[1:])
-
-
-def strip_correction(sentence: str) -> tuple[str, str | None]:
-    """Return the sentence without correction cues, and the value it corrects, when said."""
-    text = _CJK_CUE.sub("", _CORRECTION_CUE.sub("", sentence.strip())).strip()
-    old: str | None = None
-    if (found := _NOT_BUT.search(text)) is not None:
-        old = found["old"].strip()
-        text = text[: found.start()] + text[found.start("new") :]
-    elif (found := _NOT_TAIL.search(text)) is not None:
-        old, text = found["old"].strip(), text[: found.start()]
-    elif (found := _CJK_NOT.search(text)) is not None:
-        old = found["old"].strip()
-        text = text[: found.start()] + text[found.end() :]
-    text = _NOW.sub("", text).strip(" ,")
-    return (text[:1].upper() + text[1:] if text else sentence), old
 
 
 def unresolved(sentence: str) -> bool:

@@ -41,9 +41,10 @@ from datetime import date, timedelta
 from reverie.compaction.attempt import SummaryAttempt
 from reverie.messages import Message
 from reverie.modelfree.chatter import content_words, is_chatter, is_social
+from reverie.modelfree.corrections import strip_correction
 from reverie.modelfree.credentials import contains_secret
 from reverie.modelfree.facts import Fact, Mark, render_facts, with_as_of
-from reverie.modelfree.phrasing import as_decision, as_fact, as_rule, strip_correction, unresolved
+from reverie.modelfree.phrasing import as_decision, as_fact, as_rule, unresolved
 from reverie.modelfree.rules import classify_user, is_one_off, time_bound
 from reverie.modelfree.sentences import sentences
 from reverie.modelfree.similarity import normalise
