@@ -152,7 +152,7 @@ def test_in_a_conversation_between_named_people_every_fact_names_its_subject() -
         "- [durable] User: Caroline moved here from Sweden four years ago",
         "- [durable] Noted: Melanie has three kids",
         "- [durable] Noted: Melanie paints landscapes",
-        "- [durable] User: Caroline's grandma gave Caroline a necklace",
+        "- [durable] User: Caroline's grandma gave them a necklace",
         "- [durable] User: Caroline wears it every day",
     ]
 

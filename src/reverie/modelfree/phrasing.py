@@ -109,8 +109,11 @@ def as_fact(sentence: str, subject: str | None) -> str:
     if name is not None:
         return f"Name is {name['name']}" if subject is None else f"{subject} is {name['name']}"
     sentence = _WE_LEAD.sub(f"{subject or 'The user'} and others ", sentence)
-    text = _inner(_lead(sentence, subject), they=subject or "they", singular=subject is not None)
-    return _tidy(text)
+    text = _lead(_FILLER_TAIL.sub("", sentence), subject)
+    if subject and not text.startswith(subject):
+        # "Last year I ran a marathon": the subject is named where the first "I" was.
+        text = re.sub(r"\bI ([\w']+)", lambda m: f"{subject} {third_singular(m[1])}", text, 1)
+    return _tidy(_inner(text, they="they", singular=False))
 
 
 def as_rule(sentence: str) -> str:
@@ -171,6 +174,13 @@ def _inner(text: str, *, they: str, singular: bool) -> str:
     if singular:
         text = re.sub(r"\bI ([\w']+)", lambda m: f"{they} {third_singular(m[1])}", text)
     return re.sub(r"\bI\b", they, text)
+
+
+_FILLER_TAIL = re.compile(
+    r",?\s+(?:just so you know|by the way|btw|lol|haha|honestly|you know|I guess|I think)"
+    r"(?=[\s,.;!]*$|,)",
+    re.IGNORECASE,
+)
 
 
 def _tidy(text: str) -> str:
