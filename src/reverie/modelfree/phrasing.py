@@ -112,7 +112,7 @@ def as_fact(sentence: str, subject: str | None) -> str:
     text = _lead(_FILLER_TAIL.sub("", sentence), subject)
     if subject and not text.startswith(subject):
         # "Last year I ran a marathon": the subject is named where the first "I" was.
-        text = re.sub(r"\bI ([\w']+)", lambda m: f"{subject} {third_singular(m[1])}", text, 1)
+        text = re.sub(r"\bI ([\w']+)", lambda m: f"{subject} {third_singular(m[1])}", text, count=1)
     return _tidy(_inner(text, they="they", singular=False))
 
 
