@@ -158,6 +158,8 @@ def _lead(text: str, subject: str | None) -> str:
 
 
 def _inner(text: str, *, they: str, singular: bool) -> str:
+    if _ANY_FIRST_PERSON.search(text) is None:
+        return text
     words = {
         "they": they,
         "are": "is" if singular else "are",
@@ -176,6 +178,7 @@ def _inner(text: str, *, they: str, singular: bool) -> str:
     return re.sub(r"\bI\b", they, text)
 
 
+_ANY_FIRST_PERSON = re.compile(r"\b(?:I|[Mm]y|me|[Mm]ine|myself|[Oo]ur)\b")
 _FILLER_TAIL = re.compile(
     r",?\s+(?:just so you know|by the way|btw|lol|haha|honestly|you know|I guess|I think)"
     r"(?=[\s,.;!]*$|,)",

@@ -40,7 +40,7 @@ from datetime import date, timedelta
 
 from reverie.compaction.attempt import SummaryAttempt
 from reverie.messages import Message
-from reverie.modelfree.chatter import content_words, is_chatter, is_social
+from reverie.modelfree.chatter import content_words, is_social
 from reverie.modelfree.corrections import strip_correction
 from reverie.modelfree.credentials import contains_secret
 from reverie.modelfree.facts import Fact, Mark, render_facts, with_as_of
@@ -189,7 +189,7 @@ def _statement(
     about_self = _FIRST_PERSON.search(sentence) is not None
     label = "User" if speaker.is_user and about_self else "Noted"
     text = as_fact(_resolve_days(sentence, day), speaker.subject)
-    if content_words(text) < 2 or is_chatter(text):
+    if content_words(text) < 2:
         return None
     if unresolved(sentence):
         return Fact(mark="skip", text=f"{label}: {text}")
