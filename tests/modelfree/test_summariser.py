@@ -50,6 +50,7 @@ def test_statements_about_the_user_become_facts_without_the_first_person(
     [
         ("Actually, I live in Porto now, not Lisbon.", "User: Lives in Porto (before: Lisbon)"),
         ("No, I meant Postgres 16, not 15.", "Noted: Postgres 16 (before: 15)"),
+        ("Actually I pay 0.14 euros now, not 0.12.", "User: Pays 0.14 euros (before: 0.12)"),
         (
             "The deadline is not Friday but Monday.",
             "Noted: The deadline is Monday (before: Friday)",

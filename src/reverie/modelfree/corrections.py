@@ -20,8 +20,10 @@ _CORRECTION_CUE = re.compile(
     r"(?:(?:i meant|what i meant (?:was|is)|i misspoke|i was wrong)\b[\s,:;—-]*(?:that\s+)?)?",
     re.IGNORECASE,
 )
-_NOT_TAIL = re.compile(r"[,;]?\s+(?:now,?\s+)?(?:and\s+)?not\s+(?P<old>[^,.;!?]{1,40}?)\s*[.!。]?$")
-_NOT_BUT = re.compile(r"\bnot\s+(?P<old>[^,.;!?]{1,40}?),?\s+but\s+(?P<new>\S)", re.IGNORECASE)
+# The old value: up to 40 characters, no sentence punctuation except a decimal point ("0.12").
+_OLD = r"(?P<old>(?:[^,.;!?]|(?<=\d)[.,](?=\d)){1,40}?)"
+_NOT_TAIL = re.compile(r"[,;]?\s+(?:now,?\s+)?(?:and\s+)?not\s+" + _OLD + r"\s*[.!。]?$")
+_NOT_BUT = re.compile(r"\bnot\s+" + _OLD + r",?\s+but\s+(?P<new>\S)", re.IGNORECASE)
 _CJK_NOT = re.compile(r"不是(?P<old>.{1,30}?)[，,]?而是")
 _CJK_CUE = re.compile(r"^(?:其实|我是说|更正一下|更正|纠正一下|说错了|搞错了|记错了)[，,：:]?")
 _NOW = re.compile(r"\s+now\b(?=[\s,.;!]|$)")
