@@ -16,6 +16,7 @@ from reverie.modelfree.facts import (
     with_since,
     without_tags,
 )
+from reverie.modelfree.sentences import sentences
 from reverie.modelfree.similarity import fact_tokens, jaccard, normalise, similarity
 from reverie.modelfree.transcript import parse_transcript
 
@@ -85,3 +86,20 @@ def test_since_tags() -> None:
     assert since_tag(text) == SinceTag(day=date(2026, 4, 20), before="Lisbon")
     assert since_tag("Lives in Porto (with a view)") is None
     assert without_tags(text) == "Lives in Porto"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm an architect, so I drew the layout.", ["I'm an architect", "I drew the layout."]),
+        ("I moved in May and commute by train.", ["I moved in May", "I commute by train."]),
+        ("My physio is Dr. Okafor in Mitte.", ["My physio is Dr. Okafor in Mitte."]),
+        ("Next month I'm starting a course.", ["I'm starting a course next month."]),
+        ("Big news: I got the job at Acme!", ["I got the job at Acme!"]),
+        ("另外我上个月搬到了滨江区。", ["我上个月搬到了滨江区。"]),
+    ],
+)
+def test_sentences_split_clauses_keep_abbreviations_and_move_time_phrases(
+    text: str, expected: list[str]
+) -> None:
+    assert list(sentences(text)) == expected

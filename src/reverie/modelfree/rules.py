@@ -1,17 +1,22 @@
 """The extraction rules: which sentences of a conversation are facts, and of what kind.
 
 Each rule is a set of English and Chinese patterns over one sentence. For a user sentence the
-first rule that matches wins, in this order: ``correction`` ("actually…", "no, I meant…",
-"not X but Y", "不是…而是…", "其实…"), ``instruction`` to the assistant ("always…", "don't…",
-"reply in…", "call me…", "以后…", "请用…回答", "不要…"), ``decision`` ("let's go with…",
-"we decided…", "就用…吧", "决定…"), ``self`` (the user about themselves: "I am…", "I live…",
-"I prefer…", "my X is…", "我是…", "我喜欢…", "我住在…") and ``specific`` (names, dates, times,
-numbers with units, versions, places). Questions and requests ("can you…", "find me…",
-"帮我…") are never facts. An assistant sentence counts only as a ``decision`` (agreements).
+first rule that matches wins, in this order: ``correction`` cues ("actually…", "no, I
+meant…", "其实…"), ``instruction`` to the assistant ("always…", "don't…", "reply in…", "call
+me…", "please answer…", "以后…", "请用…回答", "不要…"), a correcting contrast ("X now, not
+Y", "not Y but X", "不是…而是…"; an instruction with "not" in it stays an instruction),
+``decision`` ("let's go with…", "we decided…", "就用…吧", "决定…"), ``self`` (the speaker
+about themselves: "I am…", any "I <verb>…" that is not a passing thought such as "I think",
+"I guess", "I hope"; "my X is/has/works…", a sentence opening with "我") and ``specific``
+(names, dates, times, numbers with units, versions, places). Questions and requests ("can
+you…", "find me…", "帮我…") are never facts. Who may state which kind is decided by the
+summariser, not here.
 
-``time_bound`` says whether a sentence is about a short stretch of time ("today", "this week",
-"明天"), which makes its fact ephemeral. Everything here is pure; the patterns are tuned for
-recall on plain chat and never see secrets (the summariser filters those first).
+``time_bound`` says whether a sentence is about a short stretch of time ahead ("today", "this
+week", "next week", "明天"; past events are dated, not ephemeral), and ``is_one_off`` whether it
+is a purchase, booking, trip or outing: either makes its fact ephemeral. Everything here is
+pure; the patterns are tuned for recall on plain chat and never see secrets (the summariser
+filters those first).
 """
 
 from __future__ import annotations
@@ -116,12 +121,6 @@ _SPECIFIC = _any(
 # Proper names: a capitalised word after a lowercase word or comma (so not a sentence start).
 _NAME = re.compile(r"(?<=[a-z,] )(?!I\b)[A-Z][a-z]+")
 
-_ASSISTANT_DECISION = _any(
-    r"\blet'?s go with\b|\bwe(?:'ll| will) (?:go with|use)\b|\bgoing with\b",
-    r"\b(?:agreed|decided)\b",
-    r"就(?:用|按|这么).{0,20}吧|决定|定了",
-)
-
 _TIME_BOUND = _any(
     r"\b(?:today|tonight|tomorrow|right now|at the moment|for now|later today)\b",
     r"\b(?:this|next) (?:trip|summer|winter|spring|autumn|fall)\b",
@@ -175,13 +174,6 @@ def classify_user(sentence: str) -> Kind | None:
     if _SPECIFIC.search(sentence) or _NAME.search(sentence):
         return "specific"
     return None
-
-
-def classify_assistant(sentence: str) -> Kind | None:
-    """Return ``decision`` when an assistant sentence records an agreement, else None."""
-    if _QUESTION.search(sentence) or not _ASSISTANT_DECISION.search(sentence):
-        return None
-    return "decision"
 
 
 def is_instruction(sentence: str) -> bool:

@@ -1,10 +1,14 @@
 """Splitting message text into the sentences the extraction rules look at.
 
 Fenced code blocks, quoted lines (``> ...``) and bare URLs are not conversation and are left
-out. Sentences end at ``. ! ?`` followed by a space, at Chinese ``。！？；`` and at line
-breaks, and a clause joined by "and I" (or "，我") is a sentence of its own; list bullets and
-leading interjections ("Great, ...", "Yes: ...", "好，...") are stripped. Fragments too short
-to state a fact (under three words, or under four characters of CJK text) are dropped. No I/O.
+out. Sentences end at ``. ! ?`` followed by a space (not after "Dr." and the like), at Chinese
+``。！？；`` and at line breaks. A clause that starts a new "I ..." after a comma or "and",
+"so", "but", "because" (or "，我") is a sentence of its own, and so is a second verb of an
+"I ..." sentence ("I moved and commute by train" → "I moved", "I commute by train"). List
+bullets and leading interjections ("Great, ...", "Big news: ...", "Oh and ...", "好，...",
+"另外...") are stripped, and a leading time phrase moves to the end ("Next month I start ..."
+→ "I start ... next month"). Fragments too short to state a fact (under three words, or under
+four characters of CJK text) are dropped. No I/O.
 """
 
 from __future__ import annotations

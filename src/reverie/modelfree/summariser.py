@@ -73,8 +73,12 @@ _DAY_SHIFT = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _Speaker:
-    """Who is talking: whose facts their sentences state, and what they may establish."""
+class Speaker:
+    """Who is talking: the subject their facts name, and what their words may become.
+
+    ``subject`` is None for the one user of a plain chat; ``group`` is True in a conversation
+    between named people.
+    """
 
     subject: str | None
     is_user: bool
@@ -158,12 +162,12 @@ class ModelFreeSummariser:
         return SummaryAttempt(ok=True, text=render_facts(self.extract(messages)))
 
 
-def user_speaker(name: str | None = None) -> _Speaker:
+def user_speaker(name: str | None = None) -> Speaker:
     """The user as a speaker (named: one of several people), for lines of older history."""
-    return _Speaker(subject=name, is_user=True, group=name is not None)
+    return Speaker(subject=name, is_user=True, group=name is not None)
 
 
-def sentence_fact(sentence: str, *, speaker: _Speaker, day: date | None) -> Fact | None:
+def sentence_fact(sentence: str, *, speaker: Speaker, day: date | None) -> Fact | None:
     """Return the fact one sentence states for ``speaker``, or None when it states none."""
     if contains_secret(sentence) or is_social(sentence):
         return None
@@ -184,7 +188,7 @@ def sentence_fact(sentence: str, *, speaker: _Speaker, day: date | None) -> Fact
 
 
 def _statement(
-    sentence: str, speaker: _Speaker, day: date | None, *, correction: bool, before: str | None
+    sentence: str, speaker: Speaker, day: date | None, *, correction: bool, before: str | None
 ) -> Fact | None:
     about_self = _FIRST_PERSON.search(sentence) is not None
     label = "User" if speaker.is_user and about_self else "Noted"
@@ -200,7 +204,7 @@ def _statement(
     return _dated(Fact(mark=mark, text=f"{label}: {text}"), day)
 
 
-def _instruction(sentence: str, speaker: _Speaker) -> Fact | None:
+def _instruction(sentence: str, speaker: Speaker) -> Fact | None:
     if not speaker.is_user or speaker.group:
         return None
     wish = _NAME_WISH.match(sentence.strip())
@@ -240,12 +244,12 @@ def _is_group(said: Sequence[Utterance]) -> bool:
     return len(users) >= 2 or any(u.role == "assistant" and u.name for u in said)
 
 
-def _speaker(utterance: Utterance, *, group: bool) -> _Speaker | None:
+def _speaker(utterance: Utterance, *, group: bool) -> Speaker | None:
     if utterance.role == "user":
         subject = (utterance.name or "The user") if group else None
-        return _Speaker(subject=subject, is_user=True, group=group)
+        return Speaker(subject=subject, is_user=True, group=group)
     if utterance.role == "assistant" and group and utterance.name:
-        return _Speaker(subject=utterance.name, is_user=False, group=True)
+        return Speaker(subject=utterance.name, is_user=False, group=True)
     return None
 
 
