@@ -101,6 +101,11 @@ def test_chatter_never_reaches_a_durable_file(line: str) -> None:
     assert result.changed == ()
 
 
+def test_a_short_rule_is_not_chatter() -> None:
+    result = curate({}, "- [permanent] Be concise.\n- [durable] Concise.")
+    assert [c.fact for c in result.applied] == ["Be concise."]
+
+
 def test_a_fact_whose_referent_is_unresolved_stays_in_history() -> None:
     result = curate({}, "- [durable] They upgraded it in August.\n- [skip] Noted: It moved to 9:30")
     assert result.changed == ()

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from reverie.modelfree.chatter import is_chatter
+from reverie.modelfree.chatter import content_words, is_social
 from reverie.modelfree.credentials import contains_secret
 from reverie.modelfree.facts import Fact, Mark, as_of_date, since_tag, with_as_of, without_tags
 from reverie.modelfree.phrasing import unresolved
@@ -60,7 +60,8 @@ def admit(fact: Fact, *, day: date, today: date, ephemeral_days: int) -> Candida
     prefix = _PREFIX.match(fact.text.strip())
     body = prefix["body"] if prefix else fact.text.strip()
     plain = without_tags(body)
-    if is_chatter(plain):
+    # A rule may be short and still mean something ("Be concise."); other facts may not.
+    if is_social(plain) or (fact.mark != "permanent" and content_words(plain) < 2):
         return "chatter: no lasting information"
     if unresolved(plain):
         return "its subject is a pronoun with no referent; left in history"
