@@ -11,14 +11,8 @@ See docs/curation.md.
 """
 
 from reverie.compaction.attempt import SummaryAttempt
-from reverie.modelfree.curator import (
-    CurationResult,
-    CuratorChange,
-    CuratorSettings,
-    ModelFreeCurator,
-    SkippedFact,
-    entry_facts,
-)
+from reverie.modelfree.changes import CurationResult, CuratorChange, CuratorSettings, SkippedFact
+from reverie.modelfree.curator import ModelFreeCurator, entry_facts
 from reverie.modelfree.facts import NOTHING, Fact, Mark, parse_facts, render_facts
 from reverie.modelfree.routing import route
 from reverie.modelfree.summariser import LABEL, ModelFreeSummariser, extract_facts

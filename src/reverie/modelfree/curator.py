@@ -31,10 +31,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Literal
 
+from reverie.modelfree.changes import CurationResult, CuratorChange, CuratorSettings, SkippedFact
 from reverie.modelfree.corrections import corrected_value
 from reverie.modelfree.fact_file import Bullet, FactFile
 from reverie.modelfree.facts import (
@@ -53,49 +52,17 @@ from reverie.modelfree.transcript import parse_transcript
 from reverie.store.entries import HistoryEntry
 from reverie.store.memory_files import MEMORY_FILE_NAMES, MemoryFileName
 
-Action = Literal["add", "merge", "replace", "expire"]
+# The settings and result types live in ``changes``; callers may import them from here too.
+__all__ = [
+    "CurationResult",
+    "CuratorChange",
+    "CuratorSettings",
+    "ModelFreeCurator",
+    "SkippedFact",
+    "entry_facts",
+]
 
 _TRANSCRIPT_LINE = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\] (?:USER|ASSISTANT):", re.M)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CuratorChange:
-    """One change the curator made: ``fact`` is the bullet text written (or dropped)."""
-
-    action: Action
-    file: MemoryFileName
-    fact: str
-    previous: str | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SkippedFact:
-    """A fact the curator did not write, the entry it came from, and why."""
-
-    fact: str
-    cursor: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CurationResult:
-    """The files after curation (all three, changed or not) and what happened."""
-
-    new_texts: dict[MemoryFileName, str]
-    applied: tuple[CuratorChange, ...] = ()
-    skipped: tuple[SkippedFact, ...] = ()
-    changed: tuple[MemoryFileName, ...] = field(default=())
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CuratorSettings:
-    """The curator's thresholds and caps."""
-
-    file_chars: int = 8_000
-    ephemeral_days: int = 14
-    merge_similarity: float = 0.6
-    correction_similarity: float = 0.25
-    max_fact_chars: int = 400
 
 
 class ModelFreeCurator:
