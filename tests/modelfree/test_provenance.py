@@ -87,3 +87,27 @@ def test_no_rule_or_user_fact_ever_comes_from_assistant_tool_or_system_words(
     assert ("Never use emojis" in files["SOUL"]) == ("Never use emojis." in said)
     assert ("Lives in Ghent" in files["USER"]) == ("I live in Ghent." in said)
     assert "Thanks" not in everything
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(("user", "assistant")),
+            st.one_of(st.none(), st.sampled_from(("Ana", "Bo"))),
+            st.text(max_size=200),
+        ),
+        max_size=6,
+    )
+)
+def test_any_text_summarises_and_curates_without_error(
+    turns: list[tuple[str, str | None, str]],
+) -> None:
+    messages = [
+        Message(role=role, name=name, content=text, timestamp=WHEN)  # type: ignore[arg-type]
+        for role, name, text in turns
+    ]
+    attempt = ModelFreeSummariser().summarise(messages, session_key=None)
+    assert attempt.ok
+    entry = HistoryEntry(cursor=1, timestamp="2026-11-30 09:00", content=attempt.text)
+    ModelFreeCurator().curate({}, [entry], today=date(2026, 12, 1))
