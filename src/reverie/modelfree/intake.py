@@ -33,6 +33,7 @@ _PREFIX = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _LEGACY_FIRST_PERSON = re.compile(r"^(?:I\b|I'|My\b|my\b|我(?!们)|no\b|actually\b)|\bI\b")
+_SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
 _KEEP_LABEL = ("decided", "decision")
 # "User: Caroline: Hey Mel!": older summaries stacked a speaker's name on the label.
 _STACKED = re.compile(r"^(?P<name>[A-Z][\w'-]{1,30}):\s+(?P<rest>\S.*)$", re.DOTALL)
@@ -97,7 +98,9 @@ def _modernised(fact: Fact, day: date) -> Fact | str:
     stacked = _STACKED.match(body)
     name = stacked["name"] if stacked else None
     body = stacked["rest"] if stacked else body
-    if not _LEGACY_FIRST_PERSON.search(body) and who == "user" and name is None:
+    # Today's facts have no first person and no closing full stop; older lines had either.
+    legacy = _LEGACY_FIRST_PERSON.search(body) or _SENTENCE_END.search(without_tags(body))
+    if who == "user" and name is None and not legacy:
         return fact
     renewed = sentence_fact(body, speaker=user_speaker(name), day=day)
     if renewed is None:
