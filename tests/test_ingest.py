@@ -44,7 +44,7 @@ def test_the_examples_become_durable_audited_memory_without_a_model(
     files = engine.workspace.files
     assert "Utrecht" in files.read("USER")
     assert "Postgres 16" in files.read("MEMORY")
-    assert "always reply in English" in files.read("SOUL")
+    assert "Always reply in English" in files.read("SOUL")
     assert engine.status().pending_entries == 0
     assert "tulip-harbour-42" not in _everything(engine.workspace.root / "memory")
     assert "tulip-harbour-42" not in files.read("USER") + files.read("MEMORY") + files.read("SOUL")

@@ -50,3 +50,19 @@ def test_the_examples_curate_into_files_with_the_correction_applied() -> None:
     assert "pandas" in files["SOUL"]
     assert "DuckDB" in files["MEMORY"]
     assert "tulip-harbour-42" not in "".join(files.values())
+
+
+def test_the_examples_curate_into_clean_facts_without_the_issues_seen_before() -> None:
+    files = curated()
+    every = "\n".join(files.values())
+    bullets = [line[2:] for line in every.splitlines() if line.startswith("- ")]
+    assert "Commutes by train (since 2026-09-30; before: cycling)" in bullets
+    assert "Lives in Utrecht (since 2026-09-30; before: Rotterdam)" in bullets
+    assert not any("Cycles 12 km" in b for b in bullets)
+    assert "They upgraded it" not in every
+    assert "jacket" not in every
+    assert sum("DuckDB" in b for b in bullets) == 1
+    assert not any(
+        b.startswith(("User:", "User instruction:", "Assistant agreed:")) for b in bullets
+    )
+    assert "Agreed:" not in every

@@ -7,7 +7,16 @@ from datetime import date
 import pytest
 
 from reverie.modelfree import NOTHING, Fact, parse_facts, render_facts
-from reverie.modelfree.facts import as_of_date, parse_fact_line, with_as_of
+from reverie.modelfree.facts import (
+    SinceTag,
+    as_of_date,
+    parse_fact_line,
+    since_tag,
+    with_as_of,
+    with_since,
+    without_tags,
+)
+from reverie.modelfree.sentences import sentences
 from reverie.modelfree.similarity import fact_tokens, jaccard, normalise, similarity
 from reverie.modelfree.transcript import parse_transcript
 
@@ -58,14 +67,39 @@ def test_similarity_ignores_prefixes_stop_words_and_plurals() -> None:
 
 
 def test_transcript_parsing_keeps_multiline_text_and_ignores_a_preamble() -> None:
-    messages = parse_transcript(
-        "preamble\n[2026-11-30 10:00] USER: one\n\ntwo\nTOOL RESULT (x): r\n[bad] USER: z\n"
-        "[2026-99-30 10:00] ASSISTANT: late"
+    said = parse_transcript(
+        "preamble\n[2026-11-30 10:00] USER: one\n\ntwo\nTOOL RESULT (x): r\n  USER: z\n"
+        '[2026-11-30 10:00] ASSISTANT called f({"a": 1})\n[2026-99-30 10:00] ASSISTANT: late'
     )
-    assert [(m.role, m.text) for m in messages] == [
+    assert [(u.role, u.text) for u in said] == [
         ("user", "one\n\ntwo"),
-        ("tool", "r\n[bad] USER: z"),
+        ("tool", "r\nUSER: z"),
         ("assistant", "late"),
     ]
-    assert messages[0].timestamp is not None
-    assert messages[2].timestamp is None
+    assert said[0].day == date(2026, 11, 30)
+    assert said[2].day is None
+
+
+def test_since_tags() -> None:
+    text = with_since("Lives in Porto (before: Lisbon)", date(2026, 4, 20), "Lisbon")
+    assert text == "Lives in Porto (since 2026-04-20; before: Lisbon)"
+    assert since_tag(text) == SinceTag(day=date(2026, 4, 20), before="Lisbon")
+    assert since_tag("Lives in Porto (with a view)") is None
+    assert without_tags(text) == "Lives in Porto"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm an architect, so I drew the layout.", ["I'm an architect", "I drew the layout."]),
+        ("I moved in May and commute by train.", ["I moved in May", "I commute by train."]),
+        ("My physio is Dr. Okafor in Mitte.", ["My physio is Dr. Okafor in Mitte."]),
+        ("Next month I'm starting a course.", ["I'm starting a course next month."]),
+        ("Big news: I got the job at Acme!", ["I got the job at Acme!"]),
+        ("另外我上个月搬到了滨江区。", ["我上个月搬到了滨江区。"]),
+    ],
+)
+def test_sentences_split_clauses_keep_abbreviations_and_move_time_phrases(
+    text: str, expected: list[str]
+) -> None:
+    assert list(sentences(text)) == expected

@@ -11,7 +11,6 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -157,12 +156,6 @@ def test_no_screened_rule_and_no_secret_is_kept_and_preferences_still_are(
             engine.close()
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="needs the summariser of the `curation` branch (messages with roles, only the "
-    "user's words become user facts); on this branch USER: lines inside tool results are "
-    "still read as the user speaking",
-)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conversations())
 def test_no_rule_or_user_fact_comes_from_assistant_or_tool_content(

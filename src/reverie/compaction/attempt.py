@@ -1,12 +1,20 @@
 """What a summariser returns, and the protocol every summariser (model or model-free) meets.
 
-This module imports nothing from the model layer, so model-free code can depend on it.
+A summariser receives messages with their roles (user, assistant, tool, system), never a
+rendered transcript: who said each thing travels with the thing said, so no summariser has to
+read speakers back out of text (where a tool result holding a line ``USER: ...`` would pass
+for the user). A model summariser renders the messages itself, for its prompt only. The result
+is a typed ``SummaryAttempt``. This module imports nothing from the model layer, so model-free
+code can depend on it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
+
+from reverie.messages import Message
 
 NOTHING = "(nothing)"
 
@@ -28,7 +36,7 @@ class SummaryAttempt:
 
 
 class Summariser(Protocol):
-    """Writes the facts of a transcript."""
+    """Writes the facts of a run of messages."""
 
     @property
     def label(self) -> str:
@@ -37,9 +45,9 @@ class Summariser(Protocol):
 
     @property
     def input_budget(self) -> int:
-        """The most tokens a transcript may cost in one call."""
+        """The most tokens the rendered messages of one call may cost."""
         ...
 
-    def summarise(self, transcript: str, *, session_key: str | None) -> SummaryAttempt:
-        """Summarise ``transcript``; never raises for model failures."""
+    def summarise(self, messages: Sequence[Message], *, session_key: str | None) -> SummaryAttempt:
+        """Summarise ``messages`` (oldest first); never raises for model failures."""
         ...

@@ -1,23 +1,29 @@
 """Summarising a chunk of any size without ever sending an over-budget request.
 
 A chunk whose transcript fits the summariser's input budget is summarised in one call. A larger
-one is packed into pieces of whole message blocks that each fit (a single block over the budget
-was already cut with a marker by ``transcript``), every piece is summarised, and when the
-pieces' summaries together are still over the budget they are merged by summarising groups of
-them, level by level. The number of model calls is capped (invariant 11); going over the cap is
-a failure like any other, and compaction then keeps the raw transcript.
+one is packed into pieces of whole messages that each fit (a single message over the budget is
+cut first, with a marker, until its rendered block fits), every piece is summarised, and when
+the pieces' summaries together are still over the budget they are merged by summarising groups
+of them, level by level; a summary handed back for merging is a ``system`` message named
+``summary`` (``SUMMARY_NAME``). Summarisers receive messages with their roles, never rendered
+text, so who said what is never re-read from text. The number of model calls is capped
+(invariant 11); going over the cap is a failure like any other, and compaction then keeps the
+raw transcript.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from reverie.compaction.attempt import Summariser, SummaryAttempt
 from reverie.compaction.transcript import render_message
 from reverie.messages import Message
 from reverie.store.entries import truncate
 from reverie.token_estimate import TokenCounter
+
+SUMMARY_NAME = "summary"
+"""The ``name`` of a system message that carries an earlier summary to be merged."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,8 +52,7 @@ class ChunkSummariser:
     def summarise(self, messages: Sequence[Message], *, session_key: str | None) -> ChunkSummary:
         """Summarise ``messages``; never sends a transcript over the input budget."""
         budget = self._summariser.input_budget
-        blocks = [self._fit(render_message(m, block_cap=budget * 4), budget) for m in messages]
-        pieces = self._pack(blocks, budget)
+        pieces = self._pack([self._fit(m, budget) for m in messages], budget)
         calls = 0
         texts: list[str] = []
         tokens_in = tokens_out = 0
@@ -75,25 +80,32 @@ class ChunkSummariser:
                 )
                 return ChunkSummary(attempt=result, calls=calls)
             # The pieces' facts are still too long together: summarise them in turn.
-            pieces, texts = self._pack([self._fit(t, budget) for t in texts], budget), []
+            summaries = [Message(role="system", name=SUMMARY_NAME, content=t) for t in texts]
+            pieces, texts = self._pack([self._fit(s, budget) for s in summaries], budget), []
 
-    def _fit(self, block: str, budget: int) -> str:
-        """Cut a block until it costs at most ``budget`` tokens (markers included)."""
-        while self._counter.text(block) > budget and len(block) > 64:
-            block = truncate(block, max(64, len(block) * 3 // 4))
-        return block
+    def _cost(self, message: Message, budget: int) -> int:
+        return self._counter.text(render_message(message, block_cap=budget * 4))
 
-    def _pack(self, blocks: Sequence[str], budget: int) -> list[str]:
-        pieces: list[str] = []
-        current: list[str] = []
+    def _fit(self, message: Message, budget: int) -> Message:
+        """Cut a message's text until its block costs at most ``budget`` tokens (with markers)."""
+        block = render_message(message, block_cap=budget * 4)
+        if len(block) < len(message.text):
+            message = replace(message, content=truncate(message.text, len(block)))
+        while self._cost(message, budget) > budget and len(message.text) > 64:
+            message = replace(message, content=truncate(message.text, len(message.text) * 3 // 4))
+        return message
+
+    def _pack(self, messages: Sequence[Message], budget: int) -> list[tuple[Message, ...]]:
+        pieces: list[tuple[Message, ...]] = []
+        current: list[Message] = []
         used = 0
-        for block in blocks:
-            cost = self._counter.text(block) + 2
+        for message in messages:
+            cost = self._cost(message, budget) + 2
             if current and used + cost > budget:
-                pieces.append("\n\n".join(current))
+                pieces.append(tuple(current))
                 current, used = [], 0
-            current.append(block)
+            current.append(message)
             used += cost
         if current:
-            pieces.append("\n\n".join(current))
+            pieces.append(tuple(current))
         return pieces

@@ -1,7 +1,8 @@
-"""Summarisers: turn a transcript into ``- [mark] fact`` lines, and say plainly when they fail.
+"""Summarisers: turn messages into ``- [mark] fact`` lines, and say plainly when they fail.
 
-``Summariser`` is the protocol compaction talks to; ``ModelSummariser`` asks a model with the
-built-in compaction prompt, and a model-free summariser can stand in for it. A failure is a
+``Summariser`` is the protocol compaction talks to; ``ModelSummariser`` renders the messages
+as a transcript for the built-in compaction prompt and asks a model, and a model-free
+summariser can stand in for it. A failure is a
 typed ``SummaryAttempt`` (``ok=False`` with a reason), never an exception, so compaction can
 keep the raw facts instead: provider errors and timeouts, a truncated reply (finish reason
 ``length``), an empty reply, or tool calls where none were asked for. Every model call is
@@ -12,9 +13,11 @@ recorded in the ledger with its tokens and outcome. The transcript is sent fence
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from reverie.clock import Clock
 from reverie.compaction.attempt import SummaryAttempt
+from reverie.compaction.transcript import render
 from reverie.config import ModelConfig
 from reverie.errors import ModelError
 from reverie.llm.provider import ChatReply, ChatRequest, Provider
@@ -61,8 +64,10 @@ class ModelSummariser:
         window = self._model.context_window - output - 1024
         return max(256, window - self._counter.text(self._instructions) - 96)  # + the fence
 
-    def summarise(self, transcript: str, *, session_key: str | None) -> SummaryAttempt:
-        """Ask the model for the transcript's facts; failures come back as ``ok=False``."""
+    def summarise(self, messages: Sequence[Message], *, session_key: str | None) -> SummaryAttempt:
+        """Ask the model for the facts of ``messages``; failures come back as ``ok=False``."""
+        # The caller has already cut each message to fit; the block cap here only guards.
+        transcript = render(messages, block_cap=self.input_budget * 4)
         request = ChatRequest(
             messages=(
                 Message(role="system", content=self._instructions),

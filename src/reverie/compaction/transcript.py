@@ -1,9 +1,12 @@
 """Rendering session messages as a transcript the summariser reads, within a character cap.
 
 Each message becomes one block: ``[time] ROLE: text``; an assistant's tool calls are shown as
-``ROLE called name(arguments)`` and a tool result as ``TOOL RESULT (name): text``. A single
-block longer than ``block_cap`` is cut with a marker saying how much was left out, so one giant
-message can never make a request go over budget. No I/O.
+``ROLE called name(arguments)`` and a tool result as ``TOOL RESULT (name): text``. The
+continuation lines of a message are indented by two spaces, so no text inside a message can
+start a line that looks like a block header (a tool result holding ``USER: ...`` stays inside
+its block when a raw transcript is read back). A single block longer than ``block_cap`` is cut
+with a marker saying how much was left out, so one giant message can never make a request go
+over budget. No I/O.
 """
 
 from __future__ import annotations
@@ -24,11 +27,12 @@ def render_message(message: Message, *, block_cap: int) -> str:
     when = f"[{wall_clock(stamp, local=False)}] " if stamp is not None else ""
     role = message.role.upper()
     lines: list[str] = []
+    text = "\n  ".join(message.text.splitlines())
     if message.role == "tool":
         label = f" ({message.name})" if message.name else ""
-        lines.append(f"{when}TOOL RESULT{label}: {message.text}")
-    elif message.text:
-        lines.append(f"{when}{role}: {message.text}")
+        lines.append(f"{when}TOOL RESULT{label}: {text}")
+    elif text:
+        lines.append(f"{when}{role}: {text}")
     for call in message.tool_calls:
         arguments = truncate(call.arguments, TOOL_ARGUMENT_CAP)
         lines.append(f"{when}{role} called {call.name}({arguments})")

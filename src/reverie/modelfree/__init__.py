@@ -1,20 +1,18 @@
 """Model-free memory: a summariser and a curator that need no model and no network.
 
-``ModelFreeSummariser`` turns conversation turns into ``- [mark] fact`` lines by extraction
-(English and Chinese rules); ``ModelFreeCurator`` routes such lines into SOUL.md, USER.md and
-memory/MEMORY.md, merging near-duplicates and applying corrections. Both are deterministic and
-pure; this package never imports ``reverie.llm``.
+``ModelFreeSummariser`` turns messages (with their roles: only the user's words may become
+rules or facts about the user) into ``- [mark] fact`` lines by extraction (English and Chinese
+rules, ``rules``), dropping chatter (``chatter``) and writing facts that stand on their own
+(``phrasing``, ``corrections``); ``ModelFreeCurator`` admits such lines (``intake``), routes
+them into SOUL.md, USER.md and memory/MEMORY.md, merges near-duplicates, lets newer
+single-valued facts supersede older ones with their dates (``slots``) and applies
+corrections. Both are deterministic and pure; this package never imports ``reverie.llm``.
+See docs/curation.md.
 """
 
 from reverie.compaction.attempt import SummaryAttempt
-from reverie.modelfree.curator import (
-    CurationResult,
-    CuratorChange,
-    CuratorSettings,
-    ModelFreeCurator,
-    SkippedFact,
-    entry_facts,
-)
+from reverie.modelfree.changes import CurationResult, CuratorChange, CuratorSettings, SkippedFact
+from reverie.modelfree.curator import ModelFreeCurator, entry_facts
 from reverie.modelfree.facts import NOTHING, Fact, Mark, parse_facts, render_facts
 from reverie.modelfree.routing import route
 from reverie.modelfree.summariser import LABEL, ModelFreeSummariser, extract_facts

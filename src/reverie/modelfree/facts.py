@@ -5,6 +5,8 @@ A summary (from a model or from ``ModelFreeSummariser``) is a list of lines such
 should treat it: ``permanent`` (rules and instructions that hold until revoked), ``durable``
 (stable facts), ``ephemeral`` (true for a short while; carries an ``(as of YYYY-MM-DD)`` tag so
 it can expire), ``correction`` (replaces an earlier fact) and ``skip`` (not worth keeping).
+A fact that replaced an older one says so at its end: ``(since YYYY-MM-DD; before: old)``
+(``since_tag``); a summary line may carry just ``(before: old)``, dated when it is curated.
 ``(nothing)`` is the whole text of a summary with no facts.
 
 Parsing is tolerant: a plain line (with or without a bullet) is a durable fact, an unknown mark
@@ -28,6 +30,9 @@ NOTHING = "(nothing)"
 
 _LINE = re.compile(r"^\s*(?:[-*•]\s+)?(?:\[(?P<mark>[A-Za-z_-]{1,20})\]\s*)?(?P<text>.*?)\s*$")
 _AS_OF = re.compile(r"\s*\(as of (?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
+_SINCE = re.compile(
+    r"\s*\((?:since (?P<day>\d{4}-\d{2}-\d{2}))?(?:;\s*)?(?:before: (?P<before>[^()]+?))?\)\s*$"
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,6 +72,40 @@ def with_as_of(text: str, day: date) -> str:
 def without_as_of(text: str) -> str:
     """Return ``text`` without its trailing ``(as of ...)`` tag."""
     return _AS_OF.sub("", text)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SinceTag:
+    """The ``(since day; before: old)`` end of a fact that replaced an older one."""
+
+    day: date | None
+    before: str | None
+
+
+def since_tag(text: str) -> SinceTag | None:
+    """Return the fact's trailing ``(since ...; before: ...)`` tag, or None."""
+    found = _SINCE.search(text)
+    if found is None or (found["day"] is None and found["before"] is None):
+        return None
+    try:
+        day = date.fromisoformat(found["day"]) if found["day"] else None
+    except ValueError:
+        day = None
+    return SinceTag(day=day, before=found["before"])
+
+
+def without_tags(text: str) -> str:
+    """Return ``text`` without its trailing ``(as of ...)`` and ``(since ...)`` tags."""
+    text = without_as_of(text)
+    return _SINCE.sub("", text) if since_tag(text) is not None else text
+
+
+def with_since(text: str, day: date | None, before: str | None) -> str:
+    """Return ``text`` (tags removed) ending with ``(since day; before: old)``."""
+    parts = [f"since {day.isoformat()}"] if day is not None else []
+    parts += [f"before: {before}"] if before else []
+    base = without_tags(text).rstrip(" .。")
+    return f"{base} ({'; '.join(parts)})" if parts else base
 
 
 def parse_fact_line(line: str) -> Fact | None:

@@ -1,17 +1,22 @@
 """The extraction rules: which sentences of a conversation are facts, and of what kind.
 
 Each rule is a set of English and Chinese patterns over one sentence. For a user sentence the
-first rule that matches wins, in this order: ``correction`` ("actually…", "no, I meant…",
-"not X but Y", "不是…而是…", "其实…"), ``instruction`` to the assistant ("always…", "don't…",
-"reply in…", "call me…", "以后…", "请用…回答", "不要…"), ``decision`` ("let's go with…",
-"we decided…", "就用…吧", "决定…"), ``self`` (the user about themselves: "I am…", "I live…",
-"I prefer…", "my X is…", "我是…", "我喜欢…", "我住在…") and ``specific`` (names, dates, times,
-numbers with units, versions, places). Questions and requests ("can you…", "find me…",
-"帮我…") are never facts. An assistant sentence counts only as a ``decision`` (agreements).
+first rule that matches wins, in this order: ``correction`` cues ("actually…", "no, I
+meant…", "其实…"), ``instruction`` to the assistant ("always…", "don't…", "reply in…", "call
+me…", "please answer…", "以后…", "请用…回答", "不要…"), a correcting contrast ("X now, not
+Y", "not Y but X", "不是…而是…"; an instruction with "not" in it stays an instruction),
+``decision`` ("let's go with…", "we decided…", "就用…吧", "决定…"), ``self`` (the speaker
+about themselves: "I am…", any "I <verb>…" that is not a passing thought such as "I think",
+"I guess", "I hope"; "my X is/has/works…", a sentence opening with "我") and ``specific``
+(names, dates, times, numbers with units, versions, places). Questions and requests ("can
+you…", "find me…", "帮我…") are never facts. Who may state which kind is decided by the
+summariser, not here.
 
-``time_bound`` says whether a sentence is about a short stretch of time ("today", "this week",
-"明天"), which makes its fact ephemeral. Everything here is pure; the patterns are tuned for
-recall on plain chat and never see secrets (the summariser filters those first).
+``time_bound`` says whether a sentence is about a short stretch of time ahead ("today", "this
+week", "next week", "明天"; past events are dated, not ephemeral), and ``is_one_off`` whether it
+is a purchase, booking, trip or outing: either makes its fact ephemeral. Everything here is
+pure; the patterns are tuned for recall on plain chat and never see secrets (the summariser
+filters those first).
 """
 
 from __future__ import annotations
@@ -26,19 +31,25 @@ def _any(*patterns: str) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
 
 
+# A correction cue that wins over everything else ("Actually, ...", "No, I meant ...").
 _CORRECTION = _any(
-    r"^(?:actually|in fact)\b|\b(?:now|instead),? not\b",
+    r"^(?:actually|in fact)\b",
     r"^no\s*[,.!—-]\s*(?:i|it|it's|we|that|the|my|not)\b",
     r"\bi meant\b|\bwhat i meant\b|\bi misspoke\b|\bi was wrong\b|\bscratch that\b",
     r"^(?:correction|to correct|let me correct)\b",
+    r"^其实|我是说|更正|纠正|说错了|搞错了|记错了",
+)
+# A contrast that corrects a statement, unless the sentence is an instruction ("..., not X").
+_CONTRAST = _any(
+    r"\b(?:now|instead),? not\b",
     r"\bnot\s+(?!only\b)[^,.;!?]{1,40}?,?\s+but\s+\S",
     r"不是.{1,30}?而是",
-    r"^其实|我是说|更正|纠正|说错了|搞错了|记错了",
 )
 
 _INSTRUCTION = _any(
     r"^(?:please\s+|pls\s+)?(?:always|never|don't|do not|stop|avoid|make sure|"
-    r"remember to|keep your)\b",
+    r"remember to|keep your|keep (?:\w+ )?(?:answers|replies|meal plans|it|things|suggestions))\b",
+    r"^please\s+(?:answer|reply|respond|write|use|give|keep|ask|show|explain|include)\b",
     r"\b(?:reply|respond|answer|write|talk|speak)\s+(?:to me\s+)?in\s+\w+",
     r"\bcall me\b|\baddress me as\b",
     r"\b(?:from now on|going forward|in (?:the )?future|next time)\b",
@@ -68,7 +79,15 @@ _DECISION = _any(
 
 _SELF = _any(
     r"^i(?:'m| am)\s+(?!(?:not sure|sure|sorry|afraid|wondering|looking|trying|curious|glad|"
-    r"happy to|done|back|here|ok|okay|fine|good|thinking|asking)\b)",
+    r"happy to|done|back|here|ok|okay|fine|good|asking)\b)",
+    # Any "I <verb> ..." that is not a passing thought ("I think", "I guess", "I hope"...).
+    r"^i(?:'ve| have| had| was| used to)?\s+(?!(?:think|guess|mean|wonder|hope|feel|see|know|"
+    r"need|wish|bet|agree|suppose|believe|understand|appreciate|promise|swear|forgot|remember|"
+    r"heard|can|could|would|should|will|might|may|must|just|bet|love that|love it|love this|"
+    r"want you|need you|got it|see|saw that|did it|am|'m)\b)[a-z]{2,}\b",
+    r"^(?:my|our)\s+[\w' -]{1,30}?\s+(?:has|have|had|\w+ed|gave|got|took|went|made|works?|"
+    r"lives?|runs?|teaches|plays?|owns?|loves?|hates?)\b",
+    r"^我(?!们|觉得|想想|看看|知道|明白|同意|猜|希望|去吃|先)",
     r"\bi (?:really |also |still |just |mostly |\w+ly )?(?:live|lived|work|worked|prefer|like|"
     r"love|enjoy|hate|dislike|usually|often|always|"
     r"never|rarely|tend to|own|use|study|studied|speak|was born|grew up|moved|commute|drink|"
@@ -102,17 +121,21 @@ _SPECIFIC = _any(
 # Proper names: a capitalised word after a lowercase word or comma (so not a sentence start).
 _NAME = re.compile(r"(?<=[a-z,] )(?!I\b)[A-Z][a-z]+")
 
-_ASSISTANT_DECISION = _any(
-    r"\blet'?s go with\b|\bwe(?:'ll| will) (?:go with|use)\b|\bgoing with\b",
-    r"\b(?:agreed|decided)\b",
-    r"就(?:用|按|这么).{0,20}吧|决定|定了",
-)
-
 _TIME_BOUND = _any(
-    r"\b(?:today|tonight|tomorrow|yesterday|right now|at the moment|for now|later today)\b",
+    r"\b(?:today|tonight|tomorrow|right now|at the moment|for now|later today)\b",
+    r"\b(?:this|next) (?:trip|summer|winter|spring|autumn|fall)\b",
     r"\bthis (?:morning|afternoon|evening|week|weekend|month)\b",
     r"\bnext (?:week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
-    r"今天|明天|后天|昨天|今晚|明早|明晚|这周|本周|下周|周末|本月|这个月|下个月|现在|暂时|刚才|待会",
+    r"今天|明天|后天|今晚|明早|明晚|这周|本周|下周|这个周末|本月|这个月|下个月|暂时|待会",
+)
+
+# A one-off purchase or outing: true once, not a lasting fact (it gets a date and expires).
+_ONE_OFF = _any(
+    r"\b(?:buy|bought|buying|purchase|purchased|order|ordered|ordering|pick up|rent|rented)\b",
+    r"\b(?:book|booked|booking) (?:a |the )?(?:table|flight|ticket|room|hotel|seat|trip)\b",
+    r"[$€£¥]\s?\d+|\b\d+(?:[.,]\d+)?\s?(?:eur|usd|gbp|euros?|dollars?|pounds|bucks)\b",
+    r"\b(?:flying|fly|travel(?:l?ing)?|going|heading|off) to\b.*\b(?:for|on|until|back)\b",
+    r"(?:买|订|租)\S|\d+\s?(?:元|块|欧|美元)|就去.{1,20}吧|去.{1,12}(?:吃|玩|旅行|出差)",
 )
 
 _QUESTION = _any(
@@ -132,6 +155,7 @@ _REQUEST = _any(
 _USER_RULES: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     ("correction", _CORRECTION),
     ("instruction", _INSTRUCTION),
+    ("correction", _CONTRAST),
     ("decision", _DECISION),
 )
 
@@ -152,13 +176,6 @@ def classify_user(sentence: str) -> Kind | None:
     return None
 
 
-def classify_assistant(sentence: str) -> Kind | None:
-    """Return ``decision`` when an assistant sentence records an agreement, else None."""
-    if _QUESTION.search(sentence) or not _ASSISTANT_DECISION.search(sentence):
-        return None
-    return "decision"
-
-
 def is_instruction(sentence: str) -> bool:
     """True when the sentence tells the assistant how to behave."""
     return _INSTRUCTION.search(sentence) is not None
@@ -167,6 +184,11 @@ def is_instruction(sentence: str) -> bool:
 def is_about_self(sentence: str) -> bool:
     """True when the sentence is the user speaking about themselves."""
     return _SELF.search(sentence) is not None
+
+
+def is_one_off(sentence: str) -> bool:
+    """True when the sentence is about a one-off purchase, booking, trip or outing."""
+    return _ONE_OFF.search(sentence) is not None
 
 
 def time_bound(sentence: str) -> bool:

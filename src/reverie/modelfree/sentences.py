@@ -1,10 +1,14 @@
 """Splitting message text into the sentences the extraction rules look at.
 
 Fenced code blocks, quoted lines (``> ...``) and bare URLs are not conversation and are left
-out. Sentences end at ``. ! ?`` followed by a space, at Chinese ``。！？；`` and at line
-breaks, and a clause joined by "and I" (or "，我") is a sentence of its own; list bullets and
-leading interjections ("Great, ...", "Yes: ...", "好，...") are stripped. Fragments too short
-to state a fact (under three words, or under four characters of CJK text) are dropped. No I/O.
+out. Sentences end at ``. ! ?`` followed by a space (not after "Dr." and the like), at Chinese
+``。！？；`` and at line breaks. A clause that starts a new "I ..." after a comma or "and",
+"so", "but", "because" (or "，我") is a sentence of its own, and so is a second verb of an
+"I ..." sentence ("I moved and commute by train" → "I moved", "I commute by train"). List
+bullets and leading interjections ("Great, ...", "Big news: ...", "Oh and ...", "好，...",
+"另外...") are stripped, and a leading time phrase moves to the end ("Next month I start ..."
+→ "I start ... next month"). Fragments too short to state a fact (under three words, or under
+four characters of CJK text) are dropped. No I/O.
 """
 
 from __future__ import annotations
@@ -16,14 +20,32 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；!?])|\n+")
 # Clauses joined to a new "I ..." are separate facts, so a later correction of one of them
 # does not take the other with it.
-_CLAUSE = re.compile(r",?\s+and\s+(?=I\s)|[，,]\s*(?=我(?!们))")
+# "I moved last month and commute by train": the second verb's clause gets its "I" back.
+_VERBS = (
+    r"(?:live|work|commute|prefer|like|love|enjoy|hate|use|speak|study|teach|own|have|play|"
+    r"run|drive|cycle|walk|cook|eat|drink|read|travel|volunteer|go|take|ride)"
+)
+_CLAUSE = re.compile(
+    r",?\s+(?:and|so|but|because|since)\s+(?=I(?:\s|'))|,\s+(?=I(?:\s|'[a-z]))|[，,]\s*(?=我(?!们))"
+)
+_VERB_CLAUSE = re.compile(rf",?\s+and\s+(?=(?:now\s+)?{_VERBS}\b)")
 # Interjections before the point of a sentence ("Great, let's...", "Yes: don't...", "好，...").
 _LEAD = re.compile(
     r"^(?:(?:great|ok|okay|yes|yeah|sure|right|quick update|update|by the way|btw|so|also|and|"
-    r"well|hi|hello|hey|thanks|fair point|好|好的|嗯|对|那)\s*[,:!，：！]?\s+"
-    r"|(?:好|好的|嗯|对)[，,]\s*)+",
+    r"well|hi|hello|hey|thanks|fair point|oh|ah|wow|omg|haha|lol|aww|yay|big news|guess what|"
+    r"fun fact|anyway|plus|好|好的|嗯|对|那)\s*[,:!，：！]?\s+"
+    r"|(?:好|好的|嗯|对|另外|还有|对了|顺便说一下|跟你说个事)[，,：:]?\s*)+",
     re.IGNORECASE,
 )
+# A leading time phrase moves to the end, so the sentence starts with its subject:
+# "Next month I'm starting a course" reads as "I'm starting a course next month".
+_TIME_LEAD = re.compile(
+    r"^(?P<time>(?:next|last|this) (?:week|weekend|month|year|summer|winter|spring|autumn|fall)"
+    r"|in (?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|\d{4})|yesterday|tomorrow|today),?\s+(?P<rest>I\b.*?)(?P<end>[.!]?)$",
+    re.IGNORECASE,
+)
+_ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|Mt|vs|etc|approx|e\.g|i\.e)\.$")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 _URL_ONLY = re.compile(r"^\W*(?:https?://|www\.)\S+\W*$", re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -36,11 +58,41 @@ def sentences(text: str) -> Iterator[str]:
     for line in text.splitlines():
         if line.lstrip().startswith(">"):
             continue
-        for piece in _BOUNDARY.split(_BULLET.sub("", line)):
-            for clause in _CLAUSE.split(piece):
-                sentence = _capitalised(_LEAD.sub("", clause.strip()))
+        for piece in _pieces(_BULLET.sub("", line)):
+            for clause in _clauses(piece):
+                sentence = _capitalised(_time_last(_LEAD.sub("", clause.strip())))
                 if sentence and not _URL_ONLY.match(sentence) and _long_enough(sentence):
                     yield sentence
+
+
+def _pieces(line: str) -> list[str]:
+    """Split a line at sentence ends, but not after "Dr." and the like."""
+    pieces: list[str] = []
+    for piece in _BOUNDARY.split(line):
+        if pieces and _ABBREVIATION.search(pieces[-1]):
+            pieces[-1] = f"{pieces[-1]} {piece}"
+        else:
+            pieces.append(piece)
+    return pieces
+
+
+def _time_last(sentence: str) -> str:
+    found = _TIME_LEAD.match(sentence)
+    if found is None:
+        return sentence
+    return f"{found['rest']} {found['time'].lower()}{found['end']}"
+
+
+def _clauses(piece: str) -> list[str]:
+    found: list[str] = []
+    for clause in _CLAUSE.split(piece):
+        first, *more = _VERB_CLAUSE.split(clause)
+        found.append(first)
+        if first.lstrip().startswith("I "):
+            found.extend("I " + verb.strip() for verb in more)
+        elif more:
+            found[-1] = clause
+    return found
 
 
 def _long_enough(sentence: str) -> bool:

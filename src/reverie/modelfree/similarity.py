@@ -17,7 +17,7 @@ from functools import lru_cache
 from reverie.modelfree.facts import without_as_of
 
 _PREFIX = re.compile(
-    r"^(?:user(?: instruction| correction)?|assistant(?: agreed)?|decided|decision|"
+    r"^(?:user(?: instruction| correction| rule)?|assistant(?: agreed)?|decided|decision|noted|"
     r"the user|用户)\s*[:：]\s*",
     re.IGNORECASE,
 )
@@ -26,7 +26,7 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _CJK_STOP = frozenset("的了吗呢吧啊呀哦嗯")
 
 # A word list reads best as one block of text (hence the noqa).
-_STOP_WORDS = frozenset(
+STOP_WORDS = frozenset(
     """
     a an the and or but so of to in on at for from by with about as into than then that this
     these those it its is are was were be been being am do does did done have has had i me my
@@ -54,7 +54,7 @@ def fact_tokens(text: str) -> frozenset[str]:
         folded = folded.replace(cue, " ")
     tokens: set[str] = set()
     for word in _WORD.findall(_CJK_RUN.sub(" ", folded)):
-        if word not in _STOP_WORDS:
+        if word not in STOP_WORDS:
             tokens.add(_stem(word))
     for run in _CJK_RUN.findall(folded):
         chars = [char for char in run if char not in _CJK_STOP]

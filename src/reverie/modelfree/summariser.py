@@ -1,47 +1,57 @@
-"""The model-free summariser: conversation turns to ``- [mark] fact`` lines, without a model.
+"""The model-free summariser: messages to ``- [mark] fact`` lines, without a model.
 
 It is extractive and deterministic: the same messages always give the same text, nothing
-leaves the machine, and nothing is invented. Each user sentence is checked against the rules
-of ``reverie.modelfree.rules``; assistant sentences count only when they record an agreement.
-A kept sentence becomes one fact line, prefixed with who said it (``User:``, ``User
-instruction:``, ``User correction:``, ``Decided:``, ``Assistant agreed:``) so the curator can
-route it, and marked:
+leaves the machine, and nothing is invented. It reads messages with their roles (never a
+rendered transcript), so who said each sentence is known, and that decides what it may become:
 
-    correction  → ``[correction]``       instruction → ``[permanent]``
-    decision, self, specific → ``[durable]``, or ``[ephemeral]`` when time-bound; an ephemeral
-    fact ends with ``(as of YYYY-MM-DD)`` (its message's date) so it can expire later.
+- the **user's own words** may become rules for the assistant (``User rule:``, SOUL.md),
+  facts about the user (``User:``, USER.md), decisions (``Decided:``) and facts about the
+  world (``Noted:``, MEMORY.md);
+- a **named person** the assistant role speaks for (a conversation between two people) may
+  state facts about themselves or the world (``Noted:``, MEMORY.md), never rules;
+- the **assistant's** own text, **tool results** and system text become nothing: an agreement
+  ("Agreed: ...") only repeats a decision the user made, and text inside a tool result is not
+  the user speaking, whatever it says.
 
-Invariants: a sentence that looks like it holds a credential is never kept
-(``credentials.contains_secret``); facts are deduplicated on their normalised text; at most
-``max_facts`` lines of at most ``max_fact_chars`` characters each (when there are more, the
-highest-priority and latest win, printed in conversation order); ``(nothing)`` when no
-sentence qualifies. ``summarise`` always returns ``ok=True``: it cannot fail the way a model
-does. ``SummaryAttempt`` mirrors the compaction summariser protocol's result type (the lead
-keeps the canonical one in ``reverie.compaction``); this module must not import ``reverie.llm``.
+In a conversation between named people (two named users, or a user and a named assistant)
+every fact names its subject ("Caroline lives in Porto"); in a plain chat facts about the user
+leave the subject out ("Lives in Porto"). Chatter (``chatter.is_chatter``) never becomes a
+fact. A sentence whose subject is a bare pronoun ("They upgraded it in August.") is kept in the
+summary marked ``[skip]``: it stays in history, and dream never promotes it. A correction says
+what it replaced when the sentence does ("Lives in Utrecht (before: Rotterdam)"). Marks:
+
+    correction → ``[correction]``    rule → ``[permanent]``    one-off or time-bound fact or
+    decision (a trip, a purchase) → ``[ephemeral]`` ending ``(as of YYYY-MM-DD)``; else
+    ``[durable]``.
+
+Invariants: a sentence that looks like it holds a credential is never kept; facts are
+deduplicated on their normalised text; at most ``max_facts`` lines of at most
+``max_fact_chars`` characters each (the highest-priority and latest win); ``(nothing)`` when
+no sentence qualifies. ``summarise`` always returns ``ok=True``. No I/O; this module must not
+import ``reverie.llm``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
 
 from reverie.compaction.attempt import SummaryAttempt
 from reverie.messages import Message
+from reverie.modelfree.chatter import content_words, is_social
+from reverie.modelfree.corrections import strip_correction
 from reverie.modelfree.credentials import contains_secret
 from reverie.modelfree.facts import Fact, Mark, render_facts, with_as_of
-from reverie.modelfree.rules import Kind, classify_assistant, classify_user, time_bound
+from reverie.modelfree.phrasing import as_decision, as_fact, as_rule, unresolved
+from reverie.modelfree.rules import classify_user, is_one_off, time_bound
 from reverie.modelfree.sentences import sentences
 from reverie.modelfree.similarity import normalise
-from reverie.modelfree.transcript import parse_transcript
+from reverie.modelfree.transcript import Utterance, utterances
 
 LABEL = "model-free"
 
-_PREFIX: dict[Kind, str] = {
-    "correction": "User correction: ",
-    "instruction": "User instruction: ",
-    "decision": "Decided: ",
-    "self": "User: ",
-    "specific": "User: ",
-}
 _PRIORITY: dict[Mark, int] = {
     "correction": 0,
     "permanent": 1,
@@ -49,6 +59,30 @@ _PRIORITY: dict[Mark, int] = {
     "ephemeral": 3,
     "skip": 4,
 }
+_FIRST_PERSON = re.compile(r"^(?:I\b|my\b)|^我(?!们)|\b(?:I|my|me|I'm|I've)\b", re.IGNORECASE)
+_NAME_WISH = re.compile(
+    r"^(?:please\s+)?(?:call me|address me as)\s+(?P<rest>.+)$|^(?:请)?(?:叫我|称呼我)(?P<zh>.+)$",
+    re.IGNORECASE,
+)
+_RELATIVE_DAY = re.compile(
+    r"\b(?:today|tonight|tomorrow|yesterday|last (?:week|weekend|month|year|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday))\b",
+    re.IGNORECASE,
+)
+_DAY_SHIFT = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Speaker:
+    """Who is talking: the subject their facts name, and what their words may become.
+
+    ``subject`` is None for the one user of a plain chat; ``group`` is True in a conversation
+    between named people.
+    """
+
+    subject: str | None
+    is_user: bool
+    group: bool
 
 
 def extract_facts(
@@ -57,14 +91,29 @@ def extract_facts(
     """Return the facts stated in ``messages``, deduplicated, capped, in conversation order.
 
     Args:
-        messages: the conversation chunk (tool and system messages are ignored).
+        messages: the conversation chunk, with roles (only user words and named people count).
         max_facts: the most facts returned.
-        max_fact_chars: the longest fact text (longer sentences are cut at a word, with "…").
+        max_fact_chars: the longest fact text (longer ones are cut at a word, with "…").
     """
+    return extract_from(utterances(messages), max_facts=max_facts, max_fact_chars=max_fact_chars)
+
+
+def extract_from(
+    said: Sequence[Utterance], *, max_facts: int = 30, max_fact_chars: int = 240
+) -> list[Fact]:
+    """Return the facts of ``said`` (see ``extract_facts``)."""
+    group = _is_group(said)
     found: list[Fact] = []
     seen: set[str] = set()
-    for message in messages:
-        for fact in _message_facts(message, max_fact_chars):
+    for utterance in said:
+        speaker = _speaker(utterance, group=group)
+        if speaker is None:
+            continue
+        for sentence in sentences(utterance.text):
+            fact = sentence_fact(sentence, speaker=speaker, day=utterance.day)
+            if fact is None:
+                continue
+            fact = Fact(mark=fact.mark, text=_clip(fact.text, max_fact_chars))
             key = normalise(fact.text)
             if key not in seen:
                 seen.add(key)
@@ -100,50 +149,108 @@ class ModelFreeSummariser:
             messages, max_facts=self._max_facts, max_fact_chars=self._max_fact_chars
         )
 
-    def summarise(self, transcript: str, *, session_key: str | None = None) -> SummaryAttempt:
-        """Summarise a rendered compaction transcript into fact lines (never fails).
+    def summarise(
+        self, messages: Sequence[Message], *, session_key: str | None = None
+    ) -> SummaryAttempt:
+        """Summarise compaction's messages into fact lines (never fails).
 
         Args:
-            transcript: the turns as compaction renders them.
+            messages: the turns to summarise, with their roles.
             session_key: the session the turns come from (unused; part of the protocol).
         """
         del session_key
-        facts = self.extract(parse_transcript(transcript))
-        return SummaryAttempt(ok=True, text=render_facts(facts))
+        return SummaryAttempt(ok=True, text=render_facts(self.extract(messages)))
 
 
-def _message_facts(message: Message, max_chars: int) -> list[Fact]:
-    if message.role == "user":
-        classify, speaker = classify_user, "user"
-    elif message.role == "assistant":
-        classify, speaker = classify_assistant, "assistant"
-    else:
-        return []
-    facts: list[Fact] = []
-    for sentence in sentences(message.text):
-        if contains_secret(sentence):
-            continue
-        kind = classify(sentence)
-        if kind is not None:
-            facts.append(_fact(kind, sentence, speaker=speaker, message=message, limit=max_chars))
-    return facts
+def user_speaker(name: str | None = None) -> Speaker:
+    """The user as a speaker (named: one of several people), for lines of older history."""
+    return Speaker(subject=name, is_user=True, group=name is not None)
 
 
-def _fact(kind: Kind, sentence: str, *, speaker: str, message: Message, limit: int) -> Fact:
-    prefix = "Assistant agreed: " if speaker == "assistant" else _PREFIX[kind]
-    text = _clip(prefix + sentence, limit)
-    mark: Mark
+def sentence_fact(sentence: str, *, speaker: Speaker, day: date | None) -> Fact | None:
+    """Return the fact one sentence states for ``speaker``, or None when it states none."""
+    if contains_secret(sentence) or is_social(sentence):
+        return None
+    kind = classify_user(sentence)
+    if kind is None:
+        return None
+    if kind == "instruction":
+        return _instruction(sentence, speaker)
+    if kind == "decision":
+        if not speaker.is_user or speaker.group:
+            return None
+        mark: Mark = "ephemeral" if is_one_off(sentence) or time_bound(sentence) else "durable"
+        return _dated(Fact(mark=mark, text=f"Decided: {as_decision(sentence)}"), day)
+    before: str | None = None
     if kind == "correction":
-        mark = "correction"
-    elif kind == "instruction":
-        mark = "permanent"
-    elif time_bound(sentence):
-        mark = "ephemeral"
-        if message.timestamp is not None:
-            text = with_as_of(text, message.timestamp.date())
-    else:
-        mark = "durable"
-    return Fact(mark=mark, text=text)
+        sentence, before = strip_correction(sentence)
+    return _statement(sentence, speaker, day, correction=kind == "correction", before=before)
+
+
+def _statement(
+    sentence: str, speaker: Speaker, day: date | None, *, correction: bool, before: str | None
+) -> Fact | None:
+    about_self = _FIRST_PERSON.search(sentence) is not None
+    label = "User" if speaker.is_user and about_self else "Noted"
+    text = as_fact(_resolve_days(sentence, day), speaker.subject)
+    if content_words(text) < 2:
+        return None
+    if unresolved(sentence):
+        return Fact(mark="skip", text=f"{label}: {text}")
+    if correction:
+        tag = f" (before: {before})" if before else ""
+        return Fact(mark="correction", text=f"{label}: {text}{tag}")
+    mark: Mark = "ephemeral" if time_bound(sentence) or is_one_off(sentence) else "durable"
+    return _dated(Fact(mark=mark, text=f"{label}: {text}"), day)
+
+
+def _instruction(sentence: str, speaker: Speaker) -> Fact | None:
+    if not speaker.is_user or speaker.group:
+        return None
+    wish = _NAME_WISH.match(sentence.strip())
+    if wish is not None:
+        name = wish["rest"] or wish["zh"] or ""
+        text = as_fact(f"I want to be called {name}", None)
+        return Fact(mark="durable", text=f"User: {text}")
+    rule = as_rule(sentence)
+    return Fact(mark="permanent", text=f"User rule: {rule[:1].upper()}{rule[1:]}")
+
+
+def _dated(fact: Fact, day: date | None) -> Fact:
+    if fact.mark != "ephemeral" or day is None:
+        return fact
+    return Fact(mark="ephemeral", text=with_as_of(fact.text, day))
+
+
+def _resolve_days(sentence: str, day: date | None) -> str:
+    if day is None:
+        return sentence
+    return _RELATIVE_DAY.sub(lambda m: _when(m.group().lower(), day), sentence)
+
+
+def _when(words: str, day: date) -> str:
+    """Write a relative time as dates: "tomorrow" → "on 2026-10-22"."""
+    if words in _DAY_SHIFT:
+        return f"on {day + timedelta(days=_DAY_SHIFT[words])}"
+    if words == "last month":
+        return f"in the month before {day}"
+    if words == "last year":
+        return f"in {day.year - 1}"
+    return f"in the week before {day}"
+
+
+def _is_group(said: Sequence[Utterance]) -> bool:
+    users = {u.name for u in said if u.role == "user" and u.name}
+    return len(users) >= 2 or any(u.role == "assistant" and u.name for u in said)
+
+
+def _speaker(utterance: Utterance, *, group: bool) -> Speaker | None:
+    if utterance.role == "user":
+        subject = (utterance.name or "The user") if group else None
+        return Speaker(subject=subject, is_user=True, group=group)
+    if utterance.role == "assistant" and group and utterance.name:
+        return Speaker(subject=utterance.name, is_user=False, group=True)
+    return None
 
 
 def _clip(text: str, limit: int) -> str:

@@ -1,29 +1,33 @@
-"""Reading a compaction transcript back into messages, for the model-free summariser.
+"""Who said what: the utterances the model-free summariser reads, from messages or a raw entry.
 
-Compaction renders the turns it summarises as blocks separated by blank lines::
+An ``Utterance`` is one message reduced to what extraction needs: the role (who is speaking:
+the user, the assistant, a tool, the system), the speaker's name when the conversation names
+people, the text and the day it was said. ``utterances`` builds them from session messages,
+where the role is known for certain; that is the normal path (compaction hands the summariser
+messages, never rendered text). Tool calls carry no words of anyone, so they are left out
+(and no call id is ever made up).
 
-    [2026-11-30 14:05] USER: text
-    [2026-11-30 14:05] ASSISTANT called web_search({"query": "..."})
-    [2026-11-30 14:05] TOOL RESULT (web_search): text
-
-The timestamp prefix is optional on every form. Message text may itself hold blank lines, so a
-block starts only at a line that looks like a block header; any other line continues the block
-before it (text before the first header is ignored). A timestamp is read as a wall-clock time
-and given UTC only so that the value is aware: the summariser uses just its date. No I/O.
+``parse_transcript`` reads the one kind of history entry that holds rendered text: a raw
+transcript kept when a model summariser failed. Blocks look like ``[2026-11-30 14:05] USER:
+text`` or ``TOOL RESULT (name): text``; compaction indents every continuation line of a
+message, so a line inside a tool result that reads ``USER: ...`` continues the tool's block
+and can never pass for the user. Lines before the first header are ignored. No I/O.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
 
-from reverie.messages import Message, Role, ToolCall
+from reverie.messages import Message, Role
 
 _HEADER = re.compile(
-    r"^(?:\[(?P<stamp>\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?)\]\s*)?"
+    r"^(?:\[(?P<stamp>\d{4}-\d{2}-\d{2})[ T]\d{2}:\d{2}(?::\d{2})?\]\s*)?"
     r"(?:(?P<role>USER|ASSISTANT|SYSTEM|TOOL):\s?(?P<text>.*)"
-    r"|ASSISTANT called (?P<call>[^\s(]+)\((?P<args>.*)\)\s*"
-    r"|TOOL RESULT \((?P<tool>[^)]*)\):\s?(?P<result>.*))$"
+    r"|ASSISTANT called [^\s(]+\(.*\)\s*"
+    r"|TOOL RESULT \([^)]*\):\s?(?P<result>.*))$"
 )
 _ROLES: dict[str, Role] = {
     "USER": "user",
@@ -33,40 +37,61 @@ _ROLES: dict[str, Role] = {
 }
 
 
-def parse_transcript(transcript: str) -> list[Message]:
-    """Return the messages of a rendered transcript, in order."""
-    messages: list[Message] = []
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Utterance:
+    """One thing said: by whom (role and optional name), what, and on which day."""
+
+    role: Role
+    text: str
+    name: str | None = None
+    day: date | None = None
+
+
+def utterances(messages: Iterable[Message]) -> list[Utterance]:
+    """Return the utterances of session messages (tool-call-only messages have none)."""
+    found: list[Utterance] = []
+    for message in messages:
+        if not message.text.strip():
+            continue
+        day = message.timestamp.date() if message.timestamp is not None else None
+        name = message.name if message.role in ("user", "assistant") else None
+        found.append(Utterance(role=message.role, text=message.text, name=name, day=day))
+    return found
+
+
+def parse_transcript(transcript: str) -> list[Utterance]:
+    """Return the utterances of a raw transcript entry, in order."""
+    found: list[Utterance] = []
     lines: list[str] = []
     current: re.Match[str] | None = None
     for line in transcript.splitlines():
         header = _HEADER.match(line)
         if header is None:
-            lines.append(line)
+            lines.append(line.removeprefix("  "))
             continue
         if current is not None:
-            messages.append(_message(current, lines))
+            found.extend(_utterance(current, lines))
         current, lines = header, []
     if current is not None:
-        messages.append(_message(current, lines))
-    return messages
+        found.extend(_utterance(current, lines))
+    return found
 
 
-def _message(header: re.Match[str], more: list[str]) -> Message:
-    stamp = _stamp(header["stamp"])
-    if header["call"] is not None:
-        call = ToolCall(id=f"call-{header['call']}", name=header["call"], arguments=header["args"])
-        return Message(role="assistant", tool_calls=(call,), timestamp=stamp)
-    if header["tool"] is not None:
+def _utterance(header: re.Match[str], more: list[str]) -> list[Utterance]:
+    day = _day(header["stamp"])
+    if header["result"] is not None:
         text = "\n".join([header["result"], *more]).strip()
-        return Message(role="tool", name=header["tool"], content=text, timestamp=stamp)
+        return [Utterance(role="tool", text=text, day=day)]
+    if header["role"] is None:
+        return []
     text = "\n".join([header["text"], *more]).strip()
-    return Message(role=_ROLES[header["role"]], content=text, timestamp=stamp)
+    return [Utterance(role=_ROLES[header["role"]], text=text, day=day)] if text else []
 
 
-def _stamp(value: str | None) -> datetime | None:
+def _day(value: str | None) -> date | None:
     if value is None:
         return None
     try:
-        return datetime.fromisoformat(value).replace(tzinfo=UTC)
+        return date.fromisoformat(value)
     except ValueError:
         return None
