@@ -35,8 +35,11 @@ if TYPE_CHECKING:
     from reverie.store.history import HistoryLog
     from reverie.store.sessions import SessionStore
 
-_Row = tuple[str, int | None, str | None, int | None, str | None, float | None, str]
-"""kind, cursor, session_key, position, role, ts, body."""
+_Row = tuple[str, int | None, str | None, int | None, str | None, float | None, str, str]
+"""kind, cursor, session_key, position, role, ts, body, context."""
+
+CONTEXT_CHARS = 400
+"""How much of the previous message is indexed as a message's context."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -129,6 +132,10 @@ def _write_batch(conn: sqlite3.Connection, first_id: int, batch: list[_Row]) -> 
         "INSERT INTO fts(rowid, body) VALUES (?, ?)",
         [(first_id + offset, segment(row[6])) for offset, row in enumerate(batch)],
     )
+    conn.executemany(
+        "INSERT INTO ctx(rowid, context) VALUES (?, ?)",
+        [(first_id + offset, segment(row[7])) for offset, row in enumerate(batch) if row[7]],
+    )
 
 
 def _catch_up_session(
@@ -147,7 +154,9 @@ def _catch_up_session(
         else:
             removed, reindexed = _forget_session(conn, info.key), 1
     rows = (
-        _message_row(info.key, index, messages[index], bodies[index])
+        _message_row(
+            info.key, index, messages[index], bodies[index], bodies[index - 1] if index else ""
+        )
         for index in range(start, len(messages))
     )
     added, _ = insert_rows(conn, rows)
@@ -167,6 +176,7 @@ def _forget_session(conn: sqlite3.Connection, key: str) -> int:
 def _delete(conn: sqlite3.Connection, where: str, args: tuple[str, ...]) -> int:
     ids = f"SELECT id FROM docs WHERE {where}"  # noqa: S608 -- ``where`` is one of two literals
     conn.execute(f"DELETE FROM fts WHERE rowid IN ({ids})", args)  # noqa: S608
+    conn.execute(f"DELETE FROM ctx WHERE rowid IN ({ids})", args)  # noqa: S608
     return conn.execute(f"DELETE FROM docs WHERE {where}", args).rowcount  # noqa: S608
 
 
@@ -184,15 +194,15 @@ def _history_rows(entries: Iterator[HistoryEntry]) -> Iterator[_Row]:
     for entry in entries:
         moment = entry.time or _nanobot_time(entry.timestamp)
         ts = moment.timestamp() if moment is not None else None
-        yield ("history", entry.cursor, entry.session_key, None, None, ts, entry.content)
+        yield ("history", entry.cursor, entry.session_key, None, None, ts, entry.content, "")
 
 
-def _message_row(key: str, index: int, message: Message, body: str) -> _Row:
+def _message_row(key: str, index: int, message: Message, body: str, before: str) -> _Row:
     moment = message.timestamp
     if moment is not None and moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     ts = moment.timestamp() if moment is not None else None
-    return ("message", None, key, index, message.role, ts, body)
+    return ("message", None, key, index, message.role, ts, body, before[-CONTEXT_CHARS:])
 
 
 def _nanobot_time(text: str) -> datetime | None:

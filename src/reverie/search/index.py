@@ -22,6 +22,8 @@ Invariants.
   previous state.
 - A damaged index is moved aside and rebuilt; the caller gets results, not an error.
 - User query text never reaches FTS5 syntax unescaped; an empty query returns no hits.
+- A query that is exactly a source reference (``#h12``, ``#m45@cli:default``; see ``refs``)
+  returns that item alone, so a reference quoted in a prompt can be followed.
 """
 
 from __future__ import annotations
@@ -35,11 +37,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from reverie.clock import require_aware
 from reverie.errors import StorageError
+from reverie.search.candidates import Candidate, run_candidates
 from reverie.search.catch_up import catch_up_history, catch_up_sessions
 from reverie.search.hits import SOURCES, RefreshStats, SearchHit, Source
 from reverie.search.index_file import IndexFile, is_corruption
-from reverie.search.query import Filters, run_query
-from reverie.search.text import match_expression
+from reverie.search.query import Filters, run_query, run_ref
+from reverie.search.refs import parse_ref
+from reverie.search.text import match_expression, terms_expression
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -104,7 +108,8 @@ class SearchIndex:
 
         Args:
             query: free text; words are alternatives, ``"quoted words"`` a phrase. Operators
-                and punctuation are plain text. An empty or word-less query returns [].
+                and punctuation are plain text. An empty or word-less query returns []. A
+                source reference alone (``#h12``) returns the item it names.
             limit: at most this many hits.
             session_key: only items of this session (its messages and its history entries).
             since: only items written at or after this time (timezone-aware).
@@ -127,18 +132,56 @@ class SearchIndex:
             until=None if until is None else require_aware(until),
             include_internal=include_internal,
         )
+        ref = parse_ref(query)
+        if ref is not None and sources:
+            return self._run(lambda conn: run_ref(conn, ref, filters))
         expression = match_expression(query)
         if expression is None or not sources:
             return []
-        with self._lock.hold():
-            return self._guarded(lambda conn, _empty: run_query(conn, expression, filters, limit))[
-                1
-            ]
+        return self._run(lambda conn: run_query(conn, expression, filters, limit))
+
+    def candidates(
+        self,
+        terms: Sequence[str],
+        *,
+        limit: int,
+        session_key: str | None = None,
+        include_internal: bool = False,
+        context_weight: float = 0.3,
+    ) -> list[Candidate]:
+        """Return items matching any of ``terms`` with their whole text, best BM25 first.
+
+        For callers that rank again (recall). Each term is a word or a phrase; only its letters
+        and digits are used (no FTS5 syntax passes). No terms, no candidates.
+
+        Args:
+            terms: the words and phrases to look for.
+            limit: at most this many candidates.
+            session_key: only items of this session.
+            include_internal: also messages of ``dream:`` and ``cron:`` sessions.
+            context_weight: weight of a match in an item's context (the message before it)
+                against 1 for its own text; 0 ignores context.
+        """
+        expression = terms_expression(terms)
+        if expression is None or limit < 1:
+            return []
+        filters = Filters(
+            sources=frozenset(SOURCES), session_key=session_key, include_internal=include_internal
+        )
+        return self._run(
+            lambda conn: run_candidates(
+                conn, expression, filters, limit, context_weight=context_weight
+            )
+        )
 
     def close(self) -> None:
         """Close the connection and the lock file (the index may be used again later)."""
         self._file.close()
         self._lock.close()
+
+    def _run(self, query: Callable[[sqlite3.Connection], _T]) -> _T:
+        with self._lock.hold():
+            return self._guarded(lambda conn, _empty: query(conn))[1]
 
     def _guarded(self, then: Callable[[sqlite3.Connection, bool], _T]) -> tuple[RefreshStats, _T]:
         """Refresh, then run ``then``; a damaged index is moved aside and rebuilt once."""
