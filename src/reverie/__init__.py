@@ -43,6 +43,7 @@ from reverie.llm.scripted import ScriptedProvider
 from reverie.llm.settings import ModelRoles, ModelSettings
 from reverie.llm.tokens import CalibratedCounter, ExactCounter, count_request, default_counter
 from reverie.messages import Message, ToolCall
+from reverie.recall import RecalledItem, RecallResult
 from reverie.search import SearchHit
 from reverie.session import ArchivedSummary, Session, SessionInfo
 from reverie.status import Status
@@ -87,6 +88,8 @@ __all__ = [
     "OpenAIProvider",
     "PromptResult",
     "Provider",
+    "RecallResult",
+    "RecalledItem",
     "RecordResult",
     "RetryPolicy",
     "ReverieError",

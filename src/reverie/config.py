@@ -14,7 +14,7 @@ TOML layout (every key optional)::
                    idle_minutes
     [dream]        batch_entries, entry_chars, file_chars, max_rounds, token_budget,
                    interval_minutes, cron, pending_trigger, keep_history, stall_rounds, mode
-    [prompt]       recent_entries, recent_tokens, unified_session
+    [prompt]       recent_entries, recent_tokens, unified_session, recall_tokens
 """
 
 from __future__ import annotations
@@ -27,6 +27,11 @@ from typing import Any, Literal, TypeVar
 from reverie.errors import ConfigError
 
 ProviderKind = Literal["openai", "anthropic"]
+
+RECALL_SHARE = 0.3
+"""Default share of the input budget the "Recalled" section may use..."""
+RECALL_CAP = 4_000
+"""...up to this many tokens (a large window needs no more to carry the relevant items)."""
 DreamMode = Literal["auto", "model", "model-free"]
 
 
@@ -91,6 +96,14 @@ class PromptConfig:
     recent_entries: int = 50
     recent_tokens: int = 8_000
     unified_session: bool = False
+    recall_tokens: int | None = None
+    """The "Recalled" section's budget; None: a share of the input budget; 0: no recall."""
+
+    def recall_budget(self, input_budget: int) -> int:
+        """Tokens the "Recalled" section may use for a prompt of ``input_budget`` tokens."""
+        if self.recall_tokens is not None:
+            return max(0, min(self.recall_tokens, input_budget // 2))
+        return min(int(input_budget * RECALL_SHARE), RECALL_CAP)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -179,6 +192,10 @@ def _check_ranges(config: Config) -> None:
         ),
         (config.dream.max_rounds >= 1, "dream.max_rounds must be >= 1"),
         (config.dream.batch_entries >= 1, "dream.batch_entries must be >= 1"),
+        (
+            config.prompt.recall_tokens is None or config.prompt.recall_tokens >= 0,
+            "prompt.recall_tokens must be >= 0 (0 disables recall)",
+        ),
         (
             config.model.context_window > config.model.max_output_tokens + 1024,
             "model.context_window must exceed max_output_tokens + 1024",

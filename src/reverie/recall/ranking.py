@@ -1,0 +1,133 @@
+"""Ranking recall candidates again, past plain BM25, with no model.
+
+The index returns a pool of candidates by BM25 (own text, plus the previous message's text
+at a lower weight). Each is then scored
+
+    score = bm25 / best bm25
+          + key_boost   x share of the query's key terms it holds (names, numbers, quotes)
+          + date_boost  if it was written on a day the query names ("last Friday")
+          + expand_boost x share of the recent turns' terms it holds
+
+and near-duplicates are dropped (an item whose words are almost all in a better item's).
+Every step can be switched off in ``RecallOptions`` so the benchmark can measure what each
+buys. This module does no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from reverie.recall.dates import DaySpan
+from reverie.search import Candidate
+
+_WORDS = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecallOptions:
+    """How recall ranks (defaults are what the benchmark showed to pay).
+
+    Attributes:
+        pool: candidates fetched from the index per query.
+        context_weight: weight of a match in the previous message's text (0: ignore context).
+        key_boost: added for holding all the query's key terms (0: off).
+        date_boost: added for being written on a day the query names (0: off).
+        expand_boost: added for holding all the terms of the recent turns (0: off).
+        dedup: drop near-duplicates of better items.
+        history: also recall history entries (else only session messages).
+        item_chars: the longest quote of one item; longer sources are excerpted.
+    """
+
+    pool: int = 80
+    context_weight: float = 0.3
+    key_boost: float = 0.5
+    date_boost: float = 0.5
+    expand_boost: float = 0.2
+    dedup: bool = True
+    history: bool = True
+    item_chars: int = 1_200
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ranked:
+    """A candidate with its final score and the reasons for it."""
+
+    candidate: Candidate
+    score: float
+    why: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Signals:
+    """What a query asks about, beyond its words."""
+
+    terms: tuple[str, ...]
+    keys: frozenset[str]
+    spans: tuple[DaySpan, ...] = ()
+    expansion: tuple[str, ...] = ()
+    now: datetime | None = None
+
+
+def rank(candidates: Sequence[Candidate], signals: Signals, options: RecallOptions) -> list[Ranked]:
+    """Return ``candidates`` scored and ordered best first, near-duplicates removed."""
+    best = max((c.score for c in candidates), default=0.0) or 1.0
+    ranked = [_score(candidate, best, signals, options) for candidate in candidates]
+    ranked.sort(key=lambda r: (-r.score, -(r.candidate.timestamp or _EPOCH).timestamp()))
+    return _dedup(ranked) if options.dedup else ranked
+
+
+def _score(candidate: Candidate, best: float, signals: Signals, options: RecallOptions) -> Ranked:
+    lower = candidate.text.lower()
+    held = tuple(term for term in signals.terms if _holds(lower, term))
+    score = candidate.score / best
+    keys = [term for term in held if term in signals.keys]
+    if signals.keys and options.key_boost:
+        score += options.key_boost * len(keys) / len(signals.keys)
+    why = list(held)
+    if signals.spans and options.date_boost and _on_a_day(candidate, signals):
+        score += options.date_boost
+        why.append("date")
+    if signals.expansion and options.expand_boost:
+        extra = sum(1 for term in signals.expansion if _holds(lower, term))
+        score += options.expand_boost * extra / len(signals.expansion)
+    return Ranked(candidate=candidate, score=score, why=tuple(why))
+
+
+def _holds(lower: str, term: str) -> bool:
+    if term.isascii():
+        return re.search(rf"\b{re.escape(term)}", lower) is not None
+    return term in lower
+
+
+def _on_a_day(candidate: Candidate, signals: Signals) -> bool:
+    if candidate.timestamp is None:
+        return False
+    zone = signals.now.tzinfo if signals.now is not None else None
+    day = candidate.timestamp.astimezone(zone).date()
+    return any(span.holds(day) for span in signals.spans)
+
+
+def _dedup(ranked: list[Ranked]) -> list[Ranked]:
+    kept: list[Ranked] = []
+    seen: list[frozenset[str]] = []
+    for item in ranked:
+        words = frozenset(_WORDS.findall(item.candidate.text.lower()))
+        if words and any(_contained(words, other) for other in seen):
+            continue
+        kept.append(item)
+        seen.append(words)
+    return kept
+
+
+def _contained(words: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether nine tenths of the shorter word set is in the longer one (short ones: equal)."""
+    small, large = (words, other) if len(words) <= len(other) else (other, words)
+    if len(small) < 4:
+        return small == large
+    return len(small & large) >= 0.9 * len(small)
+
+
+_EPOCH = datetime.fromtimestamp(0).astimezone()
