@@ -33,6 +33,7 @@ from datetime import datetime
 from pathlib import Path
 
 from recalllib.devset import Conversation, build
+from recalllib.filler import fill, questions
 from reverie import Config, MemoryEngine, Message
 from reverie.config import ModelConfig, PromptConfig
 from reverie.llm.tokens import default_counter
@@ -178,8 +179,6 @@ def _window(convo: Conversation, window: int, tallies: dict[str, _Tally]) -> Non
 
 
 def latency(size: int, queries: int = 200) -> dict[str, object]:
-    from recalllib.filler import fill, questions
-
     with tempfile.TemporaryDirectory() as folder:
         engine = MemoryEngine.open(Path(folder), _config(8192, recall=True))
         started = time.perf_counter()

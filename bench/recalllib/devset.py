@@ -15,9 +15,9 @@ import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from recalllib.templates import Fact, Language
 from recalllib.templates_en import EN
 from recalllib.templates_zh import ZH
-from recalllib.templates import Fact, Language
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,7 +56,7 @@ def build(seed: int = 7) -> list[Conversation]:
 def _conversation(name: str, language: Language, rng: random.Random) -> Conversation:
     pair = rng.choice(language.pairs)
     convo = Conversation(name=name, language=language.code, speakers=pair)
-    facts = [factory(rng, pair[owner], owner) for factory in language.facts for owner in (0, 1)]
+    facts = [factory(rng, owner) for factory in language.facts for owner in (0, 1)]
     rng.shuffle(facts)
     slots = _schedule(facts, rng)
     day = datetime(2025, 1, 6, 18, 0, tzinfo=UTC)
@@ -86,7 +86,9 @@ def _session(
     turns = rng.randint(*TURNS_PER_SESSION)
     lines: list[tuple[int, str, Fact | None]] = []
     opener = rng.randrange(2)
-    lines.append((opener, rng.choice(language.greetings).format(other=convo.speakers[1 - opener]), None))
+    lines.append(
+        (opener, rng.choice(language.greetings).format(other=convo.speakers[1 - opener]), None)
+    )
     for _ in range(turns - 1):
         if rng.random() < 0.3:
             text = rng.choice(language.distractors)
@@ -96,26 +98,30 @@ def _session(
     for fact, step in planted:
         at = rng.randint(1, len(lines))
         said = fact.steps[step]
-        block = [(fact.owner, said.text.format(day=_date_text(day, language), **fact.slots), fact)]
+        text = said.text.format(day=_date_text(day, language), **fact.slots)
+        block: list[tuple[int, str, Fact | None]] = [(fact.owner, text, fact)]
         if said.lead_in:
             block.insert(0, (1 - fact.owner, said.lead_in, None))
         lines[at:at] = block
-    for speaker, text, fact in lines:
+    for speaker, text, planted_fact in lines:
         index = len(convo.texts)
         convo.texts.append(text)
         convo.roles.append(speaker)
         convo.times.append(day)
         day += timedelta(minutes=rng.randint(1, 4))
-        if fact is not None:
-            fact.said.append(index)
-            if len(fact.said) == len(fact.steps):
-                convo.questions.extend(_questions(fact, convo))
+        if planted_fact is not None:
+            planted_fact.said.append(index)
+            if len(planted_fact.said) == len(planted_fact.steps):
+                convo.questions.extend(_questions(planted_fact, convo))
 
 
 def _questions(fact: Fact, convo: Conversation) -> list[Question]:
     owner = convo.speakers[fact.owner]
     gold = tuple(fact.said[i] for i in fact.gold)
-    return [Question(text=q.format(owner=owner, **fact.slots), evidence=gold, kind=fact.kind) for q in fact.questions]
+    return [
+        Question(text=q.format(owner=owner, **fact.slots), evidence=gold, kind=fact.kind)
+        for q in fact.questions
+    ]
 
 
 def _date_text(day: datetime, language: Language) -> str:

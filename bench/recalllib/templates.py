@@ -28,7 +28,7 @@ class Fact:
     said: list[int] = field(default_factory=list)
 
 
-FactFactory = Callable[[random.Random, str, int], Fact]
+FactFactory = Callable[[random.Random, int], Fact]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,7 +7,7 @@ import random
 from recalllib.templates import Fact, Language, Said
 
 
-def _pet(rng: random.Random, name: str, owner: int) -> Fact:
+def _pet(rng: random.Random, owner: int) -> Fact:
     slots = {"pet": rng.choice(["Biscuit", "Pepper", "Mochi", "Juniper", "Waffles", "Ziggy"])}
     return Fact(
         kind="static",
@@ -15,7 +15,7 @@ def _pet(rng: random.Random, name: str, owner: int) -> Fact:
         slots=slots,
         steps=(
             Said(
-                text="We finally brought home a beagle puppy this weekend, we're calling him {pet}.",
+                text="We brought home a beagle puppy this weekend, we're calling him {pet}.",
                 lead_in="Anything new at home?",
             ),
         ),
@@ -23,21 +23,28 @@ def _pet(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _job(rng: random.Random, name: str, owner: int) -> Fact:
+def _job(rng: random.Random, owner: int) -> Fact:
     slots = {
         "role": rng.choice(["data analyst", "pastry chef", "nurse", "UX designer", "paralegal"]),
-        "firm": rng.choice(["Halden Labs", "Brightwater Clinic", "Orchard & Vine", "Kestrel Studio"]),
+        "firm": rng.choice(
+            ["Halden Labs", "Brightwater Clinic", "Orchard & Vine", "Kestrel Studio"]
+        ),
     }
     return Fact(
         kind="static",
         owner=owner,
         slots=slots,
-        steps=(Said(text="I signed the offer, I'm starting as a {role} at {firm} next month!", lead_in="How did the interviews go?"),),
+        steps=(
+            Said(
+                text="I signed the offer, I'm starting as a {role} at {firm} next month!",
+                lead_in="How did the interviews go?",
+            ),
+        ),
         questions=("Which company made {owner} an offer?", "What job is {owner} starting?"),
     )
 
 
-def _city(rng: random.Random, name: str, owner: int) -> Fact:
+def _city(rng: random.Random, owner: int) -> Fact:
     first, second = rng.sample(["Porto", "Leeds", "Tucson", "Gdansk", "Halifax", "Utrecht"], 2)
     return Fact(
         kind="update",
@@ -45,14 +52,19 @@ def _city(rng: random.Random, name: str, owner: int) -> Fact:
         slots={"first": first, "second": second},
         steps=(
             Said(text="Our flat in {first} is tiny but I love the neighbourhood."),
-            Said(text="Big news: the movers came Tuesday, we now officially live in {second}.", lead_in="How was your week?"),
+            Said(
+                text="Big news: the movers came Tuesday, we now officially live in {second}.",
+                lead_in="How was your week?",
+            ),
         ),
         questions=("Where does {owner} live now?",),
     )
 
 
-def _race(rng: random.Random, name: str, owner: int) -> Fact:
-    race = rng.choice(["Riverside 10K", "Harbour Half Marathon", "Oakfield Trail Run", "Lantern Night Run"])
+def _race(rng: random.Random, owner: int) -> Fact:
+    race = rng.choice(
+        ["Riverside 10K", "Harbour Half Marathon", "Oakfield Trail Run", "Lantern Night Run"]
+    )
     return Fact(
         kind="date",
         owner=owner,
@@ -62,8 +74,11 @@ def _race(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _wedding(rng: random.Random, name: str, owner: int) -> Fact:
-    slots = {"sib": rng.choice(["sister", "brother", "cousin"]), "venue": rng.choice(["a vineyard", "the old boathouse", "a lighthouse"])}
+def _wedding(rng: random.Random, owner: int) -> Fact:
+    slots = {
+        "sib": rng.choice(["sister", "brother", "cousin"]),
+        "venue": rng.choice(["a vineyard", "the old boathouse", "a lighthouse"]),
+    }
     return Fact(
         kind="date",
         owner=owner,
@@ -73,7 +88,7 @@ def _wedding(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _rent(rng: random.Random, name: str, owner: int) -> Fact:
+def _rent(rng: random.Random, owner: int) -> Fact:
     old, new = rng.choice([("1,250", "1,480"), ("980", "1,140"), ("2,100", "2,350")])
     return Fact(
         kind="update",
@@ -87,41 +102,66 @@ def _rent(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _hobby(rng: random.Random, name: str, owner: int) -> Fact:
-    hobby = rng.choice(["pottery", "bouldering", "watercolour painting", "salsa dancing", "woodworking"])
+def _hobby(rng: random.Random, owner: int) -> Fact:
+    hobby = rng.choice(
+        ["pottery", "bouldering", "watercolour painting", "salsa dancing", "woodworking"]
+    )
     return Fact(
         kind="static",
         owner=owner,
         slots={"hobby": hobby},
-        steps=(Said(text="I signed up for a {hobby} class on Thursdays, first session was so fun.", lead_in="Doing anything for yourself lately?"),),
+        steps=(
+            Said(
+                text="I signed up for a {hobby} class on Thursdays, first session was so fun.",
+                lead_in="Doing anything for yourself lately?",
+            ),
+        ),
         questions=("What new pastime did {owner} pick up?", "Which class did {owner} sign up for?"),
     )
 
 
-def _allergy(rng: random.Random, name: str, owner: int) -> Fact:
+def _allergy(rng: random.Random, owner: int) -> Fact:
     food = rng.choice(["peanuts", "shellfish", "sesame", "kiwi"])
     return Fact(
         kind="static",
         owner=owner,
         slots={"food": food},
-        steps=(Said(text="The doctor confirmed it, I'm allergic to {food}, so no more of that for me."),),
+        steps=(
+            Said(
+                text="The doctor confirmed it, I'm allergic to {food}, so no more of that for me."
+            ),
+        ),
         questions=("What food can {owner} not eat?", "What is {owner} allergic to?"),
     )
 
 
-def _car(rng: random.Random, name: str, owner: int) -> Fact:
-    car = rng.choice(["a blue Skoda Octavia", "an old Volvo estate", "a red Mazda 3", "a used Prius"])
+def _car(rng: random.Random, owner: int) -> Fact:
+    car = rng.choice(
+        ["a blue Skoda Octavia", "an old Volvo estate", "a red Mazda 3", "a used Prius"]
+    )
     return Fact(
         kind="static",
         owner=owner,
         slots={"car": car},
-        steps=(Said(text="Traded in the scooter, I drive {car} now.", lead_in="Still taking the bus to work?"),),
+        steps=(
+            Said(
+                text="Traded in the scooter, I drive {car} now.",
+                lead_in="Still taking the bus to work?",
+            ),
+        ),
         questions=("What car does {owner} drive?",),
     )
 
 
-def _book(rng: random.Random, name: str, owner: int) -> Fact:
-    book = rng.choice(["The Salt Road", "Northern Lights Over Kiev", "A Field Guide to Clouds", "The Quiet Orchard"])
+def _book(rng: random.Random, owner: int) -> Fact:
+    book = rng.choice(
+        [
+            "The Salt Road",
+            "Northern Lights Over Kiev",
+            "A Field Guide to Clouds",
+            "The Quiet Orchard",
+        ]
+    )
     return Fact(
         kind="static",
         owner=owner,
@@ -131,22 +171,28 @@ def _book(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _trip(rng: random.Random, name: str, owner: int) -> Fact:
+def _trip(rng: random.Random, owner: int) -> Fact:
     place = rng.choice(["Kyoto", "Lisbon", "Reykjavik", "Oaxaca", "Tbilisi"])
     return Fact(
         kind="date",
         owner=owner,
         slots={"place": place},
         steps=(Said(text="Flights are booked! We leave for {place} on {day}, two whole weeks."),),
-        questions=("Where is {owner} going for two weeks?", "When does {owner} fly out for the big trip?"),
+        questions=(
+            "Where is {owner} going for two weeks?",
+            "When does {owner} fly out for the big trip?",
+        ),
     )
 
 
-def _pets_two(rng: random.Random, name: str, owner: int) -> Fact:
+def _pets_two(rng: random.Random, owner: int) -> Fact:
     return Fact(
         kind="multi",
         owner=owner,
-        slots={"cat": rng.choice(["Noodle", "Saffron", "Pixel"]), "fish": rng.choice(["two goldfish", "a betta fish"])},
+        slots={
+            "cat": rng.choice(["Noodle", "Saffron", "Pixel"]),
+            "fish": rng.choice(["two goldfish", "a betta fish"]),
+        },
         steps=(
             Said(text="{cat} knocked a glass off the table again, cats are chaos."),
             Said(text="Also we got {fish} for the kids' room, very calming to watch."),
@@ -156,7 +202,7 @@ def _pets_two(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _injury(rng: random.Random, name: str, owner: int) -> Fact:
+def _injury(rng: random.Random, owner: int) -> Fact:
     part = rng.choice(["ankle", "wrist", "knee"])
     return Fact(
         kind="update",
@@ -170,7 +216,7 @@ def _injury(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _birthday(rng: random.Random, name: str, owner: int) -> Fact:
+def _birthday(rng: random.Random, owner: int) -> Fact:
     gift = rng.choice(["a vintage record player", "a sourdough starter kit", "a telescope"])
     return Fact(
         kind="date",
@@ -184,7 +230,12 @@ def _birthday(rng: random.Random, name: str, owner: int) -> Fact:
 EN = Language(
     code="en",
     pairs=(("Mia", "Tom"), ("Lena", "Raj"), ("Grace", "Omar"), ("Nora", "Felix")),
-    greetings=("Hey {other}! How's it going?", "Hi {other}, long time no talk!", "Morning {other}!", "{other}! Got a minute?"),
+    greetings=(
+        "Hey {other}! How's it going?",
+        "Hi {other}, long time no talk!",
+        "Morning {other}!",
+        "{other}! Got a minute?",
+    ),
     filler=(
         "Haha, that sounds about right.",
         "Honestly the weather has been so grey all week.",
@@ -226,5 +277,20 @@ EN = Language(
         "Food allergies seem so common now.",
         "My colleague's rent went up too, it's everywhere.",
     ),
-    facts=(_pet, _job, _city, _race, _wedding, _rent, _hobby, _allergy, _car, _book, _trip, _pets_two, _injury, _birthday),
+    facts=(
+        _pet,
+        _job,
+        _city,
+        _race,
+        _wedding,
+        _rent,
+        _hobby,
+        _allergy,
+        _car,
+        _book,
+        _trip,
+        _pets_two,
+        _injury,
+        _birthday,
+    ),
 )

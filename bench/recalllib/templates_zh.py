@@ -7,17 +7,21 @@ import random
 from recalllib.templates import Fact, Language, Said
 
 
-def _pet(rng: random.Random, name: str, owner: int) -> Fact:
+def _pet(rng: random.Random, owner: int) -> Fact:
     return Fact(
         kind="static",
         owner=owner,
         slots={"pet": rng.choice(["豆豆", "年糕", "可乐", "汤圆"])},
-        steps=(Said(text="我们周末领养了一只柯基，给它取名叫{pet}。", lead_in="最近家里有什么新鲜事吗？"),),
+        steps=(
+            Said(
+                text="我们周末领养了一只柯基，给它取名叫{pet}。", lead_in="最近家里有什么新鲜事吗？"
+            ),
+        ),
         questions=("{owner}家的狗叫什么名字？",),
     )
 
 
-def _job(rng: random.Random, name: str, owner: int) -> Fact:
+def _job(rng: random.Random, owner: int) -> Fact:
     return Fact(
         kind="static",
         owner=owner,
@@ -27,7 +31,7 @@ def _job(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _city(rng: random.Random, name: str, owner: int) -> Fact:
+def _city(rng: random.Random, owner: int) -> Fact:
     first, second = rng.sample(["成都", "厦门", "杭州", "青岛", "昆明"], 2)
     return Fact(
         kind="update",
@@ -41,7 +45,7 @@ def _city(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _race(rng: random.Random, name: str, owner: int) -> Fact:
+def _race(rng: random.Random, owner: int) -> Fact:
     return Fact(
         kind="date",
         owner=owner,
@@ -51,7 +55,7 @@ def _race(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _hobby(rng: random.Random, name: str, owner: int) -> Fact:
+def _hobby(rng: random.Random, owner: int) -> Fact:
     return Fact(
         kind="static",
         owner=owner,
@@ -61,7 +65,7 @@ def _hobby(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _allergy(rng: random.Random, name: str, owner: int) -> Fact:
+def _allergy(rng: random.Random, owner: int) -> Fact:
     return Fact(
         kind="static",
         owner=owner,
@@ -71,7 +75,7 @@ def _allergy(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _trip(rng: random.Random, name: str, owner: int) -> Fact:
+def _trip(rng: random.Random, owner: int) -> Fact:
     return Fact(
         kind="date",
         owner=owner,
@@ -81,7 +85,7 @@ def _trip(rng: random.Random, name: str, owner: int) -> Fact:
     )
 
 
-def _rent(rng: random.Random, name: str, owner: int) -> Fact:
+def _rent(rng: random.Random, owner: int) -> Fact:
     old, new = rng.choice([("3200", "3600"), ("4500", "4900")])
     return Fact(
         kind="update",
