@@ -16,7 +16,11 @@ that fit the budget), ``bm25`` (recall with every ranking step off), each step a
 of bm25, and ``all`` (the defaults).
 
 Latency (``--latency N``): a workspace of N items (half history entries, half messages over
-50 sessions), indexed once, then ``prompt()`` with recall for 200 questions: p50 and p95.
+50 sessions; Zipfian words, ``recalllib.filler``), indexed once, each session compacted up to
+its last 8 messages and dream level with history (as a workspace in use would be), then
+``prompt()`` with recall for 200 questions: p50 and p95 in one active session (the usual
+case: its journal is warm), and rotating over the 50 sessions (each load reads a journal of
+1,000 messages), and ``recall()`` alone.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sized
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -41,11 +46,14 @@ from reverie.recall import RecallOptions
 
 WINDOWS = (4096, 8192)
 KEY = "bench:talk"
-BASE = RecallOptions(context_weight=0, key_boost=0, date_boost=0, expand_boost=0, dedup=False)
+BASE = RecallOptions(
+    context_weight=0, cover_boost=0, key_boost=0, date_boost=0, expand_boost=0, dedup=False
+)
 DEFAULT = RecallOptions()
 VARIANTS: dict[str, RecallOptions] = {
     "bm25": BASE,
     "+context": replace(BASE, context_weight=DEFAULT.context_weight),
+    "+cover": replace(BASE, cover_boost=DEFAULT.cover_boost),
     "+keys": replace(BASE, key_boost=DEFAULT.key_boost),
     "+keys+names": replace(BASE, key_boost=DEFAULT.key_boost, name_keys=True),
     "+dates": replace(BASE, date_boost=DEFAULT.date_boost),
@@ -63,11 +71,14 @@ class _Clock:
         return self.now
 
 
+SHARE: list[float] = []
+"""``--share``: the recall budget as a share of the input budget (default: reverie's)."""
+
+
 def _config(window: int, *, recall: bool) -> Config:
-    return Config(
-        model=ModelConfig(context_window=window, max_output_tokens=1024),
-        prompt=PromptConfig(recall_tokens=None if recall else 0),
-    )
+    model = ModelConfig(context_window=window, max_output_tokens=1024)
+    tokens = int(model.input_budget * SHARE[0]) if SHARE else None
+    return Config(model=model, prompt=PromptConfig(recall_tokens=tokens if recall else 0))
 
 
 def _play(convo: Conversation, window: int, root: Path, *, recall: bool) -> MemoryEngine:
@@ -106,7 +117,8 @@ def _recall_at(found: list[int], gold: tuple[int, ...], k: int) -> float:
 
 def _ranked(engine: MemoryEngine, question: str) -> list[int]:
     items = engine.recaller.recall(question, max_tokens=10**6, scope=KEY).items
-    best = sorted(items, key=lambda item: -item.score)
+    newest_first = sorted(items, key=lambda i: -(i.timestamp.timestamp() if i.timestamp else 0))
+    best = sorted(newest_first, key=lambda item: -item.score)  # stable: ties stay newest first
     return [i.ref.message_index for i in best if i.ref.message_index is not None][:10]
 
 
@@ -179,31 +191,44 @@ def _window(convo: Conversation, window: int, tallies: dict[str, _Tally]) -> Non
 
 
 def latency(size: int, queries: int = 200) -> dict[str, object]:
+    asked = list(questions(queries, random.Random(6)))
     with tempfile.TemporaryDirectory() as folder:
         engine = MemoryEngine.open(Path(folder), _config(8192, recall=True))
+        workspace = engine.workspace
         started = time.perf_counter()
-        fill(engine.workspace, size, random.Random(5))
+        fill(workspace, size, random.Random(5))
+        for info in workspace.sessions.list():
+            workspace.sessions.set_compacted_upto(info.key, max(0, info.message_count - 8))
+        workspace.dream_cursor.write(workspace.history.last_cursor())
         filled = time.perf_counter() - started
         started = time.perf_counter()
         engine.index.refresh()
         indexed = time.perf_counter() - started
-        samples = []
-        recalled = 0
-        for number, question in enumerate(questions(queries, random.Random(6))):
-            key = f"cli:s{number % 50}"
-            started = time.perf_counter()
-            result = engine.prompt(key, question)
-            samples.append((time.perf_counter() - started) * 1000)
-            recalled += len(result.recalled)
+        one = _timed(lambda n: engine.prompt("cli:s7", asked[n]).recalled, len(asked))
+        rotating = _timed(lambda n: engine.prompt(f"cli:s{n % 50}", asked[n]).recalled, len(asked))
+        alone = _timed(lambda n: engine.recall(asked[n], session="cli:s7").items, len(asked))
         engine.close()
-    samples.sort()
     return {
         "items": size,
         "fill_seconds": round(filled, 1),
         "index_seconds": round(indexed, 1),
-        "prompt_ms_p50": round(statistics.median(samples), 2),
-        "prompt_ms_p95": round(samples[int(len(samples) * 0.95) - 1], 2),
-        "mean_items_recalled": round(recalled / len(samples), 1),
+        "prompt_one_session": one,
+        "prompt_rotating_sessions": rotating,
+        "recall_alone": alone,
+    }
+
+
+def _timed(call: Callable[[int], Sized], count: int) -> dict[str, float]:
+    samples, recalled = [], 0
+    for number in range(count):
+        started = time.perf_counter()
+        recalled += len(call(number))
+        samples.append((time.perf_counter() - started) * 1000)
+    samples.sort()
+    return {
+        "p50_ms": round(statistics.median(samples), 2),
+        "p95_ms": round(samples[int(len(samples) * 0.95) - 1], 2),
+        "mean_items": round(recalled / count, 1),
     }
 
 
@@ -212,7 +237,10 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--latency", type=int, default=0, help="items for the latency run")
     parser.add_argument("--no-quality", action="store_true", help="skip the dev-set run")
     parser.add_argument("--only", default=None, help="only this conversation (e.g. en-1)")
+    parser.add_argument("--share", type=float, default=None, help="recall share of the budget")
     args = parser.parse_args(argv)
+    if args.share is not None:
+        SHARE.append(args.share)
     report: dict[str, object] = {}
     if not args.no_quality:
         conversations = [c for c in build() if args.only in (None, c.name)]

@@ -17,7 +17,7 @@ Invariants.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -120,6 +120,7 @@ class Recaller:
         signals = Signals(
             terms=terms.terms,
             keys=terms.keys,
+            names=terms.names,
             spans=resolve(query, now) if now is not None else (),
             expansion=_expansion(context, terms),
             now=now,
@@ -152,7 +153,7 @@ class Recaller:
         return carried is None or not carried.holds(candidate)
 
     def _fit(
-        self, ranked: list[Ranked], needles: tuple[str, ...], max_tokens: int
+        self, ranked: Iterable[Ranked], needles: tuple[str, ...], max_tokens: int
     ) -> tuple[RecalledItem, ...]:
         fixed = self._counter.text(render((_PLACEHOLDER,))) - self._counter.text(
             item_line(_PLACEHOLDER)

@@ -52,10 +52,12 @@ class QueryTerms:
     Attributes:
         terms: words and phrases to search for (key terms first), lower-case.
         keys: the key terms among them (names, numbers, quoted phrases).
+        names: the names among the keys.
     """
 
     terms: tuple[str, ...]
     keys: frozenset[str]
+    names: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, text: str) -> QueryTerms:
@@ -65,18 +67,23 @@ class QueryTerms:
             for found in _QUOTED.finditer(text)
         ]
         plain: list[str] = []
+        names: list[str] = []
         for found in _WORD.finditer(_CJK_RUN.sub(" ", text)):
             word = found.group().replace("\u2019", "'")
             lower = word.lower().split("'")[0]
             if lower in STOPWORDS or (len(lower) < 2 and not lower.isdigit()):
                 continue
-            if _NUMBER.search(word) or _is_name(text, found.start(), word):
+            if _NUMBER.search(word):
                 keys.append(lower)
+            elif _is_name(text, found.start(), word):
+                keys.append(lower)
+                names.append(lower)
             else:
                 plain.append(lower)
         plain.extend(cjk_bigrams(text))
         ordered = list(dict.fromkeys([*keys, *plain]))[:MAX_TERMS]
-        return cls(terms=tuple(ordered), keys=frozenset(keys) & frozenset(ordered))
+        kept = frozenset(ordered)
+        return cls(terms=tuple(ordered), keys=frozenset(keys) & kept, names=frozenset(names) & kept)
 
 
 def cjk_bigrams(text: str) -> list[str]:

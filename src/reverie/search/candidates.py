@@ -2,8 +2,17 @@
 
 An item is scored on its own text (``fts``) and on its context (``ctx``: the end of the
 message before it), ``bm25(own) + context_weight * bm25(context)``, higher is better; each
-table gives its best ``limit`` items and the union is ranked. The MATCH expression comes from
-``text.terms_expression`` (never from user text directly). This module only reads.
+table gives its best ``limit`` items and the union is ranked. The phrases come from
+``text.term_phrases`` (never from user text directly). This module only reads.
+
+Cost. FTS5 computes BM25 for every item a query matches, so a term held by tens of thousands
+of items costs tens of milliseconds. A term held by at least ``COMMON`` items is common
+(counted with a capped scan, so counting is cheap too). Common terms are dropped when the
+query has rarer ones (they add little to BM25 anyway). When every term is common, the first
+two are kept and only the newest ``WINDOW`` items of the whole index holding them are ranked
+(FTS5 walks its index newest first and stops), then filtered: filtering inside SQLite would
+walk every match to fill the window. So a query's cost is bounded whatever the size of the
+workspace, at the price of older items in a query made only of very common words.
 """
 
 from __future__ import annotations
@@ -42,32 +51,62 @@ class Candidate:
     role: str | None
 
 
+COMMON = 1_500
+"""A term held by at least this many items is common."""
+
+WINDOW = 2_000
+"""When every term is common, only the newest this many matching items are ranked."""
+
+
 def run_candidates(
     conn: sqlite3.Connection,
-    expression: str,
+    phrases: list[str],
     filters: Filters,
     limit: int,
     *,
     context_weight: float,
 ) -> list[Candidate]:
-    """Return up to ``limit`` items matching ``expression``, best first."""
-    scores = _scores(conn, "fts", expression, filters, limit)
+    """Return up to ``limit`` items matching any of ``phrases``, best first."""
+    rare = [phrase for phrase in phrases if not _common(conn, phrase)]
+    expression = " OR ".join(rare or phrases[:2])
+    score = _scores if rare else _window_scores
+    scores = score(conn, "fts", expression, filters, limit)
     if context_weight > 0:
-        for doc, score in _scores(conn, "ctx", expression, filters, limit).items():
-            scores[doc] = scores.get(doc, 0.0) + context_weight * score
+        for doc, extra in score(conn, "ctx", expression, filters, limit).items():
+            scores[doc] = scores.get(doc, 0.0) + context_weight * extra
     best = sorted(scores, key=lambda doc: (-scores[doc], -doc))[:limit]
     return [_candidate(conn, doc, scores[doc]) for doc in best]
+
+
+def _common(conn: sqlite3.Connection, phrase: str) -> bool:
+    sql = "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)"
+    return bool(conn.execute(sql, (phrase, COMMON)).fetchone()[0] >= COMMON)
 
 
 def _scores(
     conn: sqlite3.Connection, table: str, expression: str, filters: Filters, limit: int
 ) -> dict[int, float]:
+    """Every match ranked by SQLite (the terms are rare, so matches are few)."""
     where, args = conditions(filters)
     sql = (
         f"SELECT d.id, bm25({table}) FROM {table} JOIN docs AS d ON d.id = {table}.rowid"  # noqa: S608 -- table is one of two literals
         f" WHERE {table} MATCH ?{where} ORDER BY bm25({table}) LIMIT ?"
     )
     return {doc: -rank for doc, rank in conn.execute(sql, (expression, *args, limit))}
+
+
+def _window_scores(
+    conn: sqlite3.Connection, table: str, expression: str, filters: Filters, limit: int
+) -> dict[int, float]:
+    """The newest ``WINDOW`` matches of the whole index, then the filters, ranked here."""
+    newest = (
+        f"SELECT rowid AS id, bm25({table}) AS rank FROM {table}"  # noqa: S608 -- a literal
+        f" WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?"
+    )
+    where, args = conditions(filters)
+    sql = f"SELECT d.id, w.rank FROM ({newest}) AS w JOIN docs AS d ON d.id = w.id WHERE 1{where}"  # noqa: S608
+    found = {doc: -rank for doc, rank in conn.execute(sql, (expression, WINDOW, *args))}
+    return dict(sorted(found.items(), key=lambda item: -item[1])[:limit])
 
 
 def _candidate(conn: sqlite3.Connection, doc: int, score: float) -> Candidate:

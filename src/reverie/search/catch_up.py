@@ -14,6 +14,8 @@ saw, and a fingerprint of those messages. A session whose count and size are unc
 skipped without being read. Otherwise it is loaded; if its first messages still match the
 fingerprint only the new ones are indexed, else (the journal was replaced or repaired) the
 session is indexed again from its first message. A session no longer listed is removed.
+``only`` catches up one session (a scoped query needs no other); the others wait for the
+next full catch-up, their marks untouched.
 
 This module must not commit: the caller wraps a whole refresh in one transaction.
 """
@@ -87,12 +89,19 @@ def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, in
     return added, removed
 
 
-def catch_up_sessions(conn: sqlite3.Connection, store: SessionStore) -> SessionCounts:
+def catch_up_sessions(
+    conn: sqlite3.Connection, store: SessionStore, *, only: str | None = None
+) -> SessionCounts:
     """Index new session messages, re-index rewritten sessions, drop deleted ones."""
-    infos = store.list()
+    if only is None:
+        infos = store.list()
+    else:
+        info = store.info(only)
+        infos = [info] if info is not None else []
     marks = _marks(conn)
     removed = 0
-    for gone in marks.keys() - {info.key for info in infos}:
+    listed = {info.key for info in infos}
+    for gone in (marks.keys() if only is None else {only} & marks.keys()) - listed:
         removed += _forget_session(conn, gone)
     added = reindexed = 0
     for info in infos:

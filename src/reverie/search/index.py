@@ -43,7 +43,7 @@ from reverie.search.hits import SOURCES, RefreshStats, SearchHit, Source
 from reverie.search.index_file import IndexFile, is_corruption
 from reverie.search.query import Filters, run_query, run_ref
 from reverie.search.refs import parse_ref
-from reverie.search.text import match_expression, terms_expression
+from reverie.search.text import match_expression, term_phrases
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -134,11 +134,11 @@ class SearchIndex:
         )
         ref = parse_ref(query)
         if ref is not None and sources:
-            return self._run(lambda conn: run_ref(conn, ref, filters))
+            return self._run(lambda conn: run_ref(conn, ref, filters), only=session_key)
         expression = match_expression(query)
         if expression is None or not sources:
             return []
-        return self._run(lambda conn: run_query(conn, expression, filters, limit))
+        return self._run(lambda conn: run_query(conn, expression, filters, limit), only=session_key)
 
     def candidates(
         self,
@@ -162,16 +162,17 @@ class SearchIndex:
             context_weight: weight of a match in an item's context (the message before it)
                 against 1 for its own text; 0 ignores context.
         """
-        expression = terms_expression(terms)
-        if expression is None or limit < 1:
+        phrases = term_phrases(terms)
+        if not phrases or limit < 1:
             return []
         filters = Filters(
             sources=frozenset(SOURCES), session_key=session_key, include_internal=include_internal
         )
         return self._run(
             lambda conn: run_candidates(
-                conn, expression, filters, limit, context_weight=context_weight
-            )
+                conn, phrases, filters, limit, context_weight=context_weight
+            ),
+            only=session_key,
         )
 
     def close(self) -> None:
@@ -179,33 +180,42 @@ class SearchIndex:
         self._file.close()
         self._lock.close()
 
-    def _run(self, query: Callable[[sqlite3.Connection], _T]) -> _T:
+    def _run(self, query: Callable[[sqlite3.Connection], _T], *, only: str | None = None) -> _T:
         with self._lock.hold():
-            return self._guarded(lambda conn, _empty: query(conn))[1]
+            return self._guarded(lambda conn, _empty: query(conn), only=only)[1]
 
-    def _guarded(self, then: Callable[[sqlite3.Connection, bool], _T]) -> tuple[RefreshStats, _T]:
-        """Refresh, then run ``then``; a damaged index is moved aside and rebuilt once."""
+    def _guarded(
+        self, then: Callable[[sqlite3.Connection, bool], _T], *, only: str | None = None
+    ) -> tuple[RefreshStats, _T]:
+        """Refresh, then run ``then``; a damaged index is moved aside and rebuilt once.
+
+        ``only``: catch up that one session's messages (and history), not every session's.
+        """
         try:
-            return self._attempt(then)
+            return self._attempt(then, only)
         except sqlite3.DatabaseError as exc:
             if not is_corruption(exc):
                 raise StorageError(f"search index failed ({exc})", path=self.path) from exc
             self._file.move_aside(reason=str(exc))
         try:
-            return self._attempt(then)
+            return self._attempt(then, only)
         except sqlite3.DatabaseError as exc:
             raise StorageError(f"search index failed ({exc})", path=self.path) from exc
 
-    def _attempt(self, then: Callable[[sqlite3.Connection, bool], _T]) -> tuple[RefreshStats, _T]:
+    def _attempt(
+        self, then: Callable[[sqlite3.Connection, bool], _T], only: str | None
+    ) -> tuple[RefreshStats, _T]:
         conn, empty = self._file.open()
-        stats = self._catch_up(conn, rebuilt=empty)
+        stats = self._catch_up(conn, rebuilt=empty, only=None if empty else only)
         return stats, then(conn, empty)
 
-    def _catch_up(self, conn: sqlite3.Connection, *, rebuilt: bool) -> RefreshStats:
+    def _catch_up(
+        self, conn: sqlite3.Connection, *, rebuilt: bool, only: str | None = None
+    ) -> RefreshStats:
         conn.execute("BEGIN IMMEDIATE")
         try:
             history_added, history_removed = catch_up_history(conn, self._workspace.history)
-            sessions = catch_up_sessions(conn, self._workspace.sessions)
+            sessions = catch_up_sessions(conn, self._workspace.sessions, only=only)
             conn.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):

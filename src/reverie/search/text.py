@@ -71,17 +71,15 @@ def match_expression(query: str) -> str | None:
     return " OR ".join(f'"{segment(term)}"' for term in unique)
 
 
-def terms_expression(terms: Sequence[str]) -> str | None:
-    """Return an FTS5 expression matching any of ``terms`` (each a word or a phrase), or None.
+def term_phrases(terms: Sequence[str]) -> list[str]:
+    """Return each of ``terms`` (a word or a phrase) as a quoted FTS5 phrase, duplicates dropped.
 
     Only the word characters of each term are kept, so no FTS5 syntax can pass; a term with
-    several words (or CJK characters) must match as a phrase.
+    several words (or CJK characters) must match as a phrase. Join them with ``OR``.
     """
     phrases = [" ".join(_WORD.findall(term)).lower() for term in terms]
     unique = [phrase for phrase in dict.fromkeys(phrases) if phrase][:MAX_QUERY_TERMS]
-    if not unique:
-        return None
-    return " OR ".join(f'"{segment(phrase)}"' for phrase in unique)
+    return [f'"{segment(phrase)}"' for phrase in unique]
 
 
 def message_body(message: Message) -> str:
