@@ -112,14 +112,15 @@ def _session(
         if planted_fact is not None:
             planted_fact.said.append(index)
             if len(planted_fact.said) == len(planted_fact.steps):
-                convo.questions.extend(_questions(planted_fact, convo))
+                convo.questions.extend(_questions(planted_fact, convo, language))
 
 
-def _questions(fact: Fact, convo: Conversation) -> list[Question]:
+def _questions(fact: Fact, convo: Conversation, language: Language) -> list[Question]:
     owner = convo.speakers[fact.owner]
     gold = tuple(fact.said[i] for i in fact.gold)
+    when = _date_text(convo.times[fact.said[-1]], language)
     return [
-        Question(text=q.format(owner=owner, **fact.slots), evidence=gold, kind=fact.kind)
+        Question(text=q.format(owner=owner, when=when, **fact.slots), evidence=gold, kind=fact.kind)
         for q in fact.questions
     ]
 

@@ -70,7 +70,7 @@ def _race(rng: random.Random, owner: int) -> Fact:
         owner=owner,
         slots={"race": race},
         steps=(Said(text="I ran the {race} last Saturday and finished under my goal time!"),),
-        questions=("When did {owner} run the {race}?",),
+        questions=("When did {owner} run the {race}?", "What did {owner} tell me on {when}?"),
     )
 
 
@@ -223,7 +223,10 @@ def _birthday(rng: random.Random, owner: int) -> Fact:
         owner=owner,
         slots={"gift": gift},
         steps=(Said(text="For my birthday yesterday my partner surprised me with {gift}!"),),
-        questions=("What present did {owner} get for their birthday?",),
+        questions=(
+            "What present did {owner} get for their birthday?",
+            "What was {owner} excited about on {when}?",
+        ),
     )
 
 

@@ -51,7 +51,7 @@ def _race(rng: random.Random, owner: int) -> Fact:
         owner=owner,
         slots={"race": rng.choice(["西湖半程马拉松", "环岛十公里", "山地越野赛"])},
         steps=(Said(text="上周六我跑完了{race}，成绩比目标还快！"),),
-        questions=("{owner}什么时候参加的{race}？",),
+        questions=("{owner}什么时候参加的{race}？", "{owner}{when}跟我说了什么？"),
     )
 
 

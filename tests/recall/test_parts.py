@@ -65,6 +65,7 @@ def test_a_query_of_function_words_only_has_no_terms() -> None:
         ("in March", date(2026, 3, 1), date(2026, 3, 31)),
         ("我上周五去了哪里", date(2026, 5, 8), date(2026, 5, 8)),
         ("昨天", date(2026, 5, 11), date(2026, 5, 11)),
+        ("李明4月22日跟我说了什么", date(2026, 4, 22), date(2026, 4, 22)),
         ("上个月", date(2026, 4, 1), date(2026, 4, 30)),
     ],
 )
@@ -81,8 +82,8 @@ def test_ranking_prefers_items_on_the_named_day_and_with_the_key_terms() -> None
     signals = Signals(
         terms=("run", "4817"), keys=frozenset({"4817"}), spans=resolve("last Friday", TUESDAY)
     )
-    plain = _candidate("a run", score=2.0, index=0, day=1)
-    dated = _candidate("a long run", score=1.0, index=1, day=8)
+    plain = _candidate("a morning run", score=2.0, index=0, day=1)
+    dated = _candidate("a long run on the beach", score=1.0, index=1, day=8)
     keyed = _candidate("run 4817", score=1.0, index=2, day=2)
 
     ranked = list(rank([plain, dated, keyed], signals, RecallOptions()))

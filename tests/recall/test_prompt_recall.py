@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -171,3 +172,24 @@ def test_the_agent_path_recalls_for_the_last_recorded_user_message(
     result = engine.prompt("tg:ann", None)
 
     assert FACT in _text(result.messages)
+
+
+def test_a_named_day_recalls_what_was_said_that_day(engine: MemoryEngine) -> None:
+    friday = datetime(2026, 11, 20, 19, 0, tzinfo=UTC)
+    said = "Went bouldering with Sam, my forearms are destroyed."
+    engine.record("tg:ann", [Message(role="user", content=said, timestamp=friday)])
+    later = friday + timedelta(days=1)
+    for number in range(120):
+        when = later + timedelta(hours=number)
+        engine.record(
+            "tg:ann",
+            [
+                Message(role="user", content=f"{CHATTER[0]} ({number})", timestamp=when),
+                Message(role="assistant", content=f"{CHATTER[1]} ({number})", timestamp=when),
+            ],
+        )
+
+    result = engine.prompt("tg:ann", "What did I do last Friday?")  # the session is at Thu 26th
+
+    assert said in _text(result.messages)
+    assert "date" in next(item.why for item in result.recalled if item.text == said)

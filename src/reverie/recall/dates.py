@@ -1,7 +1,8 @@
 """Dates a query speaks of, resolved to days against the time it is asked.
 
 "What did I do last Friday?" asked on Tuesday 2026-05-12 means 2026-05-08; "three days ago",
-"yesterday", "last week", "in March", "on 3 May", "2026-05-03", 昨天, 前天, 上周五, 三天前 are
+"yesterday", "last week", "in March", "on 3 May", "2026-05-03", 昨天, 前天, 上周五, 三天前,
+5月3日 are
 resolved the same way. Ranking favours items written on those days. Only the past is meant
 (a memory is asked about what happened), so a bare weekday or month is the latest one not
 after ``now``. Unrecognised wording resolves to nothing: a question without a date is ranked
@@ -41,6 +42,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("ago", re.compile(r"\b(\d+|a|one|two|three|four|five|six)\s+(day|week)s?\s+ago\b", re.I)),
     ("weekday", re.compile(r"\b(?:last|on|this past)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)),
     ("word", re.compile(r"\b(yesterday|today|last week|last weekend|last month)\b", re.I)),
+    ("cn_date", re.compile(r"(\d{1,2})月(\d{1,2})[日号]")),
     ("cn_weekday", re.compile("(?:上|这)(?:周|星期|礼拜)([一二三四五六日天])")),
     ("cn_word", re.compile("(昨天|前天|今天|上周|上个?星期|上个?月)")),
     ("cn_ago", re.compile("([一二两三四五六七八])(天|周|个?星期)前")),
@@ -75,6 +77,8 @@ def resolve(text: str, now: datetime) -> tuple[DaySpan, ...]:
 def _span(kind: str, groups: tuple[str, ...], today: date) -> DaySpan | None:  # noqa: PLR0911
     if kind == "iso":
         return _day(int(groups[0]), int(groups[1]), int(groups[2]))
+    if kind == "cn_date":
+        return _past_day(int(groups[1]), int(groups[0]), today)
     if kind in ("day_month", "month_day"):
         day, name = (groups[0], groups[1]) if kind == "day_month" else (groups[1], groups[0])
         return _past_day(int(day), _month_number(name), today)

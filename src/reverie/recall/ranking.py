@@ -9,7 +9,8 @@ at a lower weight). Each is then scored
           + date_boost  if it was written on a day the query names ("last Friday")
           + expand_boost x share of the recent turns' terms it holds
 
-and near-duplicates are dropped (an item whose words are almost all in a better item's).
+and near-duplicates are dropped (an item of similar length whose words are all in a better
+item's, but for one in ten beyond the first ten).
 Coverage exists because BM25 favours short items: "Morning Felix!" outranks the message that
 answers "what is Felix allergic to?" on the name alone. A term is held when a word of the
 item starts with it, or (six letters or more) with all but its last three letters, a rough
@@ -155,11 +156,16 @@ def _dedup(ranked: list[Ranked]) -> Iterator[Ranked]:
 
 
 def _contained(words: frozenset[str], other: frozenset[str]) -> bool:
-    """Whether nine tenths of the shorter word set is in the longer one (short ones: equal)."""
+    """Whether two items of similar length share all words, but for one in ten beyond ten.
+
+    Short items must match word for word: "we called him Ziggy" is not a duplicate of "we
+    called him Biscuit", the one word that differs is the point; and a short reply is not a
+    duplicate of a long message that happens to hold its words.
+    """
     small, large = (words, other) if len(words) <= len(other) else (other, words)
-    if len(small) < 4:
-        return small == large
-    return len(small & large) >= 0.9 * len(small)
+    if 2 * len(small) < len(large):
+        return False
+    return len(small - large) <= max(0, len(small) - 10) // 10
 
 
 _EPOCH = datetime.fromtimestamp(0).astimezone()

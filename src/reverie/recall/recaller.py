@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, time, timedelta
 from typing import Protocol
 
-from reverie.recall.dates import resolve
+from reverie.recall.dates import DaySpan, resolve
 from reverie.recall.items import RecalledItem, RecallResult, excerpt, item_line, render
 from reverie.recall.ranking import Ranked, RecallOptions, Signals, rank
 from reverie.recall.terms import QueryTerms
@@ -43,8 +43,9 @@ class CandidateSource(Protocol):
         session_key: str | None = None,
         include_internal: bool = False,
         context_weight: float = 0.3,
+        between: Sequence[tuple[datetime, datetime]] = (),
     ) -> list[Candidate]:
-        """Items matching any of ``terms``, with their text, best first."""
+        """Items matching any of ``terms`` (or written ``between``), with their text."""
         ...
 
 
@@ -115,13 +116,14 @@ class Recaller:
         """
         empty = RecallResult(query=query, budget=max(0, max_tokens))
         terms = QueryTerms.of(query)
-        if max_tokens <= 0 or not terms.terms:
+        spans = resolve(query, now) if now is not None and self.options.date_boost else ()
+        if max_tokens <= 0 or not (terms.terms or spans):
             return empty
         signals = Signals(
             terms=terms.terms,
             keys=terms.keys,
             names=terms.names,
-            spans=resolve(query, now) if now is not None else (),
+            spans=spans,
             expansion=_expansion(context, terms),
             now=now,
         )
@@ -130,6 +132,7 @@ class Recaller:
             limit=self.options.pool,
             session_key=scope,
             context_weight=self.options.context_weight,
+            between=[_interval(span, now) for span in spans if now is not None],
         )
         eligible = [c for c in pool if self._eligible(c, scope, carried)]
         chosen = self._fit(rank(eligible, signals, self.options), terms.terms, max_tokens)
@@ -176,6 +179,13 @@ class Recaller:
         while items and self._counter.text(render(tuple(items))) > max_tokens:
             items.remove(min(items, key=lambda item: item.score))
         return tuple(items)
+
+
+def _interval(span: DaySpan, now: datetime) -> tuple[datetime, datetime]:
+    """The span's days as times in the zone of ``now`` (end excluded)."""
+    zone = now.tzinfo
+    start = datetime.combine(span.first, time(), tzinfo=zone)
+    return start, datetime.combine(span.last + timedelta(days=1), time(), tzinfo=zone)
 
 
 def _expansion(context: Sequence[str], terms: QueryTerms) -> tuple[str, ...]:

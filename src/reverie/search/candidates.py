@@ -3,7 +3,9 @@
 An item is scored on its own text (``fts``) and on its context (``ctx``: the end of the
 message before it), ``bm25(own) + context_weight * bm25(context)``, higher is better; each
 table gives its best ``limit`` items and the union is ranked. The phrases come from
-``text.term_phrases`` (never from user text directly). This module only reads.
+``text.term_phrases`` (never from user text directly). A caller may also ask for the items
+written in given intervals (a question about "last Friday"), whatever their words. This
+module only reads.
 
 Cost. FTS5 computes BM25 for every item a query matches, so a term held by tens of thousands
 of items costs tens of milliseconds. A term held by at least ``COMMON`` items is common
@@ -18,6 +20,7 @@ workspace, at the price of older items in a query made only of very common words
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -65,17 +68,36 @@ def run_candidates(
     limit: int,
     *,
     context_weight: float,
+    between: Sequence[tuple[float, float]] = (),
 ) -> list[Candidate]:
-    """Return up to ``limit`` items matching any of ``phrases``, best first."""
-    rare = [phrase for phrase in phrases if not _common(conn, phrase)]
-    expression = " OR ".join(rare or phrases[:2])
-    score = _scores if rare else _window_scores
-    scores = score(conn, "fts", expression, filters, limit)
-    if context_weight > 0:
-        for doc, extra in score(conn, "ctx", expression, filters, limit).items():
-            scores[doc] = scores.get(doc, 0.0) + context_weight * extra
+    """Return up to ``limit`` items matching any of ``phrases``, best first.
+
+    Items written in one of the ``between`` intervals (POSIX times, end excluded) join with a
+    score of 0 when they do not match: the newest ``limit`` of each interval.
+    """
+    scores: dict[int, float] = {}
+    if phrases:
+        rare = [phrase for phrase in phrases if not _common(conn, phrase)]
+        expression = " OR ".join(rare or phrases[:2])
+        score = _scores if rare else _window_scores
+        scores = score(conn, "fts", expression, filters, limit)
+        if context_weight > 0:
+            for doc, extra in score(conn, "ctx", expression, filters, limit).items():
+                scores[doc] = scores.get(doc, 0.0) + context_weight * extra
     best = sorted(scores, key=lambda doc: (-scores[doc], -doc))[:limit]
-    return [_candidate(conn, doc, scores[doc]) for doc in best]
+    dated = [doc for span in between for doc in _written(conn, span, filters, limit)]
+    best.extend(doc for doc in dict.fromkeys(dated) if doc not in scores)
+    return [_candidate(conn, doc, scores.get(doc, 0.0)) for doc in best]
+
+
+def _written(
+    conn: sqlite3.Connection, span: tuple[float, float], filters: Filters, limit: int
+) -> list[int]:
+    where, args = conditions(filters)
+    sql = (
+        f"SELECT d.id FROM docs AS d WHERE d.ts >= ? AND d.ts < ?{where} ORDER BY d.ts DESC LIMIT ?"  # noqa: S608
+    )
+    return [doc for (doc,) in conn.execute(sql, (*span, *args, limit))]
 
 
 def _common(conn: sqlite3.Connection, phrase: str) -> bool:

@@ -148,11 +148,12 @@ class SearchIndex:
         session_key: str | None = None,
         include_internal: bool = False,
         context_weight: float = 0.3,
+        between: Sequence[tuple[datetime, datetime]] = (),
     ) -> list[Candidate]:
         """Return items matching any of ``terms`` with their whole text, best BM25 first.
 
         For callers that rank again (recall). Each term is a word or a phrase; only its letters
-        and digits are used (no FTS5 syntax passes). No terms, no candidates.
+        and digits are used (no FTS5 syntax passes). No terms and no times, no candidates.
 
         Args:
             terms: the words and phrases to look for.
@@ -161,16 +162,22 @@ class SearchIndex:
             include_internal: also messages of ``dream:`` and ``cron:`` sessions.
             context_weight: weight of a match in an item's context (the message before it)
                 against 1 for its own text; 0 ignores context.
+            between: also the newest ``limit`` items written in each of these intervals
+                (start included, end excluded; timezone-aware), matching or not (score 0).
         """
         phrases = term_phrases(terms)
-        if not phrases or limit < 1:
+        if (not phrases and not between) or limit < 1:
             return []
+        spans = [
+            (require_aware(start).timestamp(), require_aware(end).timestamp())
+            for start, end in between
+        ]
         filters = Filters(
             sources=frozenset(SOURCES), session_key=session_key, include_internal=include_internal
         )
         return self._run(
             lambda conn: run_candidates(
-                conn, phrases, filters, limit, context_weight=context_weight
+                conn, phrases, filters, limit, context_weight=context_weight, between=spans
             ),
             only=session_key,
         )

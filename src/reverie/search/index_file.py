@@ -56,6 +56,7 @@ _SCHEMA = (
     ),
     "CREATE UNIQUE INDEX docs_history ON docs(cursor) WHERE kind = 'history'",
     "CREATE UNIQUE INDEX docs_message ON docs(session_key, position) WHERE kind = 'message'",
+    "CREATE INDEX docs_time ON docs(ts)",
     (
         "CREATE TABLE marks(session_key TEXT PRIMARY KEY, messages INTEGER NOT NULL,"
         " size INTEGER NOT NULL, fingerprint TEXT NOT NULL)"
