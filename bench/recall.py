@@ -52,7 +52,7 @@ BASE = RecallOptions(
 DEFAULT = RecallOptions()
 VARIANTS: dict[str, RecallOptions] = {
     "bm25": BASE,
-    "+context": replace(BASE, context_weight=DEFAULT.context_weight),
+    "+context": replace(BASE, context_weight=0.3),
     "+cover": replace(BASE, cover_boost=DEFAULT.cover_boost),
     "+keys": replace(BASE, key_boost=DEFAULT.key_boost),
     "+keys+names": replace(BASE, key_boost=DEFAULT.key_boost, name_keys=True),

@@ -28,7 +28,7 @@ from reverie.errors import ConfigError
 
 ProviderKind = Literal["openai", "anthropic"]
 
-RECALL_SHARE = 0.3
+RECALL_SHARE = 0.4
 """Default share of the input budget the "Recalled" section may use..."""
 RECALL_CAP = 4_000
 """...up to this many tokens (a large window needs no more to carry the relevant items)."""

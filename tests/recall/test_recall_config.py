@@ -14,7 +14,7 @@ from reverie.errors import ConfigError
 def test_the_default_budget_is_a_share_of_the_input_budget_with_a_cap() -> None:
     prompt = PromptConfig()
 
-    assert prompt.recall_budget(6144) == int(6144 * 0.3)
+    assert prompt.recall_budget(6144) == int(6144 * 0.4)
     assert prompt.recall_budget(200_000) == RECALL_CAP
 
 

@@ -87,7 +87,7 @@ def run_candidates(
     best = sorted(scores, key=lambda doc: (-scores[doc], -doc))[:limit]
     dated = [doc for span in between for doc in _written(conn, span, filters, limit)]
     best.extend(doc for doc in dict.fromkeys(dated) if doc not in scores)
-    return [_candidate(conn, doc, scores.get(doc, 0.0)) for doc in best]
+    return _fetch(conn, best, scores)
 
 
 def _written(
@@ -131,11 +131,22 @@ def _window_scores(
     return dict(sorted(found.items(), key=lambda item: -item[1])[:limit])
 
 
-def _candidate(conn: sqlite3.Connection, doc: int, score: float) -> Candidate:
-    kind, cursor, key, position, role, ts = conn.execute(
-        "SELECT kind, cursor, session_key, position, role, ts FROM docs WHERE id = ?", (doc,)
-    ).fetchone()
-    (body,) = conn.execute("SELECT body FROM fts WHERE rowid = ?", (doc,)).fetchone()
+def _fetch(conn: sqlite3.Connection, docs: list[int], scores: dict[int, float]) -> list[Candidate]:
+    """The items ``docs`` names, in that order, with their text (one query)."""
+    marks = ", ".join("?" for _ in docs)
+    sql = (
+        "SELECT d.id, d.kind, d.cursor, d.session_key, d.position, d.role, d.ts, fts.body"  # noqa: S608 -- placeholders only
+        f" FROM docs AS d JOIN fts ON fts.rowid = d.id WHERE d.id IN ({marks})"
+    )
+    found = {row[0]: row[1:] for row in conn.execute(sql, docs)} if docs else {}
+    return [_candidate(found[doc], scores.get(doc, 0.0)) for doc in docs if doc in found]
+
+
+def _candidate(
+    row: tuple[str, int | None, str | None, int | None, str | None, float | None, str],
+    score: float,
+) -> Candidate:
+    kind, cursor, key, position, role, ts, body = row
     return Candidate(
         kind="history" if kind == "history" else "message",
         score=score,
