@@ -39,8 +39,7 @@ class RecallOptions:
     Attributes:
         pool: candidates fetched from the index per query.
         context_weight: weight of a match in the previous message's text (0: ignore context;
-            off by default: on the dev set it found one more gold turn in 156 at 4k, none at
-            8k, for one more index query per prompt).
+            off by default: it did not pay on the dev set and costs one more index query).
         cover_boost: added for holding all the query's terms other than names (0: off).
         key_boost: added for holding all the query's key terms (0: off).
         name_keys: count names among the key terms (a question names the person it is
