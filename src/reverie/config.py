@@ -27,12 +27,12 @@ from typing import Any, Literal, TypeVar
 from reverie.errors import ConfigError
 
 ProviderKind = Literal["openai", "anthropic"]
+DreamMode = Literal["auto", "model", "model-free"]
 
 RECALL_SHARE = 0.4
 """Default share of the input budget the "Recalled" section may use..."""
 RECALL_CAP = 4_000
 """...up to this many tokens (a large window needs no more to carry the relevant items)."""
-DreamMode = Literal["auto", "model", "model-free"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

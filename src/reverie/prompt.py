@@ -31,8 +31,9 @@ needed (lines of other sessions are skipped without parsing).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from reverie.config import PromptConfig
 from reverie.llm.provider import ToolSchema
@@ -131,9 +132,9 @@ class PromptAssembler:
             view = self._pending(session)
         recalled = None
         if not minimal and self._recaller is not None and self._reserve > 0:
-            base = fixed - self._reserve + self._count(view)
-            room = self._reserve if budget is None else min(self._reserve, budget - base)
-            recalled = self._recall(self._recaller, session, user_text, view, recent, room)
+            others = fixed - self._reserve + self._count(view) - self._counter.message(system)
+            ask = partial(self._recall, self._recaller, session, user_text, view, recent)
+            recalled = self._fit_recall(ask, parts, others, budget)
             if recalled.text:
                 parts.append(("recalled", recalled.text))
                 system = Message(role="system", content="\n\n".join(t for _n, t in parts))
@@ -154,6 +155,35 @@ class PromptAssembler:
             replayed=len(view),
             recall=recalled,
         )
+
+    def _fit_recall(
+        self,
+        ask: Callable[[int], RecallResult],
+        parts: Sequence[tuple[str, str]],
+        others: int,
+        budget: int | None,
+    ) -> RecallResult:
+        """Recall within the reserve and what ``others`` (all but the system message) leave.
+
+        Token counts do not quite add up (joins, rounding), so the whole system message is
+        counted again; a section that still overshoots is asked again, smaller, and dropped
+        after three tries: recall never pushes a prompt over budget.
+        """
+        fixed = [text for _name, text in parts]
+        room = self._reserve
+        if budget is not None:
+            bare = self._counter.message(Message(role="system", content="\n\n".join(fixed)))
+            room = min(room, budget - others - bare)
+        for _attempt in range(3):
+            recalled = ask(max(0, room))
+            if budget is None or not recalled.text:
+                return recalled
+            system = Message(role="system", content="\n\n".join([*fixed, recalled.text]))
+            over = others + self._counter.message(system) - budget
+            if over <= 0:
+                return recalled
+            room = min(room, recalled.tokens) - over - 4
+        return ask(0)
 
     def _recall(
         self,
@@ -178,7 +208,7 @@ class PromptAssembler:
         latest = next((m.timestamp for m in reversed(session.messages) if m.timestamp), None)
         return recaller.recall(
             user_text or "",
-            max_tokens=max(0, room - 8),  # the "\n\n" joining it and rounding in the counter
+            max_tokens=room,
             scope=None if self._config.unified_session else session.key,
             carried=carried,
             context=users[-2:],

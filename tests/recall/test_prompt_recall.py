@@ -193,3 +193,31 @@ def test_a_named_day_recalls_what_was_said_that_day(engine: MemoryEngine) -> Non
 
     assert said in _text(result.messages)
     assert "date" in next(item.why for item in result.recalled if item.text == said)
+
+
+@pytest.mark.parametrize("window", [2200, 3000, 5000])
+def test_every_prompt_stays_within_budget_whatever_the_window(
+    tmp_path: Path, clock: StepClock, window: int
+) -> None:
+    config = Config(  # recent history is not budget-bound (dream keeps it short): keep it small
+        model=ModelConfig(context_window=window, max_output_tokens=500),
+        prompt=PromptConfig(recent_tokens=200),
+    )
+    engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={})
+    for number in range(60):
+        fact = f"Locker {number} at Kestrel Yard holds box {number * 7}. " * (1 + number % 9)
+        engine.record(
+            "tg:ann", [Message(role="user", content=fact), Message(role="assistant", content="ok")]
+        )
+    reserve = config.prompt.recall_budget(config.model.input_budget)
+    sections = 0
+
+    for question in ("Which locker holds box 140?", "Kestrel Yard lockers?", "locker " * 300):
+        result = engine.prompt("tg:ann", question)
+        recalled = sum(s.tokens for s in result.prompt.sections if s.name == "recalled")
+        # a pending turn larger than the budget is never dropped; recall then adds nothing
+        assert result.tokens <= result.budget or recalled == 0
+        assert recalled <= reserve
+        sections += recalled > 0
+    assert sections >= 2
+    engine.close()
