@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "status": 2,
     "doctor": 2,
     "search": 2,
+    "recall": 2,
     "modelfree": 2,
     "importers": 2,
     "engine": 3,

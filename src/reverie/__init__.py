@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from reverie.llm.scripted import ScriptedProvider
     from reverie.llm.tokens import CalibratedCounter, ExactCounter, count_request, default_counter
     from reverie.messages import Message, ToolCall
+    from reverie.recall import RecalledItem, RecallResult
     from reverie.screening import RejectedRule
     from reverie.search import SearchHit
     from reverie.session import ArchivedSummary, Session, SessionInfo
@@ -105,6 +106,8 @@ _WHERE: dict[str, str] = {
     "OutsideLinkError": "reverie.errors",
     "PromptResult": "reverie.engine",
     "Provider": "reverie.llm.provider",
+    "RecallResult": "reverie.recall",
+    "RecalledItem": "reverie.recall",
     "RecordResult": "reverie.engine",
     "RejectedRule": "reverie.screening",
     "RestoreWouldLoseError": "reverie.errors",
@@ -186,6 +189,8 @@ __all__ = [
     "OutsideLinkError",
     "PromptResult",
     "Provider",
+    "RecallResult",
+    "RecalledItem",
     "RecordResult",
     "RejectedRule",
     "RestoreWouldLoseError",

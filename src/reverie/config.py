@@ -17,7 +17,7 @@ TOML layout (every key optional)::
                    idle_minutes
     [dream]        batch_entries, entry_chars, file_chars, max_rounds, token_budget,
                    interval_minutes, cron, pending_trigger, keep_history, stall_rounds, mode
-    [prompt]       recent_entries, recent_tokens, unified_session
+    [prompt]       recent_entries, recent_tokens, unified_session, recall_tokens
 """
 
 from __future__ import annotations
@@ -47,6 +47,12 @@ def derived_output_tokens(context_window: int) -> int:
     tokens and a 2,048-token input budget; a 128k window keeps 4,096.
     """
     return max(1, min(4_096, context_window // 4))
+
+
+RECALL_SHARE = 0.4
+"""Default share of the input budget the "Recalled" section may use..."""
+RECALL_CAP = 4_000
+"""...up to this many tokens (a large window needs no more to carry the relevant items)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -116,6 +122,14 @@ class PromptConfig:
     recent_entries: int = 50
     recent_tokens: int = 8_000
     unified_session: bool = False
+    recall_tokens: int | None = None
+    """The "Recalled" section's budget; None: a share of the input budget; 0: no recall."""
+
+    def recall_budget(self, input_budget: int) -> int:
+        """Tokens the "Recalled" section may use for a prompt of ``input_budget`` tokens."""
+        if self.recall_tokens is not None:
+            return max(0, min(self.recall_tokens, input_budget // 2))
+        return min(int(input_budget * RECALL_SHARE), RECALL_CAP)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

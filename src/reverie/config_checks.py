@@ -48,6 +48,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "dream.stall_rounds": (1, 1_000),
     "prompt.recent_entries": (0, 100_000),
     "prompt.recent_tokens": (0, 10_000_000),
+    "prompt.recall_tokens": (0, 10_000_000),
 }
 """Inclusive bounds of every numeric key (``model.*`` bounds apply to ``memory_model.*``)."""
 

@@ -41,6 +41,7 @@ from reverie.llm.tokens import CalibratedCounter, default_counter
 from reverie.messages import JSONValue, Message
 from reverie.modelfree.summariser import ModelFreeSummariser
 from reverie.prompt import AssembledPrompt, PromptAssembler
+from reverie.recall import RecalledItem, Recaller, RecallResult
 from reverie.search import SearchHit, SearchIndex
 from reverie.session import SessionInfo
 from reverie.status import Status, gather
@@ -79,6 +80,11 @@ class PromptResult:
         """The prompt's tokens."""
         return self.prompt.tokens
 
+    @property
+    def recalled(self) -> tuple[RecalledItem, ...]:
+        """What the "Recalled" section quotes, each with its source, score and matched terms."""
+        return self.prompt.recall.items if self.prompt.recall is not None else ()
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RecordResult:
@@ -115,11 +121,14 @@ class MemoryEngine:
             if memory_provider is not None and config.dream.mode != "model-free"
             else "model-free"
         )
+        self.recaller = Recaller(lambda: self.index, counter=counter)
         self.assembler = PromptAssembler(
             workspace,
             config=config.prompt,
             counter=counter,
             replay_suffix=config.compaction.replay_suffix,
+            recaller=self.recaller,
+            recall_tokens=config.prompt.recall_budget(config.model.input_budget),
         )
         self.compactor = Compactor(
             workspace,
@@ -341,6 +350,17 @@ class MemoryEngine:
         return self.index.search(
             clean_text(query), limit=check_limit(limit), session_key=scope, since=since, until=until
         )
+
+    def recall(self, query: str, *, session: str | None = None) -> RecallResult:
+        """Recall the items most relevant to ``query`` (verbatim, dated, with source references).
+
+        Model-free, as in every prompt's "Recalled" section, within ``prompt.recall_tokens``.
+        With ``session``, only what that session may see (all of it: nothing is excluded as
+        already in a prompt); without it, every non-internal session.
+        """
+        scope = None if session is None or self.config.prompt.unified_session else session
+        budget = self.config.prompt.recall_budget(self.config.model.input_budget)
+        return self.recaller.recall(query, max_tokens=budget, scope=scope, now=self.clock())
 
     @property
     def index(self) -> SearchIndex:

@@ -13,6 +13,14 @@ after the compaction mark only, opened by a short note when it does not start at
 message). Pending messages are never dropped: they are not in history yet. Compaction
 measures the pending view, so a large suffix never forces needless compaction.
 
+Recall. With a ``Recaller``, the system message ends with a "Recalled" section: the items of
+memory most relevant to the new user message (or, when the caller passes none, the last one
+in the session), quoted verbatim with date, speaker and source reference, leaving out what
+the prompt already carries (the replay, recent history, the summary). Its budget is
+``recall_tokens``; the measure compaction uses (``minimal``) reserves it, so compaction keeps
+room for it, and it never takes more than what the rest of the prompt leaves under
+``budget``: recall never pushes a prompt over budget.
+
 Isolation (invariant 10): recent history carries only this session's entries, unless the
 workspace is one unified conversation; internal sessions (``dream:``, ``cron:``) never appear.
 Caps (invariant 12): at most ``recent_entries`` entries and ``recent_tokens`` tokens, newest
@@ -23,14 +31,16 @@ needed (lines of other sessions are skipped without parsing).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from reverie.clock import wall_clock
 from reverie.config import PromptConfig
 from reverie.llm.provider import ToolSchema
 from reverie.messages import Message
 from reverie.prompts import load
+from reverie.recall import Carried, Recaller, RecallResult
 from reverie.session import Session
 from reverie.store.entries import HistoryEntry
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
@@ -63,6 +73,7 @@ class AssembledPrompt:
     sections: tuple[SectionTokens, ...]
     recent: tuple[HistoryEntry, ...]
     replayed: int
+    recall: RecallResult | None = None
 
     @property
     def tokens(self) -> int:
@@ -81,12 +92,16 @@ class PromptAssembler:
         counter: TokenCounter,
         replay_suffix: int = 8,
         identity: str | None = None,
+        recaller: Recaller | None = None,
+        recall_tokens: int = 0,
     ) -> None:
         self._workspace = workspace
         self._config = config
         self._counter = counter
         self._suffix = replay_suffix
         self._identity = identity if identity is not None else load("agent")
+        self._recaller = recaller
+        self._reserve = recall_tokens if recaller is not None else 0
 
     def assemble(
         self,
@@ -112,10 +127,18 @@ class PromptAssembler:
         system = Message(role="system", content="\n\n".join(text for _name, text in parts))
         tail = (Message(role="user", content=user_text),) if user_text is not None else ()
         tool_tokens = self._tool_tokens(tools)
-        fixed = self._counter.message(system) + self._count(tail) + tool_tokens
+        fixed = self._counter.message(system) + self._count(tail) + tool_tokens + self._reserve
         view = () if minimal else replay(session, counter=self._counter, suffix=self._suffix)
         if minimal or (budget is not None and fixed + self._count(view) > budget):
             view = self._pending(session)
+        recalled = None
+        if not minimal and self._recaller is not None and self._reserve > 0:
+            others = fixed - self._reserve + self._count(view) - self._counter.message(system)
+            ask = partial(self._recall, self._recaller, session, user_text, view, recent)
+            recalled = self._fit_recall(ask, parts, others, budget)
+            if recalled.text:
+                parts.append(("recalled", recalled.text))
+                system = Message(role="system", content="\n\n".join(t for _n, t in parts))
         sections = [
             SectionTokens(name=name, tokens=self._counter.text(text)) for name, text in parts
         ]
@@ -124,11 +147,73 @@ class PromptAssembler:
         sections.append(SectionTokens(name="replay", tokens=self._count(view)))
         sections.append(SectionTokens(name="user_message", tokens=self._count(tail)))
         sections.append(SectionTokens(name="tools", tokens=tool_tokens))
+        if minimal and self._reserve:
+            sections.append(SectionTokens(name="recall_reserved", tokens=self._reserve))
         return AssembledPrompt(
             messages=(system, *view, *tail),
             sections=tuple(sections),
             recent=recent,
             replayed=len(view),
+            recall=recalled,
+        )
+
+    def _fit_recall(
+        self,
+        ask: Callable[[int], RecallResult],
+        parts: Sequence[tuple[str, str]],
+        others: int,
+        budget: int | None,
+    ) -> RecallResult:
+        """Recall within the reserve and what ``others`` (all but the system message) leave.
+
+        Token counts do not quite add up (joins, rounding), so the whole system message is
+        counted again; a section that still overshoots is asked again, smaller, and dropped
+        after three tries: recall never pushes a prompt over budget.
+        """
+        fixed = [text for _name, text in parts]
+        room = self._reserve
+        if budget is not None:
+            bare = self._counter.message(Message(role="system", content="\n\n".join(fixed)))
+            room = min(room, budget - others - bare)
+        for _attempt in range(3):
+            recalled = ask(max(0, room))
+            if budget is None or not recalled.text:
+                return recalled
+            system = Message(role="system", content="\n\n".join([*fixed, recalled.text]))
+            over = others + self._counter.message(system) - budget
+            if over <= 0:
+                return recalled
+            room = min(room, recalled.tokens) - over - 4
+        return ask(0)
+
+    def _recall(
+        self,
+        recaller: Recaller,
+        session: Session,
+        user_text: str | None,
+        view: Sequence[Message],
+        recent: tuple[HistoryEntry, ...],
+        room: int,
+    ) -> RecallResult:
+        """Recall for the newest user message, excluding what the prompt carries verbatim."""
+        users = [m.text for m in session.messages[-40:] if m.role == "user" and m.text]
+        if user_text is None and users:
+            user_text, users = users[-1], users[:-1]
+        summary = session.summary.text.strip() if session.summary is not None else ""
+        carried = Carried(
+            session_key=session.key,
+            messages_from=_view_start(session, view),
+            cursors=frozenset(entry.cursor for entry in recent),
+            texts=frozenset({summary} - {""}),
+        )
+        latest = next((m.timestamp for m in reversed(session.messages) if m.timestamp), None)
+        return recaller.recall(
+            user_text or "",
+            max_tokens=room,
+            scope=None if self._config.unified_session else session.key,
+            carried=carried,
+            context=users[-2:],
+            now=latest or session.updated_at,
         )
 
     def _system_parts(
@@ -189,3 +274,14 @@ class PromptAssembler:
 
     def _count(self, messages: Sequence[Message]) -> int:
         return sum(self._counter.message(message) for message in messages)
+
+
+def _view_start(session: Session, view: Sequence[Message]) -> int:
+    """The index in ``session.messages`` where the replayed view starts (the end if empty)."""
+    first = next((m for m in view if m.role != "user" or m.content != CONTINUATION_NOTE), None)
+    if first is None:
+        return len(session.messages)
+    for index in range(len(session.messages) - 1, -1, -1):
+        if session.messages[index] is first:
+            return index
+    return session.compacted_upto

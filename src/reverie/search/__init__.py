@@ -5,7 +5,20 @@ caught up incrementally before every query. This package reads the stores; it ne
 them, and it does not import ``reverie.llm``.
 """
 
+from reverie.search.candidates import Candidate
 from reverie.search.hits import SNIPPET_CLOSE, SNIPPET_OPEN, RefreshStats, SearchHit
 from reverie.search.index import SearchIndex
+from reverie.search.refs import SourceRef, history_ref, message_ref, parse_ref
 
-__all__ = ["SNIPPET_CLOSE", "SNIPPET_OPEN", "RefreshStats", "SearchHit", "SearchIndex"]
+__all__ = [
+    "SNIPPET_CLOSE",
+    "SNIPPET_OPEN",
+    "Candidate",
+    "RefreshStats",
+    "SearchHit",
+    "SearchIndex",
+    "SourceRef",
+    "history_ref",
+    "message_ref",
+    "parse_ref",
+]

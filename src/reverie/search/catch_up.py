@@ -14,6 +14,8 @@ saw, and a fingerprint of those messages. A session whose count and size are unc
 skipped without being read. Otherwise it is loaded; if its first messages still match the
 fingerprint only the new ones are indexed, else (the journal was replaced or repaired) the
 session is indexed again from its first message. A session no longer listed is removed.
+``only`` catches up one session (a scoped query needs no other); the others wait for the
+next full catch-up, their marks untouched.
 
 This module must not commit: the caller wraps a whole refresh in one transaction.
 """
@@ -36,8 +38,11 @@ if TYPE_CHECKING:
     from reverie.store.history import HistoryLog
     from reverie.store.sessions import SessionStore
 
-_Row = tuple[str, int | None, str | None, int | None, str | None, float | None, str]
-"""kind, cursor, session_key, position, role, ts, body."""
+_Row = tuple[str, int | None, str | None, int | None, str | None, float | None, str, str]
+"""kind, cursor, session_key, position, role, ts, body, context."""
+
+CONTEXT_CHARS = 400
+"""How much of the previous message is indexed as a message's context."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,12 +90,19 @@ def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, in
     return added, removed
 
 
-def catch_up_sessions(conn: sqlite3.Connection, store: SessionStore) -> SessionCounts:
+def catch_up_sessions(
+    conn: sqlite3.Connection, store: SessionStore, *, only: str | None = None
+) -> SessionCounts:
     """Index new session messages, re-index rewritten sessions, drop deleted ones."""
-    infos = store.list()
+    if only is None:
+        infos = store.list()
+    else:
+        info = store.info(only)
+        infos = [info] if info is not None else []
     marks = _marks(conn)
     removed = 0
-    for gone in marks.keys() - {info.key for info in infos}:
+    listed = {info.key for info in infos}
+    for gone in (marks.keys() if only is None else {only} & marks.keys()) - listed:
         removed += _forget_session(conn, gone)
     added = reindexed = 0
     for info in infos:
@@ -130,6 +142,10 @@ def _write_batch(conn: sqlite3.Connection, first_id: int, batch: list[_Row]) -> 
         "INSERT INTO fts(rowid, body) VALUES (?, ?)",
         [(first_id + offset, segment(row[6])) for offset, row in enumerate(batch)],
     )
+    conn.executemany(
+        "INSERT INTO ctx(rowid, context) VALUES (?, ?)",
+        [(first_id + offset, segment(row[7])) for offset, row in enumerate(batch) if row[7]],
+    )
 
 
 def _catch_up_session(
@@ -148,7 +164,9 @@ def _catch_up_session(
         else:
             removed, reindexed = _forget_session(conn, info.key), 1
     rows = (
-        _message_row(info.key, index, messages[index], bodies[index])
+        _message_row(
+            info.key, index, messages[index], bodies[index], bodies[index - 1] if index else ""
+        )
         for index in range(start, len(messages))
     )
     added, _ = insert_rows(conn, rows)
@@ -168,6 +186,7 @@ def _forget_session(conn: sqlite3.Connection, key: str) -> int:
 def _delete(conn: sqlite3.Connection, where: str, args: tuple[str, ...]) -> int:
     ids = f"SELECT id FROM docs WHERE {where}"  # noqa: S608 -- ``where`` is one of two literals
     conn.execute(f"DELETE FROM fts WHERE rowid IN ({ids})", args)  # noqa: S608
+    conn.execute(f"DELETE FROM ctx WHERE rowid IN ({ids})", args)  # noqa: S608
     return conn.execute(f"DELETE FROM docs WHERE {where}", args).rowcount  # noqa: S608
 
 
@@ -185,15 +204,15 @@ def _history_rows(entries: Iterator[HistoryEntry]) -> Iterator[_Row]:
     for entry in entries:
         moment = entry.time or _nanobot_time(entry.timestamp)
         ts = moment.timestamp() if moment is not None else None
-        yield ("history", entry.cursor, entry.session_key, None, None, ts, entry.content)
+        yield ("history", entry.cursor, entry.session_key, None, None, ts, entry.content, "")
 
 
-def _message_row(key: str, index: int, message: Message, body: str) -> _Row:
+def _message_row(key: str, index: int, message: Message, body: str, before: str) -> _Row:
     moment = message.timestamp
     if moment is not None and moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     ts = moment.timestamp() if moment is not None else None
-    return ("message", None, key, index, message.role, ts, body)
+    return ("message", None, key, index, message.role, ts, body, before[-CONTEXT_CHARS:])
 
 
 def _nanobot_time(text: str) -> datetime | None:

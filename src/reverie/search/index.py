@@ -24,6 +24,8 @@ Invariants.
 - An index that cannot be written (a read-only or full workspace) is not an error either:
   the query runs on a scratch index built in a temporary folder, outside the workspace.
 - User query text never reaches FTS5 syntax unescaped; an empty query returns no hits.
+- A query that is exactly a source reference (``#h12``, ``#m45@cli:default``; see ``refs``)
+  returns that item alone, so a reference quoted in a prompt can be followed.
 """
 
 from __future__ import annotations
@@ -38,11 +40,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from reverie.clock import require_aware
 from reverie.errors import StorageError
+from reverie.search.candidates import Candidate, run_candidates
 from reverie.search.catch_up import catch_up_history, catch_up_sessions
 from reverie.search.hits import SOURCES, RefreshStats, SearchHit, Source
 from reverie.search.index_file import IndexFile, is_corruption
-from reverie.search.query import Filters, run_query
-from reverie.search.text import match_expression
+from reverie.search.query import Filters, run_query, run_ref
+from reverie.search.refs import parse_ref
+from reverie.search.text import match_expression, term_phrases
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -109,7 +113,8 @@ class SearchIndex:
 
         Args:
             query: free text; words are alternatives, ``"quoted words"`` a phrase. Operators
-                and punctuation are plain text. An empty or word-less query returns [].
+                and punctuation are plain text. An empty or word-less query returns []. A
+                source reference alone (``#h12``) returns the item it names.
             limit: at most this many hits.
             session_key: only items of this session (its messages and its history entries).
             since: only items written at or after this time (timezone-aware).
@@ -132,20 +137,55 @@ class SearchIndex:
             until=None if until is None else require_aware(until),
             include_internal=include_internal,
         )
+        ref = parse_ref(query)
+        if ref is not None and sources:
+            return self._run(lambda conn: run_ref(conn, ref, filters), only=session_key)
         expression = match_expression(query)
         if expression is None or not sources:
             return []
+        return self._run(lambda conn: run_query(conn, expression, filters, limit), only=session_key)
 
-        def query_it(conn: sqlite3.Connection, _empty: bool) -> list[SearchHit]:  # noqa: FBT001
-            return run_query(conn, expression, filters, limit)
+    def candidates(
+        self,
+        terms: Sequence[str],
+        *,
+        limit: int,
+        session_key: str | None = None,
+        include_internal: bool = False,
+        context_weight: float = 0.3,
+        between: Sequence[tuple[datetime, datetime]] = (),
+    ) -> list[Candidate]:
+        """Return items matching any of ``terms`` with their whole text, best BM25 first.
 
-        try:
-            with self._lock.hold():
-                return self._guarded(query_it)[1]
-        except StorageError as exc:
-            # A read-only or full workspace: search a scratch index outside it instead.
-            logger.warning("search index cannot be written (%s); using a scratch copy", exc)
-            return self._scratch_index()._guarded(query_it)[1]  # noqa: SLF001 -- same class
+        For callers that rank again (recall). Each term is a word or a phrase; only its letters
+        and digits are used (no FTS5 syntax passes). No terms and no times, no candidates.
+
+        Args:
+            terms: the words and phrases to look for.
+            limit: at most this many candidates.
+            session_key: only items of this session.
+            include_internal: also messages of ``dream:`` and ``cron:`` sessions.
+            context_weight: weight of a match in an item's context (the message before it)
+                against 1 for its own text; 0 ignores context.
+            between: also the newest ``limit`` items written in each of these intervals
+                (start included, end excluded; timezone-aware), matching or not (score 0).
+        """
+        phrases = term_phrases(terms)
+        if (not phrases and not between) or limit < 1:
+            return []
+        spans = [
+            (require_aware(start).timestamp(), require_aware(end).timestamp())
+            for start, end in between
+        ]
+        filters = Filters(
+            sources=frozenset(SOURCES), session_key=session_key, include_internal=include_internal
+        )
+        return self._run(
+            lambda conn: run_candidates(
+                conn, phrases, filters, limit, context_weight=context_weight, between=spans
+            ),
+            only=session_key,
+        )
 
     def _scratch_index(self) -> SearchIndex:
         """An index in a temporary folder, built once per engine (for unwritable workspaces)."""
@@ -165,29 +205,50 @@ class SearchIndex:
             self._scratch_dir.cleanup()
             self._scratch, self._scratch_dir = None, None
 
-    def _guarded(self, then: Callable[[sqlite3.Connection, bool], _T]) -> tuple[RefreshStats, _T]:
-        """Refresh, then run ``then``; a damaged index is moved aside and rebuilt once."""
+    def _run(self, query: Callable[[sqlite3.Connection], _T], *, only: str | None = None) -> _T:
+        def then(conn: sqlite3.Connection, _empty: bool) -> _T:  # noqa: FBT001
+            return query(conn)
+
         try:
-            return self._attempt(then)
+            with self._lock.hold():
+                return self._guarded(then, only=only)[1]
+        except StorageError as exc:
+            # A read-only or full workspace: search a scratch index outside it instead.
+            logger.warning("search index cannot be written (%s); using a scratch copy", exc)
+            return self._scratch_index()._guarded(then, only=only)[1]  # noqa: SLF001 -- same class
+
+    def _guarded(
+        self, then: Callable[[sqlite3.Connection, bool], _T], *, only: str | None = None
+    ) -> tuple[RefreshStats, _T]:
+        """Refresh, then run ``then``; a damaged index is moved aside and rebuilt once.
+
+        ``only``: catch up that one session's messages (and history), not every session's.
+        """
+        try:
+            return self._attempt(then, only)
         except sqlite3.DatabaseError as exc:
             if not is_corruption(exc):
                 raise StorageError(f"search index failed ({exc})", path=self.path) from exc
             self._file.move_aside(reason=str(exc))
         try:
-            return self._attempt(then)
+            return self._attempt(then, only)
         except sqlite3.DatabaseError as exc:
             raise StorageError(f"search index failed ({exc})", path=self.path) from exc
 
-    def _attempt(self, then: Callable[[sqlite3.Connection, bool], _T]) -> tuple[RefreshStats, _T]:
+    def _attempt(
+        self, then: Callable[[sqlite3.Connection, bool], _T], only: str | None
+    ) -> tuple[RefreshStats, _T]:
         conn, empty = self._file.open()
-        stats = self._catch_up(conn, rebuilt=empty)
+        stats = self._catch_up(conn, rebuilt=empty, only=None if empty else only)
         return stats, then(conn, empty)
 
-    def _catch_up(self, conn: sqlite3.Connection, *, rebuilt: bool) -> RefreshStats:
+    def _catch_up(
+        self, conn: sqlite3.Connection, *, rebuilt: bool, only: str | None = None
+    ) -> RefreshStats:
         conn.execute("BEGIN IMMEDIATE")
         try:
             history_added, history_removed = catch_up_history(conn, self._workspace.history)
-            sessions = catch_up_sessions(conn, self._workspace.sessions)
+            sessions = catch_up_sessions(conn, self._workspace.sessions, only=only)
             conn.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):

@@ -2,7 +2,12 @@
 
 Storage model. ``docs`` holds one row per indexed item (kind, source and time); ``fts`` is an
 FTS5 table whose rowid is the ``docs`` id and whose one column is the item's text, segmented
-(see ``text``). ``meta`` keeps the history high-water marks and the schema version; ``marks``
+(see ``text``). ``ctx`` is a second FTS5 table, same rowids, holding a message's context: the
+end of the message before it in its session (so "yes, last Saturday" can be found by the
+question it answers; history entries have none). Only the previous message is used, never
+the next, so indexing stays append-only; a separate table (not a second column) keeps BM25
+over ``fts`` exactly what it was, since FTS5 normalises by the length of the whole row.
+``meta`` keeps the history high-water marks and the schema version; ``marks``
 keeps, per session, how many messages are indexed, the journal size seen, and a fingerprint.
 The file is a cache: everything in it can be rebuilt from the history log and the journals.
 
@@ -35,13 +40,14 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Bump when the tables, the tokenizer or the segmentation change: older files are rebuilt."""
 
 _SQLITE_CORRUPT = 11
 _SQLITE_NOTADB = 26
 _SIDE_FILES = ("-journal", "-wal", "-shm")
 
+_TOKENIZER = "tokenize = 'porter unicode61 remove_diacritics 2'"
 _SCHEMA = (
     "CREATE TABLE meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
     (
@@ -50,11 +56,13 @@ _SCHEMA = (
     ),
     "CREATE UNIQUE INDEX docs_history ON docs(cursor) WHERE kind = 'history'",
     "CREATE UNIQUE INDEX docs_message ON docs(session_key, position) WHERE kind = 'message'",
+    "CREATE INDEX docs_time ON docs(ts)",
     (
         "CREATE TABLE marks(session_key TEXT PRIMARY KEY, messages INTEGER NOT NULL,"
         " size INTEGER NOT NULL, fingerprint TEXT NOT NULL)"
     ),
-    "CREATE VIRTUAL TABLE fts USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2')",
+    f"CREATE VIRTUAL TABLE fts USING fts5(body, {_TOKENIZER})",
+    f"CREATE VIRTUAL TABLE ctx USING fts5(context, {_TOKENIZER})",
     f"INSERT INTO meta(name, value) VALUES ('schema', {SCHEMA_VERSION})",  # noqa: S608
 )
 

@@ -2,7 +2,8 @@
 
 The MATCH expression comes from ``text.match_expression`` (never from user text directly);
 every filter value is a bound parameter. Ranking is FTS5's built-in ``bm25()`` (lower is
-better there; hits report its negation so that higher is better), ties broken newest first.
+better there; hits report its negation so that higher is better), ties broken newest first;
+``run_ref`` fetches the one item a source reference names.
 Messages of internal sessions (keys starting ``dream:`` or ``cron:``) are left out unless the
 caller asks for them or filters on such a session. Items without a time are left out whenever
 a time filter is given. This module only reads.
@@ -16,6 +17,7 @@ from datetime import datetime
 
 from reverie.clock import from_epoch
 from reverie.search.hits import SNIPPET_CLOSE, SNIPPET_OPEN, SearchHit, Source
+from reverie.search.refs import SourceRef
 from reverie.search.text import unsegment
 
 INTERNAL_PREFIXES = ("dream:", "cron:")
@@ -43,13 +45,31 @@ def run_query(
     conn: sqlite3.Connection, expression: str, filters: Filters, limit: int
 ) -> list[SearchHit]:
     """Return up to ``limit`` hits for an FTS5 ``expression``, best first."""
-    where, args = _conditions(filters)
+    where, args = conditions(filters)
     sql = f"{_SELECT}{where} ORDER BY bm25(fts), d.id DESC LIMIT ?"
     rows = conn.execute(sql, (SNIPPET_OPEN, SNIPPET_CLOSE, expression, *args, limit))
     return [_hit(row) for row in rows]
 
 
-def _conditions(filters: Filters) -> tuple[str, list[object]]:
+def run_ref(conn: sqlite3.Connection, ref: SourceRef, filters: Filters) -> list[SearchHit]:
+    """Return the item ``ref`` names as the only hit, if it exists and passes ``filters``."""
+    where, args = conditions(filters)
+    if ref.kind == "history":
+        key: list[object] = ["history", ref.cursor]
+        which = "d.kind = ? AND d.cursor = ?"
+    else:
+        key = ["message", ref.session_key, ref.message_index]
+        which = "d.kind = ? AND d.session_key = ? AND d.position = ?"
+    sql = (
+        "SELECT d.kind, d.cursor, d.session_key, d.position, d.role, d.ts, 0.0,"  # noqa: S608 -- ``which`` is one of two literals
+        " substr(fts.body, 1, 400) FROM fts JOIN docs AS d ON d.id = fts.rowid"
+        f" WHERE {which}{where}"
+    )
+    return [_hit(row) for row in conn.execute(sql, (*key, *args))]
+
+
+def conditions(filters: Filters) -> tuple[str, list[object]]:
+    """Return the SQL (`` AND ...`` clauses over ``docs AS d``) and arguments of ``filters``."""
     clauses: list[str] = []
     args: list[object] = []
     kinds = sorted({"history" if s == "history" else "message" for s in filters.sources})

@@ -71,6 +71,17 @@ def match_expression(query: str) -> str | None:
     return " OR ".join(f'"{segment(term)}"' for term in unique)
 
 
+def term_phrases(terms: Sequence[str]) -> list[str]:
+    """Return each of ``terms`` (a word or a phrase) as a quoted FTS5 phrase, duplicates dropped.
+
+    Only the word characters of each term are kept, so no FTS5 syntax can pass; a term with
+    several words (or CJK characters) must match as a phrase. Join them with ``OR``.
+    """
+    phrases = [" ".join(_WORD.findall(term)).lower() for term in terms]
+    unique = [phrase for phrase in dict.fromkeys(phrases) if phrase][:MAX_QUERY_TERMS]
+    return [f'"{segment(phrase)}"' for phrase in unique]
+
+
 def message_body(message: Message) -> str:
     """Return the searchable text of a message: its text, then each tool call's name and args."""
     parts = [message.text]

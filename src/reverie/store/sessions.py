@@ -151,6 +151,11 @@ class SessionStore:
                 infos.append(info)
         return sorted(infos, key=lambda info: info.key)
 
+    def info(self, key: str) -> SessionInfo | None:
+        """What ``list()`` reports about one session, without listing the others (None: none)."""
+        path = self.path(key)
+        return self._info(path) if path.exists() else None
+
     def delete(self, key: str) -> bool:
         """Delete session ``key``; return whether it existed."""
         stem = key_to_stem(key)

@@ -1,0 +1,254 @@
+"""Benchmark recall: does the evidence reach the prompt, and how fast is ``prompt()``?
+
+Run: .venv/bin/python bench/recall.py [--latency N] [--only NAME]   (prints one JSON object)
+
+Quality. Each conversation of the seeded dev set (``recalllib.devset``: English and Chinese,
+planted facts, updates, dates, distractors; questions paraphrased, with gold evidence turns)
+is played message by message into one session through ``MemoryEngine.record``, model-free,
+then dream runs until nothing is pending; this is done at 4k and 8k context windows (1,024
+output tokens reserved, so input budgets of 2,048 and 6,144). For each question and retrieval
+variant it reports context recall (the fraction of gold turns whose whole text is in the
+prompt ``engine.prompt(session, question)`` returns), how many prompts exceeded the budget,
+and the mean prompt tokens; and per variant search R@5 and R@10 (the fraction of gold turns
+among the first 5 or 10 results: ``search()`` for "search", recall's own ranking for the rest).
+Variants: ``off`` (recall disabled: reverie before recall), ``truncation`` (the newest messages
+that fit the budget), ``bm25`` (recall with every ranking step off), each step alone on top
+of bm25, and ``all`` (the defaults).
+
+Latency (``--latency N``): a workspace of N items (half history entries, half messages over
+50 sessions; Zipfian words, ``recalllib.filler``), indexed once, each session compacted up to
+its last 8 messages and dream level with history (as a workspace in use would be), then
+``prompt()`` with recall for 200 questions: p50 and p95 in one active session (the usual
+case: its journal is warm), and rotating over the 50 sessions (each load reads a journal of
+1,000 messages), and ``recall()`` alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sized
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+from recalllib.devset import Conversation, build
+from recalllib.filler import fill, questions
+from reverie import Config, MemoryEngine, Message
+from reverie.config import ModelConfig, PromptConfig
+from reverie.llm.tokens import default_counter
+from reverie.recall import RecallOptions
+
+WINDOWS = (4096, 8192)
+KEY = "bench:talk"
+BASE = RecallOptions(
+    context_weight=0, cover_boost=0, key_boost=0, date_boost=0, expand_boost=0, dedup=False
+)
+DEFAULT = RecallOptions()
+VARIANTS: dict[str, RecallOptions] = {
+    "bm25": BASE,
+    "+context": replace(BASE, context_weight=0.3),
+    "+cover": replace(BASE, cover_boost=DEFAULT.cover_boost),
+    "+keys": replace(BASE, key_boost=DEFAULT.key_boost),
+    "+keys+names": replace(BASE, key_boost=DEFAULT.key_boost, name_keys=True),
+    "+dates": replace(BASE, date_boost=DEFAULT.date_boost),
+    "+expand": replace(BASE, expand_boost=DEFAULT.expand_boost),
+    "+dedup": replace(BASE, dedup=True),
+    "all": DEFAULT,
+}
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = datetime.now().astimezone()
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+SHARE: list[float] = []
+"""``--share``: the recall budget as a share of the input budget (default: reverie's)."""
+
+
+def _config(window: int, *, recall: bool) -> Config:
+    model = ModelConfig(context_window=window, max_output_tokens=1024)
+    tokens = int(model.input_budget * SHARE[0]) if SHARE else None
+    return Config(model=model, prompt=PromptConfig(recall_tokens=tokens if recall else 0))
+
+
+def _play(convo: Conversation, window: int, root: Path, *, recall: bool) -> MemoryEngine:
+    clock = _Clock()
+    engine = MemoryEngine.open(root, _config(window, recall=recall), clock=clock)
+    for text, role, when in zip(convo.texts, convo.roles, convo.times, strict=True):
+        clock.now = when
+        message = Message(role="user" if role == 0 else "assistant", content=text, timestamp=when)
+        engine.record(KEY, [message])
+    for _ in range(200):
+        if engine.dream(trigger="bench").outcome != "completed":
+            break
+    return engine
+
+
+def _prompt_text(engine: MemoryEngine, question: str) -> tuple[str, int, int]:
+    result = engine.prompt(KEY, question)
+    return "\n".join(m.text for m in result.messages), result.tokens, result.budget
+
+
+def _truncation(convo: Conversation, budget: int, question: str) -> str:
+    counter = default_counter()
+    left = budget - counter.text(question) - 50
+    kept: list[str] = []
+    for text in reversed(convo.texts):
+        left -= counter.text(text) + 4
+        if left < 0:
+            break
+        kept.append(text)
+    return "\n".join(kept)
+
+
+def _recall_at(found: list[int], gold: tuple[int, ...], k: int) -> float:
+    return sum(1 for g in gold if g in found[:k]) / len(gold)
+
+
+def _ranked(engine: MemoryEngine, question: str) -> list[int]:
+    items = engine.recaller.recall(question, max_tokens=10**6, scope=KEY).items
+    newest_first = sorted(items, key=lambda i: -(i.timestamp.timestamp() if i.timestamp else 0))
+    best = sorted(newest_first, key=lambda item: -item.score)  # stable: ties stay newest first
+    return [i.ref.message_index for i in best if i.ref.message_index is not None][:10]
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.gold = self.hit = self.over = self.prompts = self.tokens = 0
+        self.r5 = self.r10 = 0.0
+        self.questions = 0
+
+    def add(self, text: str, gold: list[str], tokens: int, budget: int) -> None:
+        self.gold += len(gold)
+        self.hit += sum(1 for g in gold if g in text)
+        self.prompts += 1
+        self.tokens += tokens
+        self.over += tokens > budget
+
+    def search(self, found: list[int], gold: tuple[int, ...]) -> None:
+        self.questions += 1
+        self.r5 += _recall_at(found, gold, 5)
+        self.r10 += _recall_at(found, gold, 10)
+
+    def report(self) -> dict[str, float | int]:
+        out: dict[str, float | int] = {
+            "context_recall": round(self.hit / max(1, self.gold), 3),
+            "over_budget": self.over,
+            "mean_prompt_tokens": round(self.tokens / max(1, self.prompts)),
+        }
+        if self.questions:
+            out["search_r5"] = round(self.r5 / self.questions, 3)
+            out["search_r10"] = round(self.r10 / self.questions, 3)
+        return out
+
+
+def quality(conversations: list[Conversation]) -> dict[str, object]:
+    tallies: dict[str, _Tally] = {}
+    started = time.perf_counter()
+    for window in WINDOWS:
+        for convo in conversations:
+            _window(convo, window, tallies)
+    report: dict[str, object] = {f"{name}": t.report() for name, t in sorted(tallies.items())}
+    report["questions"] = sum(len(c.questions) for c in conversations)
+    report["gold_turns"] = sum(len(q.evidence) for c in conversations for q in c.questions)
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    return report
+
+
+def _window(convo: Conversation, window: int, tallies: dict[str, _Tally]) -> None:
+    tag = f"{window // 1024}k"
+    with tempfile.TemporaryDirectory() as off_dir, tempfile.TemporaryDirectory() as on_dir:
+        off = _play(convo, window, Path(off_dir), recall=False)
+        on = _play(convo, window, Path(on_dir), recall=True)
+        for question in convo.questions:
+            gold = [convo.texts[i] for i in question.evidence]
+            text, tokens, budget = _prompt_text(off, question.text)
+            tallies.setdefault(f"{tag}/off", _Tally()).add(text, gold, tokens, budget)
+            hits = off.search(question.text, limit=10, session_key=KEY)
+            found = [h.message_index for h in hits if h.message_index is not None]
+            tallies.setdefault("search/plain", _Tally()).search(found, question.evidence)
+            trunc = _truncation(convo, budget, question.text)
+            tallies.setdefault(f"{tag}/truncation", _Tally()).add(trunc, gold, budget, budget)
+            for name, options in VARIANTS.items():
+                on.recaller.options = options
+                text, tokens, budget = _prompt_text(on, question.text)
+                tally = tallies.setdefault(f"{tag}/{name}", _Tally())
+                tally.add(text, gold, tokens, budget)
+                if window == WINDOWS[0]:
+                    tally.search(_ranked(on, question.text), question.evidence)
+        off.close()
+        on.close()
+
+
+def latency(size: int, queries: int = 200) -> dict[str, object]:
+    asked = list(questions(queries, random.Random(6)))
+    with tempfile.TemporaryDirectory() as folder:
+        engine = MemoryEngine.open(Path(folder), _config(8192, recall=True))
+        workspace = engine.workspace
+        started = time.perf_counter()
+        fill(workspace, size, random.Random(5))
+        for info in workspace.sessions.list():
+            workspace.sessions.set_compacted_upto(info.key, max(0, info.message_count - 8))
+        workspace.dream_cursor.write(workspace.history.last_cursor())
+        filled = time.perf_counter() - started
+        started = time.perf_counter()
+        engine.index.refresh()
+        indexed = time.perf_counter() - started
+        one = _timed(lambda n: engine.prompt("cli:s7", asked[n]).recalled, len(asked))
+        rotating = _timed(lambda n: engine.prompt(f"cli:s{n % 50}", asked[n]).recalled, len(asked))
+        alone = _timed(lambda n: engine.recall(asked[n], session="cli:s7").items, len(asked))
+        engine.close()
+    return {
+        "items": size,
+        "fill_seconds": round(filled, 1),
+        "index_seconds": round(indexed, 1),
+        "prompt_one_session": one,
+        "prompt_rotating_sessions": rotating,
+        "recall_alone": alone,
+    }
+
+
+def _timed(call: Callable[[int], Sized], count: int) -> dict[str, float]:
+    samples, recalled = [], 0
+    for number in range(count):
+        started = time.perf_counter()
+        recalled += len(call(number))
+        samples.append((time.perf_counter() - started) * 1000)
+    samples.sort()
+    return {
+        "p50_ms": round(statistics.median(samples), 2),
+        "p95_ms": round(samples[int(len(samples) * 0.95) - 1], 2),
+        "mean_items": round(recalled / count, 1),
+    }
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=int, default=0, help="items for the latency run")
+    parser.add_argument("--no-quality", action="store_true", help="skip the dev-set run")
+    parser.add_argument("--only", default=None, help="only this conversation (e.g. en-1)")
+    parser.add_argument("--share", type=float, default=None, help="recall share of the budget")
+    args = parser.parse_args(argv)
+    if args.share is not None:
+        SHARE.append(args.share)
+    report: dict[str, object] = {}
+    if not args.no_quality:
+        conversations = [c for c in build() if args.only in (None, c.name)]
+        report["quality"] = quality(conversations)
+    if args.latency:
+        report["latency"] = latency(args.latency)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,172 @@
+"""Ranking recall candidates again, past plain BM25, with no model.
+
+The index returns a pool of candidates by BM25 (own text, plus the previous message's text
+at a lower weight). Each is then scored
+
+    score = bm25 / best bm25
+          + cover_boost x share of the query's terms it holds, names left out
+          + key_boost   x share of the query's key terms it holds (numbers, quotes)
+          + date_boost  if it was written on a day the query names ("last Friday")
+          + expand_boost x share of the recent turns' terms it holds
+
+and near-duplicates are dropped (an item of similar length whose words are all in a better
+item's, but for one in ten beyond the first ten).
+Coverage exists because BM25 favours short items: "Morning Felix!" outranks the message that
+answers "what is Felix allergic to?" on the name alone. A term is held when a word of the
+item starts with it, or (six letters or more) with all but its last three letters, a rough
+stem ("allergic" / "allergies").
+Every step can be switched off in ``RecallOptions`` so the benchmark can measure what each
+buys. This module does no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from reverie.recall.dates import DaySpan
+from reverie.search import Candidate
+
+_WORDS = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecallOptions:
+    """How recall ranks (defaults are what the benchmark showed to pay).
+
+    Attributes:
+        pool: candidates fetched from the index per query.
+        context_weight: weight of a match in the previous message's text (0: ignore context;
+            off by default: it did not pay on the dev set and costs one more index query).
+        cover_boost: added for holding all the query's terms other than names (0: off).
+        key_boost: added for holding all the query's key terms (0: off).
+        name_keys: count names among the key terms (a question names the person it is
+            about, who is named in every greeting, so this can mislead).
+        date_boost: added for being written on a day the query names (0: off).
+        expand_boost: added for holding all the terms of the recent turns (0: off).
+        dedup: drop near-duplicates of better items.
+        history: also recall history entries (else only session messages).
+        item_chars: the longest quote of one item; longer sources are excerpted.
+    """
+
+    pool: int = 80
+    context_weight: float = 0.0
+    cover_boost: float = 0.5
+    key_boost: float = 0.5
+    name_keys: bool = False
+    date_boost: float = 0.5
+    expand_boost: float = 0.2
+    dedup: bool = True
+    history: bool = True
+    item_chars: int = 1_200
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ranked:
+    """A candidate with its final score and the reasons for it."""
+
+    candidate: Candidate
+    score: float
+    why: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Signals:
+    """What a query asks about, beyond its words."""
+
+    terms: tuple[str, ...]
+    keys: frozenset[str]
+    names: frozenset[str] = frozenset()
+    spans: tuple[DaySpan, ...] = ()
+    expansion: tuple[str, ...] = ()
+    now: datetime | None = None
+
+
+def rank(
+    candidates: Sequence[Candidate], signals: Signals, options: RecallOptions
+) -> Iterator[Ranked]:
+    """Yield ``candidates`` scored, best first, near-duplicates of better ones left out.
+
+    Lazy, so a caller that stops once its budget is full pays only for what it took.
+    """
+    best = max((c.score for c in candidates), default=0.0) or 1.0
+    matchers = {term: _matcher(term) for term in (*signals.terms, *signals.expansion)}
+    ranked = [_score(c, best, signals, options, matchers) for c in candidates]
+    ranked.sort(key=lambda r: (-r.score, -(r.candidate.timestamp or _EPOCH).timestamp()))
+    return _dedup(ranked) if options.dedup else iter(ranked)
+
+
+Matcher = Callable[[str], bool]
+
+
+def _score(
+    candidate: Candidate,
+    best: float,
+    signals: Signals,
+    options: RecallOptions,
+    matchers: dict[str, Matcher],
+) -> Ranked:
+    lower = candidate.text.lower()
+    held = tuple(term for term in signals.terms if matchers[term](lower))
+    score = candidate.score / best
+    topical = [term for term in signals.terms if term not in signals.names]
+    if topical and options.cover_boost:
+        score += options.cover_boost * sum(1 for t in held if t in topical) / len(topical)
+    wanted = signals.keys if options.name_keys else signals.keys - signals.names
+    if wanted and options.key_boost:
+        score += options.key_boost * sum(1 for term in held if term in wanted) / len(wanted)
+    why = list(held)
+    if signals.spans and options.date_boost and _on_a_day(candidate, signals):
+        score += options.date_boost
+        why.append("date")
+    if signals.expansion and options.expand_boost:
+        extra = sum(1 for term in signals.expansion if matchers[term](lower))
+        score += options.expand_boost * extra / len(signals.expansion)
+    return Ranked(candidate=candidate, score=score, why=tuple(why))
+
+
+def _matcher(term: str) -> Matcher:
+    """Whether a lower-cased text holds ``term`` (a word starting with it or its rough stem)."""
+    if not term.isascii():
+        return lambda lower: term in lower
+    stem = term[: len(term) - 3] if len(term) >= 6 and term.isalpha() else term
+    pattern = re.compile(rf"\b{re.escape(stem)}")
+    return lambda lower: pattern.search(lower) is not None
+
+
+def _on_a_day(candidate: Candidate, signals: Signals) -> bool:
+    if candidate.timestamp is None:
+        return False
+    zone = signals.now.tzinfo if signals.now is not None else None
+    day = candidate.timestamp.astimezone(zone).date()
+    return any(span.holds(day) for span in signals.spans)
+
+
+def _dedup(ranked: list[Ranked]) -> Iterator[Ranked]:
+    seen: list[frozenset[str]] = []
+    exact: set[frozenset[str]] = set()
+    for item in ranked:
+        words = frozenset(_WORDS.findall(item.candidate.text.lower()))
+        if words in exact or (words and any(_contained(words, other) for other in seen)):
+            continue
+        exact.add(words)
+        seen.append(words)
+        yield item
+
+
+def _contained(words: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether two items of similar length share all words, but for one in ten beyond ten.
+
+    Short items must match word for word: "we called him Ziggy" is not a duplicate of "we
+    called him Biscuit", the one word that differs is the point; and a short reply is not a
+    duplicate of a long message that happens to hold its words.
+    """
+    small, large = (words, other) if len(words) <= len(other) else (other, words)
+    if 2 * len(small) < len(large):
+        return False
+    return len(small - large) <= max(0, len(small) - 10) // 10
+
+
+_EPOCH = datetime.fromtimestamp(0).astimezone()

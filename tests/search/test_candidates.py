@@ -1,0 +1,89 @@
+"""Candidates for recall: context matches, common terms, scoped catch-up, source references."""
+
+from __future__ import annotations
+
+from reverie import Message, Workspace
+from reverie.search import SearchIndex
+from reverie.search.candidates import COMMON
+
+
+def _say(workspace: Workspace, key: str, text: str, role: str = "user") -> int:
+    return workspace.sessions.append(
+        key, Message(role="user" if role == "user" else "assistant", content=text)
+    )
+
+
+def test_an_answer_is_found_by_the_question_before_it(
+    workspace: Workspace, index: SearchIndex
+) -> None:
+    _say(workspace, "cli:a", "Which marathon are you training for?", role="assistant")
+    answer = _say(workspace, "cli:a", "The Lisbon one, in October!")
+    _say(workspace, "cli:a", "Nice weather today.", role="assistant")
+
+    with_context = index.candidates(["marathon"], limit=5)
+    without = index.candidates(["marathon"], limit=5, context_weight=0)
+
+    assert [c.message_index for c in with_context] == [0, answer]
+    assert with_context[1].text == "The Lisbon one, in October!"
+    assert [c.message_index for c in without] == [0]
+    assert [h.message_index for h in index.search("marathon")] == [0]  # people's search: own text
+
+
+def test_candidates_respect_the_session_and_carry_their_whole_text(
+    workspace: Workspace, index: SearchIndex
+) -> None:
+    _say(workspace, "cli:a", "my locker code is 4817 " + "and more words " * 50)
+    _say(workspace, "cli:b", "my locker code is 9999")
+    entry = workspace.history.append("User keeps a locker at the gym.", session_key="cli:a")
+
+    found = index.candidates(["locker", "code"], limit=10, session_key="cli:a")
+
+    assert {(c.kind, c.cursor, c.message_index) for c in found} == {
+        ("message", None, 0),
+        ("history", entry.cursor, None),
+    }
+    assert any(c.text.endswith("and more words ") for c in found)
+    assert index.candidates([], limit=5) == []
+    assert index.candidates(['"', "*", "AND"], limit=5)[0:0] == []
+
+
+def test_common_terms_give_way_to_rare_ones(workspace: Workspace, index: SearchIndex) -> None:
+    reports = [
+        Message(role="user", content=f"weather report number {number}")
+        for number in range(COMMON + 10)
+    ]
+    workspace.sessions.append_many("cli:a", reports)
+    rare = _say(workspace, "cli:a", "the weather in Porto")
+
+    found = index.candidates(["weather", "porto"], limit=10)
+    only_common = index.candidates(["weather"], limit=10)
+
+    assert [c.message_index for c in found] == [rare]  # "weather" is common: dropped
+    assert len(only_common) == 10  # the newest matches, ranked
+    assert all(c.message_index is not None and c.message_index > 1000 for c in only_common)
+
+
+def test_a_scoped_query_catches_up_only_its_session(
+    workspace: Workspace, index: SearchIndex
+) -> None:
+    _say(workspace, "cli:a", "apples")
+    _say(workspace, "cli:b", "apples too")
+
+    assert len(index.candidates(["apples"], limit=5, session_key="cli:a")) == 1
+    assert len(index.candidates(["apples"], limit=5)) == 2
+    assert index.refresh().messages_added == 0
+
+
+def test_search_resolves_a_source_reference(workspace: Workspace, index: SearchIndex) -> None:
+    _say(workspace, "tg:ann:1", "first")
+    _say(workspace, "tg:ann:1", "my bike is a green Brompton")
+    entry = workspace.history.append("User rides a Brompton.", session_key="tg:ann:1")
+
+    (message,) = index.search("#m1@tg:ann:1")
+    (history,) = index.search(f"#h{entry.cursor}")
+
+    assert (message.session_key, message.message_index, message.role) == ("tg:ann:1", 1, "user")
+    assert "Brompton" in message.snippet
+    assert history.cursor == entry.cursor
+    assert index.search("#m1@tg:ann:1", session_key="tg:other") == []
+    assert index.search("#m7@tg:ann:1") == []
