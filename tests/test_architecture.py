@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "doctor": 2,
     "search": 2,
     "modelfree": 2,
+    "provenance": 2,
     "importers": 2,
     "engine": 3,
     "endpoints": 3,
