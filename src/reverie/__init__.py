@@ -43,6 +43,15 @@ from reverie.llm.scripted import ScriptedProvider
 from reverie.llm.settings import ModelRoles, ModelSettings
 from reverie.llm.tokens import CalibratedCounter, ExactCounter, count_request, default_counter
 from reverie.messages import Message, ToolCall
+from reverie.provenance import (
+    ForgetPlan,
+    ForgetReport,
+    LineProvenance,
+    PurgeReport,
+    SourceEntry,
+    SourceMessage,
+    WhyReport,
+)
 from reverie.search import SearchHit
 from reverie.session import ArchivedSummary, Session, SessionInfo
 from reverie.status import Status
@@ -69,9 +78,12 @@ __all__ = [
     "DoctorReport",
     "DreamResult",
     "ExactCounter",
+    "ForgetPlan",
+    "ForgetReport",
     "HistoryEntry",
     "HistoryError",
     "IngestReport",
+    "LineProvenance",
     "LockTimeoutError",
     "MalformedReplyError",
     "MemoryEngine",
@@ -87,6 +99,7 @@ __all__ = [
     "OpenAIProvider",
     "PromptResult",
     "Provider",
+    "PurgeReport",
     "RecordResult",
     "RetryPolicy",
     "ReverieError",
@@ -99,6 +112,8 @@ __all__ = [
     "SessionImportError",
     "SessionInfo",
     "SessionStore",
+    "SourceEntry",
+    "SourceMessage",
     "Status",
     "StorageError",
     "ToolCall",
@@ -106,6 +121,7 @@ __all__ = [
     "TrimResult",
     "TurnResult",
     "Usage",
+    "WhyReport",
     "Workspace",
     "WorkspaceDamagedError",
     "WorkspaceError",

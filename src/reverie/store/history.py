@@ -15,14 +15,15 @@ Invariants.
 - A line that fails to parse, or whose cursor is not above the line before it, is moved to the
   quarantine with its line number and original bytes by ``repair`` (run on open, on meeting a
   bad line while reading, and by ``trim``). Nothing is silently dropped.
-- ``trim`` drops only entries the dream cursor has passed, rewriting the file atomically.
+- ``trim`` drops only entries the dream cursor has passed, rewriting the file atomically;
+  ``remove`` (``forget``) drops named entries the same way. Neither reuses a cursor.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -242,6 +243,31 @@ class HistoryLog:
             self._save_checkpoint(size, self._last_cursor_locked(fd, size), len(lines) - drop)
             logger.info("trimmed history: dropped %d entries through cursor %d", drop, through)
             return TrimResult(dropped=drop, kept=len(lines) - drop, dropped_through=through)
+
+    def remove(self, cursors: Collection[int]) -> list[HistoryEntry]:
+        """Drop the entries with these cursors (``forget``); return the entries dropped.
+
+        The file is rewritten atomically under the lock, like ``trim``: the other entries keep
+        their cursors and order, ``.cursor`` keeps the floor (a dropped last cursor is never
+        handed out again), and readers following cursors see a gap, as after a trim.
+        """
+        wanted = set(cursors)
+        with self._lock.hold():
+            self._repair_locked(full=True)
+            with self.path.open("rb") as handle:
+                lines = [line for line in handle if line.strip()]
+            kept: list[tuple[HistoryEntry, bytes]] = []
+            dropped: list[tuple[HistoryEntry, bytes]] = []
+            for line in lines:
+                entry = HistoryEntry.from_line(line)
+                (dropped if entry.cursor in wanted else kept).append((entry, line))
+            if not dropped:
+                return []
+            atomic_write(self.path, b"".join(line for _entry, line in kept))
+            fd, size = self._append_fd()
+            self._save_checkpoint(size, self._last_cursor_locked(fd, size), len(kept))
+        logger.info("removed %d history entries", len(dropped))
+        return [entry for entry, _line in dropped]
 
     def close(self) -> None:
         """Close the append descriptor (reopened on demand) and save how far the log is valid."""
