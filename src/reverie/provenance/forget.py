@@ -87,6 +87,8 @@ def forget(
             commit = None if plan.empty else _remove(workspace, plan)
             index.refresh()
             purged = purge_workspace(workspace, plan, index=index) if purge else None
+            if purged is not None and commit is not None:  # the purge rewrote it
+                commit = workspace.audit.log(1)[0].sha
     finally:
         lock.close()
     logger.info("forgot %s", plan.describe())
@@ -99,7 +101,7 @@ def _remove(workspace: Workspace, plan: ForgetPlan) -> str | None:
         by_session.setdefault(message.session_key, set()).add(message.index)
     for key in sorted(set(by_session) | set(plan.summaries)):
         workspace.sessions.redact(key, by_session.get(key, set()), summary=key in plan.summaries)
-    workspace.history.remove({entry.cursor for entry in plan.entries})
+    workspace.history.edit({entry.cursor: entry.kept for entry in plan.entries})
     _remove_lines(workspace, plan.lines)
     made = workspace.audit.commit(_subject(plan), allow_empty=True)
     _drop_records(workspace, plan)
@@ -124,13 +126,17 @@ def _subject(plan: ForgetPlan) -> str:
     messages = [f"{m.session_key}#{m.index}" for m in plan.messages]
     named = ", ".join(cursors[:_LISTED]) + (" ..." if len(cursors) > _LISTED else "")
     said = ", ".join(messages[:_LISTED]) + (" ..." if len(messages) > _LISTED else "")
-    return f"forget: {plan.describe()}; entries: {named or 'none'}; messages: {said or 'none'}"
+    summaries = f", summaries of {', '.join(plan.summaries)}" if plan.summaries else ""
+    return (
+        f"forget: {len(plan.lines)} line(s), entries {named or 'none'}, "
+        f"messages {said or 'none'}{summaries}"
+    )
 
 
 def _drop_records(workspace: Workspace, plan: ForgetPlan) -> None:
     file = sidecar(workspace.root)
     provenance = file.read()
-    cursors = {entry.cursor for entry in plan.entries}
+    cursors = {entry.cursor for entry in plan.entries if entry.removed}
     messages = {(m.session_key, m.index) for m in plan.messages}
     kept = Provenance()
     for where, record in provenance.records.items():

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Literal
 
 from reverie.messages import JSONObject
 from reverie.provenance.lines import DurableLine, durable_lines, matches
+from reverie.provenance.pieces import Fact
 from reverie.provenance.record import sidecar
 from reverie.store.provenance_file import LineRecord, Provenance, line_key
 from reverie.store.redaction import FORGOTTEN
@@ -54,12 +55,18 @@ class PlannedLine:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlannedEntry:
-    """A history entry to remove."""
+    """A history entry to cut the fact out of (``kept``), or to remove (``kept`` None)."""
 
     cursor: int
     session_key: str | None
     time: datetime | None
     text: str
+    kept: str | None = None
+
+    @property
+    def removed(self) -> bool:
+        """True when the whole entry goes (nothing else of substance was in it)."""
+        return self.kept is None
 
     def to_json(self) -> JSONObject:
         """The entry as plain JSON."""
@@ -68,6 +75,8 @@ class PlannedEntry:
             "session_key": self.session_key,
             "time": None if self.time is None else self.time.isoformat(),
             "text": self.text,
+            "action": "remove" if self.kept is None else "cut",
+            "kept": self.kept,
         }
 
 
@@ -143,17 +152,16 @@ def plan_forget(workspace: Workspace, query: str) -> ForgetPlan:
     if not query.strip():
         raise ValueError("forget needs a text to look for")
     provenance = sidecar(workspace.root).read()
+    found = durable_lines(workspace.root)
     fact_records = [r for r in provenance.records.values() if matches(r.key, query)]
+    fact = Fact(
+        query, [r.key for r in fact_records] + [x.text for x in found if matches(x.text, query)]
+    )
     cited = {s.cursor for r in fact_records for s in r.sources}
-    entries = [
-        PlannedEntry(cursor=e.cursor, session_key=e.session_key, time=e.time, text=e.content)
-        for e in workspace.history.entries()
-        if e.cursor in cited or contains(e.content, query)
-    ]
-    gone = cited | {e.cursor for e in entries}
-    lines = _lines(durable_lines(workspace.root), provenance, query, gone)
+    entries = _entries(workspace, fact, cited)
+    lines = _lines(found, provenance, query, {e.cursor for e in entries if e.removed})
     refs = {(s.session_key, m.index) for r in fact_records for s in r.sources for m in s.messages}
-    messages, summaries = _messages(workspace, query, refs)
+    messages, summaries = _messages(workspace, fact, refs)
     records = {(r.file, r.key) for r in fact_records}
     records |= {(line.file, line_key(line.text)) for line in lines}
     return ForgetPlan(
@@ -164,6 +172,25 @@ def plan_forget(workspace: Workspace, query: str) -> ForgetPlan:
         summaries=tuple(summaries),
         records=tuple(sorted(records)),
     )
+
+
+def _entries(workspace: Workspace, fact: Fact, cited: set[int]) -> list[PlannedEntry]:
+    planned = []
+    for entry in workspace.history.entries():
+        if entry.cursor not in cited and not contains(entry.content, fact.query):
+            continue
+        kept = fact.cut(entry.content)
+        if kept != entry.content:
+            planned.append(
+                PlannedEntry(
+                    cursor=entry.cursor,
+                    session_key=entry.session_key,
+                    time=entry.time,
+                    text=entry.content,
+                    kept=kept,
+                )
+            )
+    return planned
 
 
 def _lines(
@@ -191,16 +218,17 @@ def _only_from(record: LineRecord | None, gone: set[int]) -> bool:
 
 
 def _messages(
-    workspace: Workspace, query: str, refs: set[tuple[str | None, int]]
+    workspace: Workspace, fact: Fact, refs: set[tuple[str | None, int]]
 ) -> tuple[list[PlannedMessage], list[str]]:
     messages: list[PlannedMessage] = []
     summaries: list[str] = []
     for info in workspace.sessions.list():
         session = workspace.sessions.load(info.key)
         for index, message in enumerate(session.messages):
-            if (info.key, index) in refs or _message_holds(message, query):
+            says = (info.key, index) in refs and fact.cut(message.text) != message.text
+            if says or _message_holds(message, fact.query):
                 messages.append(_planned(info.key, index, message))
-        if session.summary is not None and contains(session.summary.text, query):
+        if session.summary is not None and contains(session.summary.text, fact.query):
             summaries.append(info.key)
     return [m for m in messages if m.text != FORGOTTEN], summaries
 

@@ -16,15 +16,15 @@ Invariants.
   quarantine with its line number and original bytes by ``repair`` (run on open, on meeting a
   bad line while reading, and by ``trim``). Nothing is silently dropped.
 - ``trim`` drops only entries the dream cursor has passed, rewriting the file atomically;
-  ``remove`` (``forget``) drops named entries the same way. Neither reuses a cursor.
+  ``edit`` (``forget``) rewrites or drops named entries the same way. Neither reuses a cursor.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -244,30 +244,36 @@ class HistoryLog:
             logger.info("trimmed history: dropped %d entries through cursor %d", drop, through)
             return TrimResult(dropped=drop, kept=len(lines) - drop, dropped_through=through)
 
-    def remove(self, cursors: Collection[int]) -> list[HistoryEntry]:
-        """Drop the entries with these cursors (``forget``); return the entries dropped.
+    def edit(self, changes: Mapping[int, str | None]) -> list[HistoryEntry]:
+        """Replace the content of entries by cursor, or drop them (None); for ``forget``.
 
-        The file is rewritten atomically under the lock, like ``trim``: the other entries keep
-        their cursors and order, ``.cursor`` keeps the floor (a dropped last cursor is never
-        handed out again), and readers following cursors see a gap, as after a trim.
+        Returns the entries as they were before. The file is rewritten atomically under the
+        lock, like ``trim``: every other line is kept byte for byte, cursors and order stay,
+        ``.cursor`` keeps the floor (a dropped last cursor is never handed out again), and a
+        reader following cursors sees a gap, as after a trim.
         """
-        wanted = set(cursors)
         with self._lock.hold():
             self._repair_locked(full=True)
             with self.path.open("rb") as handle:
                 lines = [line for line in handle if line.strip()]
-            kept: list[tuple[HistoryEntry, bytes]] = []
-            dropped: list[tuple[HistoryEntry, bytes]] = []
+            out: list[bytes] = []
+            before: list[HistoryEntry] = []
             for line in lines:
                 entry = HistoryEntry.from_line(line)
-                (dropped if entry.cursor in wanted else kept).append((entry, line))
-            if not dropped:
+                if entry.cursor not in changes:
+                    out.append(line)
+                    continue
+                before.append(entry)
+                content = changes[entry.cursor]
+                if content is not None:
+                    out.append(replace(entry, content=content).to_line())
+            if not before:
                 return []
-            atomic_write(self.path, b"".join(line for _entry, line in kept))
+            atomic_write(self.path, b"".join(out))
             fd, size = self._append_fd()
-            self._save_checkpoint(size, self._last_cursor_locked(fd, size), len(kept))
-        logger.info("removed %d history entries", len(dropped))
-        return [entry for entry, _line in dropped]
+            self._save_checkpoint(size, self._last_cursor_locked(fd, size), len(out))
+        logger.info("edited %d history entries", len(before))
+        return before
 
     def close(self) -> None:
         """Close the append descriptor (reopened on demand) and save how far the log is valid."""
