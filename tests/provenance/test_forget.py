@@ -13,7 +13,7 @@ from reverie import MemoryEngine, ScriptedProvider
 from reverie.store.redaction import FORGOTTEN
 from tests.conftest import StepClock
 from tests.dream.scripting import edit
-from tests.provenance.build import MOVE, PORTO, SISTER, converse, model_free, scripted, bullets
+from tests.provenance.build import MOVE, PORTO, SISTER, bullets, converse, model_free, scripted
 
 
 def _traces(root: Path, text: str) -> list[str]:
@@ -66,7 +66,8 @@ def test_forget_removes_the_line_cuts_the_entry_and_tombstones_the_message(
     plan = engine.forget_plan("Porto")
     assert [line.reason for line in plan.lines] == ["matches"]
     report = engine.forget("Porto")
-    assert report.removed and report.commit is not None
+    assert report.removed
+    assert report.commit is not None
     assert not any("Porto" in line for line in bullets(engine))
     assert any("biologist" in line for line in bullets(engine))  # same entry, other fact
     assert any("cello" in line for line in bullets(engine))  # other session untouched
@@ -160,7 +161,8 @@ def test_forget_purge_leaves_no_byte_of_the_text_anywhere_and_everything_else_in
 
     report = engine.forget("Porto", purge=True)
 
-    assert report.purge is not None and report.purge.clean, report.purge
+    assert report.purge is not None
+    assert report.purge.clean, report.purge
     engine.close()
     assert _traces(root, "Porto") == []
     engine = model_free(tmp_path, clock)

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reverie import ScriptedProvider, WhyReport
+import pytest
+
+from reverie import LineProvenance, ScriptedProvider, WhyReport
 from tests.conftest import StepClock
 from tests.dream.scripting import edit
 from tests.provenance.build import PORTO, SISTER, converse, model_free, scripted
 
 
-def _only(report: WhyReport) -> dict[str, object]:
+def _only(report: WhyReport) -> LineProvenance:
     assert len(report.lines) == 1, report.to_json()
-    line: dict[str, object] = report.lines[0].to_json()
-    return line
+    return report.lines[0]
 
 
 def test_why_on_a_model_free_dream_names_the_entry_and_the_message_said(
@@ -31,7 +32,8 @@ def test_why_on_a_model_free_dream_names_the_entry_and_the_message_said(
     assert "Porto" in line.text
     [entry] = line.entries  # the sister's entry does not support it
     assert entry.session_key == "cli:me"
-    assert entry.text is not None and "Porto" in entry.text
+    assert entry.text is not None
+    assert "Porto" in entry.text
     assert [(m.index, m.role) for m in entry.messages] == [(2, "user")]
     assert entry.messages[0].text == PORTO[2]["content"]
     assert entry.messages[0].time is not None
@@ -59,8 +61,8 @@ def test_why_on_a_scripted_model_dream_follows_the_model_s_edit_to_its_sources(
     result = engine.dream()
     assert result.outcome == "completed", result.reason
     porto = _only(engine.why("Lives in Porto"))
-    assert porto["origin"] == "dream"
-    assert [e["session_key"] for e in porto["entries"]] == ["tg:1"]  # type: ignore[attr-defined]
+    assert porto.origin == "dream"
+    assert [e.session_key for e in porto.entries] == ["tg:1"]
     sister = engine.why("cellist").lines[0]
     assert [e.session_key for e in sister.entries] == ["tg:2"]
     assert [m.text for m in sister.entries[0].messages] == [SISTER[0]["content"]]
@@ -135,17 +137,14 @@ def test_provenance_survives_restore_and_re_dream(tmp_path: Path, clock: StepClo
     engine = model_free(tmp_path, clock)
     converse(engine, "cli:me", PORTO)
     engine.dream()
-    before = engine.why("Porto").to_json()
+    before = engine.why("Porto").lines[0]
     engine.restore("HEAD~1")  # the starter files, and the dream cursor back at 0
     assert engine.why("Porto").lines == ()
     assert engine.workspace.dream_cursor.read() == 0
     assert engine.dream().outcome == "completed"  # re-dream the same batch
-    after = engine.why("Porto").to_json()
-    assert [e["cursor"] for e in after["lines"][0]["entries"]] == [  # type: ignore[index]
-        e["cursor"]
-        for e in before["lines"][0]["entries"]  # type: ignore[index]
-    ]
-    assert after["lines"][0]["origin"] == "dream"  # type: ignore[index]
+    after = json.loads(json.dumps(engine.why("Porto").to_json()))
+    assert [e["cursor"] for e in after["lines"][0]["entries"]] == [e.cursor for e in before.entries]
+    assert after["lines"][0]["origin"] == "dream"
 
 
 def test_a_trimmed_entry_still_names_its_session_and_messages(
@@ -166,9 +165,5 @@ def test_why_with_nothing_matching_is_empty_and_blank_text_is_refused(
 ) -> None:
     engine = model_free(tmp_path, clock)
     assert engine.why("anything").lines == ()
-    try:
+    with pytest.raises(ValueError, match="text"):
         engine.why("  ")
-    except ValueError as exc:
-        assert "text" in str(exc)
-    else:
-        raise AssertionError("a blank query must be refused")
