@@ -18,7 +18,7 @@ from reverie.provenance.similarity import content_tokens, support
 CUT_SUPPORT = 0.5
 """A piece saying at least this share of a forgotten line's content words says that line."""
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 _TAG = re.compile(r"\[[^\]]*\]")
 
 
@@ -41,15 +41,22 @@ class Fact:
         out: list[str] = []
         changed = False
         for line in text.splitlines():
-            sentences = _SENTENCE_END.split(line)
+            sentences = [piece for piece in _SENTENCE_END.split(line) if piece]
             kept = [s for s in sentences if not self.in_piece(s)]
             if len(kept) == len(sentences):
                 out.append(line)
                 continue
             changed = True
             if kept:
-                out.append(" ".join(kept))
+                out.append(_join(kept))
         if not changed:
             return text
         rest = "\n".join(out)
         return rest if content_tokens(_TAG.sub(" ", rest)) else None
+
+
+def _join(sentences: list[str]) -> str:
+    text = sentences[0]
+    for sentence in sentences[1:]:
+        text += sentence if text.endswith(("。", "！", "？")) else " " + sentence
+    return text
