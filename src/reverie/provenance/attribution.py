@@ -15,16 +15,23 @@ Rules, per changed file (model and model-free runs alike, since both go through 
   support the line are cited too (all of the range, up to ``MAX_MESSAGES``, when none stands
   out), with their index, role and time.
 - Unchanged lines keep their records; removed lines keep theirs too (see ``provenance_file``).
+
+Cost: every entry, message and removed line is tokenised once per run; pairing edits is
+quadratic in the lines changed, so it is done only up to ``MAX_COMPARED`` removed lines (an
+unchanged line moved between files is still paired, by its text), and a wholesale rewrite of
+more than ``MAX_LINES`` lines is not attributed at all (with a warning): durable files are
+small, and a run that rewrites thousands of lines has no line-level story to tell.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from reverie.messages import Message
 from reverie.provenance.lines import content_lines
-from reverie.provenance.similarity import content_tokens, likeness, pick
+from reverie.provenance.similarity import content_tokens, likeness, pick_tokens
 from reverie.store.entries import HistoryEntry
 from reverie.store.provenance_file import MessageRef, Provenance, SourceRef, line_key
 
@@ -32,6 +39,12 @@ EDIT_LIKENESS = 0.3
 """How alike a new line and a removed line must be for the new one to be an edit of the old."""
 MAX_MESSAGES = 64
 """At most this many messages are cited per entry when none stands out."""
+MAX_LINES = 2_000
+"""A run adding more lines than this (a wholesale rewrite) has none of them attributed."""
+MAX_COMPARED = 500
+"""Edits are paired by likeness only when the run removed at most this many lines."""
+
+logger = logging.getLogger(__name__)
 
 MessagesOf = Callable[[str], Sequence[Message]]
 """A session's messages, by key (the caller caches loads)."""
@@ -57,73 +70,97 @@ def attribute(
         at: when the run happened.
 
     Returns:
-        How many lines were noted.
+        How many lines were noted (0 when the run added more than ``MAX_LINES``).
     """
-    removed = _removed_lines(old, new)
-    noted = 0
-    for path, text in new.items():
-        before = {line_key(t) for _n, t in content_lines(old.get(path, ""))}
-        for _number, line in content_lines(text):
-            if line_key(line) in before:
-                continue
-            carried = _carried(provenance, path, line, removed)
-            sources = _sources(line, entries, messages_of, fallback=not carried)
-            provenance.note(path, line, (*(carried or ()), *sources), at)
-            noted += 1
-    return noted
-
-
-def _removed_lines(old: Mapping[str, str], new: Mapping[str, str]) -> list[tuple[str, str]]:
-    removed = []
-    for path, text in old.items():
-        after = {line_key(t) for _n, t in content_lines(new.get(path, ""))}
-        removed += [(path, t) for _n, t in content_lines(text) if line_key(t) not in after]
-    return removed
-
-
-def _carried(
-    provenance: Provenance, path: str, line: str, removed: Sequence[tuple[str, str]]
-) -> tuple[SourceRef, ...] | None:
-    """The sources of the removed line ``line`` edits, or None when it edits none."""
-    tokens = content_tokens(line)
-    best, best_score = None, EDIT_LIKENESS
-    for file, text in removed:
-        score = likeness(tokens, content_tokens(text)) + (0.01 if file == path else 0.0)
-        if score >= best_score:
-            best, best_score = (file, text), score
-    if best is None:
-        return None
-    record = provenance.get(*best)
-    return () if record is None else record.sources
-
-
-def _sources(
-    line: str, entries: Sequence[HistoryEntry], messages_of: MessagesOf, *, fallback: bool
-) -> list[SourceRef]:
-    chosen = pick(line, [entry.content for entry in entries])
-    if not chosen and fallback:
-        chosen = list(range(len(entries)))
-    return [_source(line, entries[i], messages_of) for i in chosen]
-
-
-def _source(line: str, entry: HistoryEntry, messages_of: MessagesOf) -> SourceRef:
-    refs: tuple[MessageRef, ...] = ()
-    if entry.session_key is not None and entry.range is not None:
-        start, end = entry.range
-        messages = list(messages_of(entry.session_key))[start:end]
-        picked = pick(line, [m.text for m in messages]) or list(range(len(messages)))
-        refs = tuple(
-            MessageRef(index=start + i, role=messages[i].role, time=messages[i].timestamp)
-            for i in picked[:MAX_MESSAGES]
+    added = _changed_lines(new, old)
+    if len(added) > MAX_LINES:
+        logger.warning(
+            "dream added %d lines (over %d); their provenance is not recorded",
+            len(added),
+            MAX_LINES,
         )
-    return SourceRef(
-        cursor=entry.cursor,
-        session_key=entry.session_key,
-        time=entry.time,
-        kind=entry.kind,
-        range=entry.range,
-        messages=refs,
-    )
+        return 0
+    run = _Run(provenance, _changed_lines(old, new), entries, messages_of)
+    for path, line in added:
+        carried = run.carried(path, line)
+        sources = run.sources(line, fallback=not carried)
+        provenance.note(path, line, (*(carried or ()), *sources), at)
+    return len(added)
+
+
+def _changed_lines(texts: Mapping[str, str], others: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(path, line) of every line of ``texts`` whose file in ``others`` lacks it."""
+    found = []
+    for path, text in texts.items():
+        elsewhere = {line_key(t) for _n, t in content_lines(others.get(path, ""))}
+        found += [(path, t) for _n, t in content_lines(text) if line_key(t) not in elsewhere]
+    return found
+
+
+class _Run:
+    """One run's batch and removed lines, each tokenised once."""
+
+    def __init__(
+        self,
+        provenance: Provenance,
+        removed: list[tuple[str, str]],
+        entries: Sequence[HistoryEntry],
+        messages_of: MessagesOf,
+    ) -> None:
+        self._provenance = provenance
+        self._removed = [(path, text, content_tokens(text)) for path, text in removed]
+        self._by_key = {line_key(text): (path, text) for path, text in removed}
+        self._entries = entries
+        self._entry_tokens = [content_tokens(entry.content) for entry in entries]
+        self._messages_of = messages_of
+        self._message_tokens: dict[tuple[str, int], frozenset[str]] = {}
+
+    def carried(self, path: str, line: str) -> tuple[SourceRef, ...] | None:
+        """The sources of the removed line ``line`` edits, or None when it edits none."""
+        best = self._by_key.get(line_key(line))  # moved to another file, unchanged
+        if best is None and len(self._removed) <= MAX_COMPARED:
+            tokens, best_score = content_tokens(line), EDIT_LIKENESS
+            for file, text, other in self._removed:
+                score = likeness(tokens, other) + (0.01 if file == path else 0.0)
+                if score >= best_score:
+                    best, best_score = (file, text), score
+        if best is None:
+            return None
+        record = self._provenance.get(*best)
+        return () if record is None else record.sources
+
+    def sources(self, line: str, *, fallback: bool) -> list[SourceRef]:
+        """The entries of the batch that support ``line`` (all of them, with ``fallback``)."""
+        tokens = content_tokens(line)
+        chosen = pick_tokens(tokens, self._entry_tokens)
+        if not chosen and fallback:
+            chosen = list(range(len(self._entries)))
+        return [self._source(tokens, self._entries[i]) for i in chosen]
+
+    def _source(self, tokens: frozenset[str], entry: HistoryEntry) -> SourceRef:
+        refs: tuple[MessageRef, ...] = ()
+        if entry.session_key is not None and entry.range is not None:
+            key, (start, end) = entry.session_key, entry.range
+            messages = list(self._messages_of(key))[start:end]
+            said = [self._tokens(key, start + i, m) for i, m in enumerate(messages)]
+            picked = pick_tokens(tokens, said) or list(range(len(messages)))
+            refs = tuple(
+                MessageRef(index=start + i, role=messages[i].role, time=messages[i].timestamp)
+                for i in picked[:MAX_MESSAGES]
+            )
+        return SourceRef(
+            cursor=entry.cursor,
+            session_key=entry.session_key,
+            time=entry.time,
+            kind=entry.kind,
+            range=entry.range,
+            messages=refs,
+        )
+
+    def _tokens(self, key: str, index: int, message: Message) -> frozenset[str]:
+        if (key, index) not in self._message_tokens:
+            self._message_tokens[(key, index)] = content_tokens(message.text)
+        return self._message_tokens[(key, index)]
 
 
 def session_loader(load: Callable[[str], Sequence[Message]]) -> MessagesOf:

@@ -62,8 +62,12 @@ def likeness(a: frozenset[str], b: frozenset[str]) -> float:
 
 def pick(line: str, candidates: Sequence[str]) -> list[int]:
     """Indices of the candidates that support ``line`` best; [] when none reaches MIN_SUPPORT."""
-    tokens = content_tokens(line)
-    scores = [support(tokens, content_tokens(text)) for text in candidates]
+    return pick_tokens(content_tokens(line), [content_tokens(text) for text in candidates])
+
+
+def pick_tokens(line: frozenset[str], candidates: Sequence[frozenset[str]]) -> list[int]:
+    """``pick`` on token sets already computed (the caller tokenises each candidate once)."""
+    scores = [support(line, tokens) for tokens in candidates]
     best = max(scores, default=0.0)
     if best < MIN_SUPPORT:
         return []

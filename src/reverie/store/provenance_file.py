@@ -20,7 +20,9 @@ Invariants.
   merged) when dream writes a line, and never dropped when a line leaves a file. A line's
   provenance is looked up by its current text, so after ``restore`` a line that comes back
   finds its record again, and the sidecar is true at every commit without being versioned.
-  Only ``forget`` removes records (and the sources it forgot from the others).
+  Only ``forget`` removes records (and the sources it forgot from the others), and the
+  size bound: past ``MAX_RECORDS`` the least recently written records go (a line restored
+  from long ago may then read as hand-written; durable files hold a few hundred lines).
 - A line with no record was written by hand (or before provenance existed).
 - The file is replaced atomically; the writer holds the dream lock. An unreadable or foreign
   file is reported with a warning and read as empty (provenance is bookkeeping: losing it
@@ -44,6 +46,9 @@ PROVENANCE_FORMAT = "reverie-provenance"
 PROVENANCE_VERSION = 1
 DEFAULT_SIDECAR = Path(".reverie") / "provenance.json"
 """Where the sidecar lives, relative to the workspace."""
+
+MAX_RECORDS = 20_000
+"""The sidecar keeps at most this many records, dropping the least recently written first."""
 
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 
@@ -161,7 +166,11 @@ class ProvenanceFile:
             StorageError: the file could not be written.
         """
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        lines = [_record_json(r) for _k, r in sorted(provenance.records.items())]
+        records = provenance.records
+        if len(records) > MAX_RECORDS:
+            newest = sorted(records.items(), key=lambda item: item[1].updated)[-MAX_RECORDS:]
+            records = dict(newest)
+        lines = [_record_json(r) for _k, r in sorted(records.items())]
         document = {"format": PROVENANCE_FORMAT, "version": PROVENANCE_VERSION, "lines": lines}
         atomic_write_text(self.path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
 
