@@ -67,3 +67,23 @@ def test_the_sidecar_keeps_the_most_recent_records_past_its_bound(
     file = ProvenanceFile(tmp_path / "p.json")
     file.write(provenance)
     assert sorted(key for _file, key in file.read().records) == ["fact 1", "fact 2"]
+
+
+def test_a_supersession_unlike_the_old_line_is_paired_in_place_or_by_its_before() -> None:
+    provenance = Provenance()
+    provenance.note("USER.md", "- I cycle 12 km to work every day", (SourceRef(cursor=1),), AT)
+    provenance.note("USER.md", "- Drinks espresso", (SourceRef(cursor=2),), AT)
+    attribute(
+        provenance,
+        old={"USER.md": "# User\n- I cycle 12 km to work every day\n- Drinks espresso\n"},
+        new={"USER.md": "# User\n- Prefers green tea\n- Commutes by train (before: cycling)\n"},
+        entries=[_entry(3, "User now commutes by train and prefers green tea.")],
+        messages_of=_messages,
+        at=AT,
+    )
+    train = provenance.get("USER.md", "- Commutes by train (before: cycling)")
+    tea = provenance.get("USER.md", "- Prefers green tea")
+    assert train is not None
+    assert tea is not None
+    assert [s.cursor for s in train.sources] == [1, 3]  # named by "before: cycling"
+    assert [s.cursor for s in tea.sources] == [1, 3]  # replaced the cycling line in place

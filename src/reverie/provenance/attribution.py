@@ -6,8 +6,10 @@ leaves records for lines not yet written, which are inert: records are looked up
 current text; recovery then publishes those very lines).
 
 Rules, per changed file (model and model-free runs alike, since both go through the diff):
-- A line that is new in the file is *added*. If it looks like a line the run removed (an edit
-  or a supersession: ``likeness`` >= ``EDIT_LIKENESS``, the same file preferred), it carries
+- A line that is new in the file is *added*. If it edits or supersedes a line the run removed
+  (the same text moved; else the most alike removed line, ``likeness`` >= ``EDIT_LIKENESS``,
+  the same file preferred; else the removed line its "before: ..." names, as in "Commutes
+  by train (since ...; before: cycling)"; else the line it replaced in place), it carries
   that line's sources, plus the entries of the batch that support it (``similarity.pick``).
   A line with no such predecessor (or one no dream wrote) cites the supporting entries, or
   the whole batch when none stands out.
@@ -25,7 +27,9 @@ small, and a run that rewrites thousands of lines has no line-level story to tel
 
 from __future__ import annotations
 
+import difflib
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
@@ -45,6 +49,8 @@ MAX_COMPARED = 500
 """Edits are paired by likeness only when the run removed at most this many lines."""
 
 logger = logging.getLogger(__name__)
+
+_BEFORE = re.compile(r"\bbefore:\s*([^);]+)", re.IGNORECASE)
 
 MessagesOf = Callable[[str], Sequence[Message]]
 """A session's messages, by key (the caller caches loads)."""
@@ -81,6 +87,7 @@ def attribute(
         )
         return 0
     run = _Run(provenance, _changed_lines(old, new), entries, messages_of)
+    run.pair_in_place(old, new)
     for path, line in added:
         carried = run.carried(path, line)
         sources = run.sources(line, fallback=not carried)
@@ -114,20 +121,55 @@ class _Run:
         self._entry_tokens = [content_tokens(entry.content) for entry in entries]
         self._messages_of = messages_of
         self._message_tokens: dict[tuple[str, int], frozenset[str]] = {}
+        self._in_place: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def pair_in_place(self, old: Mapping[str, str], new: Mapping[str, str]) -> None:
+        """Pair lines a run replaced where they stood (same file, a block of the same size)."""
+        for path, text in new.items():
+            before = [t for _n, t in content_lines(old.get(path, ""))]
+            after = [t for _n, t in content_lines(text)]
+            if len(before) * len(after) > MAX_COMPARED**2:
+                continue
+            matcher = difflib.SequenceMatcher(
+                a=[line_key(t) for t in before], b=[line_key(t) for t in after], autojunk=False
+            )
+            for op, i1, i2, j1, j2 in matcher.get_opcodes():
+                if op == "replace" and i2 - i1 == j2 - j1:
+                    for a, b in zip(before[i1:i2], after[j1:j2], strict=True):
+                        self._in_place[(path, line_key(b))] = (path, a)
 
     def carried(self, path: str, line: str) -> tuple[SourceRef, ...] | None:
-        """The sources of the removed line ``line`` edits, or None when it edits none."""
-        best = self._by_key.get(line_key(line))  # moved to another file, unchanged
+        """The sources of the removed line ``line`` edits, or None when it edits none.
+
+        Tried in turn: the same text elsewhere (a move), the most alike removed line, the
+        removed line its "before: ..." names, the line it replaced in place.
+        """
+        best = self._by_key.get(line_key(line))
         if best is None and len(self._removed) <= MAX_COMPARED:
-            tokens, best_score = content_tokens(line), EDIT_LIKENESS
-            for file, text, other in self._removed:
-                score = likeness(tokens, other) + (0.01 if file == path else 0.0)
-                if score >= best_score:
-                    best, best_score = (file, text), score
+            best = self._most_alike(path, content_tokens(line))
+        best = best or self._named_before(line) or self._in_place.get((path, line_key(line)))
         if best is None:
             return None
         record = self._provenance.get(*best)
         return () if record is None else record.sources
+
+    def _most_alike(self, path: str, tokens: frozenset[str]) -> tuple[str, str] | None:
+        best, best_score = None, EDIT_LIKENESS
+        for file, text, other in self._removed:
+            score = likeness(tokens, other) + (0.01 if file == path else 0.0)
+            if score >= best_score:
+                best, best_score = (file, text), score
+        return best
+
+    def _named_before(self, line: str) -> tuple[str, str] | None:
+        match = _BEFORE.search(line)
+        if match is None:
+            return None
+        named = {token[:4] for token in content_tokens(match.group(1))}
+        for file, text, other in self._removed:
+            if named and named <= {token[:4] for token in other}:
+                return (file, text)
+        return None
 
     def sources(self, line: str, *, fallback: bool) -> list[SourceRef]:
         """The entries of the batch that support ``line`` (all of them, with ``fallback``)."""
