@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
-from reverie import LineProvenance, ScriptedProvider, WhyReport
+from reverie import AsyncMemoryEngine, LineProvenance, ScriptedProvider, WhyReport
 from tests.conftest import StepClock
 from tests.dream.scripting import edit
 from tests.provenance.build import PORTO, SISTER, converse, model_free, scripted
@@ -167,3 +168,15 @@ def test_why_with_nothing_matching_is_empty_and_blank_text_is_refused(
     assert engine.why("anything").lines == ()
     with pytest.raises(ValueError, match="text"):
         engine.why("  ")
+
+
+def test_the_async_engine_offers_why_and_forget(tmp_path: Path, clock: StepClock) -> None:
+    engine = model_free(tmp_path, clock)
+    converse(engine, "cli:me", PORTO)
+    engine.dream()
+    wrapped = AsyncMemoryEngine(engine)
+    report = asyncio.run(wrapped.why("Porto"))
+    assert report.lines[0].origin == "dream"
+    forgotten = asyncio.run(wrapped.forget("Porto"))
+    assert forgotten.removed
+    assert engine.why("Porto").lines == ()
