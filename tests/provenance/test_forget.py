@@ -193,7 +193,23 @@ def test_purge_rewrites_subjects_naming_the_text_and_keeps_other_commits(
     assert engine.log(10)[-1].sha == shas[-1]  # the first commit never held it
 
 
-@pytest.mark.parametrize("query", ["", "   "])
+def test_purging_a_number_leaves_the_audited_dream_cursor_alone(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = model_free(tmp_path, clock)
+    for n in range(11):
+        engine.workspace.history.append(f"- [durable] User: my locker number is L{n}x.")
+    engine.workspace.history.append("- [durable] User: I cycle 12 km to work every day.")
+    engine.dream()
+    assert engine.workspace.dream_cursor.read() == 12
+    report = engine.forget("12", purge=True)
+    assert report.purge is not None
+    engine.restore("HEAD~1")  # the dream commit, rewritten: its cursor is still 12
+    assert engine.workspace.dream_cursor.read() == 12
+    assert engine.doctor().ok
+
+
+@pytest.mark.parametrize("query", ["", "   ", "a", " 1 "])
 def test_a_blank_text_is_refused(tmp_path: Path, clock: StepClock, query: str) -> None:
     engine = model_free(tmp_path, clock)
     with pytest.raises(ValueError, match="text"):

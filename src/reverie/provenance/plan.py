@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 
 Reason = Literal["matches", "led_to"]
 
+MIN_QUERY_CHARS = 2
+"""A shorter text (one letter, one digit) would match nearly everything."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlannedLine:
@@ -149,8 +152,8 @@ def plan_forget(workspace: Workspace, query: str) -> ForgetPlan:
     Raises:
         ValueError: ``query`` is blank.
     """
-    if not query.strip():
-        raise ValueError("forget needs a text to look for")
+    if len("".join(query.split())) < MIN_QUERY_CHARS:
+        raise ValueError(f"forget needs a text of at least {MIN_QUERY_CHARS} characters")
     provenance = sidecar(workspace.root).read()
     found = durable_lines(workspace.root)
     fact_records = [r for r in provenance.records.values() if matches(r.key, query)]

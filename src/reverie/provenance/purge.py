@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+KEPT_AS_IS = frozenset({"memory/.dream_cursor"})
+"""Audited files that hold no memory text (a number), never scrubbed."""
 REDACTED = "[forgotten]"
 """What replaces the text in a commit subject."""
 
@@ -70,7 +72,7 @@ def purge_workspace(workspace: Workspace, plan: ForgetPlan, *, index: SearchInde
     keys = {key for _file, key in plan.records} | {line_key(line.text) for line in plan.lines}
     pattern = re.compile(re.escape(plan.query.strip()), re.IGNORECASE)
     rewritten = workspace.audit.purge(
-        lambda data: scrub_blob(data, needle, keys),
+        lambda path, data: data if path in KEPT_AS_IS else scrub_blob(data, needle, keys),
         lambda text: pattern.sub(REDACTED, text),
     )
     dropped = 0

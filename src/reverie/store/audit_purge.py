@@ -3,7 +3,8 @@
 ``purge_history`` is the one place reverie rewrites git history, and only on a person's
 explicit ``forget --purge``. Every commit reachable from a ref is rebuilt, parents first:
 
-- every blob of its tree goes through ``scrub`` (lines holding the text are dropped);
+- every blob of its tree goes through ``scrub`` with its path (lines holding the text are
+  dropped; the caller leaves files such as the dream cursor alone);
 - its message is rebuilt the way every audit message is built (DESIGN.md invariant 9): the
   subject (short shas of rewritten commits mapped to their new ones, the text removed), a
   blank line, and the stat block and diff of the *new* tree against the new parent's;
@@ -29,8 +30,8 @@ from dulwich.repo import Repo
 from reverie.store.audit_commits import SHORT_SHA_LENGTH, subject_of, tree_diff
 from reverie.store.audit_diff import commit_body
 
-Scrub = Callable[[bytes], bytes]
-"""Returns a blob's bytes without the forgotten text."""
+Scrub = Callable[[str, bytes], bytes]
+"""Returns a blob's bytes (given its path in the tree) without the forgotten text."""
 
 
 def purge_history(repo: Repo, git_dir: Path, scrub: Scrub, scrub_text: Callable[[str], str]) -> int:
@@ -43,7 +44,7 @@ def purge_history(repo: Repo, git_dir: Path, scrub: Scrub, scrub_text: Callable[
         scrub_text: applied to every commit subject.
     """
     mapping: dict[ObjectID, ObjectID] = {}
-    trees: dict[ObjectID, ObjectID] = {}
+    trees: dict[tuple[str, ObjectID], ObjectID] = {}
     changed = 0
     for commit in _parents_first(repo):
         rebuilt = _rebuild(repo, commit, mapping, trees, scrub, scrub_text)
@@ -93,11 +94,11 @@ def _rebuild(
     repo: Repo,
     commit: Commit,
     mapping: dict[ObjectID, ObjectID],
-    trees: dict[ObjectID, ObjectID],
+    trees: dict[tuple[str, ObjectID], ObjectID],
     scrub: Scrub,
     scrub_text: Callable[[str], str],
 ) -> Commit:
-    tree = _tree(repo, commit.tree, trees, scrub)
+    tree = _tree(repo, commit.tree, "", trees, scrub)
     parents = [mapping.get(p, p) for p in commit.parents]
     original = commit.message.decode("utf-8", errors="replace")
     if tree == commit.tree and parents == commit.parents and scrub_text(original) == original:
@@ -121,9 +122,15 @@ def _rebuild(
     return rebuilt
 
 
-def _tree(repo: Repo, sha: ObjectID, trees: dict[ObjectID, ObjectID], scrub: Scrub) -> ObjectID:
-    if sha in trees:
-        return trees[sha]
+def _tree(
+    repo: Repo,
+    sha: ObjectID,
+    prefix: str,
+    trees: dict[tuple[str, ObjectID], ObjectID],
+    scrub: Scrub,
+) -> ObjectID:
+    if (prefix, sha) in trees:
+        return trees[(prefix, sha)]
     old = repo[sha]
     assert isinstance(old, Tree)
     new = Tree()
@@ -131,15 +138,16 @@ def _tree(repo: Repo, sha: ObjectID, trees: dict[ObjectID, ObjectID], scrub: Scr
         assert entry.path is not None
         assert entry.sha is not None
         assert entry.mode is not None
+        path = prefix + entry.path.decode("utf-8", errors="replace")
         child = repo[entry.sha]
         if isinstance(child, Tree):
-            new.add(entry.path, entry.mode, _tree(repo, entry.sha, trees, scrub))
+            new.add(entry.path, entry.mode, _tree(repo, entry.sha, path + "/", trees, scrub))
         elif isinstance(child, Blob):
-            blob = Blob.from_string(scrub(child.as_raw_string()))
+            blob = Blob.from_string(scrub(path, child.as_raw_string()))
             repo.object_store.add_object(blob)
             new.add(entry.path, entry.mode, blob.id)
         else:
             new.add(entry.path, entry.mode, entry.sha)
     repo.object_store.add_object(new)
-    trees[sha] = new.id
+    trees[(prefix, sha)] = new.id
     return new.id
