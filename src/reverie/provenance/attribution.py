@@ -14,8 +14,8 @@ Rules, per changed file (model and model-free runs alike, since both go through 
   A line with no such predecessor (or one no dream wrote) cites the supporting entries, or
   the whole batch when none stands out.
 - For each cited entry with a session and a message range, the messages of that range that
-  support the line are cited too (all of the range, up to ``MAX_MESSAGES``, when none stands
-  out), with their index, role and time.
+  support the line are cited too (the user's messages of the range, up to ``MAX_MESSAGES``,
+  when none stands out), with their index, role and time.
 - Unchanged lines keep their records; removed lines keep theirs too (see ``provenance_file``).
 
 Cost: every entry, message and removed line is tokenised once per run; pairing edits is
@@ -41,8 +41,8 @@ from reverie.store.provenance_file import MessageRef, Provenance, SourceRef, lin
 
 EDIT_LIKENESS = 0.3
 """How alike a new line and a removed line must be for the new one to be an edit of the old."""
-MAX_MESSAGES = 64
-"""At most this many messages are cited per entry when none stands out."""
+MAX_MESSAGES = 16
+"""At most this many messages are cited per entry (when none stands out: the user's)."""
 MAX_LINES = 2_000
 """A run adding more lines than this (a wholesale rewrite) has none of them attributed."""
 MAX_COMPARED = 500
@@ -185,7 +185,9 @@ class _Run:
             key, (start, end) = entry.session_key, entry.range
             messages = list(self._messages_of(key))[start:end]
             said = [self._tokens(key, start + i, m) for i, m in enumerate(messages)]
-            picked = pick_tokens(tokens, said) or list(range(len(messages)))
+            picked = pick_tokens(tokens, said) or [
+                i for i, m in enumerate(messages) if m.role == "user"
+            ]
             refs = tuple(
                 MessageRef(index=start + i, role=messages[i].role, time=messages[i].timestamp)
                 for i in picked[:MAX_MESSAGES]

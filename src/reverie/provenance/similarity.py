@@ -10,6 +10,7 @@ entries that say it, not every entry that shares a word. This module does no I/O
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -66,9 +67,19 @@ def pick(line: str, candidates: Sequence[str]) -> list[int]:
 
 
 def pick_tokens(line: frozenset[str], candidates: Sequence[frozenset[str]]) -> list[int]:
-    """``pick`` on token sets already computed (the caller tokenises each candidate once)."""
-    scores = [support(line, tokens) for tokens in candidates]
-    best = max(scores, default=0.0)
+    """``pick`` on token sets already computed (the caller tokenises each candidate once).
+
+    Each of the line's tokens weighs by how rare it is among the candidates (inverse document
+    frequency), so a name or a number that one candidate shares outweighs template words
+    ("keeps", "likes") that every candidate shares.
+    """
+    if not line or not candidates:
+        return []
+    frequency = {token: sum(token in c for c in candidates) for token in line}
+    weight = {t: math.log(1 + len(candidates) / (1 + n)) for t, n in frequency.items()}
+    total = sum(weight.values())
+    scores = [sum(weight[t] for t in line & tokens) / total for tokens in candidates]
+    best = max(scores)
     if best < MIN_SUPPORT:
         return []
     return [i for i, score in enumerate(scores) if score >= best * NEAR_BEST and score > 0]
