@@ -121,3 +121,14 @@ def test_forget_in_a_terminal_lists_everything_and_asks_first(cli: Cli) -> None:
         child.close()
     assert child.exitstatus == 1
     assert "Riga" in (cli.workspace / "USER.md").read_text(encoding="utf-8")
+
+
+def test_a_blank_or_one_letter_text_is_one_error_line(
+    tmp_path: Path, env: dict[str, str | None]
+) -> None:
+    _seed(tmp_path / "ws")
+    for args in (["why", " "], ["forget", "a", "--yes"]):
+        result = _run(args, env)
+        assert result.exit_code == 1
+        assert result.stderr.startswith("error: ")
+        assert "Traceback" not in result.output

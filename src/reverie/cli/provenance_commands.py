@@ -33,7 +33,10 @@ def why(
 ) -> None:
     """Show the durable lines matching TEXT and the entries and messages they came from."""
     with engine(ctx, workspace) as memory:
-        report = memory.why(text)
+        try:
+            report = memory.why(text)
+        except ValueError as exc:
+            fail(str(exc))
     if json_output:
         emit_json(report.to_json())
         return
@@ -85,7 +88,10 @@ def forget(
 ) -> None:
     """Remove a fact and everything it came from or led to (asks first)."""
     with engine(ctx, workspace) as memory:
-        plan = memory.forget_plan(text)
+        try:
+            plan = memory.forget_plan(text)
+        except ValueError as exc:
+            fail(str(exc))
         if plan.empty and not purge:
             notice(f"nothing holds {text!r}; nothing to forget")
             if json_output:

@@ -21,6 +21,8 @@ Invariants.
   the journal is replaced atomically by its snapshot; each rewrite is paid for by the
   records it drops, so the amortised cost per record stays O(1). A SIGKILL at any instant
   leaves the old journal or the new one, never a mix.
+- ``redact`` (``forget``) is the one rewrite that changes messages: it replaces the journal
+  atomically with its snapshot in which the forgotten messages are tombstones (``redaction``).
 - ``list()`` reads per-session checkpoints (``session_index``) plus whatever was appended
   after them: O(number of sessions) when the checkpoints are fresh.
 """
