@@ -214,3 +214,25 @@ def test_a_blank_text_is_refused(tmp_path: Path, clock: StepClock, query: str) -
     engine = model_free(tmp_path, clock)
     with pytest.raises(ValueError, match="text"):
         engine.forget(query)
+
+
+def test_forget_purge_of_chinese_text_leaves_no_byte_in_any_encoding(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = model_free(tmp_path, clock)
+    converse(engine, "wx:li", [{"role": "user", "content": "我住在上海，我是一名医生。"}])
+    converse(engine, "wx:li", [{"role": "user", "content": "我喜欢喝绿茶。"}])
+    engine.dream()
+    engine.search("上海")
+    root = engine.workspace.root
+    assert _traces(root, "上海")
+    report = engine.forget("上海", purge=True)
+    assert report.purge is not None
+    assert report.purge.clean, report.purge
+    engine.close()
+    escaped = json.dumps("上海")[1:-1]
+    assert _traces(root, "上海") == []
+    assert _traces(root, escaped) == []
+    engine = model_free(tmp_path, clock)
+    assert any("绿茶" in line for line in bullets(engine))
+    assert engine.doctor().ok
