@@ -10,7 +10,7 @@ scrubs every file, so no byte of the text is left in the workspace.
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -18,7 +18,9 @@ from rich.text import Text
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, err, notice, one_line, out, when
-from reverie.provenance import ForgetPlan, ForgetReport, LineProvenance, SourceEntry
+
+if TYPE_CHECKING:  # imported where used: the command line starts without them
+    from reverie.provenance import ForgetPlan, ForgetReport, LineProvenance, SourceEntry
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 Query = Annotated[str, typer.Argument(help="Text to look for in the durable lines.")]
@@ -95,7 +97,7 @@ def forget(
         if plan.empty and not purge:
             notice(f"nothing holds {text!r}; nothing to forget")
             if json_output:
-                emit_json(ForgetReport(plan=plan).to_json())
+                emit_json({**plan.to_json(), "commit": None, "purge": None})
             return
         if not yes:
             _confirm(plan, purge=purge)
