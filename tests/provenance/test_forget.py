@@ -236,3 +236,17 @@ def test_forget_purge_of_chinese_text_leaves_no_byte_in_any_encoding(
     engine = model_free(tmp_path, clock)
     assert any("绿茶" in line for line in bullets(engine))
     assert engine.doctor().ok
+
+
+def test_purge_after_a_plain_forget_still_scrubs_the_audit_history(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = _two_people(tmp_path, clock)
+    engine.forget("Porto")
+    assert _traces(engine.workspace.root / ".git", "Porto")  # the audit keeps the old lines
+    report = engine.forget("Porto", purge=True)
+    assert not report.removed
+    assert report.purge is not None
+    assert report.purge.clean
+    engine.close()
+    assert _traces(tmp_path / "ws", "Porto") == []

@@ -5,8 +5,8 @@ it writes nothing. A line with a record is ``origin="dream"`` and lists its sour
 without one is ``origin="hand"`` (a person wrote or edited it, or it predates provenance).
 A source entry that left the log (trimmed, or forgotten) keeps its cursor, session and time
 from the sidecar with ``text=None``; a message keeps its index, speaker and time, and its
-text as the journal holds it now (``[forgotten]`` once forgotten). Every value has
-``to_json()`` (plain JSON types, times in ISO 8601) for the CLI, the viewer and MCP.
+text as the journal holds it now (a message forgotten since is no longer cited). Every value
+has ``to_json()`` (plain JSON types, times in ISO 8601) for the CLI, the viewer and MCP.
 """
 
 from __future__ import annotations
