@@ -1,12 +1,15 @@
 """Noting a dream run's sources in the sidecar, just before the run publishes.
 
 ``note_run`` is the one call the dream runner makes: it reads the sidecar, attributes the
-lines the run adds (``attribution``), and replaces the sidecar atomically. The runner holds
+lines the run adds (``attribution``), and replaces the sidecar atomically. Published files of
+more than ``MAX_PUBLISHED_LINES`` lines in all are not attributed (checked by counting
+newlines, before any parsing), so such a run costs dream nothing measurable. The runner holds
 the dream lock, so no other writer (dream, restore, forget) races it.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -14,6 +17,11 @@ from typing import TYPE_CHECKING
 
 from reverie.provenance.attribution import attribute, session_loader
 from reverie.store.provenance_file import DEFAULT_SIDECAR, ProvenanceFile
+
+logger = logging.getLogger(__name__)
+
+MAX_PUBLISHED_LINES = 5_000
+"""Files longer than this in all (no durable file should be) are not attributed at all."""
 
 if TYPE_CHECKING:
     from reverie.store.entries import HistoryEntry
@@ -39,6 +47,10 @@ def note_run(
         StorageError: the sidecar could not be written (the run then fails before publishing).
     """
     if not changes:
+        return 0
+    lines = sum(text.count("\n") for text in changes.values())
+    if lines > MAX_PUBLISHED_LINES:  # checked before any parsing: dream's speed stays the same
+        logger.warning("dream wrote %d lines; their provenance is not recorded", lines)
         return 0
     file = sidecar(root)
     provenance = file.read()
