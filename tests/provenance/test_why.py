@@ -161,6 +161,19 @@ def test_a_trimmed_entry_still_names_its_session_and_messages(
     assert entry.messages[0].text == PORTO[2]["content"]
 
 
+def test_why_falls_back_on_lines_holding_every_word_of_the_text(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    engine = model_free(tmp_path, clock)
+    converse(engine, "cli:me", PORTO)
+    engine.dream()
+    user = engine.workspace.root / "USER.md"
+    user.write_text(user.read_text("utf-8") + "- Lives in Porto since May\n", "utf-8")
+    [hand] = engine.why("lives, porto, may").lines
+    assert (hand.text, hand.origin) == ("- Lives in Porto since May", "hand")
+    assert len(engine.why("porto").lines) == 2  # word for word, no fallback needed
+
+
 def test_why_with_nothing_matching_is_empty_and_blank_text_is_refused(
     tmp_path: Path, clock: StepClock
 ) -> None:

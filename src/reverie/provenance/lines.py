@@ -3,8 +3,8 @@
 A *durable line* is a non-blank line of SOUL.md, USER.md, memory/MEMORY.md or a skill file
 (``skills/<name>/SKILL.md``) that is not a Markdown heading or a code fence: in practice the
 bullets dream writes. ``matches`` decides whether a line answers a ``why``/``forget`` query:
-the query, normalised like the line (``line_key``), is a substring of it. This module only
-reads files.
+the query, normalised like the line (``line_key``), is a substring of it; ``resembles`` is the
+looser test ``why`` falls back on. This module only reads files.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from reverie.provenance.similarity import content_tokens
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.store.provenance_file import line_key
 
@@ -60,3 +61,12 @@ def matches(line: str, query: str) -> bool:
     """Whether the normalised ``query`` occurs in the normalised ``line`` (never for '')."""
     wanted = line_key(query)
     return bool(wanted) and wanted in line_key(line)
+
+
+def resembles(line: str, query: str) -> bool:
+    """Whether every content word of ``query`` is in ``line`` ("live in Porto": "Lives in Porto").
+
+    ``why`` falls back on it when no line ``matches``; ``forget`` never does.
+    """
+    wanted = content_tokens(query)
+    return bool(wanted) and wanted <= content_tokens(line)

@@ -1,5 +1,8 @@
 """``why``: the durable lines that match a text, and the entries and messages they came from.
 
+A line matches when it holds the text (normalised, case folded); when none does, the lines
+holding every content word of it ("live in Porto" finds "Lives in Porto").
+
 ``explain`` reads the durable files, the sidecar, the history log and the session journals;
 it writes nothing. A line with a record is ``origin="dream"`` and lists its sources; a line
 without one is ``origin="hand"`` (a person wrote or edited it, or it predates provenance).
@@ -16,7 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
 from reverie.messages import JSONObject
-from reverie.provenance.lines import DurableLine, durable_lines, matches
+from reverie.provenance.lines import DurableLine, durable_lines, matches, resembles
 from reverie.provenance.record import sidecar
 from reverie.store.provenance_file import Provenance, SourceRef
 
@@ -118,11 +121,11 @@ def explain(workspace: Workspace, query: str) -> WhyReport:
         raise ValueError("why needs a text to look for")
     provenance = sidecar(workspace.root).read()
     resolver = _Resolver(workspace)
-    found = [
-        _explain_line(line, provenance, resolver)
-        for line in durable_lines(workspace.root)
-        if matches(line.text, query)
-    ]
+    lines = durable_lines(workspace.root)
+    chosen = [line for line in lines if matches(line.text, query)]
+    if not chosen:  # no line says it word for word: the lines holding all its words
+        chosen = [line for line in lines if resembles(line.text, query)]
+    found = [_explain_line(line, provenance, resolver) for line in chosen]
     return WhyReport(query=query, lines=tuple(found))
 
 
