@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "search": 2,
     "recall": 2,
     "modelfree": 2,
+    "provenance": 2,
     "importers": 2,
     "engine": 3,
     "endpoints": 3,

@@ -13,6 +13,7 @@ from reverie.agent import TurnResult
 from reverie.compaction.result import CompactionResult
 from reverie.engine import MemoryEngine, MessageLike, PromptResult, RecordResult
 from reverie.llm.provider import ToolSchema
+from reverie.provenance import ForgetReport, WhyReport
 
 
 class AsyncMemoryEngine:
@@ -38,3 +39,11 @@ class AsyncMemoryEngine:
     async def compact(self, session_key: str) -> CompactionResult:
         """See ``MemoryEngine.compact``."""
         return await asyncio.to_thread(self.engine.compact, session_key)
+
+    async def why(self, text: str) -> WhyReport:
+        """See ``MemoryEngine.why``."""
+        return await asyncio.to_thread(self.engine.why, text)
+
+    async def forget(self, text: str, *, purge: bool = False) -> ForgetReport:
+        """See ``MemoryEngine.forget``."""
+        return await asyncio.to_thread(lambda: self.engine.forget(text, purge=purge))

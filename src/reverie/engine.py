@@ -2,8 +2,10 @@
 
 Under any agent: ``record`` what happened, ask ``prompt`` for the next in-budget prompt; or let
 the built-in agent do both with ``turn``. ``dream`` curates the durable files, ``search``
-finds anything remembered, ``status`` says where things stand. ``AsyncMemoryEngine`` wraps
-every call for asyncio agents (``reverie.async_engine``) and adds no logic of its own.
+finds anything remembered, ``status`` says where things stand, ``why`` says where a
+remembered line came from and ``forget`` removes a fact with everything behind it.
+``AsyncMemoryEngine`` wraps every call for asyncio agents (``reverie.async_engine``) and adds
+no logic of its own.
 
 Modes. With a model configured, compaction and dream use it (``[memory_model]`` if set, else
 ``[model]``). Without one, or with ``dream.mode = "model-free"``, they run model-free:
@@ -41,6 +43,9 @@ from reverie.llm.tokens import CalibratedCounter, default_counter
 from reverie.messages import JSONValue, Message
 from reverie.modelfree.summariser import ModelFreeSummariser
 from reverie.prompt import AssembledPrompt, PromptAssembler
+from reverie.provenance.forget import ForgetReport, forget
+from reverie.provenance.plan import ForgetPlan, plan_forget
+from reverie.provenance.why import WhyReport, explain
 from reverie.recall import RecalledItem, Recaller, RecallResult
 from reverie.search import SearchHit, SearchIndex
 from reverie.session import SessionInfo
@@ -409,6 +414,23 @@ class MemoryEngine:
         again are gone) unless ``force``.
         """
         return self.dreamer().restore(rev, force=force)
+
+    def why(self, text: str) -> WhyReport:
+        """The durable lines matching ``text``, each with the entries and messages it came from."""
+        return explain(self.workspace, text)
+
+    def forget_plan(self, text: str) -> ForgetPlan:
+        """What ``forget(text)`` would remove; nothing changes (show it, then ask)."""
+        return plan_forget(self.workspace, text)
+
+    def forget(self, text: str, *, purge: bool = False) -> ForgetReport:
+        """Remove a fact, what it came from and what it led to, as one audit commit.
+
+        With ``purge``, also rewrite the audit history and scrub every file of the workspace
+        so that no byte of ``text`` is left (see ``reverie.provenance``).
+        """
+        self.dreamer().recover()
+        return forget(self.workspace, text, purge=purge, index=self.index)
 
     def costs(self) -> LedgerSummary:
         """The ledger added up by job and by day."""

@@ -19,7 +19,8 @@ from reverie.errors import ModelConnectionError
 from reverie.messages import Message
 
 COMMANDS: tuple[str, ...] = ("init", "ask", "chat", "ingest", "history", "search", "sessions")
-COMMANDS += ("status", "cost", "doctor", "dream", "compact", "log", "show", "restore")
+COMMANDS += ("status", "cost", "doctor", "dream", "compact", "log", "show", "restore", "why")
+COMMANDS += ("forget",)
 
 
 @pytest.fixture

@@ -16,7 +16,13 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from reverie.cli import ingest_command, memory_commands, read_commands, session_commands
+from reverie.cli import (
+    ingest_command,
+    memory_commands,
+    provenance_commands,
+    read_commands,
+    session_commands,
+)
 from reverie.cli.context import Options, WorkspaceOption
 from reverie.cli.failure import CommandFailedError, release, report
 from reverie.errors import ReverieError
@@ -92,6 +98,7 @@ session_commands.register(app)
 ingest_command.register(app)
 read_commands.register(app)
 memory_commands.register(app)
+provenance_commands.register(app)
 
 
 def main() -> None:

@@ -16,6 +16,7 @@
                                                 ("dream: <trigger>", body from the real diff)
                                                 holding files and cursor, delete the journal;
                                                 then trim history and keep the transcript
+    (before publishing, the sources of every line the run adds go to the provenance sidecar)
 
 Crash safety: the journal is written before any durable file changes and deleted only after the
 commit, and every step after it is idempotent (rewriting a file to its journaled text, writing
@@ -55,6 +56,7 @@ from reverie.dream.tools import DreamTools
 from reverie.dream.transcript import keep_transcript
 from reverie.errors import DreamError, LockTimeoutError, PublishConflictError
 from reverie.llm.tokens import default_counter
+from reverie.provenance.record import note_run
 from reverie.store.ledger import LedgerRecord
 
 if TYPE_CHECKING:
@@ -303,6 +305,14 @@ class Dreamer:
     ) -> DreamResult:
         assert prompt.batch_last is not None
         diff = staging.diff()
+        # Sources first: a record for a line not yet published is inert (see provenance).
+        note_run(
+            self.workspace.root,
+            self.workspace.sessions,
+            changes=staging.changes(),
+            entries=prompt.entries,
+            at=self.workspace.clock(),
+        )
         try:
             changed = staging.publish(
                 self.journal, cursor=prompt.batch_last, trigger=result.trigger

@@ -11,7 +11,8 @@ missing or was replaced is reported, never silently re-created (``audit_integrit
 
 What it must not do: discover a repository upward (a workspace inside another git checkout
 audits in its own ``.git`` and never touches the outer one), commit any path but the tracked
-ones, rewrite history, or take a commit message from anywhere but the real diff.
+ones, rewrite history (except ``purge``, on a person's explicit ``forget --purge``), or take a
+commit message from anywhere but the real diff.
 
 Invariants:
 - Writes (``ensure``, ``commit``, ``restore``) hold the workspace's ``audit`` lock, so
@@ -30,7 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -81,6 +82,7 @@ from reverie.store.audit_integrity import (
     write_root,
 )
 from reverie.store.audit_locks import sweep_git_locks
+from reverie.store.audit_purge import Scrub, purge_history
 from reverie.store.audit_worktree import (
     TRACKED_PATHS,
     holds_reverie_block,
@@ -217,12 +219,14 @@ class AuditRepo:
         finally:
             shutil.rmtree(scratch_root, ignore_errors=True)
 
-    def commit(self, subject: str) -> CommitInfo | None:
+    def commit(self, subject: str, *, allow_empty: bool = False) -> CommitInfo | None:
         """Commit the tracked files as they are on disk (an absent file is removed).
 
         Args:
             subject: the first line of the message (whitespace is collapsed to one line); the
                 body is built from the diff.
+            allow_empty: commit even when nothing changed (``forget`` records every removal,
+                also one that touched no durable file).
 
         Returns:
             The new commit, or None when the files equal HEAD (no commit is made).
@@ -234,7 +238,7 @@ class AuditRepo:
         line = _one_line(subject)
         with self._lock.hold(), self._open() as repo:
             sweep_git_locks(self.git_dir)
-            return self._commit_locked(repo, line)
+            return self._commit_locked(repo, line, allow_empty=allow_empty)
 
     def pending_diff(self) -> AuditDiff:
         """Return the uncommitted changes of the tracked files against HEAD (for dry runs)."""
@@ -313,6 +317,27 @@ class AuditRepo:
             assert head is not None, "the snapshot step commits whenever HEAD has no commit"
             return describe(repo, head)[0]
 
+    def purge(self, scrub: Scrub, scrub_text: Callable[[str], str]) -> int:
+        """Rewrite every commit through ``scrub`` and drop the old objects (``forget --purge``).
+
+        The one exception to "never rewrite history", on a person's explicit request; see
+        ``audit_purge``. Returns how many commits changed.
+
+        Raises:
+            AuditError: git failed.
+        """
+        with self._lock.hold(), self._open() as repo:
+            sweep_git_locks(self.git_dir)
+            changed = purge_history(repo, self.git_dir, scrub, scrub_text)
+        logger.info("purged the audit history (%d commits rewritten)", changed)
+        return changed
+
+    def objects_holding(self, holds: Callable[[bytes], bool]) -> list[str]:
+        """The shas of every object (loose or packed, decompressed) whose bytes ``holds``."""
+        with self._open() as repo:
+            store = repo.object_store
+            return sorted(sha.decode("ascii") for sha in store if holds(store[sha].as_raw_string()))
+
     def close(self) -> None:
         """Release the lock file descriptor (the repository may be used again later)."""
         self._lock.close()
@@ -334,11 +359,13 @@ class AuditRepo:
         finally:
             repo.close()
 
-    def _commit_locked(self, repo: Repo, subject: str) -> CommitInfo | None:
+    def _commit_locked(
+        self, repo: Repo, subject: str, *, allow_empty: bool = False
+    ) -> CommitInfo | None:
         head = head_commit(repo)
         base = None if head is None else head.tree
         tree = stage_tracked(repo, base)
-        if head is not None and tree == head.tree:
+        if head is not None and tree == head.tree and not allow_empty:
             return None
         diff = tree_diff(repo, base, tree)
         commit = self._new_commit(tree, head, f"{subject}\n\n{commit_body(diff)}")

@@ -19,15 +19,16 @@ Invariants.
 - A line that fails to parse is moved to the
   quarantine with its line number and original bytes by ``repair`` (run on open, on meeting a
   bad line while reading, and by ``trim``). Nothing is silently dropped.
-- ``trim`` drops only entries the dream cursor has passed, rewriting the file atomically.
+- ``trim`` drops only entries the dream cursor has passed, rewriting the file atomically;
+  ``edit`` (``forget``) rewrites or drops named entries the same way. Neither reuses a cursor.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -262,6 +263,37 @@ class HistoryLog:
             self._save_checkpoint(size, self._last_cursor_locked(fd, size), len(lines) - drop)
             logger.info("trimmed history: dropped %d entries through cursor %d", drop, through)
             return TrimResult(dropped=drop, kept=len(lines) - drop, dropped_through=through)
+
+    def edit(self, changes: Mapping[int, str | None]) -> list[HistoryEntry]:
+        """Replace the content of entries by cursor, or drop them (None); for ``forget``.
+
+        Returns the entries as they were before. The file is rewritten atomically under the
+        lock, like ``trim``: every other line is kept byte for byte, cursors and order stay,
+        ``.cursor`` keeps the floor (a dropped last cursor is never handed out again), and a
+        reader following cursors sees a gap, as after a trim.
+        """
+        with self._lock.hold():
+            self._repair_locked(full=True)
+            with self.path.open("rb") as handle:
+                lines = [line for line in handle if line.strip()]
+            out: list[bytes] = []
+            before: list[HistoryEntry] = []
+            for line in lines:
+                entry = HistoryEntry.from_line(line)
+                if entry.cursor not in changes:
+                    out.append(line)
+                    continue
+                before.append(entry)
+                content = changes[entry.cursor]
+                if content is not None:
+                    out.append(replace(entry, content=content).to_line())
+            if not before:
+                return []
+            atomic_write(self.path, b"".join(out))
+            fd, size = self._append_fd()
+            self._save_checkpoint(size, self._last_cursor_locked(fd, size), len(out))
+        logger.info("edited %d history entries", len(before))
+        return before
 
     def close(self) -> None:
         """Close the append descriptor (reopened on demand) and save how far the log is valid."""

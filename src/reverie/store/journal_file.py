@@ -136,10 +136,16 @@ class JournalFile:
         except OSError as exc:
             raise StorageError(f"cannot cut torn tail ({exc.strerror})", path=self.path) from exc
 
-    def rewrite(self) -> None:
-        """Replace the journal with its snapshot, quarantining lines that fail to parse."""
+    def rewrite(self, edit: Callable[[Contents], None] | None = None) -> None:
+        """Replace the journal with its snapshot, quarantining lines that fail to parse.
+
+        ``edit``, when given, changes the replayed contents first (``redaction``): the
+        snapshot then holds the edited messages and summary, and nothing of the old lines.
+        """
         tally, contents = Tally(inode=-1), Contents()
         bad = read_journal(self._fd, self.path, tally, contents)
+        if edit is not None:
+            edit(contents)
         self._shared.quarantine.keep(bad, now=self._shared.clock())
         if tally.key is not None and tally.key != self.key:
             raise SessionError(

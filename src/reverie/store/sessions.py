@@ -21,6 +21,8 @@ Invariants.
   the journal is replaced atomically by its snapshot; each rewrite is paid for by the
   records it drops, so the amortised cost per record stays O(1). A SIGKILL at any instant
   leaves the old journal or the new one, never a mix.
+- ``redact`` (``forget``) is the one rewrite that changes messages: it replaces the journal
+  atomically with its snapshot in which the forgotten messages are tombstones (``redaction``).
 - ``list()`` reads per-session checkpoints (``session_index``) plus whatever was appended
   after them: O(number of sessions) when the checkpoints are fresh.
 """
@@ -32,7 +34,7 @@ import os
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -44,6 +46,7 @@ from reverie.session import ArchivedSummary, Session, SessionInfo, safe_mark
 from reverie.store.journal_file import JournalFile, JournalShared, read_tally, read_whole
 from reverie.store.lock_pool import LockPool
 from reverie.store.quarantine import Quarantine
+from reverie.store.redaction import redactor
 from reverie.store.session_index import SessionIndex
 from reverie.store.session_keys import is_stem, key_to_stem, lock_name, stem_to_key
 from reverie.store.session_records import (
@@ -216,6 +219,17 @@ class SessionStore:
         if self.exists(key):
             with self._journal(key) as journal:
                 journal.rewrite()
+
+    def redact(self, key: str, indices: Collection[int], *, summary: bool = False) -> None:
+        """Replace the messages at ``indices`` with tombstones (``forget``); see ``redaction``.
+
+        With ``summary``, the archived summary goes too. The journal is rewritten atomically
+        under the session's lock; indices, the compaction mark and metadata are kept.
+        """
+        if self.exists(key):
+            with self._journal(key) as journal:
+                journal.rewrite(redactor(indices, summary=summary))
+        self._replays.pop(key, None)
 
     def close(self) -> None:
         """Write checkpoints for the journals this process knows, and close lock files."""
