@@ -41,11 +41,12 @@ from reverie.messages import JSONValue, Message
 from reverie.modelfree.summariser import ModelFreeSummariser
 from reverie.prompt import AssembledPrompt, PromptAssembler
 from reverie.search import SearchHit, SearchIndex
-from reverie.session import SessionInfo
+from reverie.session import Session, SessionInfo
 from reverie.status import Status, gather
 from reverie.store.audit import CommitDetail, CommitInfo
 from reverie.store.entries import HistoryEntry
 from reverie.store.ledger import LedgerSummary
+from reverie.store.memory_files import MemoryFileName
 from reverie.store.workspace import Workspace
 from reverie.token_estimate import TokenCounter
 
@@ -358,6 +359,14 @@ class MemoryEngine:
     def restore(self, rev: str) -> CommitInfo:
         """Put the durable files and the dream cursor back as of ``rev``, as a new commit."""
         return self.dreamer().restore(rev)
+
+    def read_memory(self, name: MemoryFileName) -> str:
+        """The text of one durable file: ``"SOUL"``, ``"USER"`` or ``"MEMORY"`` ('' if absent)."""
+        return self.workspace.files.read(name)
+
+    def session(self, session_key: str) -> Session:
+        """One session as stored: every message (compacted ones too), its mark and summary."""
+        return self.workspace.sessions.load(session_key)
 
     def costs(self) -> LedgerSummary:
         """The ledger added up by job and by day."""

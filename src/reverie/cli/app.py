@@ -17,7 +17,13 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from reverie.cli import ingest_command, memory_commands, read_commands, session_commands
+from reverie.cli import (
+    ingest_command,
+    memory_commands,
+    reach_commands,
+    read_commands,
+    session_commands,
+)
 from reverie.cli.context import Options, WorkspaceOption
 from reverie.cli.failure import CommandFailedError, report
 from reverie.errors import ReverieError
@@ -88,6 +94,7 @@ session_commands.register(app)
 ingest_command.register(app)
 read_commands.register(app)
 memory_commands.register(app)
+reach_commands.register(app)
 
 
 def main() -> None:
