@@ -64,7 +64,9 @@ class ChatCall:
             try:
                 conversation.append(Message.from_json(item))
             except MessageFormatError as exc:
-                raise BadRequestError(str(exc), param=f"messages[{position}]") from exc
+                raise BadRequestError(
+                    f"messages[{position}]: {exc}", param=f"messages[{position}]"
+                ) from exc
         return cls(
             body=body,
             session=_session_key(body, headers),
@@ -133,7 +135,9 @@ def _instruction_text(item: dict[str, JSONValue], position: int) -> str:
     try:
         return Message.from_json({**item, "role": "system"}).text
     except MessageFormatError as exc:
-        raise BadRequestError(str(exc), param=f"messages[{position}]") from exc
+        raise BadRequestError(
+            f"messages[{position}]: {exc}", param=f"messages[{position}]"
+        ) from exc
 
 
 def _session_key(body: JSONObject, headers: Mapping[str, str]) -> str:
