@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import openai
@@ -26,11 +26,15 @@ class Proxy:
     url: str
     engine: MemoryEngine
     upstream: LoopbackServer
+    clients: list[openai.OpenAI] = field(default_factory=list)
 
     def client(self, token: str = TOKEN, timeout: float = 10.0) -> openai.OpenAI:
-        return openai.OpenAI(
+        """An OpenAI SDK client of the proxy (closed with the fixture)."""
+        made = openai.OpenAI(
             base_url=self.url + "/v1", api_key=token, max_retries=0, timeout=timeout
         )
+        self.clients.append(made)
+        return made
 
     def texts(self, session: str) -> list[tuple[str, str]]:
         return [(m.role, m.text) for m in self.engine.session(session).messages]
@@ -45,7 +49,10 @@ def start_proxy(
     )
     app = create_app(engine, token=TOKEN, upstream=upstream, watch_seconds=0.2)
     with ServedApp(app) as served:
-        yield Proxy(url=served.url, engine=engine, upstream=loopback)
+        proxy = Proxy(url=served.url, engine=engine, upstream=loopback)
+        yield proxy
+        for client in proxy.clients:
+            client.close()
     engine.close()
 
 

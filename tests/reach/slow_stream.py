@@ -2,7 +2,7 @@
 
 The first request gets one chunk at once, then the rest only after ``release`` is set (or 5 s);
 every later request gets a whole non-streamed answer. It records whether the first client
-went away before the end (the proxy must close its upstream when its own client leaves).
+went away before the end, and when it has finished with the first request.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ class SlowStreamServer:
         self.release = threading.Event()
         self.calls = 0
         self.first_cut_off = threading.Event()
+        self.first_done = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self  # type: ignore[attr-defined]
         self._httpd.daemon_threads = True
@@ -77,14 +78,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         owner.release.wait(5)
         try:
-            for _ in range(50):  # keep writing until the proxy hangs up
+            for _ in range(10):  # more of the answer, for a proxy still listening
                 self.wfile.write(_event(chunk({"content": "more "})))
                 self.wfile.flush()
-                owner.release.wait(0.05)
+                owner.release.wait(0.02)
             self.wfile.write(_event(chunk({}, finish="stop")) + b"data: [DONE]\n\n")
             self.wfile.flush()
         except OSError:
             owner.first_cut_off.set()
+        finally:
+            owner.first_done.set()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass

@@ -41,18 +41,24 @@ def test_an_endpoint_that_does_not_answer_in_time_is_a_504(impatient: Proxy) -> 
 def test_an_unreachable_endpoint_is_a_502(tmp_path: Path) -> None:
     engine = MemoryEngine.open(tmp_path / "ws", environ={})
     upstream = Upstream(base_url="http://127.0.0.1:9/v1", api_key=None, model="m", timeout=2)
-    with ServedApp(create_app(engine, token=TOKEN, upstream=upstream)) as served:
-        client = openai.OpenAI(base_url=served.url + "/v1", api_key=TOKEN, max_retries=0)
-        with pytest.raises(openai.APIStatusError) as caught:
-            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+    app = create_app(engine, token=TOKEN, upstream=upstream)
+    with (
+        ServedApp(app) as served,
+        openai.OpenAI(base_url=served.url + "/v1", api_key=TOKEN, max_retries=0) as client,
+        pytest.raises(openai.APIStatusError) as caught,
+    ):
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
     engine.close()
     assert caught.value.status_code == 502
 
 
 def test_no_chat_model_is_a_503_that_says_how_to_configure_one(tmp_path: Path) -> None:
     engine = MemoryEngine.open(tmp_path / "ws", environ={})
-    with ServedApp(create_app(engine, token=TOKEN, upstream=None)) as served:
-        client = openai.OpenAI(base_url=served.url + "/v1", api_key=TOKEN, max_retries=0)
+    app = create_app(engine, token=TOKEN, upstream=None)
+    with (
+        ServedApp(app) as served,
+        openai.OpenAI(base_url=served.url + "/v1", api_key=TOKEN, max_retries=0) as client,
+    ):
         with pytest.raises(openai.APIStatusError) as caught:
             client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
         assert client.models.list().data == []
@@ -80,14 +86,20 @@ def test_a_client_gone_mid_stream_leaves_the_session_as_it_was(tmp_path: Path) -
             ) as response:
                 first = next(response.iter_raw())
                 assert b"partial" in first
-            slow.release.set()  # the endpoint goes on; the proxy must hang up on it
-            assert slow.first_cut_off.wait(5)
+            slow.release.set()  # the endpoint finishes its answer; nobody is there to get it
+            assert slow.first_done.wait(10)
+            deadline = time.monotonic() + 5
+            while app.state.proxy.leases.active() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert engine.session("s").messages == ()
             # The lease is free: the next exchange of the same session runs at once.
-            client = openai.OpenAI(base_url=served.url + "/v1", api_key=TOKEN, max_retries=0)
             started = time.monotonic()
-            again = client.chat.completions.create(
-                model="chat-model", messages=[{"role": "user", "content": "short one"}], user="s"
-            )
+            with openai.OpenAI(base_url=served.url + "/v1", api_key=TOKEN, max_retries=0) as client:
+                again = client.chat.completions.create(
+                    model="chat-model",
+                    messages=[{"role": "user", "content": "short one"}],
+                    user="s",
+                )
             assert again.choices[0].message.content == "quick"
             assert time.monotonic() - started < 5
             assert app.state.proxy.leases.active() == 0

@@ -54,19 +54,23 @@ def _connect(url: str, token: str) -> openai.OpenAI:
             return client
         except openai.APIConnectionError:
             if time.monotonic() > deadline:
+                client.close()
                 raise
             time.sleep(0.05)
+        except openai.APIStatusError:
+            client.close()
+            raise
 
 
 def test_reverie_serve_prints_a_token_and_proxies_with_memory(
     served: tuple[str, str], loopback: LoopbackServer
 ) -> None:
     url, token = served
-    client = _connect(url, token)
     loopback.script(chat_text("Hello from upstream."))
-    reply = client.chat.completions.create(
-        model="chat-model", messages=[{"role": "user", "content": "hello"}], user="cli:test"
-    )
+    with _connect(url, token) as client:
+        reply = client.chat.completions.create(
+            model="chat-model", messages=[{"role": "user", "content": "hello"}], user="cli:test"
+        )
     assert reply.choices[0].message.content == "Hello from upstream."
     (body,) = loopback.bodies()
     assert body["model"] == "chat-model"
