@@ -10,7 +10,9 @@ from pathlib import Path
 
 import openai
 import pytest
+from typer.testing import CliRunner
 
+from reverie.cli import app
 from tests.cli.conftest import clean_env
 from tests.llm.loopback import LoopbackServer, chat_text
 from tests.reach.running import free_port
@@ -80,13 +82,7 @@ def test_reverie_serve_prints_a_token_and_proxies_with_memory(
 
 def test_a_public_bind_without_a_token_is_refused(tmp_path: Path) -> None:
     env = clean_env(tmp_path, tmp_path / "ws")
-    proc = subprocess.run(
-        [sys.executable, "-m", "reverie", "serve", "--host", "0.0.0.0"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 1
-    assert "refusing to listen on 0.0.0.0 without REVERIE_SERVE_TOKEN" in proc.stderr
+    result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0"], env=env)
+    assert result.exit_code == 1
+    assert "refusing to listen on 0.0.0.0 without REVERIE_SERVE_TOKEN" in result.stderr
+    assert not (tmp_path / "ws").exists()
