@@ -7,7 +7,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, types
 
 from reverie import MemoryEngine
 from reverie.mcp import build_server
@@ -140,3 +140,24 @@ async def test_a_change_made_elsewhere_is_announced_by_the_watch(
         with anyio.fail_after(5):
             event = await anext(aiter(events))
     assert getattr(event, "uri", None) == USER_URI
+
+
+async def test_a_handshake_era_client_hears_of_its_own_dream(engine: MemoryEngine) -> None:
+    heard: list[str] = []
+
+    async def on_message(message: object) -> None:
+        root = getattr(message, "root", message)
+        if isinstance(root, types.ResourceUpdatedNotification):
+            heard.append(str(root.params.uri))
+
+    text = "My name is Ada Lovelace. I prefer green tea over coffee."
+    engine.record("mcp:default", [{"role": "user", "content": text}])
+    engine.compact("mcp:default")
+    server = build_server(engine, watch_seconds=60)
+    async with Client(server, mode="legacy", message_handler=on_message) as client:
+        await client.call_tool("dream", {})
+        with anyio.fail_after(5):
+            while not heard:
+                await anyio.sleep(0.01)
+    engine.close()
+    assert heard == [USER_URI]

@@ -4,7 +4,9 @@
 resources, and the ``dream`` tool, which runs a dream and then announces the files it changed.
 Change events go to ``subscriptions/listen`` streams (protocol 2026-07-28) through the server's
 subscription bus: right after a dream run through the tool, and from a watch that looks every
-``watch_seconds`` for changes made by other processes. The same server object serves stdio
+``watch_seconds`` for changes made by other processes. A client on an earlier protocol (no
+listen stream) is sent ``notifications/resources/updated`` on its own session when it runs
+the ``dream`` tool. The same server object serves stdio
 (``run_stdio``) and streamable HTTP (``reverie serve`` mounts it at ``/mcp``).
 """
 
@@ -15,8 +17,9 @@ from contextlib import asynccontextmanager
 
 import anyio
 import anyio.to_thread
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from typing_extensions import TypedDict
 
 from reverie.engine import MemoryEngine
@@ -98,9 +101,13 @@ def build_server(engine: MemoryEngine, *, watch_seconds: float = 2.0) -> MCPServ
 
 
 def _add_dream(server: MCPServer, engine: MemoryEngine, announcer: Announcer) -> None:
-    async def dream() -> DreamSummary:
+    async def dream(ctx: Context) -> DreamSummary:
         result = await anyio.to_thread.run_sync(engine.dream)
-        await announcer.announce()
+        changed = await announcer.announce()
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            # Handshake-era clients have no listen stream: tell this one on its own session.
+            for found in changed:
+                await ctx.session.send_resource_updated(found)
         return {
             "outcome": result.outcome,
             "mode": result.mode,
