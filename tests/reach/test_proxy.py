@@ -10,8 +10,8 @@ import httpx2
 import openai
 import pytest
 
-from tests.llm.loopback import chat_text, chat_tool_calls, http_error
-from tests.reach.conftest import Proxy, chunk, sse
+from tests.llm.loopback import ScriptedResponse, chat_text, chat_tool_calls, http_error
+from tests.reach.conftest import TOKEN, Proxy, chunk, sse
 
 
 def _sent(proxy: Proxy, index: int) -> list[dict[str, Any]]:
@@ -182,3 +182,30 @@ def test_a_slow_endpoint_blocks_neither_the_server_nor_other_sessions(proxy: Pro
     worker.join()
     assert finished["fast"] < finished["slow"]
     assert proxy.texts("slow")[-1] == ("assistant", "slow answer")
+
+
+def test_an_endpoint_error_that_is_not_json_is_wrapped_in_the_openai_shape(proxy: Proxy) -> None:
+    proxy.upstream.script(ScriptedResponse(status=502, body=b"Bad Gateway from nginx"))
+    with pytest.raises(openai.APIStatusError) as caught:
+        _ask(proxy, [{"role": "user", "content": "hi"}], user="s6", stream=True)
+    assert caught.value.status_code == 502
+    body = caught.value.body
+    assert isinstance(body, dict)
+    assert body["type"] == "server_error"
+    assert "Bad Gateway from nginx" in body["message"]
+
+
+def test_a_body_that_is_not_json_is_a_400(proxy: Proxy) -> None:
+    response = httpx2.post(
+        proxy.url + "/v1/chat/completions",
+        content=b"{not json",
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["type"] == "invalid_request_error"
+    bad_tools = httpx2.post(
+        proxy.url + "/v1/chat/completions",
+        json={"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function"}]},
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )
+    assert bad_tools.json()["error"]["param"] == "tools[0]"
