@@ -93,6 +93,8 @@ async def test_a_malformed_message_is_a_tool_error_naming_it(client: Client) -> 
     assert "messages[1]" in result.content[0].text  # type: ignore[union-attr]
     unknown = await client.call_tool("read_memory", {"file": "../secrets"})
     assert unknown.is_error
+    internal = await client.call_tool("remember", {"text": "x", "session": "dream:forged"})
+    assert internal.is_error
 
 
 async def test_read_memory_and_the_resource_give_the_same_text(

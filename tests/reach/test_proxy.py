@@ -209,3 +209,6 @@ def test_a_body_that_is_not_json_is_a_400(proxy: Proxy) -> None:
         headers={"Authorization": f"Bearer {TOKEN}"},
     )
     assert bad_tools.json()["error"]["param"] == "tools[0]"
+    with pytest.raises(openai.BadRequestError, match="reserved"):
+        _ask(proxy, [{"role": "user", "content": "x"}], user="dream:forged")
+    assert proxy.upstream.requests == []

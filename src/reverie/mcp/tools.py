@@ -28,6 +28,7 @@ from typing_extensions import TypedDict  # pydantic needs it for nested types be
 from reverie.cli.render import jsonable
 from reverie.engine import MemoryEngine
 from reverie.messages import Message, MessageFormatError
+from reverie.prompt import is_internal
 from reverie.search import SearchHit
 from reverie.store.memory_files import MemoryFileName
 
@@ -145,6 +146,8 @@ class MemoryTools:
     def _record(self, session: str, messages: list[Message]) -> Recorded:
         if not session.strip():
             raise ToolError("session must not be empty")
+        if is_internal(session):
+            raise ToolError(f"session {session!r} is reserved for reverie's own sessions")
         result = self._engine.record(session, messages)
         return {
             "session": session,

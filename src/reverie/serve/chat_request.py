@@ -1,7 +1,8 @@
 """A client's chat-completions request, parsed, and the prompt memory makes of it.
 
 ``ChatCall.parse`` reads the JSON body at the edge: the session key (``user``, else the
-``X-Reverie-Session`` header, else ``api:default``), the instructions (system and developer
+``X-Reverie-Session`` header, else ``api:default``; reverie's own ``dream:`` and ``cron:``
+keys are refused), the instructions (system and developer
 messages), the conversation, and the tool schemas. A malformed body is a ``BadRequestError`` naming
 the field (``messages[2].role``), answered with 400.
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass, replace
 from reverie.engine import MemoryEngine
 from reverie.llm.provider import ToolSchema
 from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
+from reverie.prompt import is_internal
 from reverie.serve.reconcile import INSTRUCTION_ROLES, reconcile
 
 DEFAULT_SESSION = "api:default"
@@ -143,9 +145,24 @@ def _instruction_text(item: dict[str, JSONValue], position: int) -> str:
 def _session_key(body: JSONObject, headers: Mapping[str, str]) -> str:
     user = body.get("user")
     if isinstance(user, str) and user.strip():
-        return user.strip()
+        return _checked(user.strip(), "user")
     header = headers.get(SESSION_HEADER, "").strip()
-    return header or DEFAULT_SESSION
+    return _checked(header, SESSION_HEADER) if header else DEFAULT_SESSION
+
+
+def _checked(key: str, where: str) -> str:
+    """Refuse keys of reverie's own sessions and text that cannot name a file."""
+    if is_internal(key):
+        raise BadRequestError(
+            f"session key {key!r} is reserved for reverie's own sessions", param=where
+        )
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise BadRequestError(
+            f"session key {key!r} is not valid Unicode text", param=where
+        ) from exc
+    return key
 
 
 def _tools(raw: JSONValue) -> tuple[ToolSchema, ...]:
