@@ -4,7 +4,10 @@
 that turns the result into JSON data (the SDK derives every input and output schema from the
 signature: ``Annotated`` fields carry the argument descriptions, ``TypedDict`` returns give the
 output schema). ``TOOL_TABLE`` names, titles, describes and annotates them; ``build_server``
-registers every row. A new tool is a method here plus one row.
+registers every row. A new tool is a method here plus one row: ``recall(query)`` returns what
+``MemoryEngine.recall`` gives a prompt (``READ_ONLY``); ``why(text)`` the provenance of a
+remembered line (``READ_ONLY``); ``forget(text)`` removes it, which is the one tool to mark
+``destructive_hint=True``.
 
 The methods are synchronous: the SDK runs a synchronous tool in a worker thread, so the event
 loop never blocks on a file lock, git or a model call. The engine is safe to share between
