@@ -135,7 +135,7 @@ class Proxy:
     ) -> AsyncGenerator[bytes, None]:
         reply = StreamedReply()
         try:
-            async for chunk in answer.aiter_raw():
+            async for chunk in answer.aiter_bytes():  # decoded: content-encoding is not passed on
                 reply.feed(chunk)
                 yield chunk
         except httpx2.TimeoutException:
