@@ -8,6 +8,7 @@ from typing import Any
 
 import anyio
 import httpx2
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
@@ -43,6 +44,7 @@ async def _exercise(client: Client) -> None:
     assert read.contents[0].text.startswith("# Soul")  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_reverie_mcp_over_stdio(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     params = StdioServerParameters(

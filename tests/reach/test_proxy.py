@@ -157,6 +157,15 @@ def test_an_endpoint_error_keeps_its_status_and_body_and_records_nothing(proxy: 
     assert proxy.texts("s5") == []
 
 
+def test_a_rate_limit_keeps_its_retry_after(proxy: Proxy) -> None:
+    proxy.upstream.script(
+        http_error(429, "slow down", error_type="rate_limit_error", headers={"Retry-After": "7"})
+    )
+    with pytest.raises(openai.RateLimitError) as caught:
+        _ask(proxy, [{"role": "user", "content": "hi"}])
+    assert caught.value.response.headers["retry-after"] == "7"
+
+
 def test_a_malformed_request_is_a_400_naming_the_message(proxy: Proxy) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
         _ask(proxy, [{"role": "user", "content": "ok"}, {"role": "wizard", "content": "x"}])

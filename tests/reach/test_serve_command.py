@@ -64,6 +64,7 @@ def _connect(url: str, token: str) -> openai.OpenAI:
             raise
 
 
+@pytest.mark.slow
 def test_reverie_serve_prints_a_token_and_proxies_with_memory(
     served: tuple[str, str], loopback: LoopbackServer
 ) -> None:

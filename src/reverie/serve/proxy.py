@@ -107,9 +107,12 @@ class Proxy:
             return error_response(exc.status, exc.body())
         if answer.status_code >= 400:
             content = await _read_and_close(answer)
-            return error_response(
+            failed = error_response(
                 answer.status_code, error_passthrough(answer.status_code, content)
             )
+            if "retry-after" in answer.headers:  # a rate limit says when to come back
+                failed.headers["retry-after"] = answer.headers["retry-after"]
+            return failed
         if call.stream:
             relay = self._relay(call, prepared, answer)
             return Relay(relay, answer=answer, lease=lease)
