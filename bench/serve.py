@@ -9,7 +9,9 @@ client (one pooled ``httpx2.Client``) first calls it directly, then through the 
 request at a time, each a new user message in one session, so the session grows as a real
 conversation does. The overhead is the difference of the latency percentiles (p50, p95): the
 proxy's own work (reconcile, record, prompt assembly with memory, the relay, the record of the
-answer) plus its extra HTTP hop. Then ``--sessions`` threads each send ``--per-session``
+answer) plus its extra HTTP hop. The same again with a client that resends the whole
+conversation every time (most do): the proxy reconciles it against the session. Then
+``--sessions`` threads each send ``--per-session``
 requests in their own session at once: requests per second through the proxy.
 """
 
@@ -37,12 +39,13 @@ from reverie.serve import Upstream, create_app
 TOKEN = "bench-token"
 
 
-def _timed(client: httpx2.Client, url: str, session: str, text: str) -> float:
-    body = {"model": "chat-model", "user": session, "messages": [{"role": "user", "content": text}]}
+def _timed(client: httpx2.Client, url: str, session: str, messages: list[dict[str, str]]) -> float:
+    body = {"model": "chat-model", "user": session, "messages": messages}
     started = time.perf_counter()
     response = client.post(url, json=body)
     elapsed = time.perf_counter() - started
     response.raise_for_status()
+    messages.append(response.json()["choices"][0]["message"])
     return elapsed * 1000
 
 
@@ -52,10 +55,18 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
     return {"p50": round(statistics.median(ordered), 2), "p95": round(p95, 2)}
 
 
-def _series(client: httpx2.Client, url: str, n: int, session: str) -> list[float]:
-    return [
-        _timed(client, url, session, f"question {i}: what about the harbour?") for i in range(n)
-    ]
+def _series(
+    client: httpx2.Client, url: str, n: int, session: str, *, whole: bool = False
+) -> list[float]:
+    """``n`` exchanges; ``whole``: each request resends the conversation so far."""
+    conversation: list[dict[str, str]] = []
+    samples = []
+    for i in range(n):
+        if not whole:
+            conversation.clear()
+        conversation.append({"role": "user", "content": f"question {i}: what about the harbour?"})
+        samples.append(_timed(client, url, session, conversation))
+    return samples
 
 
 def _concurrent(url: str, sessions: int, per_session: int) -> float:
@@ -78,7 +89,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--per-session", type=int, default=25)
     args = parser.parse_args()
-    total = 2 * args.requests + 10 + args.sessions * args.per_session
+    total = 4 * args.requests + 10 + args.sessions * args.per_session
     with tempfile.TemporaryDirectory() as tmp, LoopbackServer() as loopback:
         loopback.script(*[chat_text("The harbour is in Lisbon.") for _ in range(total)])
         engine = MemoryEngine.open(Path(tmp) / "ws", environ={})
@@ -95,9 +106,12 @@ def main() -> None:
             _series(client, proxied, 5, "warm")
             direct_ms = _series(client, direct, args.requests, "direct")
             proxy_ms = _series(client, proxied, args.requests, "bench:serial")
+            direct_whole = _series(client, direct, args.requests, "direct", whole=True)
+            proxy_whole = _series(client, proxied, args.requests, "bench:whole", whole=True)
             rps = _concurrent(proxied, args.sessions, args.per_session)
         engine.close()
     d, p = _percentiles(direct_ms), _percentiles(proxy_ms)
+    dw, pw = _percentiles(direct_whole), _percentiles(proxy_whole)
     print(
         json.dumps(
             {
@@ -106,6 +120,11 @@ def main() -> None:
                 "proxy_ms": p,
                 "overhead_ms": {key: round(p[key] - d[key], 2) for key in d},
                 "target_overhead_p50_ms": 15,
+                "whole_history_clients": {
+                    "direct_ms": dw,
+                    "proxy_ms": pw,
+                    "overhead_ms": {key: round(pw[key] - dw[key], 2) for key in dw},
+                },
                 "concurrent": {
                     "sessions": args.sessions,
                     "requests": args.sessions * args.per_session,
