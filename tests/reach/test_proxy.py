@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from typing import Any, cast
@@ -28,7 +29,9 @@ def test_memory_reaches_the_endpoint_and_the_exchange_is_recorded_under_user(
     proxy: Proxy,
 ) -> None:
     proxy.engine.workspace.files.write("USER", "# User\n\n- Ada lives in Lisbon\n")
-    proxy.upstream.script(chat_text("In Lisbon."))
+    answer = json.loads(chat_text("In Lisbon.").body)
+    answer["choices"][0]["message"].update(refusal=None, reasoning_content="thinking...")
+    proxy.upstream.script(ScriptedResponse.json(answer))
     messages = [
         {"role": "system", "content": "Answer in three words."},
         {"role": "user", "content": "Where do I live?"},
@@ -46,6 +49,7 @@ def test_memory_reaches_the_endpoint_and_the_exchange_is_recorded_under_user(
     assert wire[-1] == {"role": "user", "content": "Where do I live?"}
     assert proxy.upstream.requests[0].headers["authorization"] == "Bearer upstream-key"
     assert proxy.texts("tg:ada") == [("user", "Where do I live?"), ("assistant", "In Lisbon.")]
+    assert proxy.engine.session("tg:ada").messages[1].extra == {}  # output-only fields dropped
 
 
 def test_a_client_resending_the_whole_history_is_reconciled(proxy: Proxy) -> None:

@@ -164,11 +164,17 @@ NO_ENDPOINT = (
 
 
 def _answer_message(content: bytes) -> Message | None:
-    """The assistant message of choice 0 of a chat completion, or None when there is none."""
+    """The assistant message of choice 0 of a chat completion, or None when there is none.
+
+    Only its text and tool calls are kept: output-only fields (``refusal``, ``annotations``,
+    ``reasoning_content``, ...) would be replayed in later prompts, and some endpoints refuse
+    them as input.
+    """
     try:
         parsed = json.loads(content)
         message = parsed["choices"][0]["message"]
-        return Message.from_json({**message, "role": "assistant"})
+        found = Message.from_json({**message, "role": "assistant"})
+        return Message(role="assistant", content=found.content, tool_calls=found.tool_calls)
     except (ValueError, KeyError, IndexError, TypeError, MessageFormatError):
         logger.warning("the model endpoint's answer has no message to record")
         return None
