@@ -4,8 +4,10 @@
 Code, Cursor, nanobot): stdout carries only the protocol, so nothing else is printed there.
 ``serve`` runs one HTTP server with the OpenAI-compatible memory proxy at ``/v1`` and MCP at
 ``/mcp``, behind a bearer token, and mounts the viewer at ``/`` when it is installed. Both
-import their SDKs (the ``serve`` extra) only when run, so ``reverie --help`` stays fast, and
-say how to install them when missing.
+run the chat REPL's background worker meanwhile (idle compaction, scheduled dream; never on a
+session with an exchange in flight), reporting on stderr. Both import their SDKs (the
+``serve`` extra) only when run, so ``reverie --help`` stays fast, and say how to install
+them when missing.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import os
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.text import Text
 
+from reverie.cli.background import Background
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.failure import fail
 from reverie.cli.render import err
@@ -36,7 +40,10 @@ def mcp(ctx: typer.Context, *, workspace: WorkspaceOption = None) -> None:
 
     from reverie.mcp import run_stdio  # noqa: PLC0415
 
-    with engine(ctx, workspace, create=True) as memory:
+    with (
+        engine(ctx, workspace, create=True) as memory,
+        Background(memory, busy=list, report=_report),
+    ):
         anyio.run(run_stdio, memory)
 
 
@@ -64,7 +71,8 @@ def serve(
             memory, token=token, upstream=upstream, host=host, mounts=_mounts(memory, token)
         )
         _announce(host, port, token if generated else None, upstream)
-        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+        with Background(memory, busy=app.state.proxy.leases.busy, report=_report):
+            uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
 
 
 def _upstream(memory: MemoryEngine) -> Upstream | None:
@@ -112,6 +120,10 @@ def _announce(host: str, port: int, token: str | None, upstream: Upstream | None
         console.print(f"forwarding to {upstream.base_url} (model {upstream.model})", soft_wrap=True)
     if token is not None:
         console.print(f"token: {token}", soft_wrap=True, highlight=False)
+
+
+def _report(line: Text) -> None:
+    err().print(line, soft_wrap=True)
 
 
 def _require(module: str) -> None:

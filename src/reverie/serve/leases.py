@@ -52,6 +52,10 @@ class SessionLeases:
         """How many sessions have an exchange running or waiting."""
         return len(self._locks)
 
+    def busy(self) -> list[str]:
+        """The sessions with an exchange running or waiting (safe to call from any thread)."""
+        return list(self._locks)
+
     def forget(self, key: str) -> None:
         """Drop one user of ``key``'s lock (the lock goes with its last user)."""
         lock, users = self._locks[key]
