@@ -124,6 +124,7 @@ def test_leases_serialise_one_session_and_are_dropped_when_free() -> None:
     async def run() -> None:
         leases = SessionLeases()
         first = await leases.acquire("s")
+        assert leases.busy() == ["s"]
 
         async def second() -> None:
             lease = await leases.acquire("s")
