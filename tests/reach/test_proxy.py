@@ -11,6 +11,7 @@ import httpx2
 import openai
 import pytest
 
+from reverie.messages import JSONObject
 from tests.llm.loopback import ScriptedResponse, chat_text, chat_tool_calls, http_error
 from tests.reach.conftest import TOKEN, Proxy, chunk, sse
 
@@ -225,3 +226,23 @@ def test_a_body_that_is_not_json_is_a_400(proxy: Proxy) -> None:
     with pytest.raises(openai.BadRequestError, match="reserved"):
         _ask(proxy, [{"role": "user", "content": "x"}], user="dream:forged")
     assert proxy.upstream.requests == []
+
+
+def test_a_streamed_tool_call_is_recorded_whole(proxy: Proxy) -> None:
+    call: JSONObject = {"index": 0, "id": "call_9", "type": "function"}
+    proxy.upstream.script(
+        sse(
+            chunk({"role": "assistant", "tool_calls": [{**call, "function": {"name": "f"}}]}),
+            chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"x":'}}]}),
+            chunk({"tool_calls": [{"index": 0, "function": {"arguments": " 1}"}}]}),
+            chunk({}, finish="tool_calls"),
+        )
+    )
+    stream = proxy.client().chat.completions.create(
+        model="chat-model", messages=[{"role": "user", "content": "go"}], user="s7", stream=True
+    )
+    assert sum(1 for _event in stream) == 4
+    (recorded,) = proxy.engine.session("s7").messages[1:]
+    assert [(c.id, c.name, c.arguments) for c in recorded.tool_calls] == [
+        ("call_9", "f", '{"x": 1}')
+    ]
