@@ -17,14 +17,13 @@ import os
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.text import Text
 
-from reverie.cli.background import Background
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.failure import fail
 from reverie.cli.render import err
 
 if TYPE_CHECKING:
+    from rich.text import Text
     from starlette.routing import BaseRoute
 
     from reverie.engine import MemoryEngine
@@ -38,6 +37,7 @@ def mcp(ctx: typer.Context, *, workspace: WorkspaceOption = None) -> None:
     _require("mcp")
     import anyio  # noqa: PLC0415 (lazy: only this command needs the SDK)
 
+    from reverie.cli.background import Background  # noqa: PLC0415 (lazy: fast --help)
     from reverie.mcp import run_stdio  # noqa: PLC0415
 
     with (
@@ -59,6 +59,7 @@ def serve(
         _require(module)
     import uvicorn  # noqa: PLC0415 (lazy)
 
+    from reverie.cli.background import Background  # noqa: PLC0415 (lazy: fast --help)
     from reverie.serve import ServeRefusedError, create_app, token_for  # noqa: PLC0415
 
     try:
