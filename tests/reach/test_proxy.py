@@ -179,7 +179,7 @@ def test_a_malformed_request_is_a_400_naming_the_message(proxy: Proxy) -> None:
 
 def test_a_slow_endpoint_blocks_neither_the_server_nor_other_sessions(proxy: Proxy) -> None:
     slow = chat_text("slow answer")
-    proxy.upstream.script(type(slow)(body=slow.body, headers=slow.headers, delay=1.5))
+    proxy.upstream.script(type(slow)(body=slow.body, headers=slow.headers, delay=3))
     proxy.upstream.script(chat_text("fast answer"))
     finished: dict[str, float] = {}
 

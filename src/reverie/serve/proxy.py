@@ -9,10 +9,11 @@ recorded, the client runs them, and its next request brings the results, which r
 new.
 
 Streaming: the endpoint's bytes are passed on as they arrive and fed to a ``StreamedReply``;
-the exchange is recorded only once the stream said it finished. A client that disconnects
-mid-stream cancels the relay: the upstream response is closed and nothing of the exchange is
-recorded, so the session is as it was before the request (messages recorded while preparing,
-such as tool results, were complete and stay).
+the exchange is recorded only once the stream said it finished, and before the chunk carrying
+``[DONE]`` is passed on, so a client holding the whole answer finds it recorded. A client
+that disconnects mid-stream cancels the relay: the upstream response is closed and nothing of
+the exchange is recorded, so the session is as it was before the request (messages recorded
+while preparing, such as tool results, were complete and stay).
 
 Errors are OpenAI-shaped (``upstream.error_body``): 400 for a malformed request, the
 endpoint's own status and body for its HTTP errors, 502/504 when it cannot be reached or times
@@ -137,15 +138,21 @@ class Proxy:
         self, call: ChatCall, prepared: Prepared, answer: httpx2.Response
     ) -> AsyncGenerator[bytes, None]:
         reply = StreamedReply()
+        recorded = False
         try:
             async for chunk in answer.aiter_bytes():  # decoded: content-encoding is not passed on
                 reply.feed(chunk)
+                if reply.done and not recorded:
+                    # Recorded before the client sees [DONE]: a client that has the whole
+                    # answer never finds the session without it.
+                    recorded = True
+                    await self._record(call, prepared, reply.message())
                 yield chunk
         except httpx2.TimeoutException:
             error = error_body("the model endpoint stopped streaming", "upstream_timeout")
             yield b"data: " + json.dumps(error).encode() + b"\n\n"
             return
-        if reply.complete:
+        if reply.complete and not recorded:  # a stream that ended without [DONE]
             await self._record(call, prepared, reply.message())
 
     async def _record(self, call: ChatCall, prepared: Prepared, message: Message) -> None:
