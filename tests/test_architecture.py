@@ -45,6 +45,7 @@ LAYERS: dict[str, int] = {
     "ingest_guard": 2,
     "cli": 4,
     "mcp": 4,
+    "serve": 4,
     "__init__": 5,
     "__main__": 5,
 }

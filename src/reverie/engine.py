@@ -48,12 +48,13 @@ from reverie.provenance.plan import ForgetPlan, plan_forget
 from reverie.provenance.why import WhyReport, explain
 from reverie.recall import RecalledItem, Recaller, RecallResult
 from reverie.search import SearchHit, SearchIndex
-from reverie.session import SessionInfo
+from reverie.session import Session, SessionInfo
 from reverie.status import Status, gather
 from reverie.store.audit import CommitDetail, CommitInfo
 from reverie.store.audit_integrity import AuditIntegrity
 from reverie.store.entries import HistoryEntry
 from reverie.store.ledger import LedgerSummary
+from reverie.store.memory_files import MemoryFileName
 from reverie.store.workspace import Workspace
 from reverie.token_estimate import TokenCounter
 
@@ -431,6 +432,14 @@ class MemoryEngine:
         """
         self.dreamer().recover()
         return forget(self.workspace, text, purge=purge, index=self.index)
+
+    def read_memory(self, name: MemoryFileName) -> str:
+        """The text of one durable file: ``"SOUL"``, ``"USER"`` or ``"MEMORY"`` ('' if absent)."""
+        return self.workspace.files.read(name)
+
+    def session(self, session_key: str) -> Session:
+        """One session as stored: every message (compacted ones too), its mark and summary."""
+        return self.workspace.sessions.load(session_key)
 
     def costs(self) -> LedgerSummary:
         """The ledger added up by job and by day."""

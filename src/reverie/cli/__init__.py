@@ -4,8 +4,8 @@ Modules: ``app`` (global options, command list, the error boundary), ``context``
 engine for a command), ``session_commands`` (init, ask, chat), ``repl`` and ``background``
 (the chat loop and its idle-compaction/dream worker), ``read_commands`` (history, search,
 sessions, status, cost, doctor), ``memory_commands`` (dream, compact, log, show, restore),
-``ingest_command``, and the rendering helpers (``render``, ``memory_views``,
-``record_views``, ``failure``).
+``ingest_command``, ``reach_commands`` (mcp, serve), and the rendering helpers (``render``,
+``memory_views``, ``record_views``, ``failure``).
 """
 
 from reverie.cli.app import app, main

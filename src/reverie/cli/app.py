@@ -20,6 +20,7 @@ from reverie.cli import (
     ingest_command,
     memory_commands,
     provenance_commands,
+    reach_commands,
     read_commands,
     session_commands,
 )
@@ -99,6 +100,7 @@ ingest_command.register(app)
 read_commands.register(app)
 memory_commands.register(app)
 provenance_commands.register(app)
+reach_commands.register(app)
 
 
 def main() -> None:

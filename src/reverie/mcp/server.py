@@ -1,0 +1,142 @@
+"""Build the MCP server over one ``MemoryEngine``: the tool table, the file resources, dream.
+
+``build_server`` registers every row of ``tools.TOOL_TABLE``, the three durable files as
+resources, and the ``dream`` tool, which runs a dream and then announces the files it changed.
+Change events go to ``subscriptions/listen`` streams (protocol 2026-07-28) through the server's
+subscription bus: right after a dream run through the tool, and from a watch that looks every
+``watch_seconds`` for changes made by other processes. A client on an earlier protocol (no
+listen stream) is sent ``notifications/resources/updated`` on its own session when it runs
+the ``dream`` tool. The same server object serves stdio
+(``run_stdio``) and streamable HTTP (``reverie serve`` mounts it at ``/mcp``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from typing_extensions import TypedDict
+
+from reverie.engine import MemoryEngine
+from reverie.mcp.resources import FILE_TITLES, FileWatch, uri
+from reverie.mcp.tools import CURATES, TOOL_TABLE, MemoryTools
+from reverie.store.memory_files import MEMORY_FILE_NAMES, MemoryFileName
+
+INSTRUCTIONS = (
+    "reverie is this user's long-term memory. Search it (search_memory) before answering "
+    "questions about the past; read USER.md and MEMORY.md for stable facts; record or "
+    "remember what should outlive this conversation."
+)
+
+
+class DreamSummary(TypedDict):
+    """How one dream run ended and what it changed."""
+
+    outcome: str
+    mode: str
+    reason: str
+    entries: int
+    files_changed: list[str]
+    commit: str | None
+
+
+class Announcer:
+    """Publishes a resource-updated event for each durable file that changed."""
+
+    def __init__(self, engine: MemoryEngine, bus: InMemorySubscriptionBus) -> None:
+        self.watch = FileWatch(engine)
+        self.bus = bus
+
+    async def announce(self) -> list[str]:
+        """Look at the files now and publish an event per changed one; return their URIs."""
+        changed = await anyio.to_thread.run_sync(self.watch.changed)
+        for found in changed:
+            await self.bus.publish(ResourceUpdated(uri=found))
+        return changed
+
+    async def keep_watching(self, seconds: float) -> None:
+        """Announce changes every ``seconds`` until cancelled."""
+        while True:
+            await anyio.sleep(seconds)
+            await self.announce()
+
+
+def build_server(engine: MemoryEngine, *, watch_seconds: float = 2.0) -> MCPServer:
+    """The MCP server for ``engine``: tools, durable-file resources, change events."""
+    bus = InMemorySubscriptionBus()
+    announcer = Announcer(engine, bus)
+
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer) -> AsyncIterator[None]:
+        async with anyio.create_task_group() as group:
+            group.start_soon(announcer.keep_watching, watch_seconds)
+            yield
+            group.cancel_scope.cancel()
+
+    server = MCPServer(
+        "reverie",
+        instructions=INSTRUCTIONS,
+        subscriptions=bus,
+        lifespan=lifespan,
+        log_level="WARNING",
+    )
+    tools = MemoryTools(engine)
+    for spec in TOOL_TABLE:
+        server.add_tool(
+            spec.bind(tools),
+            name=spec.name,
+            title=spec.title,
+            description=spec.description,
+            annotations=spec.annotations,
+        )
+    _add_dream(server, engine, announcer)
+    for name in MEMORY_FILE_NAMES:
+        _add_resource(server, engine, name)
+    return server
+
+
+def _add_dream(server: MCPServer, engine: MemoryEngine, announcer: Announcer) -> None:
+    async def dream(ctx: Context) -> DreamSummary:
+        result = await anyio.to_thread.run_sync(engine.dream)
+        changed = await announcer.announce()
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            # Handshake-era clients have no listen stream: tell this one on its own session.
+            for found in changed:
+                await ctx.session.send_resource_updated(found)
+        return {
+            "outcome": result.outcome,
+            "mode": result.mode,
+            "reason": result.reason,
+            "entries": result.entries,
+            "files_changed": list(result.files_changed),
+            "commit": result.commit,
+        }
+
+    server.add_tool(
+        dream,
+        name="dream",
+        title="Dream now",
+        description="Curate the durable files now from the history not yet dreamt (one git "
+        "commit; `reverie restore` undoes it). Subscribers to the file resources are told "
+        "which files changed.",
+        annotations=CURATES,
+    )
+
+
+def _add_resource(server: MCPServer, engine: MemoryEngine, name: MemoryFileName) -> None:
+    title, description = FILE_TITLES[name]
+
+    async def read() -> str:
+        return await anyio.to_thread.run_sync(engine.read_memory, name)
+
+    server.resource(uri(name), name=title, description=description, mime_type="text/markdown")(read)
+
+
+async def run_stdio(engine: MemoryEngine) -> None:
+    """Serve ``engine`` over stdin/stdout until the client closes the stream."""
+    await build_server(engine).run_stdio_async()

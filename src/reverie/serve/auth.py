@@ -1,0 +1,99 @@
+"""Who may talk to ``reverie serve``: one bearer token, and where the server may listen.
+
+The token is ``REVERIE_SERVE_TOKEN`` when set, else a random one made at start and printed
+once (as Jupyter does). ``BearerGuard`` wraps each of the server's own routes (``/v1``,
+``/mcp``): a request without ``Authorization: Bearer <token>`` gets 401 with an OpenAI-style
+body, so the OpenAI SDKs raise ``AuthenticationError`` (their ``api_key`` is the token). The
+comparison takes constant time. Apps mounted beside the routes (the viewer) bring their own
+authentication and are not wrapped.
+
+Binding to an address other than loopback without ``REVERIE_SERVE_TOKEN`` is refused
+(``token_for``): a token that exists only on one terminal's screen is no protection for a
+server others can reach, and one that is not set cannot be given to the clients either.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import secrets
+from collections.abc import Mapping
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from reverie.serve.upstream import error_body
+
+TOKEN_VARIABLE = "REVERIE_SERVE_TOKEN"  # noqa: S105 (the name of a variable, not a secret)
+
+
+class ServeRefusedError(Exception):
+    """The server must not start as asked; the text says why and what to do."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def token_for(host: str, environ: Mapping[str, str]) -> tuple[str, bool]:
+    """The token to require and whether it was generated here (so it must be printed).
+
+    Raises:
+        ServeRefusedError: ``host`` is not loopback and no token is set.
+    """
+    token = environ.get(TOKEN_VARIABLE, "").strip()
+    if token:
+        return token, False
+    if not is_loopback(host):
+        raise ServeRefusedError(
+            f"refusing to listen on {host} without {TOKEN_VARIABLE}: set it to a long random "
+            "secret and give it to the clients, or bind 127.0.0.1"
+        )
+    return secrets.token_urlsafe(24), True
+
+
+class BearerGuard:
+    """An ASGI wrapper that lets through only requests carrying the bearer token."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        if not token:
+            raise ValueError("BearerGuard needs a non-empty token")
+        self._app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass an authorised request on; answer any other with 401."""
+        if scope["type"] == "http" and not self._authorised(scope):
+            await _unauthorised(send)
+            return
+        if scope["type"] == "websocket" and not self._authorised(scope):
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await self._app(scope, receive, send)
+
+    def _authorised(self, scope: Scope) -> bool:
+        given = dict(scope.get("headers", ())).get(b"authorization", b"")
+        return secrets.compare_digest(given, self._expected)
+
+
+async def _unauthorised(send: Send) -> None:
+    body = json.dumps(
+        error_body(
+            f"missing or wrong bearer token (the token {TOKEN_VARIABLE} names, or the one "
+            "reverie serve printed at start)",
+            "authentication_error",
+            code="invalid_api_key",
+        )
+    ).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"www-authenticate", b'Bearer realm="reverie"'),
+    ]
+    await send({"type": "http.response.start", "status": 401, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,188 @@
+"""A client's chat-completions request, parsed, and the prompt memory makes of it.
+
+``ChatCall.parse`` reads the JSON body at the edge: the session key (``user``, else the
+``X-Reverie-Session`` header, else ``api:default``; reverie's own ``dream:`` and ``cron:``
+keys are refused), the instructions (system and developer
+messages), the conversation, and the tool schemas. A malformed body is a ``BadRequestError`` naming
+the field (``messages[2].role``), answered with 400.
+
+``prepare`` (synchronous, run in a worker thread under the session's lease) applies the
+reconciliation rule (``reconcile``), records the new messages that precede the final user
+message (tool results, earlier turns), and asks ``MemoryEngine.prompt`` for the in-budget
+prompt ending with that user message. The client's instructions are appended to reverie's
+system message, so the endpoint sees one system message: memory first, the client's after.
+The final user message is recorded only with the answer (``record_answer``), so an exchange
+that never completes leaves it unrecorded and the client's retry finds it new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from reverie.engine import MemoryEngine
+from reverie.llm.provider import ToolSchema
+from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
+from reverie.prompt import is_internal
+from reverie.serve.reconcile import INSTRUCTION_ROLES, reconcile
+
+DEFAULT_SESSION = "api:default"
+SESSION_HEADER = "x-reverie-session"
+
+
+class BadRequestError(ValueError):
+    """The request body is not a valid chat-completions request; ``param`` says where."""
+
+    def __init__(self, message: str, *, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatCall:
+    """What one chat-completions request asks, parsed."""
+
+    body: JSONObject
+    session: str
+    instructions: tuple[str, ...]
+    conversation: tuple[Message, ...]
+    tools: tuple[ToolSchema, ...]
+    stream: bool
+
+    @classmethod
+    def parse(cls, body: JSONValue, headers: Mapping[str, str]) -> ChatCall:
+        """Parse a request body; raise ``BadRequestError`` saying which field is wrong."""
+        if not isinstance(body, dict):
+            raise BadRequestError("the request body must be a JSON object")
+        raw = body.get("messages")
+        if not isinstance(raw, list) or not raw:
+            raise BadRequestError("'messages' must be a non-empty list", param="messages")
+        instructions: list[str] = []
+        conversation: list[Message] = []
+        for position, item in enumerate(raw):
+            if isinstance(item, dict) and item.get("role") in INSTRUCTION_ROLES:
+                instructions.append(_instruction_text(item, position))
+                continue
+            try:
+                conversation.append(Message.from_json(item))
+            except MessageFormatError as exc:
+                raise BadRequestError(
+                    f"messages[{position}]: {exc}", param=f"messages[{position}]"
+                ) from exc
+        return cls(
+            body=body,
+            session=_session_key(body, headers),
+            instructions=tuple(instructions),
+            conversation=tuple(conversation),
+            tools=_tools(body.get("tools")),
+            stream=body.get("stream") is True,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Prepared:
+    """The messages to send upstream, and the user message to record with the answer."""
+
+    messages: tuple[Message, ...]
+    final: Message | None
+    known: int
+
+
+def prepare(engine: MemoryEngine, call: ChatCall) -> Prepared:
+    """Reconcile, record what precedes the final user message, and build the prompt."""
+    found = reconcile(engine.session(call.session).messages, call.conversation)
+    new = list(found.new)
+    final = (
+        new.pop() if new and new[-1].role == "user" and isinstance(new[-1].content, str) else None
+    )
+    if new:
+        engine.record(call.session, new)
+    prompt = engine.prompt(call.session, final.text if final else None, call.tools)
+    return Prepared(
+        messages=_with_instructions(prompt.messages, call.instructions),
+        final=final,
+        known=found.known,
+    )
+
+
+def record_answer(
+    engine: MemoryEngine, session: str, final: Message | None, answer: Message
+) -> None:
+    """Record the exchange: the final user message (if any) and the answer."""
+    engine.record(session, [*([final] if final else []), answer])
+
+
+def wire(messages: tuple[Message, ...]) -> list[JSONValue]:
+    """The chat-completions form of ``messages`` (reverie's timestamps left out)."""
+    found: list[JSONValue] = []
+    for message in messages:
+        obj = message.to_json()
+        obj.pop("timestamp", None)
+        found.append(obj)
+    return found
+
+
+def _with_instructions(
+    messages: tuple[Message, ...], instructions: tuple[str, ...]
+) -> tuple[Message, ...]:
+    if not instructions:
+        return messages
+    if messages and messages[0].role == "system":
+        joined = "\n\n".join([messages[0].text, *instructions])
+        return (replace(messages[0], content=joined), *messages[1:])
+    return (Message(role="system", content="\n\n".join(instructions)), *messages)
+
+
+def _instruction_text(item: dict[str, JSONValue], position: int) -> str:
+    try:
+        return Message.from_json({**item, "role": "system"}).text
+    except MessageFormatError as exc:
+        raise BadRequestError(
+            f"messages[{position}]: {exc}", param=f"messages[{position}]"
+        ) from exc
+
+
+def _session_key(body: JSONObject, headers: Mapping[str, str]) -> str:
+    user = body.get("user")
+    if isinstance(user, str) and user.strip():
+        return _checked(user.strip(), "user")
+    header = headers.get(SESSION_HEADER, "").strip()
+    return _checked(header, SESSION_HEADER) if header else DEFAULT_SESSION
+
+
+def _checked(key: str, where: str) -> str:
+    """Refuse keys of reverie's own sessions and text that cannot name a file."""
+    if is_internal(key):
+        raise BadRequestError(
+            f"session key {key!r} is reserved for reverie's own sessions", param=where
+        )
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise BadRequestError(
+            f"session key {key!r} is not valid Unicode text", param=where
+        ) from exc
+    return key
+
+
+def _tools(raw: JSONValue) -> tuple[ToolSchema, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise BadRequestError("'tools' must be a list", param="tools")
+    schemas = []
+    for position, tool in enumerate(raw):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            raise BadRequestError(
+                "a tool needs a 'function' with a 'name'", param=f"tools[{position}]"
+            )
+        parameters = function.get("parameters")
+        schemas.append(
+            ToolSchema(
+                name=str(function["name"]),
+                description=str(function.get("description") or ""),
+                parameters=parameters if isinstance(parameters, dict) else {},
+            )
+        )
+    return tuple(schemas)

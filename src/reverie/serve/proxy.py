@@ -1,0 +1,226 @@
+"""The OpenAI-compatible memory proxy: ``POST /v1/chat/completions`` and ``GET /v1/models``.
+
+One exchange, under the session's lease (``leases``): parse the request (``chat_request``),
+prepare the prompt in a worker thread (reconcile, record earlier new messages, assemble with
+memory), forward the client's body with only ``messages`` replaced (and ``model`` filled in
+when missing) to the endpoint (``upstream``), return its answer unchanged in shape, and record
+the final user message with the answer. Tool calls pass through: the answer's tool calls are
+recorded, the client runs them, and its next request brings the results, which reconcile as
+new.
+
+Streaming: the endpoint's bytes are passed on as they arrive and fed to a ``StreamedReply``;
+the exchange is recorded only once the stream said it finished, and before the chunk carrying
+``[DONE]`` is passed on, so a client holding the whole answer finds it recorded. A client
+that disconnects mid-stream cancels the relay: the upstream response is closed and nothing of
+the exchange is recorded, so the session is as it was before the request (messages recorded
+while preparing, such as tool results, were complete and stay).
+
+Errors are OpenAI-shaped (``upstream.error_body``): 400 for a malformed request, the
+endpoint's own status and body for its HTTP errors, 502/504 when it cannot be reached or times
+out, 503 when no chat model is configured, 500 when memory itself fails.
+
+Engine calls are synchronous: each runs in a worker thread, so a slow endpoint or a
+compaction in one session never blocks another session's exchange.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncGenerator
+
+import anyio
+import anyio.to_thread
+import httpx2
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+from reverie.engine import MemoryEngine
+from reverie.errors import ReverieError
+from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
+from reverie.serve.chat_request import (
+    BadRequestError,
+    ChatCall,
+    Prepared,
+    prepare,
+    record_answer,
+    wire,
+)
+from reverie.serve.leases import Lease, SessionLeases
+from reverie.serve.stream import StreamedReply
+from reverie.serve.upstream import Upstream, UpstreamError, error_body, error_passthrough
+
+logger = logging.getLogger(__name__)
+
+
+def error_response(status: int, body: JSONObject) -> JSONResponse:
+    """An OpenAI-style error answer."""
+    return JSONResponse(body, status_code=status)
+
+
+class Proxy:
+    """The two OpenAI routes over one engine and one endpoint."""
+
+    def __init__(self, engine: MemoryEngine, upstream: Upstream | None) -> None:
+        self._engine = engine
+        self._upstream = upstream
+        self.leases = SessionLeases()
+
+    async def models(self, _request: Request) -> Response:
+        """``GET /v1/models``: the configured chat model."""
+        model = self._upstream.model if self._upstream is not None else ""
+        data: list[JSONValue] = (
+            [{"id": model, "object": "model", "created": 0, "owned_by": "reverie"}] if model else []
+        )
+        return JSONResponse({"object": "list", "data": data})
+
+    async def chat_completions(self, request: Request) -> Response:
+        """``POST /v1/chat/completions``: one exchange with memory."""
+        if self._upstream is None:
+            return error_response(503, error_body(NO_ENDPOINT, "server_error", code="no_model"))
+        try:
+            call = ChatCall.parse(json.loads(await request.body()), request.headers)
+        except ValueError as exc:
+            param = exc.param if isinstance(exc, BadRequestError) else None
+            return error_response(400, error_body(str(exc), "invalid_request_error", param=param))
+        lease = await self.leases.acquire(call.session)
+        try:
+            response = await self._exchange(call, self._upstream, lease)
+        except BaseException:
+            lease.release()
+            raise
+        if not isinstance(response, Relay):
+            lease.release()
+        return response
+
+    async def _exchange(self, call: ChatCall, upstream: Upstream, lease: Lease) -> Response:
+        try:
+            prepared = await anyio.to_thread.run_sync(prepare, self._engine, call)
+        except ReverieError as exc:
+            logger.warning("memory failed for session %s: %s", call.session, exc)
+            return error_response(500, error_body(f"memory: {exc}", "server_error", code="memory"))
+        body = {**call.body, "messages": wire(prepared.messages)}
+        body.setdefault("model", upstream.model)
+        try:
+            answer = await upstream.send(body)
+        except UpstreamError as exc:
+            return error_response(exc.status, exc.body())
+        if answer.status_code >= 400:
+            content = await _read_and_close(answer)
+            failed = error_response(
+                answer.status_code, error_passthrough(answer.status_code, content)
+            )
+            if "retry-after" in answer.headers:  # a rate limit says when to come back
+                failed.headers["retry-after"] = answer.headers["retry-after"]
+            return failed
+        if call.stream:
+            relay = self._relay(call, prepared, answer)
+            return Relay(relay, answer=answer, lease=lease)
+        return await self._whole(call, prepared, answer, upstream)
+
+    async def _whole(
+        self, call: ChatCall, prepared: Prepared, answer: httpx2.Response, upstream: Upstream
+    ) -> Response:
+        try:
+            content = await answer.aread()
+        except httpx2.TimeoutException:
+            return error_response(504, upstream.timed_out().body())
+        finally:
+            await answer.aclose()
+        message = _answer_message(content)
+        if message is not None:
+            await self._record(call, prepared, message)
+        media = answer.headers.get("content-type", "application/json")
+        return Response(content, status_code=answer.status_code, media_type=media)
+
+    async def _relay(
+        self, call: ChatCall, prepared: Prepared, answer: httpx2.Response
+    ) -> AsyncGenerator[bytes, None]:
+        reply = StreamedReply()
+        recorded = False
+        try:
+            async for chunk in answer.aiter_bytes():  # decoded: content-encoding is not passed on
+                reply.feed(chunk)
+                if reply.done and not recorded:
+                    # Recorded before the client sees [DONE]: a client that has the whole
+                    # answer never finds the session without it.
+                    recorded = True
+                    await self._record(call, prepared, reply.message())
+                yield chunk
+        except httpx2.TimeoutException:
+            error = error_body("the model endpoint stopped streaming", "upstream_timeout")
+            yield b"data: " + json.dumps(error).encode() + b"\n\n"
+            return
+        if reply.complete and not recorded:  # a stream that ended without [DONE]
+            await self._record(call, prepared, reply.message())
+
+    async def _record(self, call: ChatCall, prepared: Prepared, message: Message) -> None:
+        try:
+            await anyio.to_thread.run_sync(
+                record_answer, self._engine, call.session, prepared.final, message
+            )
+        except ReverieError as exc:  # the client has its answer; say so in the log
+            logger.warning("could not record the answer in session %s: %s", call.session, exc)
+
+
+NO_ENDPOINT = (
+    "no chat model is configured for reverie serve: set REVERIE_MODEL (and REVERIE_BASE_URL, "
+    "REVERIE_API_KEY) or [model] in reverie.toml"
+)
+
+
+def _answer_message(content: bytes) -> Message | None:
+    """The assistant message of choice 0 of a chat completion, or None when there is none.
+
+    Only its text and tool calls are kept: output-only fields (``refusal``, ``annotations``,
+    ``reasoning_content``, ...) would be replayed in later prompts, and some endpoints refuse
+    them as input.
+    """
+    try:
+        parsed = json.loads(content)
+        message = parsed["choices"][0]["message"]
+        found = Message.from_json({**message, "role": "assistant"})
+        return Message(role="assistant", content=found.content, tool_calls=found.tool_calls)
+    except (ValueError, KeyError, IndexError, TypeError, MessageFormatError):
+        logger.warning("the model endpoint's answer has no message to record")
+        return None
+
+
+class Relay(StreamingResponse):
+    """A streamed answer that releases the session's lease however the stream ends.
+
+    It also closes the endpoint's response, even for a relay cancelled before it started.
+    """
+
+    def __init__(
+        self, relay: AsyncGenerator[bytes, None], *, answer: httpx2.Response, lease: Lease
+    ) -> None:
+        super().__init__(relay, status_code=answer.status_code, headers=_stream_headers(answer))
+        self._relay = relay
+        self._answer = answer
+        self._lease = lease
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Send the stream, then clean up whether it finished, failed or was cut off."""
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._relay.aclose()
+                await self._answer.aclose()
+            self._lease.release()
+
+
+def _stream_headers(answer: httpx2.Response) -> dict[str, str]:
+    keep = ("content-type", "cache-control", "x-request-id", "openai-processing-ms")
+    return {name: answer.headers[name] for name in keep if name in answer.headers}
+
+
+async def _read_and_close(answer: httpx2.Response) -> bytes:
+    try:
+        return await answer.aread()
+    except httpx2.HTTPError:
+        return b""
+    finally:
+        await answer.aclose()

@@ -1,0 +1,89 @@
+"""``reverie serve`` as a real subprocess: the printed token, the proxy, the refusals."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import openai
+import pytest
+from typer.testing import CliRunner
+
+from reverie.cli import app
+from tests.cli.conftest import clean_env
+from tests.llm.loopback import LoopbackServer, chat_text
+from tests.reach.running import free_port
+
+
+@pytest.fixture
+def served(tmp_path: Path, loopback: LoopbackServer) -> Iterator[tuple[str, str]]:
+    """``reverie serve`` on a free port in front of ``loopback``: (base URL, printed token)."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "reverie.toml").write_text(
+        f'[model]\nbase_url = "{loopback.base_url}"\nmodel = "chat-model"\n', encoding="utf-8"
+    )
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reverie", "serve", "-w", str(workspace), "--port", str(port)],
+        env=clean_env(tmp_path, workspace),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    try:
+        token = ""
+        while not token:
+            line = proc.stderr.readline()
+            assert line, f"reverie serve exited: {proc.wait()}"
+            token = line.removeprefix("token:").strip() if line.startswith("token:") else ""
+        yield f"http://127.0.0.1:{port}", token
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        proc.stderr.close()
+
+
+def _connect(url: str, token: str) -> openai.OpenAI:
+    deadline = time.monotonic() + 20
+    client = openai.OpenAI(base_url=url + "/v1", api_key=token, max_retries=0, timeout=10)
+    while True:
+        try:
+            client.models.list()
+            return client
+        except openai.APIConnectionError:
+            if time.monotonic() > deadline:
+                client.close()
+                raise
+            time.sleep(0.05)
+        except openai.APIStatusError:
+            client.close()
+            raise
+
+
+@pytest.mark.slow
+def test_reverie_serve_prints_a_token_and_proxies_with_memory(
+    served: tuple[str, str], loopback: LoopbackServer
+) -> None:
+    url, token = served
+    loopback.script(chat_text("Hello from upstream."))
+    with _connect(url, token) as client:
+        reply = client.chat.completions.create(
+            model="chat-model", messages=[{"role": "user", "content": "hello"}], user="cli:test"
+        )
+    assert reply.choices[0].message.content == "Hello from upstream."
+    (body,) = loopback.bodies()
+    assert body["model"] == "chat-model"
+    with pytest.raises(openai.AuthenticationError):
+        _connect(url, "not-the-token")
+
+
+def test_a_public_bind_without_a_token_is_refused(tmp_path: Path) -> None:
+    env = clean_env(tmp_path, tmp_path / "ws")
+    result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0"], env=env)
+    assert result.exit_code == 1
+    assert "refusing to listen on 0.0.0.0 without REVERIE_SERVE_TOKEN" in result.stderr
+    assert not (tmp_path / "ws").exists()
