@@ -8,12 +8,14 @@ from reverie.async_engine import AsyncMemoryEngine
 from reverie.compaction.result import CompactionResult
 from reverie.config import Config
 from reverie.doctor import DoctorReport
+from reverie.dream.edit import EditResult
 from reverie.dream.result import DreamResult
 from reverie.engine import MemoryEngine, PromptResult, RecordResult
 from reverie.errors import (
     AuditError,
     ContextLengthExceededError,
     CursorError,
+    EditError,
     HistoryError,
     LockTimeoutError,
     MalformedReplyError,
@@ -46,7 +48,7 @@ from reverie.messages import Message, ToolCall
 from reverie.search import SearchHit
 from reverie.session import ArchivedSummary, Session, SessionInfo
 from reverie.status import Status
-from reverie.store.audit import CommitDetail, CommitInfo
+from reverie.store.audit import CommitDetail, CommitInfo, LineOrigin
 from reverie.store.entries import HistoryEntry
 from reverie.store.history import TrimResult
 from reverie.store.sessions import SessionStore
@@ -68,10 +70,13 @@ __all__ = [
     "CursorError",
     "DoctorReport",
     "DreamResult",
+    "EditError",
+    "EditResult",
     "ExactCounter",
     "HistoryEntry",
     "HistoryError",
     "IngestReport",
+    "LineOrigin",
     "LockTimeoutError",
     "MalformedReplyError",
     "MemoryEngine",

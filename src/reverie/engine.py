@@ -30,6 +30,8 @@ from reverie.compaction.summariser import ModelSummariser
 from reverie.config import Config
 from reverie.config_file import default_workspace, load_config
 from reverie.doctor import DoctorReport, examine
+from reverie.dream.confine import canonical_writable
+from reverie.dream.edit import EditResult, edit_file, read_writable
 from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
 from reverie.endpoints import deferred_provider
@@ -41,9 +43,9 @@ from reverie.messages import JSONValue, Message
 from reverie.modelfree.summariser import ModelFreeSummariser
 from reverie.prompt import AssembledPrompt, PromptAssembler
 from reverie.search import SearchHit, SearchIndex
-from reverie.session import SessionInfo
+from reverie.session import Session, SessionInfo
 from reverie.status import Status, gather
-from reverie.store.audit import CommitDetail, CommitInfo
+from reverie.store.audit import CommitDetail, CommitInfo, LineOrigin
 from reverie.store.entries import HistoryEntry
 from reverie.store.ledger import LedgerSummary
 from reverie.store.workspace import Workspace
@@ -358,6 +360,30 @@ class MemoryEngine:
     def restore(self, rev: str) -> CommitInfo:
         """Put the durable files and the dream cursor back as of ``rev``, as a new commit."""
         return self.dreamer().restore(rev)
+
+    def session(self, session_key: str) -> Session:
+        """One session as stored now, every message (compacted ones too) and its summary."""
+        return self.workspace.sessions.load(session_key)
+
+    def read_file(self, path: str) -> str:
+        """The text of a durable file dream may write (``SOUL.md``, ``memory/MEMORY.md``, ...)."""
+        return read_writable(self.workspace, path)
+
+    def line_origins(self, path: str) -> tuple[LineOrigin, ...]:
+        """For each line of a durable file, the audit commit that last added it, and when."""
+        canonical = canonical_writable(path)
+        return self.workspace.audit.line_origins(canonical, self.read_file(canonical))
+
+    def edit_file(
+        self, path: str, text: str, *, author: str, expected_sha256: str | None = None
+    ) -> EditResult:
+        """A person's edit of a durable file: dream's confinement and lock, one ``edit:`` commit.
+
+        ``expected_sha256`` (``reverie.dream.edit.text_sha256`` of the text the person started
+        from) refuses the edit with ``EditError`` if the file changed meanwhile.
+        """
+        self.dreamer().recover()
+        return edit_file(self.workspace, path, text, author=author, expected_sha256=expected_sha256)
 
     def costs(self) -> LedgerSummary:
         """The ledger added up by job and by day."""

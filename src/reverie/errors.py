@@ -21,7 +21,8 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     │   ├── ConfinementError            a path dream may not read or write (reason kept)
     │   ├── PatchError                  a unified-diff patch does not apply (hunk, line kept)
     │   ├── PublishConflictError        a durable file changed on disk while dream staged it
-    │   └── PublishJournalError         the publish journal is unreadable or not reverie's
+    │   ├── PublishJournalError         the publish journal is unreadable or not reverie's
+    │   └── EditError                   a person's edit of a durable file was refused (reason kept)
     ├── LockTimeoutError            a cross-process lock was not acquired in time
     ├── StorageError                an I/O operation on a workspace file failed (path kept)
     └── ModelError                  a model call failed (or could not be made)
@@ -173,6 +174,15 @@ class PublishJournalError(DreamError):
 
     def __init__(self, message: str, *, path: Path) -> None:
         super().__init__(f"{message}: {path}")
+        self.path = path
+
+
+class EditError(DreamError):
+    """A person's edit of a durable file was refused; ``reason`` says why, nothing was written."""
+
+    def __init__(self, reason: str, *, path: str) -> None:
+        super().__init__(f"edit of {path} refused: {reason}")
+        self.reason = reason
         self.path = path
 
 

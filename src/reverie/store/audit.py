@@ -68,6 +68,7 @@ from reverie.store.audit_diff import (
     commit_body,
     render_diff,
 )
+from reverie.store.audit_lines import LineOrigin, line_origins, person_identity
 from reverie.store.audit_locks import sweep_git_locks
 from reverie.store.audit_worktree import (
     TRACKED_PATHS,
@@ -89,6 +90,7 @@ __all__ = [
     "CommitDetail",
     "CommitInfo",
     "FileChange",
+    "LineOrigin",
 ]
 
 logger = logging.getLogger(__name__)
@@ -143,12 +145,14 @@ class AuditRepo:
                 if head_commit(repo) is None:
                     self._commit_locked(repo, "init: workspace")
 
-    def commit(self, subject: str) -> CommitInfo | None:
+    def commit(self, subject: str, *, author: str | None = None) -> CommitInfo | None:
         """Commit the tracked files as they are on disk (an absent file is removed).
 
         Args:
             subject: the first line of the message (whitespace is collapsed to one line); the
                 body is built from the diff.
+            author: who made the change, ``Name`` or ``Name <email>`` (default: reverie, which
+                is always the committer).
 
         Returns:
             The new commit, or None when the files equal HEAD (no commit is made).
@@ -158,9 +162,10 @@ class AuditRepo:
             AuditError: git failed.
         """
         line = _one_line(subject)
+        identity = IDENTITY if author is None else person_identity(author)
         with self._lock.hold(), self._open() as repo:
             sweep_git_locks(self.git_dir)
-            return self._commit_locked(repo, line)
+            return self._commit_locked(repo, line, identity)
 
     def pending_diff(self) -> AuditDiff:
         """Return the uncommitted changes of the tracked files against HEAD (for dry runs)."""
@@ -183,6 +188,14 @@ class AuditRepo:
                 infos.append(describe(repo, commit)[0])
                 commit = first_parent(repo, commit)
         return infos
+
+    def line_origins(self, path: str, text: str, *, depth: int = 200) -> tuple[LineOrigin, ...]:
+        """Return, for each line of ``text`` (``path``'s current text), the commit that added it.
+
+        Walks at most ``depth`` first-parent commits back from HEAD (see ``audit_lines``).
+        """
+        with self._open() as repo:
+            return line_origins(repo, path, text, depth=depth)
 
     def show(self, rev: str) -> CommitDetail:
         """Return one commit with its full diff.
@@ -251,14 +264,16 @@ class AuditRepo:
         finally:
             repo.close()
 
-    def _commit_locked(self, repo: Repo, subject: str) -> CommitInfo | None:
+    def _commit_locked(
+        self, repo: Repo, subject: str, author: bytes = IDENTITY
+    ) -> CommitInfo | None:
         head = head_commit(repo)
         base = None if head is None else head.tree
         tree = stage_tracked(repo, base)
         if head is not None and tree == head.tree:
             return None
         diff = tree_diff(repo, base, tree)
-        commit = self._new_commit(tree, head, f"{subject}\n\n{commit_body(diff)}")
+        commit = self._new_commit(tree, head, f"{subject}\n\n{commit_body(diff)}", author)
         repo.object_store.add_object(commit)
         swapped = repo.refs.set_if_equals(
             _HEAD,
@@ -277,13 +292,16 @@ class AuditRepo:
         logger.info("audit commit %s: %s", info.short, subject)
         return info
 
-    def _new_commit(self, tree: ObjectID, parent: Commit | None, message: str) -> Commit:
+    def _new_commit(
+        self, tree: ObjectID, parent: Commit | None, message: str, author: bytes
+    ) -> Commit:
         now = require_aware(self._clock())
         offset = now.utcoffset() or timedelta(0)
         commit = Commit()
         commit.tree = tree
         commit.parents = [] if parent is None else [parent.id]
-        commit.author = commit.committer = IDENTITY
+        commit.author = author
+        commit.committer = IDENTITY
         commit.author_time = commit.commit_time = int(now.timestamp())
         commit.author_timezone = commit.commit_timezone = int(offset.total_seconds())
         commit.message = message.encode("utf-8")
