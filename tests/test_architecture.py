@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "ingest": 3,
     "cli": 4,
     "mcp": 4,
+    "viewer": 4,
     "__init__": 5,
     "__main__": 5,
 }
