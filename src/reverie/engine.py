@@ -31,7 +31,7 @@ from reverie.config import Config
 from reverie.config_file import default_workspace, load_config
 from reverie.doctor import DoctorReport, examine
 from reverie.dream.confine import canonical_writable
-from reverie.dream.edit import EditResult, edit_file, read_writable
+from reverie.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file, read_writable
 from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
 from reverie.endpoints import deferred_provider
@@ -375,15 +375,29 @@ class MemoryEngine:
         return self.workspace.audit.line_origins(canonical, self.read_file(canonical))
 
     def edit_file(
-        self, path: str, text: str, *, author: str, expected_sha256: str | None = None
+        self,
+        path: str,
+        text: str,
+        *,
+        author: str,
+        expected_sha256: str | None = None,
+        lock_timeout: float = EDIT_LOCK_TIMEOUT,
     ) -> EditResult:
         """A person's edit of a durable file: dream's confinement and lock, one ``edit:`` commit.
 
         ``expected_sha256`` (``reverie.dream.edit.text_sha256`` of the text the person started
-        from) refuses the edit with ``EditError`` if the file changed meanwhile.
+        from) refuses the edit with ``EditError`` if the file changed meanwhile; a dream holding
+        the workspace longer than ``lock_timeout`` seconds raises ``LockTimeoutError``.
         """
-        self.dreamer().recover()
-        return edit_file(self.workspace, path, text, author=author, expected_sha256=expected_sha256)
+        exclusive = self.dreamer().exclusive(timeout=lock_timeout)
+        return edit_file(
+            self.workspace,
+            path,
+            text,
+            author=author,
+            exclusive=exclusive,
+            expected_sha256=expected_sha256,
+        )
 
     def costs(self) -> LedgerSummary:
         """The ledger added up by job and by day."""

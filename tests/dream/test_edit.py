@@ -82,8 +82,26 @@ def test_bad_text_or_author_writes_nothing(engine: MemoryEngine) -> None:
 def test_an_edit_waits_for_the_dream_lock_and_reports_busy(engine: MemoryEngine) -> None:
     lock = engine.workspace.lock("dream")
     with lock.hold(), pytest.raises(LockTimeoutError):
-        edit_file(engine.workspace, "USER.md", "new", author="Ada", lock_timeout=0)
+        engine.edit_file("USER.md", "new", author="Ada", lock_timeout=0)
     lock.close()
+    assert "new" not in engine.read_file("USER.md")
+
+
+def test_an_edit_finishes_an_interrupted_publish_first(engine: MemoryEngine) -> None:
+    recovered: list[str] = []
+
+    class Exclusive:
+        def __enter__(self) -> None:
+            recovered.append("recovered")
+
+        def __exit__(self, *_exc: object) -> None:
+            recovered.append("released")
+
+    result = edit_file(
+        engine.workspace, "SOUL.md", "# Soul\n- be brief\n", author="Ada", exclusive=Exclusive()
+    )
+    assert result.commit is not None
+    assert recovered == ["recovered", "released"]
 
 
 def test_person_identity_keeps_an_email_and_invents_one_otherwise() -> None:

@@ -1,18 +1,18 @@
 """A person's edit of a durable file: dream's confinement, dream's lock, one audit commit.
 
-``edit_file`` is how a person (through the viewer, or any surface) replaces the text of a
-file dream may write (SOUL.md, USER.md, memory/MEMORY.md, skills/<name>/SKILL.md). It takes
-the same road as a dream publish, so the two can never interleave: the path goes through
-``confine`` (text rules, then the real tree), the write happens under the workspace's
-``dream`` lock, and the change is one audit commit ``edit: <path>`` whose message is built
-from the real diff, with the person as author and reverie as committer.
+``edit_file`` is how a person (through the viewer, or any surface) replaces the text of a file
+dream may write (SOUL.md, USER.md, memory/MEMORY.md, skills/<name>/SKILL.md). It takes the same
+road as a dream publish, so the two can never interleave: the path goes through ``confine``
+(text rules, then the real tree), the write happens while the caller holds the workspace's
+``dream`` lock (``Dreamer.exclusive``, which first finishes an interrupted publish, so an edit
+is never rolled back by a later recovery), and the change is one audit commit ``edit: <path>``
+whose message is built from the real diff, with the person as author and reverie as committer.
 
-Invariants: nothing is written unless every check passed; text is stored with LF line
-ends (browsers send CRLF) and ends with a newline when not empty; an edit made against
-a version of the file that is no longer on disk (``expected_sha256`` differs) is refused, so
-a person never overwrites a dream or another edit they have not seen; an edit that changes
-nothing makes no commit. The caller finishes an interrupted dream publish first (the engine
-does), so an edit is never rolled back by a later recovery.
+Invariants: nothing is written unless every check passed; text is stored with LF line ends
+(browsers send CRLF) and ends with a newline when not empty; an edit made against a version of
+the file that is no longer on disk (``expected_sha256`` differs) is refused, so a person never
+overwrites a dream or another edit they have not seen; an edit that changes nothing makes no
+commit.
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
 
 from reverie.dream.confine import canonical_writable, check_writable_on_disk
 from reverie.errors import EditError, StorageError
@@ -79,8 +82,8 @@ def edit_file(
     text: str,
     *,
     author: str,
+    exclusive: AbstractContextManager[object],
     expected_sha256: str | None = None,
-    lock_timeout: float = EDIT_LOCK_TIMEOUT,
 ) -> EditResult:
     """Replace a writable file's text and commit it with ``author`` (see the module docstring).
 
@@ -89,36 +92,33 @@ def edit_file(
         path: the file, as dream names it (``SOUL.md``, ``memory/MEMORY.md``, ...).
         text: the whole new text.
         author: the person, ``Name`` or ``Name <email>``.
+        exclusive: entered around the read-check-write-commit step; it must keep dreams out
+            (``Dreamer.exclusive``).
         expected_sha256: ``text_sha256`` of the text the person started from; None skips the
             check.
-        lock_timeout: seconds to wait for a running dream.
 
     Raises:
         ConfinementError: the path is not writable or unsafe on disk.
         EditError: the text is unacceptable or the file changed since ``expected_sha256``.
-        LockTimeoutError: a dream kept the workspace busy for ``lock_timeout`` seconds.
+        LockTimeoutError: ``exclusive`` timed out (a dream kept the workspace busy).
         ValueError: ``author`` is not a usable name.
     """
     canonical = canonical_writable(path)
     new_text = _clean(text, canonical)
     person_identity(author)  # refuse a bad name before anything is written
-    lock = workspace.lock("dream")
-    try:
-        with lock.hold(timeout=lock_timeout):
-            current = read_writable(workspace, canonical)
-            if expected_sha256 is not None and text_sha256(current) != expected_sha256:
-                raise EditError(
-                    "the file changed since you opened it (a dream or another edit); "
-                    "reload it and edit again",
-                    path=canonical,
-                )
-            if current == new_text:
-                return EditResult(path=canonical, commit=None)
-            atomic_write_text(workspace.root / canonical, new_text)
-            commit = workspace.audit.commit(f"edit: {canonical}", author=author)
-            return EditResult(path=canonical, commit=commit)
-    finally:
-        lock.close()
+    with exclusive:
+        current = read_writable(workspace, canonical)
+        if expected_sha256 is not None and text_sha256(current) != expected_sha256:
+            raise EditError(
+                "the file changed since you opened it (a dream or another edit); "
+                "reload it and edit again",
+                path=canonical,
+            )
+        if current == new_text:
+            return EditResult(path=canonical, commit=None)
+        atomic_write_text(workspace.root / canonical, new_text)
+        commit = workspace.audit.commit(f"edit: {canonical}", author=author)
+        return EditResult(path=canonical, commit=commit)
 
 
 def _clean(text: str, canonical: str) -> str:
