@@ -9,6 +9,7 @@ installs it.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,15 +17,25 @@ import pytest
 
 from reverie import MemoryEngine
 from reverie.viewer import RunningViewer, serve_viewer
-from tests.viewer.sample import build
+from tests.viewer.sample import build, reopen
 
 CHROMIUM = Path(os.environ.get("REVERIE_CHROMIUM", "/usr/bin/chromium"))
 TOKEN = "test-token-0123456789"
 
 
+@pytest.fixture(scope="session")
+def sample_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample workspace, built once; tests get their own copy."""
+    root = tmp_path_factory.mktemp("viewer-sample") / "ws"
+    build(root).close()
+    return root
+
+
 @pytest.fixture
-def sample(tmp_path: Path) -> Iterator[MemoryEngine]:
-    engine = build(tmp_path / "ws")
+def sample(sample_template: Path, tmp_path: Path) -> Iterator[MemoryEngine]:
+    root = tmp_path / "ws"
+    shutil.copytree(sample_template, root, symlinks=True)
+    engine = reopen(root)
     yield engine
     engine.close()
 

@@ -19,14 +19,21 @@ NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))
 
 
 class SampleClock:
-    """Moves forward ten minutes per call, from ``START``."""
+    """Moves forward ten minutes per call, from ``start``."""
 
-    def __init__(self) -> None:
-        self.now = START
+    def __init__(self, start: datetime = START) -> None:
+        self.now = start
 
     def __call__(self) -> datetime:
         self.now += timedelta(minutes=10)
         return self.now
+
+
+def reopen(root: Path) -> MemoryEngine:
+    """Open a copy of the sample workspace, its clock a day after the sample was made."""
+    return MemoryEngine.open(
+        root, NO_MODEL, clock=SampleClock(START + timedelta(days=1)), environ={}, create=False
+    )
 
 
 def build(root: Path) -> MemoryEngine:

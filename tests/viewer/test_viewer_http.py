@@ -73,6 +73,8 @@ def test_the_token_sets_a_cookie_and_redirects_to_the_clean_url(viewer: RunningV
     assert status == 303
     assert headers["location"] == "/search?q=tea"
     cookie = headers["set-cookie"].split(";", 1)[0]
+    _, headers, _ = request(viewer, f"//evil.example/?token={TOKEN}")
+    assert not headers.get("location", "/").startswith("//")
     status, headers, page = request(viewer, "/search?q=tea", headers={"Cookie": cookie})
     assert status == 200
     assert "tea" in page

@@ -146,7 +146,8 @@ def _login(request: Request, guard: Guard) -> Response:
     if session is None:
         return _refused(Refusal(status=401, reason="That token is not this viewer's."))
     rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
-    target = request.url.path
+    # One leading slash: "//host/..." would send the person to another site.
+    target = "/" + request.url.path.lstrip("/")
     response = RedirectResponse(target + (f"?{urlencode(rest)}" if rest else ""), 303)
     response.set_cookie(COOKIE, session, httponly=True, samesite="strict", path="/")
     response.headers.update(HEADERS)
