@@ -53,7 +53,10 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         engine = build(Path(tmp) / "ws")
-        with serve_viewer(engine, "screenshots") as viewer, sync_playwright() as playwright:
+        with (
+            serve_viewer(engine, "screenshots", author="Ada <ada@example.org>") as viewer,
+            sync_playwright() as playwright,
+        ):
             browser = playwright.chromium.launch(executable_path=args.chromium)
             page = browser.new_page(viewport={"width": 1000, "height": 700})
             page.goto(viewer.login_url)

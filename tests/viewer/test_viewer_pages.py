@@ -11,6 +11,7 @@ from starlette.responses import RedirectResponse
 from reverie import MemoryEngine
 from reverie.store.entries import HistoryEntry
 from reverie.viewer import changes, overview, reading, timeline
+from reverie.viewer.app import local_person
 from reverie.viewer.chart import day_chart
 from reverie.viewer.diffview import parse, side_by_side, unified
 from reverie.viewer.layout import View
@@ -163,3 +164,16 @@ def test_change_pages_answer_bad_input_plainly(sample: MemoryEngine) -> None:
     )
     assert isinstance(unchanged, RedirectResponse)
     assert unchanged.headers["location"] == "/?note=unchanged"
+
+
+def test_the_editor_keeps_a_leading_blank_line_and_names_the_author(sample: MemoryEngine) -> None:
+    sample.edit_file("SOUL.md", "\n# Soul\n", author="Ada")
+    page, status = changes.edit_page(View(engine=sample, author="Bo"), path="SOUL.md")
+    assert status == 200
+    assert '<textarea name="text"' in page
+    assert ">\n\n# Soul\n</textarea>" in page
+    assert "author Bo" in page
+
+
+def test_the_default_author_is_the_local_login_name() -> None:
+    assert local_person()

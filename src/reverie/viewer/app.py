@@ -13,6 +13,7 @@ and script, so even text that escaped escaping could not run, and is never cache
 
 from __future__ import annotations
 
+import getpass
 import threading
 from collections.abc import Callable, Collection
 from importlib.resources import files
@@ -49,7 +50,7 @@ def create_viewer(
     engine: MemoryEngine,
     token: str,
     *,
-    author: str = "viewer",
+    author: str | None = None,
     allowed_hosts: Collection[str] | None = None,
     provenance: ProvenanceHook | None = None,
 ) -> Starlette:
@@ -58,17 +59,19 @@ def create_viewer(
     Args:
         engine: the memory engine to show (only its public operations are used).
         token: the secret a person must present once (``/?token=...``).
-        author: the commit author of edits and restores made through this viewer.
+        author: the commit author of edits made through this viewer, ``Name`` or
+            ``Name <email>`` (default: the local user's login name).
         allowed_hosts: Host names to answer for (default: loopback names only; ``"*"``: any).
         provenance: ``(path, line) -> explanation lines``, e.g. built on ``MemoryEngine.why``
             when the engine has it; without it, lines say provenance is not available.
     """
     guard = Guard(token, allowed_hosts=allowed_hosts)
+    person = author or local_person()
     serial = threading.Lock()
 
     def route(path: str, page: Page, methods: tuple[str, ...] = ("GET",)) -> Route:
         async def endpoint(request: Request) -> Response:
-            return await _guarded(request, guard, serial, page, engine, author, provenance)
+            return await _guarded(request, guard, serial, page, engine, person, provenance)
 
         return Route(path, endpoint, methods=list(methods))
 
@@ -139,6 +142,15 @@ async def _read_post(request: Request, guard: Guard, session: str) -> dict[str, 
     origin = f"{request.url.scheme}://{request.headers.get('host', '')}"
     refusal = guard.post_refusal(session, form, request.headers, origin)
     return form if refusal is None else _refused(refusal)
+
+
+def local_person() -> str:
+    """The login name of the person running the viewer ("viewer" when there is none)."""
+    try:
+        name = getpass.getuser()
+    except (OSError, KeyError):
+        return "viewer"
+    return name.strip() or "viewer"
 
 
 def _login(request: Request, guard: Guard) -> Response:

@@ -119,6 +119,8 @@ def edit_page(
         tag("input", type="hidden", name="sha", value=text_sha256(current)),
         tag(
             "textarea",
+            # A newline right after <textarea> is dropped by HTML parsers; give them one to drop.
+            Html("\n"),
             current if text is None else text,
             name="text",
             data_editor=True,

@@ -40,7 +40,7 @@ class View:
         form_fields: a POST's form fields (empty for GET).
         csrf: the viewer session's CSRF token.
         base: the prefix the app is mounted under ('' at the root).
-        author: who edits and restores through this viewer (the commit author).
+        author: who edits through this viewer (the author of ``edit:`` commits).
         provenance: the hook that explains a durable line, when wired.
     """
 

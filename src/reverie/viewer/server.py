@@ -52,7 +52,7 @@ def serve_viewer(
     *,
     host: str = "127.0.0.1",
     port: int = 0,
-    author: str = "viewer",
+    author: str | None = None,
     provenance: ProvenanceHook | None = None,
     allow_remote: bool = False,
 ) -> Iterator[RunningViewer]:
