@@ -48,6 +48,7 @@ from reverie.status import Status, gather
 from reverie.store.audit import CommitDetail, CommitInfo, LineOrigin
 from reverie.store.entries import HistoryEntry
 from reverie.store.ledger import LedgerSummary
+from reverie.store.memory_files import RELATIVE_PATHS
 from reverie.store.workspace import Workspace
 from reverie.token_estimate import TokenCounter
 
@@ -369,10 +370,10 @@ class MemoryEngine:
         """The text of a durable file dream may write (``SOUL.md``, ``memory/MEMORY.md``, ...)."""
         return read_writable(self.workspace, path)
 
-    def line_origins(self, path: str) -> tuple[LineOrigin, ...]:
-        """For each line of a durable file, the audit commit that last added it, and when."""
-        canonical = canonical_writable(path)
-        return self.workspace.audit.line_origins(canonical, self.read_file(canonical))
+    def line_origins(self, *paths: str) -> dict[str, tuple[LineOrigin, ...]]:
+        """Per durable file (default: the three), each line and the commit that last added it."""
+        wanted = [canonical_writable(p) for p in paths] or list(RELATIVE_PATHS.values())
+        return self.workspace.audit.line_origins({p: self.read_file(p) for p in wanted})
 
     def edit_file(
         self,

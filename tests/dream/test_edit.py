@@ -121,7 +121,8 @@ def test_line_origins_say_which_commit_last_added_each_line(
     (engine.workspace.root / "memory" / "MEMORY.md").write_text(
         "# Memory\n\n- old fact\n- new fact\n- on disk only\n", encoding="utf-8"
     )
-    origins = engine.line_origins("memory/MEMORY.md")
+    origins = engine.line_origins("memory/MEMORY.md")["memory/MEMORY.md"]
+    assert set(engine.line_origins()) == {"SOUL.md", "USER.md", "memory/MEMORY.md"}
     by_line = {o.line: o for o in origins}
     assert [o.line for o in origins][-1] == "- on disk only"
     assert by_line["- old fact"].sha == first.sha
@@ -138,7 +139,7 @@ def test_line_origins_past_the_walk_are_marked_at_or_before(engine: MemoryEngine
     for n in range(3):
         engine.edit_file("USER.md", f"# User\n- fact {n}\n", author="Ada")
     text = engine.read_file("USER.md")
-    origins = engine.workspace.audit.line_origins("USER.md", text, depth=2)
+    origins = engine.workspace.audit.line_origins({"USER.md": text}, depth=2)["USER.md"]
     heading = next(o for o in origins if o.line == "# User")
     assert heading.at_or_before
     assert next(o for o in origins if o.line == "- fact 2").sha == engine.log(1)[0].sha

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -189,13 +189,17 @@ class AuditRepo:
                 commit = first_parent(repo, commit)
         return infos
 
-    def line_origins(self, path: str, text: str, *, depth: int = 200) -> tuple[LineOrigin, ...]:
-        """Return, for each line of ``text`` (``path``'s current text), the commit that added it.
+    def line_origins(
+        self, texts: Mapping[str, str], *, depth: int = 200
+    ) -> dict[str, tuple[LineOrigin, ...]]:
+        """For each line of each file's current text, the commit that last added it.
 
-        Walks at most ``depth`` first-parent commits back from HEAD (see ``audit_lines``).
+        Args:
+            texts: tracked paths and their current texts.
+            depth: how many first-parent commits to walk back from HEAD at most.
         """
         with self._open() as repo:
-            return line_origins(repo, path, text, depth=depth)
+            return line_origins(repo, texts, depth=depth)
 
     def show(self, rev: str) -> CommitDetail:
         """Return one commit with its full diff.

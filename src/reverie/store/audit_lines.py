@@ -18,16 +18,19 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
+from dulwich.objects import Tree
+
 from reverie.store.audit_commits import (
     SHORT_SHA_LENGTH,
-    blob_at,
     first_parent,
     head_commit,
     subject_of,
 )
 
 if TYPE_CHECKING:
-    from dulwich.objects import Commit
+    from collections.abc import Mapping
+
+    from dulwich.objects import Commit, ObjectID
     from dulwich.repo import Repo
 
 _IDENTITY = re.compile(r"([^<>\x00-\x1f]+?) *<([^<>\x00-\x1f\s]*)>")
@@ -62,17 +65,32 @@ class LineOrigin:
         return "" if self.sha is None else self.sha[:SHORT_SHA_LENGTH]
 
 
-def line_origins(repo: Repo, path: str, text: str, *, depth: int) -> tuple[LineOrigin, ...]:
-    """Return one ``LineOrigin`` per line of ``text`` (see the module docstring).
+def line_origins(
+    repo: Repo, texts: Mapping[str, str], *, depth: int
+) -> dict[str, tuple[LineOrigin, ...]]:
+    """Return, per path, one ``LineOrigin`` per line of its text (see the module docstring).
+
+    One walk serves every path: each commit and its tree are read once, and a file's text is
+    decoded once per distinct blob.
 
     Args:
         repo: the audit repository.
-        path: the file's path in the repository (``memory/MEMORY.md``).
-        text: the file's current text.
+        texts: each file's path in the repository (``memory/MEMORY.md``) and current text.
         depth: how many commits to read back from HEAD at most.
     """
-    versions = _versions(repo, path, depth)
+    versions = _versions(repo, list(texts), depth)
     reached_root = len(versions) < depth
+    return {
+        path: _origins(
+            text, [(commit, held[path]) for commit, held in versions], reached_root=reached_root
+        )
+        for path, text in texts.items()
+    }
+
+
+def _origins(
+    text: str, versions: list[tuple[Commit, frozenset[str]]], *, reached_root: bool
+) -> tuple[LineOrigin, ...]:
     origins: dict[str, LineOrigin] = {}
     for line in text.splitlines():
         if line in origins or not line.strip():
@@ -104,15 +122,45 @@ def person_identity(author: str) -> bytes:
     return f"{cleaned} <{cleaned.replace(' ', '.').lower()}@localhost>".encode()
 
 
-def _versions(repo: Repo, path: str, depth: int) -> list[tuple[Commit, frozenset[str]]]:
-    versions: list[tuple[Commit, frozenset[str]]] = []
+def _versions(
+    repo: Repo, paths: list[str], depth: int
+) -> list[tuple[Commit, dict[str, frozenset[str]]]]:
+    versions: list[tuple[Commit, dict[str, frozenset[str]]]] = []
+    reader = _Reader(repo)
     commit = head_commit(repo)
     while commit is not None and len(versions) < depth:
-        blob = blob_at(repo, commit.tree, path)
-        held = blob.decode("utf-8", errors="replace").splitlines() if blob is not None else []
-        versions.append((commit, frozenset(held)))
+        versions.append((commit, {path: reader.lines(commit.tree, path) for path in paths}))
         commit = first_parent(repo, commit)
     return versions
+
+
+class _Reader:
+    """Reads file lines out of trees, each tree and each blob once per walk."""
+
+    def __init__(self, repo: Repo) -> None:
+        self._store = repo.object_store
+        self._trees: dict[bytes, Tree] = {}
+        self._blobs: dict[bytes, frozenset[str]] = {}
+
+    def lines(self, tree: ObjectID, path: str) -> frozenset[str]:
+        sha: ObjectID = tree
+        try:
+            for part in path.encode("utf-8").split(b"/"):
+                _mode, sha = self._tree(sha)[part]
+        except KeyError:
+            return frozenset()
+        if sha not in self._blobs:
+            raw = self._store[sha].as_raw_string()
+            self._blobs[sha] = frozenset(raw.decode("utf-8", errors="replace").splitlines())
+        return self._blobs[sha]
+
+    def _tree(self, sha: ObjectID) -> Tree:
+        if sha not in self._trees:
+            found = self._store[sha]
+            if not isinstance(found, Tree):
+                raise KeyError(sha)  # a file where a folder should be: the path is absent
+            self._trees[sha] = found
+        return self._trees[sha]
 
 
 def _origin(line: str, commit: Commit, *, at_or_before: bool = False) -> LineOrigin:

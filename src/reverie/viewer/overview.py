@@ -37,7 +37,8 @@ def line_kind(line: str) -> tuple[str, str]:
 def overview(view: View) -> Html:
     """The whole overview page."""
     now = view.engine.clock()
-    cards = [file_card(view, path, now) for path in RELATIVE_PATHS.values()]
+    every = view.engine.line_origins(*RELATIVE_PATHS.values())
+    cards = [file_card(view, path, origins, now) for path, origins in every.items()]
     body = join([status_card(view, view.engine.status()), *cards])
     return page(
         view,
@@ -48,9 +49,8 @@ def overview(view: View) -> Html:
     )
 
 
-def file_card(view: View, path: str, now: datetime) -> Html:
+def file_card(view: View, path: str, origins: tuple[LineOrigin, ...], now: datetime) -> Html:
     """One durable file, rendered line by line with ages."""
-    origins = view.engine.line_origins(path)
     lines = [_line(view, path, origin, now) for origin in origins]
     if not lines:
         lines = [tag("p", "(empty)", class_="muted")]
