@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -10,12 +11,13 @@ from starlette.responses import RedirectResponse
 
 from reverie import MemoryEngine
 from reverie.store.entries import HistoryEntry
-from reverie.viewer import changes, overview, reading, timeline
+from reverie.viewer import RunningViewer, changes, overview, reading, timeline
 from reverie.viewer.app import local_person
 from reverie.viewer.chart import day_chart
 from reverie.viewer.diffview import parse, side_by_side, unified
 from reverie.viewer.layout import View
 from reverie.viewer.markup import Html, ago, esc, tag
+from tests.viewer.conftest import TOKEN
 from tests.viewer.sample import NO_MODEL, SampleClock
 
 DIFF = """--- a/USER.md
@@ -177,3 +179,19 @@ def test_the_editor_keeps_a_leading_blank_line_and_names_the_author(sample: Memo
 
 def test_the_default_author_is_the_local_login_name() -> None:
     assert local_person()
+
+
+def test_a_failing_store_is_a_page_not_a_crash(viewer: RunningViewer, sample: MemoryEngine) -> None:
+    history = sample.workspace.root / "memory" / "history.jsonl"
+    history.unlink()
+    history.mkdir()  # reading history now fails with a StorageError
+    conn = http.client.HTTPConnection(viewer.host, viewer.port, timeout=10)
+    conn.request("GET", f"/timeline?token={TOKEN}")
+    cookie = conn.getresponse().getheader("set-cookie", "").split(";", 1)[0]
+    conn.close()
+    conn = http.client.HTTPConnection(viewer.host, viewer.port, timeout=10)
+    conn.request("GET", "/timeline", headers={"Cookie": cookie})
+    response = conn.getresponse()
+    assert response.status == 500
+    assert "reverie could not do that" in response.read().decode()
+    conn.close()

@@ -14,6 +14,7 @@ and script, so even text that escaped escaping could not run, and is never cache
 from __future__ import annotations
 
 import getpass
+import logging
 import threading
 from collections.abc import Callable, Collection
 from importlib.resources import files
@@ -26,10 +27,13 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from reverie.engine import MemoryEngine
+from reverie.errors import ReverieError
 from reverie.viewer import changes, overview, reading, timeline
 from reverie.viewer.guard import COOKIE, Guard, Refusal
 from reverie.viewer.layout import ProvenanceHook, View
 from reverie.viewer.markup import Html, tag
+
+logger = logging.getLogger(__name__)
 
 MAX_FORM_BYTES = 512 * 1024
 HEADERS = {
@@ -79,14 +83,14 @@ def create_viewer(
         route("/", overview.overview),
         route("/why", overview.why_page),
         route("/timeline", timeline.timeline),
-        route("/commit/{rev}", lambda v: changes.commit_page(v, v.query["__rev"])),
+        route("/commit/{rev}", lambda v: changes.commit_page(v, v.path["rev"])),
         route("/restore", changes.restore, ("POST",)),
         route("/edit", lambda v: changes.edit_page(v, path=v.query.get("path", ""))),
         route("/edit", changes.save_edit, ("POST",)),
         route("/search", reading.search_page),
         route("/sessions", reading.sessions_page),
         route("/session", reading.session_page),
-        route("/assets/{name}", lambda v: _asset(v.query["__name"])),
+        route("/assets/{name}", lambda v: _asset(v.path["name"])),
     ]
     return Starlette(routes=routes)
 
@@ -115,11 +119,10 @@ async def _guarded(
         if isinstance(posted, Response):
             return posted
         form = posted
-    query = dict(request.query_params)
-    query.update({f"__{k}": str(v) for k, v in request.path_params.items()})
     view = View(
         engine=engine,
-        query=query,
+        query=dict(request.query_params),
+        path={k: str(v) for k, v in request.path_params.items()},
         form_fields=form,
         csrf=csrf,
         base=request.scope.get("root_path", ""),
@@ -129,7 +132,12 @@ async def _guarded(
 
     def run() -> Html | tuple[Html, int] | Response:
         with serial:
-            return page(view)
+            try:
+                return page(view)
+            except ReverieError as exc:
+                # A damaged workspace or a failing store: say so on the page, keep serving.
+                logger.warning("viewer page %s failed: %s", request.url.path, exc)
+                return _refused(Refusal(status=500, reason=f"reverie could not do that: {exc}"))
 
     return _respond(await run_in_threadpool(run))
 

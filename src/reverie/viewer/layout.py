@@ -37,6 +37,7 @@ class View:
     Attributes:
         engine: the memory engine (public operations only).
         query: the query string's fields (last value wins).
+        path: the route's path parameters (``rev`` of ``/commit/{rev}``).
         form_fields: a POST's form fields (empty for GET).
         csrf: the viewer session's CSRF token.
         base: the prefix the app is mounted under ('' at the root).
@@ -46,6 +47,7 @@ class View:
 
     engine: MemoryEngine
     query: Mapping[str, str] = field(default_factory=dict)
+    path: Mapping[str, str] = field(default_factory=dict)
     form_fields: Mapping[str, str] = field(default_factory=dict)
     csrf: str = ""
     base: str = ""
