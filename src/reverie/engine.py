@@ -2,7 +2,8 @@
 
 Under any agent: ``record`` what happened, ask ``prompt`` for the next in-budget prompt; or let
 the built-in agent do both with ``turn``. ``dream`` curates the durable files, ``search``
-finds anything remembered, ``status`` says where things stand. ``AsyncMemoryEngine`` wraps
+finds anything remembered, ``status`` says where things stand, ``edit_file`` and ``restore``
+are a person's changes (each one audit commit). ``AsyncMemoryEngine`` wraps
 every call for asyncio agents (``reverie.async_engine``) and adds no logic of its own.
 
 Modes. With a model configured, compaction and dream use it (``[memory_model]`` if set, else

@@ -19,6 +19,9 @@ Invariants:
 - ``restore`` puts every tracked file back as of a commit, the dream cursor included
   (invariant 7), and records that as a new commit. Uncommitted edits are committed first as
   a snapshot, so a restore never destroys anything history does not hold.
+- reverie is the committer of every commit and its author unless a person is named (a
+  person's edit through ``reverie.dream.edit``); ``line_origins`` reads line ages
+  (``audit_lines``) and writes nothing.
 - dulwich and OS failures surface as ``AuditError`` (``raise ... from``).
 """
 
