@@ -39,6 +39,7 @@ LAYERS: dict[str, int] = {
     "provenance": 2,
     "importers": 2,
     "engine": 3,
+    "engine_reads": 3,
     "endpoints": 3,
     "async_engine": 3,
     "ingest": 3,
@@ -46,6 +47,7 @@ LAYERS: dict[str, int] = {
     "cli": 4,
     "mcp": 4,
     "serve": 4,
+    "viewer": 4,
     "__init__": 5,
     "__main__": 5,
 }

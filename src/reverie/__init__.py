@@ -19,12 +19,14 @@ if TYPE_CHECKING:
     from reverie.compaction.result import CompactionResult
     from reverie.config import Config
     from reverie.doctor import DoctorReport
+    from reverie.dream.edit import EditResult
     from reverie.dream.result import DreamResult
     from reverie.engine import MemoryEngine, PromptResult, RecordResult
     from reverie.errors import (
         AuditError,
         ContextLengthExceededError,
         CursorError,
+        EditError,
         HistoryError,
         IngestBusyError,
         InputError,
@@ -72,7 +74,7 @@ if TYPE_CHECKING:
     from reverie.search import SearchHit
     from reverie.session import ArchivedSummary, Session, SessionInfo
     from reverie.status import Status
-    from reverie.store.audit import CommitDetail, CommitInfo
+    from reverie.store.audit import CommitDetail, CommitInfo, LineOrigin
     from reverie.store.entries import HistoryEntry
     from reverie.store.history import TrimResult
     from reverie.store.sessions import SessionStore
@@ -94,6 +96,8 @@ _WHERE: dict[str, str] = {
     "CursorError": "reverie.errors",
     "DoctorReport": "reverie.doctor",
     "DreamResult": "reverie.dream.result",
+    "EditError": "reverie.errors",
+    "EditResult": "reverie.dream.edit",
     "ExactCounter": "reverie.llm.tokens",
     "ForgetPlan": "reverie.provenance",
     "ForgetReport": "reverie.provenance",
@@ -103,6 +107,7 @@ _WHERE: dict[str, str] = {
     "IngestReport": "reverie.ingest",
     "InputError": "reverie.errors",
     "InputTooLargeError": "reverie.errors",
+    "LineOrigin": "reverie.store.audit",
     "LineProvenance": "reverie.provenance",
     "LockTimeoutError": "reverie.errors",
     "MalformedReplyError": "reverie.errors",
@@ -184,6 +189,8 @@ __all__ = [
     "CursorError",
     "DoctorReport",
     "DreamResult",
+    "EditError",
+    "EditResult",
     "ExactCounter",
     "ForgetPlan",
     "ForgetReport",
@@ -193,6 +200,7 @@ __all__ = [
     "IngestReport",
     "InputError",
     "InputTooLargeError",
+    "LineOrigin",
     "LineProvenance",
     "LockTimeoutError",
     "MalformedReplyError",

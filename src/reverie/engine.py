@@ -3,7 +3,8 @@
 Under any agent: ``record`` what happened, ask ``prompt`` for the next in-budget prompt; or let
 the built-in agent do both with ``turn``. ``dream`` curates the durable files, ``search``
 finds anything remembered, ``status`` says where things stand, ``why`` says where a
-remembered line came from and ``forget`` removes a fact with everything behind it.
+remembered line came from and ``forget`` removes a fact with everything behind it;
+``edit_file`` and ``restore`` are a person's changes (each one audit commit).
 ``AsyncMemoryEngine`` wraps every call for asyncio agents (``reverie.async_engine``) and adds
 no logic of its own.
 
@@ -32,9 +33,11 @@ from reverie.compaction.summariser import ModelSummariser
 from reverie.config import Config
 from reverie.config_file import default_workspace, load_config
 from reverie.doctor import DoctorReport, examine
+from reverie.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file
 from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
 from reverie.endpoints import deferred_provider
+from reverie.engine_reads import MemoryReads
 from reverie.errors import ModelNotConfiguredError
 from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
 from reverie.ingest import IngestReport, Progress, run_ingest
@@ -44,17 +47,11 @@ from reverie.messages import JSONValue, Message
 from reverie.modelfree.summariser import ModelFreeSummariser
 from reverie.prompt import AssembledPrompt, PromptAssembler
 from reverie.provenance.forget import ForgetReport, forget
-from reverie.provenance.plan import ForgetPlan, plan_forget
-from reverie.provenance.why import WhyReport, explain
 from reverie.recall import RecalledItem, Recaller, RecallResult
 from reverie.search import SearchHit, SearchIndex
-from reverie.session import Session, SessionInfo
 from reverie.status import Status, gather
-from reverie.store.audit import CommitDetail, CommitInfo
+from reverie.store.audit import CommitInfo
 from reverie.store.audit_integrity import AuditIntegrity
-from reverie.store.entries import HistoryEntry
-from reverie.store.ledger import LedgerSummary
-from reverie.store.memory_files import MemoryFileName
 from reverie.store.workspace import Workspace
 from reverie.token_estimate import TokenCounter
 
@@ -102,7 +99,7 @@ class RecordResult:
     """Lone surrogates (invalid halves of a character) replaced with U+FFFD before storing."""
 
 
-class MemoryEngine:
+class MemoryEngine(MemoryReads):
     """reverie as a library: memory under any agent, or the built-in agent."""
 
     def __init__(
@@ -375,38 +372,7 @@ class MemoryEngine:
             self._index = SearchIndex(self.workspace)
         return self._index
 
-    # Reads and restore for surfaces (CLI, MCP): thin, so a surface never wires parts itself.
-
-    def history(
-        self, *, since: int | None = None, session_key: str | None = None, limit: int | None = None
-    ) -> list[HistoryEntry]:
-        """Return history entries, oldest first, optionally of one session.
-
-        With ``since``, the first ``limit`` entries after that cursor (page forward by passing
-        the last cursor seen); without it, the newest ``limit`` entries.
-        """
-        limit = None if limit is None else check_limit(limit)
-        found = (
-            self.workspace.history.read_since(since)
-            if since is not None
-            else self.workspace.history.entries()
-        )
-        kept = [e for e in found if session_key is None or e.session_key == session_key]
-        if limit is None:
-            return kept
-        return kept[:limit] if since is not None else kept[-limit:]
-
-    def sessions(self) -> list[SessionInfo]:
-        """Every session (internal ``dream:`` ones too), sorted by key."""
-        return self.workspace.sessions.list()
-
-    def log(self, n: int = 20) -> list[CommitInfo]:
-        """The newest ``n`` audit commits, newest first."""
-        return self.workspace.audit.log(check_limit(n, name="n"))
-
-    def show(self, rev: str) -> CommitDetail:
-        """One audit commit with its diff (raises ``RevisionNotFoundError``)."""
-        return self.workspace.audit.show(rev)
+    # Changes a person makes (restore, forget, edit); the reads are in ``MemoryReads``.
 
     def restore(self, rev: str, *, force: bool = False) -> CommitInfo:
         """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
@@ -415,14 +381,6 @@ class MemoryEngine:
         again are gone) unless ``force``.
         """
         return self.dreamer().restore(rev, force=force)
-
-    def why(self, text: str) -> WhyReport:
-        """The durable lines matching ``text``, each with the entries and messages it came from."""
-        return explain(self.workspace, text)
-
-    def forget_plan(self, text: str) -> ForgetPlan:
-        """What ``forget(text)`` would remove; nothing changes (show it, then ask)."""
-        return plan_forget(self.workspace, text)
 
     def forget(self, text: str, *, purge: bool = False) -> ForgetReport:
         """Remove a fact, what it came from and what it led to, as one audit commit.
@@ -433,17 +391,30 @@ class MemoryEngine:
         self.dreamer().recover()
         return forget(self.workspace, text, purge=purge, index=self.index)
 
-    def read_memory(self, name: MemoryFileName) -> str:
-        """The text of one durable file: ``"SOUL"``, ``"USER"`` or ``"MEMORY"`` ('' if absent)."""
-        return self.workspace.files.read(name)
+    def edit_file(
+        self,
+        path: str,
+        text: str,
+        *,
+        author: str,
+        expected_sha256: str | None = None,
+        lock_timeout: float = EDIT_LOCK_TIMEOUT,
+    ) -> EditResult:
+        """A person's edit of a durable file: dream's confinement and lock, one ``edit:`` commit.
 
-    def session(self, session_key: str) -> Session:
-        """One session as stored: every message (compacted ones too), its mark and summary."""
-        return self.workspace.sessions.load(session_key)
-
-    def costs(self) -> LedgerSummary:
-        """The ledger added up by job and by day."""
-        return self.workspace.ledger.summary()
+        ``expected_sha256`` (``reverie.dream.edit.text_sha256`` of the text the person started
+        from) refuses the edit with ``EditError`` if the file changed meanwhile; a dream holding
+        the workspace longer than ``lock_timeout`` seconds raises ``LockTimeoutError``.
+        """
+        exclusive = self.dreamer().exclusive(timeout=lock_timeout)
+        return edit_file(
+            self.workspace,
+            path,
+            text,
+            author=author,
+            exclusive=exclusive,
+            expected_sha256=expected_sha256,
+        )
 
     def _search_text(self, query: str, limit: int, session_key: str) -> str:
         scope = None if self.config.prompt.unified_session else session_key

@@ -26,7 +26,8 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     │   ├── PatchError                  a unified-diff patch does not apply (hunk, line kept)
     │   ├── PublishConflictError        a durable file changed on disk while dream staged it
     │   ├── RestoreWouldLoseError       a restore needs history entries a trim dropped (force it)
-    │   └── PublishJournalError         the publish journal is unreadable or not reverie's
+    │   ├── PublishJournalError         the publish journal is unreadable or not reverie's
+    │   └── EditError                   a person's edit of a durable file was refused (reason kept)
     ├── LockTimeoutError            a cross-process lock was not acquired in time
     ├── IngestBusyError             another process is ingesting into the workspace
     ├── StorageError                an I/O operation on a workspace file failed (path kept)
@@ -234,6 +235,15 @@ class PublishJournalError(DreamError):
 
     def __init__(self, message: str, *, path: Path) -> None:
         super().__init__(f"{message}: {path}")
+        self.path = path
+
+
+class EditError(DreamError):
+    """A person's edit of a durable file was refused; ``reason`` says why, nothing was written."""
+
+    def __init__(self, reason: str, *, path: str) -> None:
+        super().__init__(f"edit of {path} refused: {reason}")
+        self.reason = reason
         self.path = path
 
 

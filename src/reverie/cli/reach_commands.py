@@ -3,7 +3,7 @@
 ``mcp`` serves the workspace's memory over stdio to one MCP client (Claude Desktop, Claude
 Code, Cursor, nanobot): stdout carries only the protocol, so nothing else is printed there.
 ``serve`` runs one HTTP server with the OpenAI-compatible memory proxy at ``/v1`` and MCP at
-``/mcp``, behind a bearer token, and mounts the viewer at ``/`` when it is installed. Both
+``/mcp``, behind a bearer token, and mounts the viewer at ``/``. Both
 run the chat REPL's background worker meanwhile (idle compaction, scheduled dream; never on a
 session with an exchange in flight), reporting on stderr. Both import their SDKs (the
 ``serve`` extra) only when run, so ``reverie --help`` stays fast, and say how to install
@@ -98,13 +98,12 @@ def _upstream(memory: MemoryEngine) -> Upstream | None:
 
 
 def _mounts(memory: MemoryEngine, token: str) -> list[BaseRoute]:
-    """The viewer at ``/`` when ``reverie.viewer`` exists (it checks its own cookie)."""
-    if importlib.util.find_spec("reverie.viewer") is None:
-        return []
+    """The viewer at ``/`` (it checks its own cookie, not the bearer token)."""
     from starlette.routing import Mount
 
-    viewer = importlib.import_module("reverie.viewer")
-    return [Mount("/", app=viewer.create_viewer(memory, token))]
+    from reverie.viewer import create_viewer
+
+    return [Mount("/", app=create_viewer(memory, token))]
 
 
 def _announce(host: str, port: int, token: str | None, upstream: Upstream | None) -> None:

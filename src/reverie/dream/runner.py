@@ -22,8 +22,8 @@ Crash safety: the journal is written before any durable file changes and deleted
 commit, and every step after it is idempotent (rewriting a file to its journaled text, writing
 the same cursor, a commit that finds nothing new), so recovery at the start of the next run
 simply repeats them. Until recovery ran, the files may be new while the cursor is old; recovery
-runs under the dream lock before anything reads them. ``restore`` takes the same lock and
-recovers first, so a restore is never undone by a later roll-forward.
+runs under the dream lock before anything reads them. ``restore`` and ``exclusive`` (a person's
+edit) take the same lock and recover first, so neither is undone by a later roll-forward.
 
 Invariants 7, 8, 9 and 11: the cursor moves only after a completed run (a completed no-op too);
 writes reach only the writable set (``confine`` through ``DreamTools`` and the journal); the
@@ -171,6 +171,24 @@ class Dreamer:
                 if not force:
                     check_rewind(self.workspace, rev)
                 return self.workspace.audit.restore(rev)
+        finally:
+            lock.close()
+
+    @contextlib.contextmanager
+    def exclusive(self, *, timeout: float | None = None) -> Iterator[None]:
+        """Hold the dream lock for a ``with`` block, after finishing an interrupted publish.
+
+        For a person's edit (``reverie.dream.edit``): no dream publishes meanwhile, and no
+        later recovery can roll an older publish forward over the edit.
+
+        Raises:
+            LockTimeoutError: a dream held the lock for ``timeout`` seconds.
+        """
+        lock = self.workspace.lock("dream")
+        try:
+            with lock.hold(timeout=timeout):
+                self._recover_locked()
+                yield
         finally:
             lock.close()
 

@@ -23,6 +23,9 @@ Invariants:
 - ``restore`` puts every tracked file back as of a commit, the dream cursor included
   (invariant 7), and records that as a new commit. Uncommitted edits are committed first as
   a snapshot, so a restore never destroys anything history does not hold.
+- reverie is the committer of every commit and its author unless a person is named (a
+  person's edit through ``reverie.dream.edit``); ``line_origins`` reads line ages
+  (``audit_lines``) and writes nothing.
 - dulwich and OS failures surface as ``AuditError`` (``raise ... from``).
 """
 
@@ -31,7 +34,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -81,6 +84,7 @@ from reverie.store.audit_integrity import (
     read_root,
     write_root,
 )
+from reverie.store.audit_lines import LineOrigin, line_origins, person_identity
 from reverie.store.audit_locks import sweep_git_locks
 from reverie.store.audit_purge import Scrub, purge_history
 from reverie.store.audit_worktree import (
@@ -104,6 +108,7 @@ __all__ = [
     "CommitDetail",
     "CommitInfo",
     "FileChange",
+    "LineOrigin",
 ]
 
 logger = logging.getLogger(__name__)
@@ -219,7 +224,9 @@ class AuditRepo:
         finally:
             shutil.rmtree(scratch_root, ignore_errors=True)
 
-    def commit(self, subject: str, *, allow_empty: bool = False) -> CommitInfo | None:
+    def commit(
+        self, subject: str, *, allow_empty: bool = False, author: str | None = None
+    ) -> CommitInfo | None:
         """Commit the tracked files as they are on disk (an absent file is removed).
 
         Args:
@@ -227,6 +234,8 @@ class AuditRepo:
                 body is built from the diff.
             allow_empty: commit even when nothing changed (``forget`` records every removal,
                 also one that touched no durable file).
+            author: who made the change, ``Name`` or ``Name <email>`` (default: reverie, which
+                is always the committer).
 
         Returns:
             The new commit, or None when the files equal HEAD (no commit is made).
@@ -236,9 +245,10 @@ class AuditRepo:
             AuditError: git failed.
         """
         line = _one_line(subject)
+        identity = IDENTITY if author is None else person_identity(author)
         with self._lock.hold(), self._open() as repo:
             sweep_git_locks(self.git_dir)
-            return self._commit_locked(repo, line, allow_empty=allow_empty)
+            return self._commit_locked(repo, line, identity, allow_empty=allow_empty)
 
     def pending_diff(self) -> AuditDiff:
         """Return the uncommitted changes of the tracked files against HEAD (for dry runs)."""
@@ -261,6 +271,18 @@ class AuditRepo:
                 infos.append(describe(repo, commit)[0])
                 commit = first_parent(repo, commit)
         return infos
+
+    def line_origins(
+        self, texts: Mapping[str, str], *, depth: int = 200
+    ) -> dict[str, tuple[LineOrigin, ...]]:
+        """For each line of each file's current text, the commit that last added it.
+
+        Args:
+            texts: tracked paths and their current texts.
+            depth: how many first-parent commits to walk back from HEAD at most.
+        """
+        with self._open() as repo:
+            return line_origins(repo, texts, depth=depth)
 
     def show(self, rev: str) -> CommitDetail:
         """Return one commit with its full diff.
@@ -360,7 +382,7 @@ class AuditRepo:
             repo.close()
 
     def _commit_locked(
-        self, repo: Repo, subject: str, *, allow_empty: bool = False
+        self, repo: Repo, subject: str, author: bytes = IDENTITY, *, allow_empty: bool = False
     ) -> CommitInfo | None:
         head = head_commit(repo)
         base = None if head is None else head.tree
@@ -368,7 +390,7 @@ class AuditRepo:
         if head is not None and tree == head.tree and not allow_empty:
             return None
         diff = tree_diff(repo, base, tree)
-        commit = self._new_commit(tree, head, f"{subject}\n\n{commit_body(diff)}")
+        commit = self._new_commit(tree, head, f"{subject}\n\n{commit_body(diff)}", author)
         repo.object_store.add_object(commit)
         swapped = repo.refs.set_if_equals(
             _HEAD,
@@ -387,13 +409,16 @@ class AuditRepo:
         logger.info("audit commit %s: %s", info.short, subject)
         return info
 
-    def _new_commit(self, tree: ObjectID, parent: Commit | None, message: str) -> Commit:
+    def _new_commit(
+        self, tree: ObjectID, parent: Commit | None, message: str, author: bytes
+    ) -> Commit:
         now = require_aware(self._clock())
         offset = now.utcoffset() or timedelta(0)
         commit = Commit()
         commit.tree = tree
         commit.parents = [] if parent is None else [parent.id]
-        commit.author = commit.committer = IDENTITY
+        commit.author = author
+        commit.committer = IDENTITY
         commit.author_time = commit.commit_time = int(now.timestamp())
         commit.author_timezone = commit.commit_timezone = int(offset.total_seconds())
         commit.message = message.encode("utf-8")

@@ -49,6 +49,7 @@ class CommitInfo:
         message: the whole message.
         time: the commit time (timezone-aware, in the committer's offset).
         files: the files changed against the first parent, with line counts.
+        author: who made the change, as git records it (``Name <email>``).
     """
 
     sha: str
@@ -57,6 +58,7 @@ class CommitInfo:
     message: str
     time: datetime
     files: tuple[FileChange, ...]
+    author: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,6 +164,7 @@ def commit_info(commit: Commit, diff: AuditDiff) -> CommitInfo:
         message=_message(commit),
         time=datetime.fromtimestamp(commit.commit_time, tz=offset),
         files=diff.files,
+        author=bytes(commit.author).decode("utf-8", errors="replace"),
     )
 
 

@@ -1,0 +1,86 @@
+"""``MemoryReads``: the read operations of ``MemoryEngine``, for surfaces and the SDK.
+
+Thin reads of the workspace (history, sessions, the audit log, durable files, line ages,
+provenance, the ledger), so that a surface never reaches the parts itself. ``MemoryEngine``
+inherits them; nothing here changes a file.
+"""
+
+from __future__ import annotations
+
+from reverie.dream.confine import canonical_writable
+from reverie.dream.edit import read_writable
+from reverie.inbound import check_limit
+from reverie.provenance.plan import ForgetPlan, plan_forget
+from reverie.provenance.why import WhyReport, explain
+from reverie.session import Session, SessionInfo
+from reverie.store.audit import CommitDetail, CommitInfo, LineOrigin
+from reverie.store.entries import HistoryEntry
+from reverie.store.ledger import LedgerSummary
+from reverie.store.memory_files import RELATIVE_PATHS, MemoryFileName
+from reverie.store.workspace import Workspace
+
+
+class MemoryReads:
+    """Read operations over an open workspace (``MemoryEngine`` is the class to use)."""
+
+    workspace: Workspace
+
+    def history(
+        self, *, since: int | None = None, session_key: str | None = None, limit: int | None = None
+    ) -> list[HistoryEntry]:
+        """Return history entries, oldest first, optionally of one session.
+
+        With ``since``, the first ``limit`` entries after that cursor (page forward by passing
+        the last cursor seen); without it, the newest ``limit`` entries.
+        """
+        limit = None if limit is None else check_limit(limit)
+        found = (
+            self.workspace.history.read_since(since)
+            if since is not None
+            else self.workspace.history.entries()
+        )
+        kept = [e for e in found if session_key is None or e.session_key == session_key]
+        if limit is None:
+            return kept
+        return kept[:limit] if since is not None else kept[-limit:]
+
+    def sessions(self) -> list[SessionInfo]:
+        """Every session (internal ``dream:`` ones too), sorted by key."""
+        return self.workspace.sessions.list()
+
+    def log(self, n: int = 20) -> list[CommitInfo]:
+        """The newest ``n`` audit commits, newest first."""
+        return self.workspace.audit.log(check_limit(n, name="n"))
+
+    def show(self, rev: str) -> CommitDetail:
+        """One audit commit with its diff (raises ``RevisionNotFoundError``)."""
+        return self.workspace.audit.show(rev)
+
+    def why(self, text: str) -> WhyReport:
+        """The durable lines matching ``text``, each with the entries and messages it came from."""
+        return explain(self.workspace, text)
+
+    def forget_plan(self, text: str) -> ForgetPlan:
+        """What ``forget(text)`` would remove; nothing changes (show it, then ask)."""
+        return plan_forget(self.workspace, text)
+
+    def read_memory(self, name: MemoryFileName) -> str:
+        """The text of one durable file: ``"SOUL"``, ``"USER"`` or ``"MEMORY"`` ('' if absent)."""
+        return self.workspace.files.read(name)
+
+    def session(self, session_key: str) -> Session:
+        """One session as stored: every message (compacted ones too), its mark and summary."""
+        return self.workspace.sessions.load(session_key)
+
+    def read_file(self, path: str) -> str:
+        """The text of a durable file dream may write (``SOUL.md``, ``memory/MEMORY.md``, ...)."""
+        return read_writable(self.workspace, path)
+
+    def line_origins(self, *paths: str) -> dict[str, tuple[LineOrigin, ...]]:
+        """Per durable file (default: the three), each line and the commit that last added it."""
+        wanted = [canonical_writable(p) for p in paths] or list(RELATIVE_PATHS.values())
+        return self.workspace.audit.line_origins({p: self.read_file(p) for p in wanted})
+
+    def costs(self) -> LedgerSummary:
+        """The ledger added up by job and by day."""
+        return self.workspace.ledger.summary()

@@ -1,0 +1,98 @@
+"""Who may see the viewer: the serve token, a session cookie, CSRF tokens, allowed hosts.
+
+The person opens ``/?token=<serve token>``; ``Guard.login`` checks it (constant time), starts
+a viewer session (a random id in an HttpOnly, SameSite=Strict cookie) and the app redirects
+to the same URL without the token, so it does not stay in the address bar or the history.
+Every later request needs that cookie; without it nothing is shown. Each viewer session has
+its own CSRF token, put in a hidden field of every form and checked on every POST together
+with the request's Origin (or Referer), which must be the viewer's own origin.
+
+The Host header must name a loopback host unless the app is told otherwise, so a web page
+cannot reach the viewer by rebinding its own DNS name to 127.0.0.1.
+
+Sessions live in memory (a restart asks for the token link again) and are capped; the oldest
+is forgotten first. This module holds no memory data and renders nothing.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+COOKIE = "reverie_viewer"
+MAX_SESSIONS = 256
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+"""Host names accepted by default (any port)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Refusal:
+    """Why a request is refused: the HTTP status and a line for the person."""
+
+    status: int
+    reason: str
+
+
+class Guard:
+    """The token, the viewer sessions and their CSRF tokens (see the module docstring)."""
+
+    def __init__(self, token: str, *, allowed_hosts: Collection[str] | None = None) -> None:
+        if not token:
+            raise ValueError("the viewer needs a non-empty token")
+        self._token = token.encode("utf-8")
+        self._hosts = frozenset(h.lower() for h in (allowed_hosts or LOOPBACK_HOSTS))
+        self._sessions: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def login(self, offered: str) -> str | None:
+        """Return a new session id when ``offered`` is the token, else None."""
+        if not hmac.compare_digest(offered.encode("utf-8"), self._token):
+            return None
+        session = secrets.token_urlsafe(32)
+        with self._lock:
+            self._sessions[session] = secrets.token_urlsafe(32)
+            while len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+        return session
+
+    def csrf(self, session: str) -> str | None:
+        """The CSRF token of a live session, or None when the session is unknown."""
+        with self._lock:
+            return self._sessions.get(session)
+
+    def host_refusal(self, host: str) -> Refusal | None:
+        """Refuse a Host header that names no allowed host (the port is ignored)."""
+        if "*" in self._hosts:
+            return None
+        if _host_name(host) in self._hosts:
+            return None
+        return Refusal(status=421, reason=f"this viewer does not answer for host {host!r}")
+
+    def post_refusal(
+        self, session: str, form: Mapping[str, str], headers: Mapping[str, str], origin: str
+    ) -> Refusal | None:
+        """Refuse a POST whose CSRF token or Origin/Referer is not this viewer's own."""
+        expected = self.csrf(session)
+        offered = form.get("csrf", "")
+        if expected is None or not hmac.compare_digest(offered.encode(), expected.encode()):
+            return Refusal(status=403, reason="the form's CSRF token is missing or wrong")
+        sent_origin = headers.get("origin")
+        if sent_origin is not None:
+            if sent_origin != origin:
+                return Refusal(status=403, reason=f"cross-origin form post from {sent_origin}")
+            return None
+        referer = headers.get("referer", "")
+        if referer != origin and not referer.startswith(origin + "/"):
+            return Refusal(status=403, reason="a form post without a same-origin Origin header")
+        return None
+
+
+def _host_name(host: str) -> str:
+    lowered = host.strip().lower()
+    if lowered.startswith("["):
+        return lowered.split("]", 1)[0] + "]"
+    return lowered.rsplit(":", 1)[0] if lowered.count(":") == 1 else lowered

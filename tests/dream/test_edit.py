@@ -1,0 +1,145 @@
+"""A person's edit of a durable file (``MemoryEngine.edit_file``) and line ages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reverie import EditError, LockTimeoutError, MemoryEngine
+from reverie.config import Config, ModelConfig
+from reverie.dream.edit import MAX_EDIT_CHARS, edit_file, text_sha256
+from reverie.errors import ConfinementError
+from reverie.store.audit_lines import person_identity
+from tests.conftest import StepClock
+
+NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))
+
+
+@pytest.fixture
+def engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
+    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={})
+
+
+def test_an_edit_is_one_commit_with_the_person_as_author(engine: MemoryEngine) -> None:
+    before = engine.read_file("USER.md")
+    stamp = text_sha256(before)
+    result = engine.edit_file(
+        "USER.md", "# User\r\n- Zoe lives in Riga", author="Ada", expected_sha256=stamp
+    )
+    assert result.path == "USER.md"
+    assert result.commit is not None
+    assert result.commit.subject == "edit: USER.md"
+    assert result.commit.author == "Ada <ada@localhost>"
+    assert engine.read_file("USER.md") == "# User\n- Zoe lives in Riga\n"
+    assert "+- Zoe lives in Riga" in engine.show("HEAD").diff
+    assert engine.log(1)[0].author == "Ada <ada@localhost>"
+
+
+def test_an_unchanged_text_makes_no_commit(engine: MemoryEngine) -> None:
+    text = engine.read_file("SOUL.md")
+    assert engine.edit_file("SOUL.md", text, author="Ada <ada@example.org>").commit is None
+    assert len(engine.log()) == 1
+
+
+def test_an_edit_against_a_stale_version_is_refused(engine: MemoryEngine) -> None:
+    stale = text_sha256(engine.read_file("memory/MEMORY.md"))
+    engine.edit_file("memory/MEMORY.md", "# Memory\n- first\n", author="Ada")
+    with pytest.raises(EditError, match="changed since you opened it"):
+        engine.edit_file("memory/MEMORY.md", "- mine\n", author="Bo", expected_sha256=stale)
+    assert engine.read_file("memory/MEMORY.md") == "# Memory\n- first\n"
+
+
+@pytest.mark.parametrize("path", ["../outside.md", "/etc/passwd", ".git/config", "soul.md"])
+def test_an_edit_outside_the_writable_files_is_refused(engine: MemoryEngine, path: str) -> None:
+    with pytest.raises(ConfinementError):
+        engine.edit_file(path, "x", author="Ada")
+
+
+def test_an_edit_through_a_symlink_is_refused(engine: MemoryEngine, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret\n", encoding="utf-8")
+    target = engine.workspace.root / "USER.md"
+    target.unlink()
+    target.symlink_to(outside)
+    with pytest.raises(ConfinementError, match="symlink"):
+        engine.edit_file("USER.md", "overwritten", author="Ada")
+    assert outside.read_text(encoding="utf-8") == "secret\n"
+
+
+def test_bad_text_or_author_writes_nothing(engine: MemoryEngine) -> None:
+    before = engine.read_file("USER.md")
+    with pytest.raises(EditError, match="NUL"):
+        engine.edit_file("USER.md", "a\x00b", author="Ada")
+    with pytest.raises(EditError, match="more than"):
+        engine.edit_file("USER.md", "x" * (MAX_EDIT_CHARS + 1), author="Ada")
+    with pytest.raises(ValueError, match="author"):
+        engine.edit_file("USER.md", "new", author="<evil>\n")
+    assert engine.read_file("USER.md") == before
+    assert len(engine.log()) == 1
+
+
+def test_an_edit_waits_for_the_dream_lock_and_reports_busy(engine: MemoryEngine) -> None:
+    lock = engine.workspace.lock("dream")
+    with lock.hold(), pytest.raises(LockTimeoutError):
+        engine.edit_file("USER.md", "new", author="Ada", lock_timeout=0)
+    lock.close()
+    assert "new" not in engine.read_file("USER.md")
+
+
+def test_an_edit_finishes_an_interrupted_publish_first(engine: MemoryEngine) -> None:
+    recovered: list[str] = []
+
+    class Exclusive:
+        def __enter__(self) -> None:
+            recovered.append("recovered")
+
+        def __exit__(self, *_exc: object) -> None:
+            recovered.append("released")
+
+    result = edit_file(
+        engine.workspace, "SOUL.md", "# Soul\n- be brief\n", author="Ada", exclusive=Exclusive()
+    )
+    assert result.commit is not None
+    assert recovered == ["recovered", "released"]
+
+
+def test_person_identity_keeps_an_email_and_invents_one_otherwise() -> None:
+    assert person_identity("Ada Lovelace <ada@example.org>") == b"Ada Lovelace <ada@example.org>"
+    assert person_identity(" Ada Lovelace ") == b"Ada Lovelace <ada.lovelace@localhost>"
+    with pytest.raises(ValueError, match="author"):
+        person_identity("  ")
+
+
+def test_line_origins_say_which_commit_last_added_each_line(
+    engine: MemoryEngine, clock: StepClock
+) -> None:
+    engine.edit_file("memory/MEMORY.md", "# Memory\n- old fact\n", author="Ada")
+    first = engine.log(1)[0]
+    engine.edit_file("memory/MEMORY.md", "# Memory\n\n- old fact\n- new fact\n", author="Bo")
+    second = engine.log(1)[0]
+    (engine.workspace.root / "memory" / "MEMORY.md").write_text(
+        "# Memory\n\n- old fact\n- new fact\n- on disk only\n", encoding="utf-8"
+    )
+    origins = engine.line_origins("memory/MEMORY.md")["memory/MEMORY.md"]
+    assert set(engine.line_origins()) == {"SOUL.md", "USER.md", "memory/MEMORY.md"}
+    by_line = {o.line: o for o in origins}
+    assert [o.line for o in origins][-1] == "- on disk only"
+    assert by_line["- old fact"].sha == first.sha
+    assert by_line["- new fact"].sha == second.sha
+    assert by_line["- new fact"].author.startswith("Bo <")
+    assert by_line["- new fact"].short == second.short
+    assert by_line["- on disk only"].sha is None
+    assert by_line[""].sha is None
+    assert by_line["# Memory"].subject == "init: workspace"
+    assert not by_line["# Memory"].at_or_before
+
+
+def test_line_origins_past_the_walk_are_marked_at_or_before(engine: MemoryEngine) -> None:
+    for n in range(3):
+        engine.edit_file("USER.md", f"# User\n- fact {n}\n", author="Ada")
+    text = engine.read_file("USER.md")
+    origins = engine.workspace.audit.line_origins({"USER.md": text}, depth=2)["USER.md"]
+    heading = next(o for o in origins if o.line == "# User")
+    assert heading.at_or_before
+    assert next(o for o in origins if o.line == "- fact 2").sha == engine.log(1)[0].sha
