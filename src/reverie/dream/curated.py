@@ -16,7 +16,6 @@ from reverie.config import DreamConfig
 from reverie.dream.loop import LoopResult
 from reverie.dream.staging import Staging
 from reverie.messages import Message
-from reverie.modelfree.curator import CuratorSettings, ModelFreeCurator
 from reverie.store.entries import HistoryEntry
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 
@@ -27,6 +26,9 @@ def curate_without_model(
     staging: Staging, entries: Sequence[HistoryEntry], *, today: date, config: DreamConfig
 ) -> LoopResult:
     """Stage the curator's edits for ``entries``; the transcript lists every change made."""
+    # Imported on use: the model-free curator's rules cost start-up time to every command.
+    from reverie.modelfree.curator import CuratorSettings, ModelFreeCurator  # noqa: PLC0415
+
     curator = ModelFreeCurator(CuratorSettings(file_chars=config.file_chars))
     files = {name: staging.read(RELATIVE_PATHS[name]) for name in MEMORY_FILE_NAMES}
     result = curator.curate(files, entries, today=today)

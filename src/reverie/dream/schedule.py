@@ -25,8 +25,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
-from croniter import croniter
-
 from reverie.clock import require_aware
 from reverie.config import DreamConfig
 from reverie.dream.state import DreamState
@@ -73,6 +71,8 @@ class Schedule:
         Raises:
             ConfigError: ``config.cron`` is not a valid cron expression.
         """
+        from croniter import croniter  # noqa: PLC0415 (~0.1 s to import; only cron needs it)
+
         if config.cron is not None and not croniter.is_valid(config.cron):
             raise ConfigError(f"dream.cron is not a cron expression: {config.cron!r}", key="cron")
         self.config = config
@@ -120,6 +120,8 @@ class Schedule:
         if reference is None:
             return Decision(run=False, trigger=None, reason="cron: no reference time yet")
         start = reference.astimezone(self.tz)
+        from croniter import croniter  # noqa: PLC0415
+
         fire = croniter(self.config.cron, start).get_next(datetime)
         if fire <= now:
             return Decision(run=True, trigger="cron", reason=f"cron fired at {fire.isoformat()}")
