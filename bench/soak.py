@@ -174,7 +174,7 @@ def final_checks(
         check_cursors(engine, entries, report)
         check_quarantine(engine, report)
         check_dream(engine, log.acks, report)
-        check_doctor(engine, report)
+        check_doctor(engine, report, engine.workspace.root / "skills" / "link")
         ledger, problems = check_ledger(
             engine.workspace.ledger,
             dream=DREAM,

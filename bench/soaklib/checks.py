@@ -24,6 +24,7 @@ import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from dulwich.repo import Repo
@@ -205,10 +206,23 @@ def _audit_walk(engine: MemoryEngine) -> tuple[set[str], list[int], int]:
     return shas, cursors, engine.workspace.dream_cursor.read()
 
 
-def check_doctor(engine: MemoryEngine, report: Report) -> None:
-    """``doctor`` finds no problem (its notes are figures)."""
+def check_doctor(engine: MemoryEngine, report: Report, planted_link: Path) -> None:
+    """``doctor`` reports the planted outside link and finds no other problem (notes: figures).
+
+    The soak plants ``skills/link`` leading out of the workspace: reverie must never read or
+    write through it, and ``doctor`` must say it is there.
+    """
     findings = engine.doctor().findings
     report.figures["doctor_notes"] = [
         f"{f.check}: {f.message}" for f in findings if f.severity != "problem"
     ]
-    report.fail([f"doctor: {f.check}: {f.message}" for f in findings if f.severity == "problem"])
+    planted = [f for f in findings if f.check == "links" and f.path == str(planted_link)]
+    if not planted:
+        report.fail([f"doctor did not report the planted outside link {planted_link}"])
+    report.fail(
+        [
+            f"doctor: {f.check}: {f.message}"
+            for f in findings
+            if f.severity == "problem" and f not in planted
+        ]
+    )
