@@ -13,7 +13,6 @@ import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.text import Text
 
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.failure import fail
@@ -51,6 +50,8 @@ def why(
 
 def _print_line(line: LineProvenance) -> None:
     console = out()
+    from rich.text import Text
+
     console.print(Text(f"{line.file}:{line.number}  {line.text.strip()}", style="bold"))
     if line.origin == "hand":
         console.print("  edited by hand (no dream run wrote this line)", soft_wrap=True)
@@ -121,6 +122,8 @@ def _confirm(plan: ForgetPlan, *, purge: bool) -> None:
 
 def _print_plan(plan: ForgetPlan, *, purge: bool) -> None:
     console = err()
+    from rich.text import Text
+
     console.print(Text(f"forget {plan.query!r} removes {plan.describe()}:", style="bold"))
     for line in plan.lines:
         why = "" if line.reason == "matches" else "  (came only from forgotten entries)"
