@@ -87,3 +87,20 @@ def test_the_plan_escapes_memory_text_and_refuses_a_blank_text(viewer: RunningVi
     _, _, nothing = request(viewer, "/forget?text=Lisbon+forever", headers={"Cookie": cookie})
     assert "there is nothing to forget" in nothing
     assert 'action="/forget"' not in nothing
+
+
+def test_forget_with_purge_rewrites_the_history_and_links_the_rewritten_commit(
+    viewer: RunningViewer, sample: MemoryEngine
+) -> None:
+    cookie = login(viewer)
+    _, _, plan = request(viewer, "/forget?text=Lives+in+Riga", headers={"Cookie": cookie})
+    headers = {"Cookie": cookie, "Content-Type": FORM, "Origin": viewer.url}
+    fields = {"text": "Lives in Riga", "csrf": csrf_of(plan), "purge": "yes"}
+    status, report = post(viewer, headers, fields)
+    assert status == 200
+    assert "no trace is left" in report
+    head = sample.log(1)[0]
+    assert head.subject.startswith("forget: ")
+    assert f'href="/commit/{head.sha}"' in report
+    for commit in sample.log(50):
+        assert "Lives in Riga" not in sample.show(commit.sha).diff
