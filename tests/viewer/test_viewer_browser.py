@@ -143,3 +143,24 @@ def test_a_declined_restore_changes_nothing(
     page.get_by_role("button", name="Restore the files as of this commit").click()
     expect(page.locator("h1")).to_have_text("edit: memory/MEMORY.md")
     assert len(sample.log(50)) == commits
+
+
+def test_forget_a_line_from_its_provenance_page(
+    page: Page, viewer: RunningViewer, sample: MemoryEngine
+) -> None:
+    open_viewer(page, viewer)
+    line = page.locator("details.line", has_text="Lives in Riga")
+    line.locator("summary").click()
+    line.get_by_role("link", name="Where does this line come from?").click()
+    page.get_by_role("button", name="Forget this…").click()
+    expect(page.locator("h1")).to_have_text("Forget this?")
+    expect(page.locator("table.lines")).to_contain_text("USER.md:6")
+    page.get_by_role("button", name="Forget all of this").click()
+    expect(page.locator(".notice")).to_contain_text("Forgot 1 line(s)")
+    head = sample.log(1)[0]
+    assert head.subject.startswith("forget: ")
+    page.get_by_role("link", name=head.short).click()
+    expect(page.locator("table.diff tr.del")).to_contain_text("- Lives in Riga")
+    page.get_by_role("link", name="Overview").click()
+    expect(page.locator("details.line", has_text="Prefers tea to coffee")).to_be_visible()
+    expect(page.locator("details.line", has_text="Lives in Riga")).to_have_count(0)

@@ -28,7 +28,7 @@ from starlette.routing import Route
 
 from reverie.engine import MemoryEngine
 from reverie.errors import ReverieError
-from reverie.viewer import changes, overview, reading, timeline
+from reverie.viewer import changes, forgetting, overview, reading, timeline
 from reverie.viewer.guard import COOKIE, Guard, Refusal
 from reverie.viewer.layout import ProvenanceHook, View
 from reverie.viewer.markup import Html, tag
@@ -89,6 +89,8 @@ def create_viewer(
         route("/restore", changes.restore, ("POST",)),
         route("/edit", lambda v: changes.edit_page(v, path=v.query.get("path", ""))),
         route("/edit", changes.save_edit, ("POST",)),
+        route("/forget", forgetting.confirm_page),
+        route("/forget", forgetting.forget, ("POST",)),
         route("/search", reading.search_page),
         route("/sessions", reading.sessions_page),
         route("/session", reading.session_page),

@@ -3,7 +3,8 @@
 Lines are rendered Markdown-ish (headings, bullets, blank lines) from escaped text; a line is
 a ``<details>`` whose summary is the line and its age, and whose body says which audit commit
 last added it, by whom and when, with a link to the diff and to its provenance when the
-viewer is wired to a provenance hook (else it says provenance is not available).
+viewer is wired to a provenance hook (else it says provenance is not available). A line's
+``/why`` page also offers to forget it (``reverie.viewer.forgetting``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from reverie.status import Status
 from reverie.store.audit import LineOrigin
 from reverie.store.memory_files import RELATIVE_PATHS
 from reverie.viewer.chart import day_chart
+from reverie.viewer.forgetting import forget_form
 from reverie.viewer.layout import View, page
 from reverie.viewer.markup import Html, ago, join, stamp, tag
 
@@ -107,7 +109,7 @@ def _origin(view: View, path: str, origin: LineOrigin) -> list[Html]:
 
 
 def why_page(view: View) -> Html:
-    """What the provenance hook says about one line."""
+    """What the provenance hook says about one line, and the button that offers to forget it."""
     path, line = view.query.get("path", ""), view.query.get("line", "")
     if view.provenance is None:
         said = [tag("p", "Provenance is not available in this viewer.")]
@@ -115,7 +117,8 @@ def why_page(view: View) -> Html:
         said = [tag("p", text) for text in view.provenance(path, line)] or [
             tag("p", "No source was found for this line.", class_="muted")
         ]
-    body = join([tag("p", tag("code", path)), tag("blockquote", line, class_="card text"), *said])
+    quoted = tag("blockquote", line, class_="card text")
+    body = join([tag("p", tag("code", path)), quoted, *said, forget_form(view, path, line)])
     return page(view, "Where a line comes from", body, here="overview")
 
 
