@@ -20,9 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from reverie.agent import TOOLS, ChatAgent, TurnResult
 from reverie.clock import Clock, system_clock, wall_clock
 from reverie.compaction.attempt import Summariser
 from reverie.compaction.chunks import ChunkSummariser
@@ -40,13 +39,11 @@ from reverie.endpoints import deferred_provider
 from reverie.engine_reads import MemoryReads
 from reverie.errors import ModelNotConfiguredError
 from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
-from reverie.ingest import IngestReport, Progress, run_ingest
 from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema
 from reverie.llm.tokens import CalibratedCounter, default_counter
 from reverie.messages import JSONValue, Message
 from reverie.modelfree.summariser import ModelFreeSummariser
 from reverie.prompt import AssembledPrompt, PromptAssembler
-from reverie.provenance.forget import ForgetReport, forget
 from reverie.recall import RecalledItem, Recaller, RecallResult
 from reverie.search import SearchHit, SearchIndex
 from reverie.status import Status, gather
@@ -54,6 +51,13 @@ from reverie.store.audit import CommitInfo
 from reverie.store.audit_integrity import AuditIntegrity
 from reverie.store.workspace import Workspace
 from reverie.token_estimate import TokenCounter
+
+if TYPE_CHECKING:
+    # The agent, ingest and forget are imported where they run: a command that needs none of
+    # them (status, search) should not pay for importing them at start-up.
+    from reverie.agent import ChatAgent, TurnResult
+    from reverie.ingest import IngestReport, Progress
+    from reverie.provenance.forget import ForgetReport
 
 Mode = Literal["model", "model-free"]
 MessageLike = Message | Mapping[str, JSONValue]
@@ -222,6 +226,8 @@ class MemoryEngine(MemoryReads):
         """Return the built-in agent, or raise ModelNotConfiguredError with a how-to."""
         if self._chat is None:
             raise ModelNotConfiguredError(NO_MODEL_HINT)
+        from reverie.agent import ChatAgent  # noqa: PLC0415 (see TYPE_CHECKING above)
+
         return ChatAgent(
             self.workspace,
             provider=self._chat,
@@ -287,6 +293,8 @@ class MemoryEngine(MemoryReads):
         running one, or with ``wait=False`` raises ``IngestBusyError``. Rerunning after a
         crash finishes what the crashed run left, and adds nothing twice.
         """
+        from reverie.ingest import run_ingest  # noqa: PLC0415
+
         return run_ingest(self, paths, on_progress, wait=wait)
 
     def status(self) -> Status:
@@ -314,6 +322,8 @@ class MemoryEngine(MemoryReads):
     @property
     def tools(self) -> tuple[ToolSchema, ...]:
         """The built-in agent's memory tools, for agents that want to offer them too."""
+        from reverie.agent import TOOLS  # noqa: PLC0415
+
         return TOOLS
 
     def close(self) -> None:
@@ -389,6 +399,8 @@ class MemoryEngine(MemoryReads):
         so that no byte of ``text`` is left (see ``reverie.provenance``).
         """
         self.dreamer().recover()
+        from reverie.provenance.forget import forget  # noqa: PLC0415
+
         return forget(self.workspace, text, purge=purge, index=self.index)
 
     def edit_file(

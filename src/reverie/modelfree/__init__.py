@@ -10,12 +10,54 @@ corrections. Both are deterministic and pure; this package never imports ``rever
 See docs/curation.md.
 """
 
-from reverie.compaction.attempt import SummaryAttempt
-from reverie.modelfree.changes import CurationResult, CuratorChange, CuratorSettings, SkippedFact
-from reverie.modelfree.curator import ModelFreeCurator, entry_facts
-from reverie.modelfree.facts import NOTHING, Fact, Mark, parse_facts, render_facts
-from reverie.modelfree.routing import route
-from reverie.modelfree.summariser import LABEL, ModelFreeSummariser, extract_facts
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reverie.compaction.attempt import SummaryAttempt
+    from reverie.modelfree.changes import (
+        CurationResult,
+        CuratorChange,
+        CuratorSettings,
+        SkippedFact,
+    )
+    from reverie.modelfree.curator import ModelFreeCurator, entry_facts
+    from reverie.modelfree.facts import NOTHING, Fact, Mark, parse_facts, render_facts
+    from reverie.modelfree.routing import route
+    from reverie.modelfree.summariser import LABEL, ModelFreeSummariser, extract_facts
+
+# Names load on first use (PEP 562), so importing one module of the package does not
+# import them all: start-up pays only for what a command uses.
+_WHERE: dict[str, str] = {
+    "CurationResult": "reverie.modelfree.changes",
+    "CuratorChange": "reverie.modelfree.changes",
+    "CuratorSettings": "reverie.modelfree.changes",
+    "Fact": "reverie.modelfree.facts",
+    "LABEL": "reverie.modelfree.summariser",
+    "Mark": "reverie.modelfree.facts",
+    "ModelFreeCurator": "reverie.modelfree.curator",
+    "ModelFreeSummariser": "reverie.modelfree.summariser",
+    "NOTHING": "reverie.modelfree.facts",
+    "SkippedFact": "reverie.modelfree.changes",
+    "SummaryAttempt": "reverie.compaction.attempt",
+    "entry_facts": "reverie.modelfree.curator",
+    "extract_facts": "reverie.modelfree.summariser",
+    "parse_facts": "reverie.modelfree.facts",
+    "render_facts": "reverie.modelfree.facts",
+    "route": "reverie.modelfree.routing",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'reverie.modelfree' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "LABEL",

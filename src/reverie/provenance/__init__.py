@@ -6,10 +6,41 @@ this?"; ``forget`` removes a fact with everything it came from or led to, and ``
 also scrubs it from the audit history and every file of the workspace.
 """
 
-from reverie.provenance.forget import ForgetReport
-from reverie.provenance.plan import ForgetPlan, PlannedEntry, PlannedLine, PlannedMessage
-from reverie.provenance.purge import PurgeReport
-from reverie.provenance.why import LineProvenance, SourceEntry, SourceMessage, WhyReport
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reverie.provenance.forget import ForgetReport
+    from reverie.provenance.plan import ForgetPlan, PlannedEntry, PlannedLine, PlannedMessage
+    from reverie.provenance.purge import PurgeReport
+    from reverie.provenance.why import LineProvenance, SourceEntry, SourceMessage, WhyReport
+
+# Names load on first use (PEP 562), so importing one module of the package does not
+# import them all: start-up pays only for what a command uses.
+_WHERE: dict[str, str] = {
+    "ForgetPlan": "reverie.provenance.plan",
+    "ForgetReport": "reverie.provenance.forget",
+    "LineProvenance": "reverie.provenance.why",
+    "PlannedEntry": "reverie.provenance.plan",
+    "PlannedLine": "reverie.provenance.plan",
+    "PlannedMessage": "reverie.provenance.plan",
+    "PurgeReport": "reverie.provenance.purge",
+    "SourceEntry": "reverie.provenance.why",
+    "SourceMessage": "reverie.provenance.why",
+    "WhyReport": "reverie.provenance.why",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'reverie.provenance' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ForgetPlan",
