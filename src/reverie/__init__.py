@@ -10,8 +10,9 @@ below and ``__all__`` in step.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from reverie.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
     from reverie.agent import TurnResult
@@ -159,14 +160,7 @@ _WHERE: dict[str, str] = {
     "default_counter": "reverie.llm.tokens",
 }
 
-
-def __getattr__(name: str) -> object:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'reverie' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())
 
 
 def __dir__() -> list[str]:

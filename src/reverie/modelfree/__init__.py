@@ -12,8 +12,9 @@ See docs/curation.md.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from reverie.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
     from reverie.compaction.attempt import SummaryAttempt
@@ -49,14 +50,7 @@ _WHERE: dict[str, str] = {
     "route": "reverie.modelfree.routing",
 }
 
-
-def __getattr__(name: str) -> object:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'reverie.modelfree' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())
 
 
 __all__ = [

@@ -8,8 +8,9 @@ also scrubs it from the audit history and every file of the workspace.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from reverie.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
     from reverie.provenance.forget import ForgetReport
@@ -32,14 +33,7 @@ _WHERE: dict[str, str] = {
     "WhyReport": "reverie.provenance.why",
 }
 
-
-def __getattr__(name: str) -> object:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'reverie.provenance' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())
 
 
 __all__ = [
