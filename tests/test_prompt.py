@@ -4,7 +4,8 @@ from datetime import UTC, datetime
 
 from reverie import Message, ToolCall, ToolSchema, Workspace
 from reverie.config import PromptConfig
-from reverie.prompt import CONTINUATION_NOTE, PromptAssembler, is_internal
+from reverie.prompt import CONTINUATION_NOTE, PromptAssembler
+from reverie.session import is_internal
 from reverie.token_estimate import EstimatingCounter
 
 COUNTER = EstimatingCounter()

@@ -41,20 +41,14 @@ from reverie.llm.provider import ToolSchema
 from reverie.messages import Message
 from reverie.prompts import load
 from reverie.recall import Carried, Recaller, RecallResult
-from reverie.session import Session
+from reverie.session import Session, is_internal
 from reverie.store.entries import HistoryEntry
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.store.workspace import Workspace
 from reverie.token_estimate import TokenCounter
 from reverie.turns import pending_view, replay
 
-INTERNAL_PREFIXES = ("dream:", "cron:")
 CONTINUATION_NOTE = "(This turn continues; its earlier part is in the summary above.)"
-
-
-def is_internal(session_key: str | None) -> bool:
-    """True for sessions reverie runs for itself (dream transcripts, scheduled jobs)."""
-    return session_key is not None and session_key.startswith(INTERNAL_PREFIXES)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

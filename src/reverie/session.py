@@ -25,6 +25,15 @@ if TYPE_CHECKING:
     from reverie.messages import JSONValue, Message
 
 
+INTERNAL_PREFIXES = ("dream:", "cron:")
+"""Key prefixes of the sessions reverie runs for itself (dream transcripts, scheduled jobs)."""
+
+
+def is_internal(session_key: str | None) -> bool:
+    """True for sessions reverie runs for itself (dream transcripts, scheduled jobs)."""
+    return session_key is not None and session_key.startswith(INTERNAL_PREFIXES)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ArchivedSummary:
     """The latest summary of a session's archived turns and when the session was last active."""

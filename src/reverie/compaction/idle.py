@@ -15,7 +15,7 @@ from datetime import timedelta
 from reverie.clock import Clock
 from reverie.compaction.compactor import Compactor
 from reverie.compaction.result import CompactionResult
-from reverie.prompt import is_internal
+from reverie.session import is_internal
 from reverie.store.workspace import Workspace
 
 

@@ -29,8 +29,8 @@ from typing_extensions import TypedDict  # pydantic needs it for nested types be
 from reverie.cli.render import jsonable
 from reverie.engine import MemoryEngine
 from reverie.messages import Message, MessageFormatError
-from reverie.prompt import is_internal
 from reverie.search import SearchHit
+from reverie.session import is_internal
 from reverie.store.memory_files import MemoryFileName
 
 DEFAULT_SESSION = "mcp:default"

@@ -27,9 +27,8 @@ from reverie.recall.items import RecalledItem, RecallResult, excerpt, item_line,
 from reverie.recall.ranking import Ranked, RecallOptions, Signals, rank
 from reverie.recall.terms import QueryTerms
 from reverie.search import Candidate, history_ref, message_ref
+from reverie.session import is_internal
 from reverie.token_estimate import TokenCounter
-
-INTERNAL_PREFIXES = ("dream:", "cron:")
 
 
 class CandidateSource(Protocol):
@@ -149,7 +148,7 @@ class Recaller:
         if candidate.kind == "history" and not self.options.history:
             return False
         key = candidate.session_key
-        if scope is None and key is not None and key.startswith(INTERNAL_PREFIXES):
+        if scope is None and is_internal(key):
             return False
         if scope is not None and key != scope:
             return False

@@ -19,8 +19,8 @@ from reverie.clock import from_epoch
 from reverie.search.hits import SNIPPET_CLOSE, SNIPPET_OPEN, SearchHit, Source
 from reverie.search.refs import SourceRef
 from reverie.search.text import unsegment
+from reverie.session import INTERNAL_PREFIXES
 
-INTERNAL_PREFIXES = ("dream:", "cron:")
 """Session keys of reverie's own jobs, whose messages are not the user's conversation."""
 
 _SELECT = (

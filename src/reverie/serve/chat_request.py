@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 from reverie.engine import MemoryEngine
 from reverie.llm.provider import ToolSchema
 from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
-from reverie.prompt import is_internal
 from reverie.serve.reconcile import INSTRUCTION_ROLES, reconcile
+from reverie.session import is_internal
 
 DEFAULT_SESSION = "api:default"
 SESSION_HEADER = "x-reverie-session"
