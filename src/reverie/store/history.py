@@ -8,7 +8,8 @@ so readers survive the file being trimmed or rewritten by another process.
 Invariants.
 - Cursor allocation and the write are one step under ``ProcessLock`` (threads and processes):
   cursors are unique, strictly increasing in file order, never reused (``memory/.cursor`` is
-  the floor after a trim). A line is written with one ``write`` on an ``O_APPEND`` descriptor.
+  the floor after a trim). A line is appended on an ``O_APPEND`` descriptor (``store.appends``:
+  a short write is retried until the line is complete, or it raises).
 - Another program writing the file without that lock (nanobot, whose lock is thread-only) may
   leave a cursor at or below one already there. Each new cursor still exceeds every cursor in
   the file and in ``.cursor``, whatever order they are in, and such a line stays in the file
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from reverie.clock import require_aware
 from reverie.errors import CursorError, StorageError
+from reverie.store.appends import write_all
 from reverie.store.atomic import atomic_write
 from reverie.store.cursors import CursorFloor, DreamCursor, validate_cursor
 from reverie.store.entries import (
@@ -151,11 +153,9 @@ class HistoryLog:
             )
             line = entry.to_line()
             try:
-                written = os.write(fd, line)
+                written = write_all(fd, line)
             except OSError as exc:
                 raise StorageError(f"cannot append ({exc.strerror})", path=self.path) from exc
-            if written != len(line):
-                raise StorageError("short write while appending", path=self.path)
             # We hold the lock and write with O_APPEND: the new size needs no fstat.
             self._tail = _Tail(self._fd_inode, before + written, entry.cursor)
             self._extend_checked(before, written, entry.cursor)

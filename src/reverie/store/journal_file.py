@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reverie.errors import SessionError, StorageError
+from reverie.store.appends import write_all
 from reverie.store.atomic import atomic_write
 from reverie.store.quarantine import BadLine, Quarantine
 from reverie.store.session_journal import Contents, Tally, fold, read_journal, snapshot
@@ -269,9 +270,7 @@ def _why(exc: OSError) -> str:
 
 
 def _write_all(fd: int, data: bytes, path: Path) -> None:
-    view = memoryview(data)
     try:
-        while view:
-            view = view[os.write(fd, view) :]
+        write_all(fd, data)
     except OSError as exc:
         raise StorageError(f"cannot append ({exc.strerror})", path=path) from exc

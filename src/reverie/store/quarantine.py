@@ -13,13 +13,13 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from reverie.errors import StorageError
+from reverie.store.appends import append_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -56,12 +56,7 @@ class Quarantine:
             return
         payload = "".join(_record(bad, now) + "\n" for bad in bad_lines).encode("utf-8")
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            try:
-                os.write(fd, payload)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            append_bytes(self.path, payload, sync=True)
         except OSError as exc:
             raise StorageError(f"cannot write quarantine ({exc.strerror})", path=self.path) from exc
         for bad in bad_lines:

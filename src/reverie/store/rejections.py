@@ -10,7 +10,6 @@ does not parse is skipped by readers. The rules were redacted before they got he
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from reverie.errors import StorageError
 from reverie.screening import RejectedRule
+from reverie.store.appends import append_bytes
 from reverie.store.locks import ProcessLock
 
 
@@ -51,12 +51,7 @@ class RejectionLog:
         data = "".join(lines).encode("utf-8")
         with self._lock.hold():
             try:
-                flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
-                fd = os.open(self.path, flags, 0o644)
-                try:
-                    os.write(fd, data)
-                finally:
-                    os.close(fd)
+                append_bytes(self.path, data, follow_links=False)
             except OSError as exc:
                 raise StorageError(f"cannot record rejected rules ({exc})", path=self.path) from exc
 
