@@ -3,13 +3,15 @@
 Tests pass a fixed or stepping clock; nothing patches ``datetime``. A clock must return a
 timezone-aware datetime; ``system_clock`` returns the current UTC time. ``wall_clock`` is the
 one formatter of nanobot's ``YYYY-MM-DD HH:MM`` form: any aware time from year 1 to 9999
-formats and converts without error.
+formats and converts without error. ``aware`` and ``read_iso`` read the times other programs
+wrote (nanobot writes local wall-clock times without a zone); importers and the nanobot session
+reader share them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 
 Clock = Callable[[], datetime]
 
@@ -37,6 +39,24 @@ def local_time(moment: datetime) -> datetime:
         return moment.astimezone()
     except (OverflowError, ValueError):
         return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def aware(moment: datetime, local_tz: tzinfo | None) -> datetime:
+    """Return ``moment`` with a zone: unchanged when it has one, else read in ``local_tz``.
+
+    ``local_tz`` None means this system's zone (nanobot writes local times without a zone).
+    """
+    if moment.tzinfo is not None and moment.utcoffset() is not None:
+        return moment
+    return moment.replace(tzinfo=local_tz) if local_tz is not None else local_time(moment)
+
+
+def read_iso(text: str, local_tz: tzinfo | None) -> datetime | None:
+    """Read ISO 8601 ``text`` (with or without a zone, ``Z`` too) as an aware time, or None."""
+    try:
+        return aware(datetime.fromisoformat(text.strip()), local_tz)
+    except ValueError:
+        return None
 
 
 def wall_clock(moment: datetime, *, local: bool = True) -> str:

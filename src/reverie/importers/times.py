@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, tzinfo
 
-from reverie.clock import local_time
+from reverie.clock import read_iso
 from reverie.messages import JSONValue
 
 # Beyond these, a number is not plausibly epoch seconds (year ~1970 to ~2100).
@@ -25,20 +25,7 @@ def read_time(value: JSONValue, *, local_tz: tzinfo | None = None) -> datetime |
         return None
     if isinstance(value, int | float):
         return _epoch(float(value))
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return aware(moment, local_tz)
-
-
-def aware(moment: datetime, local_tz: tzinfo | None) -> datetime:
-    """Return ``moment`` with a zone: unchanged when it has one, else read in ``local_tz``."""
-    if moment.tzinfo is not None and moment.utcoffset() is not None:
-        return moment
-    return moment.replace(tzinfo=local_tz) if local_tz is not None else local_time(moment)
+    return read_iso(value, local_tz) if isinstance(value, str) else None
 
 
 def _epoch(seconds: float) -> datetime | None:

@@ -26,7 +26,7 @@ from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reverie.clock import local_time
+from reverie.clock import aware, read_iso
 from reverie.errors import SessionImportError, StorageError
 from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
 from reverie.session import ArchivedSummary, Session, safe_mark
@@ -119,25 +119,14 @@ def _json(raw: bytes, path: Path, number: int) -> JSONObject:
     return obj
 
 
-def _aware(moment: datetime, local_tz: tzinfo | None) -> datetime:
-    if moment.tzinfo is not None and moment.utcoffset() is not None:
-        return moment
-    return moment.replace(tzinfo=local_tz) if local_tz is not None else local_time(moment)
-
-
 def _localised(message: Message, local_tz: tzinfo | None) -> Message:
     if message.timestamp is None:
         return message
-    return replace(message, timestamp=_aware(message.timestamp, local_tz))
+    return replace(message, timestamp=aware(message.timestamp, local_tz))
 
 
 def _time(value: JSONValue, local_tz: tzinfo | None) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return _aware(datetime.fromisoformat(value), local_tz)
-    except ValueError:
-        return None
+    return read_iso(value, local_tz) if isinstance(value, str) else None
 
 
 def _session(
