@@ -1,19 +1,45 @@
 """``AsyncMemoryEngine``: ``MemoryEngine`` for asyncio agents, with no logic of its own.
 
-Every call runs the synchronous engine in a worker thread (``asyncio.to_thread``), so an event
-loop never blocks on file locks, git or a model call.
+Every public operation of ``MemoryEngine`` (its reads from ``MemoryReads`` included) has an
+``async`` twin here with the same name, arguments and result; each runs the synchronous call
+in a worker thread (``asyncio.to_thread``), so an event loop never blocks on file locks, git or
+a model call. ``ingest``'s ``on_progress`` is called from that worker thread.
+
+Not wrapped: ``agent``, ``dreamer`` and ``idle_scanner``, which hand out parts rather than
+perform an operation (use ``engine`` for them), and the ``tools`` and ``index`` properties.
+``tests/test_async_engine.py`` fails when a new public ``MemoryEngine`` method has no twin.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from reverie.agent import TurnResult
-from reverie.compaction.result import CompactionResult
+from reverie.dream.edit import EDIT_LOCK_TIMEOUT
 from reverie.engine import MemoryEngine, MessageLike, PromptResult, RecordResult
-from reverie.llm.provider import ToolSchema
-from reverie.provenance import ForgetReport, WhyReport
+
+if TYPE_CHECKING:
+    from reverie.agent import TurnResult
+    from reverie.compaction.result import CompactionResult
+    from reverie.doctor import DoctorReport
+    from reverie.dream.edit import EditResult
+    from reverie.dream.result import DreamResult
+    from reverie.ingest import IngestReport, Progress
+    from reverie.llm.provider import ToolSchema
+    from reverie.provenance import ForgetReport, WhyReport
+    from reverie.provenance.plan import ForgetPlan
+    from reverie.recall import RecallResult
+    from reverie.search import SearchHit
+    from reverie.session import Session, SessionInfo
+    from reverie.status import Status
+    from reverie.store.audit import CommitDetail, CommitInfo, LineOrigin
+    from reverie.store.audit_integrity import AuditIntegrity
+    from reverie.store.entries import HistoryEntry
+    from reverie.store.ledger import LedgerSummary
+    from reverie.store.memory_files import MemoryFileName
 
 
 class AsyncMemoryEngine:
@@ -21,6 +47,19 @@ class AsyncMemoryEngine:
 
     def __init__(self, engine: MemoryEngine) -> None:
         self.engine = engine
+
+    @classmethod
+    async def open(cls, workspace: Path | str | None = None, **options: Any) -> AsyncMemoryEngine:
+        """See ``MemoryEngine.open`` (same arguments)."""
+        return cls(await asyncio.to_thread(lambda: MemoryEngine.open(workspace, **options)))
+
+    async def __aenter__(self) -> AsyncMemoryEngine:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.close()
+
+    # Conversation
 
     async def record(self, session_key: str, messages: Iterable[MessageLike]) -> RecordResult:
         """See ``MemoryEngine.record``."""
@@ -40,10 +79,138 @@ class AsyncMemoryEngine:
         """See ``MemoryEngine.compact``."""
         return await asyncio.to_thread(self.engine.compact, session_key)
 
-    async def why(self, text: str) -> WhyReport:
-        """See ``MemoryEngine.why``."""
-        return await asyncio.to_thread(self.engine.why, text)
+    # Memory jobs and maintenance
+
+    async def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
+        """See ``MemoryEngine.dream``."""
+        return await asyncio.to_thread(lambda: self.engine.dream(trigger=trigger, dry_run=dry_run))
+
+    async def dream_if_due(self) -> DreamResult | None:
+        """See ``MemoryEngine.dream_if_due``."""
+        return await asyncio.to_thread(self.engine.dream_if_due)
+
+    async def ingest(
+        self, paths: Sequence[Path], *, on_progress: Progress | None = None, wait: bool = True
+    ) -> IngestReport:
+        """See ``MemoryEngine.ingest`` (``on_progress`` runs in the worker thread)."""
+        return await asyncio.to_thread(
+            lambda: self.engine.ingest(paths, on_progress=on_progress, wait=wait)
+        )
+
+    async def status(self) -> Status:
+        """See ``MemoryEngine.status``."""
+        return await asyncio.to_thread(self.engine.status)
+
+    async def doctor(self) -> DoctorReport:
+        """See ``MemoryEngine.doctor``."""
+        return await asyncio.to_thread(self.engine.doctor)
+
+    async def repair_audit(self) -> AuditIntegrity:
+        """See ``MemoryEngine.repair_audit``."""
+        return await asyncio.to_thread(self.engine.repair_audit)
+
+    async def close(self) -> None:
+        """See ``MemoryEngine.close``."""
+        await asyncio.to_thread(self.engine.close)
+
+    # Finding things
+
+    async def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        session_key: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[SearchHit]:
+        """See ``MemoryEngine.search``."""
+        return await asyncio.to_thread(
+            lambda: self.engine.search(
+                query, limit=limit, session_key=session_key, since=since, until=until
+            )
+        )
+
+    async def recall(self, query: str, *, session: str | None = None) -> RecallResult:
+        """See ``MemoryEngine.recall``."""
+        return await asyncio.to_thread(lambda: self.engine.recall(query, session=session))
+
+    # Changes a person makes
+
+    async def restore(self, rev: str, *, force: bool = False) -> CommitInfo:
+        """See ``MemoryEngine.restore``."""
+        return await asyncio.to_thread(lambda: self.engine.restore(rev, force=force))
 
     async def forget(self, text: str, *, purge: bool = False) -> ForgetReport:
         """See ``MemoryEngine.forget``."""
         return await asyncio.to_thread(lambda: self.engine.forget(text, purge=purge))
+
+    async def edit_file(
+        self,
+        path: str,
+        text: str,
+        *,
+        author: str,
+        expected_sha256: str | None = None,
+        lock_timeout: float = EDIT_LOCK_TIMEOUT,
+    ) -> EditResult:
+        """See ``MemoryEngine.edit_file``."""
+        return await asyncio.to_thread(
+            lambda: self.engine.edit_file(
+                path,
+                text,
+                author=author,
+                expected_sha256=expected_sha256,
+                lock_timeout=lock_timeout,
+            )
+        )
+
+    # Reads (``MemoryReads``)
+
+    async def history(
+        self, *, since: int | None = None, session_key: str | None = None, limit: int | None = None
+    ) -> list[HistoryEntry]:
+        """See ``MemoryEngine.history``."""
+        return await asyncio.to_thread(
+            lambda: self.engine.history(since=since, session_key=session_key, limit=limit)
+        )
+
+    async def sessions(self) -> list[SessionInfo]:
+        """See ``MemoryEngine.sessions``."""
+        return await asyncio.to_thread(self.engine.sessions)
+
+    async def session(self, session_key: str) -> Session:
+        """See ``MemoryEngine.session``."""
+        return await asyncio.to_thread(self.engine.session, session_key)
+
+    async def log(self, n: int = 20) -> list[CommitInfo]:
+        """See ``MemoryEngine.log``."""
+        return await asyncio.to_thread(self.engine.log, n)
+
+    async def show(self, rev: str) -> CommitDetail:
+        """See ``MemoryEngine.show``."""
+        return await asyncio.to_thread(self.engine.show, rev)
+
+    async def why(self, text: str) -> WhyReport:
+        """See ``MemoryEngine.why``."""
+        return await asyncio.to_thread(self.engine.why, text)
+
+    async def forget_plan(self, text: str) -> ForgetPlan:
+        """See ``MemoryEngine.forget_plan``."""
+        return await asyncio.to_thread(self.engine.forget_plan, text)
+
+    async def read_memory(self, name: MemoryFileName) -> str:
+        """See ``MemoryEngine.read_memory``."""
+        return await asyncio.to_thread(self.engine.read_memory, name)
+
+    async def read_file(self, path: str) -> str:
+        """See ``MemoryEngine.read_file``."""
+        return await asyncio.to_thread(self.engine.read_file, path)
+
+    async def line_origins(self, *paths: str) -> dict[str, tuple[LineOrigin, ...]]:
+        """See ``MemoryEngine.line_origins``."""
+        return await asyncio.to_thread(self.engine.line_origins, *paths)
+
+    async def costs(self) -> LedgerSummary:
+        """See ``MemoryEngine.costs``."""
+        return await asyncio.to_thread(self.engine.costs)
