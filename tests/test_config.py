@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from reverie.config import Config, ModelConfig
+from reverie.config import PROMPT_MARGIN, Config, ModelConfig, prompt_room
 from reverie.config_file import CONFIG_TEMPLATE, load_config
 from reverie.errors import ConfigError
 
@@ -57,12 +57,42 @@ def test_a_toml_mapping_becomes_values() -> None:
         ({"dream": {"mode": "sometimes"}}, "dream.mode"),
         ({"model": {"context_window": 1200}}, "model.context_window"),
         ({"model": {"context_window": 4096, "max_output_tokens": 4096}}, "model.context_window"),
+        ({"model": {"temperature": "warm"}}, "model.temperature"),
+        ({"model": {"base_url": 8080}}, "model.base_url"),
+        ({"model": {"provider": 1}}, "model.provider"),
+        ({"dream": {"cron": True}}, "dream.cron"),
+        ({"dream": {"cron": ["0 3 * * *"]}}, "dream.cron"),
+        ({"prompt": {"unified_session": 1}}, "prompt.unified_session"),
+        ({"prompt": {"recall_tokens": 1.5}}, "prompt.recall_tokens"),
+        ({"compaction": {"idle_minutes": "15"}}, "compaction.idle_minutes"),
     ],
 )
 def test_bad_config_names_the_key(data: dict[str, Any], key: str) -> None:
     with pytest.raises(ConfigError) as caught:
         Config.from_mapping(data)
     assert caught.value.key == key
+
+
+def test_values_are_checked_against_the_field_types_not_their_names() -> None:
+    config = Config.from_mapping(
+        {
+            "model": {"base_url": "http://localhost:8080/v1", "timeout_seconds": 30},
+            "prompt": {"recall_tokens": 0},
+            "compaction": {"idle_minutes": 0},
+        }
+    )
+    assert config.model.timeout_seconds == 30.0
+    assert isinstance(config.model.timeout_seconds, float)
+    assert config.prompt.recall_tokens == 0
+    assert isinstance(config.compaction.idle_minutes, float)
+
+
+def test_the_budget_is_computed_in_one_place() -> None:
+    model = ModelConfig(context_window=8_000, max_output_tokens=1_000)
+    assert model.input_budget == model.input_budget_for(1_000) == 8_000 - 1_000 - PROMPT_MARGIN
+    assert model.input_budget_for(3_000) == 8_000 - 3_000 - PROMPT_MARGIN
+    assert model.input_budget_for(10_000) == 1  # never zero or less
+    assert prompt_room(8_000, 10_000) < 0  # what the window check refuses
 
 
 def _load(tmp_path: Path, toml: str, **environ: str) -> Config:

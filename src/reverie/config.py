@@ -22,7 +22,8 @@ TOML layout (every key optional)::
 
 from __future__ import annotations
 
-import dataclasses
+import types
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -47,6 +48,14 @@ def derived_output_tokens(context_window: int) -> int:
     tokens and a 2,048-token input budget; a 128k window keeps 4,096.
     """
     return max(1, min(4_096, context_window // 4))
+
+
+def prompt_room(context_window: int, output_tokens: int) -> int:
+    """Context window minus output tokens minus the margin: ``ModelConfig.input_budget_for``.
+
+    Unclamped: zero or less means no prompt fits (what the config check reports).
+    """
+    return context_window - output_tokens - PROMPT_MARGIN
 
 
 RECALL_SHARE = 0.4
@@ -82,8 +91,16 @@ class ModelConfig:
 
     @property
     def input_budget(self) -> int:
-        """Prompt tokens allowed: context window minus output tokens minus a 1,024 margin."""
-        return max(1, self.context_window - self.max_output_tokens - PROMPT_MARGIN)
+        """Prompt tokens allowed with the full output cap (``input_budget_for``)."""
+        return self.input_budget_for(self.max_output_tokens)
+
+    def input_budget_for(self, output_tokens: int) -> int:
+        """Prompt tokens allowed when a reply may take ``output_tokens`` (at least 1).
+
+        The one place the budget is computed: context window minus the reply's tokens minus
+        the ``PROMPT_MARGIN``. The chat prompt, compaction and the summariser all use it.
+        """
+        return max(1, prompt_room(self.context_window, output_tokens))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -201,7 +218,7 @@ def _memory_section(model: object, memory: Mapping[str, Any]) -> Mapping[str, An
 
 def _check_window(section: str, model: ModelConfig, data: object) -> None:
     """The window must hold the output cap plus the margin; name both values when it does not."""
-    if model.context_window > model.max_output_tokens + PROMPT_MARGIN:
+    if prompt_room(model.context_window, model.max_output_tokens) > 0:
         return
     explicit = isinstance(data, Mapping) and bool(data.get("max_output_tokens"))
     window, output = model.context_window, model.max_output_tokens
@@ -225,30 +242,53 @@ _T = TypeVar("_T")
 
 
 def _build(kind: type[_T], section: str, data: Mapping[str, Any]) -> _T:
-    fields = {f.name: f for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
+    hints = typing.get_type_hints(kind)  # the fields' real types, not their annotation text
     values: dict[str, Any] = {}
     for key, value in data.items():
-        if key not in fields:
+        if key not in hints:
             raise ConfigError(f"unknown key {section}.{key}", key=f"{section}.{key}")
-        values[key] = _coerce(f"{section}.{key}", fields[key].type, value)
+        values[key] = _coerce(f"{section}.{key}", hints[key], value)
     return kind(**values)
 
 
 def _coerce(key: str, annotation: object, value: Any) -> Any:
-    text = str(annotation)
-    if "bool" in text and isinstance(value, bool):
-        return value
+    """Return ``value`` as the field type ``annotation`` holds (an int is a valid float).
+
+    A union (``str | None``) accepts any of its members; TOML has no null, so ``None`` is
+    never given. A ``Literal`` of names accepts any text here; ``config_checks`` then says
+    which names exist.
+    """
+    options = typing.get_args(annotation) if _is_union(annotation) else (annotation,)
+    for option in options:
+        accepted = _accepts(option, value)
+        if accepted is not _REFUSED:
+            return accepted
     if isinstance(value, bool):
         raise ConfigError(f"{key} must not be true/false", key=key)
-    if text.startswith("int") and isinstance(value, int):
-        return value
-    if text.startswith("float") and isinstance(value, int | float):
-        return float(value)
-    if ("str" in text or "Literal" in text or "Kind" in text or "Mode" in text) and isinstance(
-        value, str
-    ):
-        return value
     raise ConfigError(f"{key} has the wrong type ({type(value).__name__})", key=key)
+
+
+_REFUSED = object()
+
+
+def _is_union(annotation: object) -> bool:
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType)
+
+
+def _accepts(option: object, value: Any) -> Any:
+    """``value`` as ``option`` when it is one, else ``_REFUSED``."""
+    if typing.get_origin(option) is Literal:
+        names = typing.get_args(option)
+        fits = isinstance(value, str) and all(isinstance(name, str) for name in names)
+    elif option is bool:
+        fits = isinstance(value, bool)
+    elif isinstance(value, bool):
+        fits = False  # a bool is an int to Python, never to a config file
+    elif option is float:
+        return float(value) if isinstance(value, int | float) else _REFUSED
+    else:
+        fits = option in (int, str) and isinstance(value, option)
+    return value if fits else _REFUSED
 
 
 def _check_ranges(config: Config) -> None:
