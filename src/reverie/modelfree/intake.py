@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from reverie.modelfree.chatter import content_words, is_social
-from reverie.modelfree.credentials import contains_secret
 from reverie.modelfree.facts import Fact, Mark, as_of_date, since_tag, with_as_of, without_tags
 from reverie.modelfree.phrasing import unresolved
 from reverie.modelfree.routing import route
 from reverie.modelfree.summariser import sentence_fact, user_speaker
+from reverie.redact import contains_secret
 from reverie.store.memory_files import MemoryFileName
 
 _PREFIX = re.compile(

@@ -24,8 +24,8 @@ what it replaced when the sentence does ("Lives in Utrecht (before: Rotterdam)")
     decision (a trip, a purchase) → ``[ephemeral]`` ending ``(as of YYYY-MM-DD)``; else
     ``[durable]``.
 
-Invariants: a sentence that looks like it holds a credential is never kept; facts are
-deduplicated on their normalised text; at most ``max_facts`` lines of at most
+Invariants: a sentence that holds a secret (``reverie.redact.contains_secret``) is never
+kept; facts are deduplicated on their normalised text; at most ``max_facts`` lines of at most
 ``max_fact_chars`` characters each (the highest-priority and latest win); ``(nothing)`` when
 no sentence qualifies. ``summarise`` always returns ``ok=True``. No I/O; this module must not
 import ``reverie.llm``.
@@ -42,13 +42,13 @@ from reverie.compaction.attempt import SummaryAttempt
 from reverie.messages import Message
 from reverie.modelfree.chatter import content_words, is_social
 from reverie.modelfree.corrections import strip_correction
-from reverie.modelfree.credentials import contains_secret
 from reverie.modelfree.facts import Fact, Mark, render_facts, with_as_of
 from reverie.modelfree.phrasing import as_decision, as_fact, as_rule, unresolved
 from reverie.modelfree.rules import classify_user, is_one_off, time_bound
 from reverie.modelfree.sentences import sentences
 from reverie.modelfree.similarity import normalise
 from reverie.modelfree.transcript import Utterance, utterances
+from reverie.redact import contains_secret
 
 LABEL = "model-free"
 
