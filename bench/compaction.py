@@ -21,6 +21,7 @@ from reverie.compaction.chunks import ChunkSummariser
 from reverie.compaction.compactor import Compactor
 from reverie.compaction.summariser import ModelSummariser
 from reverie.config import CompactionConfig, ModelConfig, PromptConfig
+from reverie.llm.metered import MeteredModel
 from reverie.prompt import PromptAssembler
 from reverie.token_estimate import EstimatingCounter
 
@@ -39,9 +40,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workspace = Workspace.open(Path(tmp) / "ws", create=True)
         provider = ScriptedProvider(*itertools.repeat(_summary, turns))
-        summariser = ModelSummariser(
-            provider, model=chat, counter=counter, ledger=workspace.ledger, clock=workspace.clock
+        metered = MeteredModel(
+            provider,
+            job="compaction",
+            counter=counter,
+            log=workspace.ledger,
+            clock=workspace.clock,
+            label=chat.model,
         )
+        summariser = ModelSummariser(metered, config=chat)
         assembler = PromptAssembler(workspace, config=PromptConfig(), counter=counter)
         compactor = Compactor(
             workspace,

@@ -39,7 +39,8 @@ from reverie.endpoints import deferred_provider
 from reverie.engine_reads import MemoryReads
 from reverie.errors import ModelNotConfiguredError
 from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
-from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema
+from reverie.llm.metered import MeteredModel
+from reverie.llm.provider import Provider, ToolSchema
 from reverie.llm.tokens import CalibratedCounter, default_counter
 from reverie.messages import JSONValue, Message
 from reverie.modelfree.summariser import ModelFreeSummariser
@@ -119,6 +120,12 @@ class MemoryEngine(MemoryReads):
         self.workspace = workspace
         self.config = config
         self.counter = counter
+        # Calibration learns one model's tokenizer: a separate memory model gets its own.
+        self._memory_counter = (
+            CalibratedCounter(counter.base)
+            if isinstance(counter, CalibratedCounter) and config.memory_model is not None
+            else counter
+        )
         self.clock = clock
         self._chat = chat_provider
         self._memory = memory_provider
@@ -139,7 +146,7 @@ class MemoryEngine(MemoryReads):
         )
         self.compactor = Compactor(
             workspace,
-            chunks=ChunkSummariser(self._summariser(), counter=counter),
+            chunks=ChunkSummariser(self._summariser(), counter=self._memory_counter),
             assembler=self.assembler,
             input_budget=config.model.input_budget,
             config=config.compaction,
@@ -241,10 +248,6 @@ class MemoryEngine(MemoryReads):
             else None,
         )
 
-    def _calibrate(self, request: ChatRequest, reply: ChatReply) -> None:
-        if isinstance(self.counter, CalibratedCounter):
-            self.counter.observe_reply(request, reply)
-
     def compact(self, session_key: str) -> CompactionResult:
         """Archive every pending message of a session now."""
         return self.compactor.compact_all(session_key, reason="manual")
@@ -267,7 +270,7 @@ class MemoryEngine(MemoryReads):
             self.workspace,
             provider,
             config=self.config.dream,
-            counter=self.counter,
+            counter=self._memory_counter,
             max_output_tokens=self.config.memory.max_output_tokens,
         )
 
@@ -340,13 +343,15 @@ class MemoryEngine(MemoryReads):
 
     def _summariser(self) -> Summariser:
         if self.mode == "model" and self._memory is not None:
-            return ModelSummariser(
+            metered = MeteredModel(
                 self._memory,
-                model=self.config.memory,
-                counter=self.counter,
-                ledger=self.workspace.ledger,
+                job="compaction",
+                counter=self._memory_counter,
+                log=self.workspace.ledger,
                 clock=self.clock,
+                label=self.config.memory.model,
             )
+            return ModelSummariser(metered, config=self.config.memory)
         return ModelFreeSummariser()
 
     def search(

@@ -8,6 +8,7 @@ from reverie.compaction.chunks import ChunkSummariser
 from reverie.compaction.compactor import Compactor
 from reverie.compaction.summariser import ModelSummariser
 from reverie.config import CompactionConfig, ModelConfig, PromptConfig
+from reverie.llm.metered import MeteredModel
 from reverie.llm.provider import Provider
 from reverie.prompt import PromptAssembler
 from reverie.token_estimate import EstimatingCounter
@@ -27,9 +28,15 @@ def build(
 ) -> tuple[Compactor, PromptAssembler, ModelSummariser]:
     chat = ModelConfig(model="chat", context_window=chat_window, max_output_tokens=max_output)
     memory = ModelConfig(model="memory", context_window=memory_window, max_output_tokens=max_output)
-    summariser = ModelSummariser(
-        provider, model=memory, counter=COUNTER, ledger=workspace.ledger, clock=clock
+    metered = MeteredModel(
+        provider,
+        job="compaction",
+        counter=COUNTER,
+        log=workspace.ledger,
+        clock=clock,
+        label="memory",
     )
+    summariser = ModelSummariser(metered, config=memory)
     assembler = PromptAssembler(workspace, config=PromptConfig(), counter=COUNTER, identity="id")
     compactor = Compactor(
         workspace,

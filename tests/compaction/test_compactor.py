@@ -168,7 +168,9 @@ def test_every_failure_keeps_the_raw_facts(workspace: Workspace, kind: str, step
     assert len(entry.content) <= 16_000
     assert workspace.sessions.load("cli:f").compacted_upto == entry.range[1]  # type: ignore[index]
     [record] = [r for r in workspace.ledger.records() if r]
-    assert record.outcome == "failed"
+    assert record.outcome == ("error" if kind in ("error", "timeout") else "failed")
+    assert record.reason
+    assert result.reason in entry.content
 
 
 def test_nothing_noteworthy_moves_the_mark_without_an_entry(workspace: Workspace) -> None:

@@ -73,6 +73,10 @@ def test_a_provider_error_fails_the_run_and_changes_nothing(seeded: Workspace) -
     _assert_nothing_moved(seeded, before, "failed")
     outcomes = [record.outcome for record in seeded.ledger.records() if record is not None]
     assert outcomes == ["tool_calls", "error", "failed"]
+    [error] = [r for r in seeded.ledger.records() if r is not None and r.outcome == "error"]
+    assert error.reason == "ModelTimeoutError: no answer in 120s"
+    assert error.estimated_in is not None
+    assert error.tokens_in == error.estimated_in > 0  # a timed-out call may still be billed
     assert result.transcript is not None
 
 

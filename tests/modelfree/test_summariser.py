@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from reverie.messages import Message, ToolCall
-from reverie.modelfree import NOTHING, Fact, ModelFreeSummariser, SummaryAttempt, extract_facts
+from reverie.modelfree import NOTHING, Fact, ModelFreeSummariser, Summary, extract_facts
 
 WHEN = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
 
@@ -224,7 +224,7 @@ def test_summarise_takes_messages_and_nothing_worth_keeping_gives_nothing() -> N
     summariser = ModelFreeSummariser()
     chatter = [user("hello there"), assistant("Hi! How can I help?")]
     attempt = summariser.summarise(chatter, session_key="cli:x")
-    assert attempt == SummaryAttempt(ok=True, text=NOTHING)
+    assert attempt == Summary(text=NOTHING)
     assert attempt.nothing
     said = summariser.summarise([user("I prefer window seats.")], session_key=None)
     assert said.text == "- [durable] User: Prefers window seats"
@@ -234,7 +234,7 @@ def test_the_summariser_speaks_the_protocol() -> None:
     summariser = ModelFreeSummariser()
     assert summariser.label == "model-free"
     assert summariser.input_budget >= 1_000_000
-    assert SummaryAttempt(ok=False, reason="x").nothing is False
+    assert Summary(text=" ").nothing
     with pytest.raises(ValueError, match="max_facts"):
         ModelFreeSummariser(max_facts=0)
 

@@ -3,9 +3,12 @@
 A summariser receives messages with their roles (user, assistant, tool, system), never a
 rendered transcript: who said each thing travels with the thing said, so no summariser has to
 read speakers back out of text (where a tool result holding a line ``USER: ...`` would pass
-for the user). A model summariser renders the messages itself, for its prompt only. The result
-is a typed ``SummaryAttempt``. This module imports nothing from the model layer, so model-free
-code can depend on it.
+for the user). A model summariser renders the messages itself, for its prompt only.
+
+The outcome is typed: a ``Summary`` (fact lines, or ``NOTHING`` when nothing is worth
+keeping) or a ``SummaryFailure`` with its reason, never an exception and never a flag beside
+text that may or may not be there. Compaction keeps the raw transcript on a failure. This
+module imports nothing from the model layer, so model-free code can depend on it.
 """
 
 from __future__ import annotations
@@ -17,22 +20,34 @@ from typing import Protocol
 from reverie.messages import Message
 
 NOTHING = "(nothing)"
+"""What a summariser writes when no fact in the messages is worth keeping."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SummaryAttempt:
-    """What one summarisation produced: facts, nothing worth keeping, or a failure reason."""
+class Summary:
+    """The facts of the messages (``- [mark] fact`` lines), or ``NOTHING``."""
 
-    ok: bool
-    text: str = ""
-    reason: str | None = None
+    text: str
     tokens_in: int = 0
     tokens_out: int = 0
 
     @property
     def nothing(self) -> bool:
         """True when the summariser found nothing worth remembering."""
-        return self.ok and self.text.strip() in ("", NOTHING)
+        return self.text.strip() in ("", NOTHING)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SummaryFailure:
+    """Why no summary came back (provider error, cut-off or empty reply, call cap, ...)."""
+
+    reason: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+SummaryOutcome = Summary | SummaryFailure
+"""What one summarisation produced."""
 
 
 class Summariser(Protocol):
@@ -48,6 +63,6 @@ class Summariser(Protocol):
         """The most tokens the rendered messages of one call may cost."""
         ...
 
-    def summarise(self, messages: Sequence[Message], *, session_key: str | None) -> SummaryAttempt:
+    def summarise(self, messages: Sequence[Message], *, session_key: str | None) -> SummaryOutcome:
         """Summarise ``messages`` (oldest first); never raises for model failures."""
         ...

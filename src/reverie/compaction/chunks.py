@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from reverie.compaction.attempt import Summariser, SummaryAttempt
+from reverie.compaction.attempt import Summariser, Summary, SummaryFailure, SummaryOutcome
 from reverie.compaction.transcript import render_message
 from reverie.messages import Message
 from reverie.store.entries import truncate
@@ -30,7 +30,7 @@ SUMMARY_NAME = "summary"
 class ChunkSummary:
     """The outcome of summarising one chunk, and how many model calls it took."""
 
-    attempt: SummaryAttempt
+    outcome: SummaryOutcome
     calls: int
 
 
@@ -53,32 +53,31 @@ class ChunkSummariser:
         """Summarise ``messages``; never sends a transcript over the input budget."""
         budget = self._summariser.input_budget
         pieces = self._pack([self._fit(m, budget) for m in messages], budget)
-        calls = 0
+        calls = tokens_in = tokens_out = 0
         texts: list[str] = []
-        tokens_in = tokens_out = 0
         while True:
             for piece in pieces:
                 if calls >= self._max_calls:
                     reason = f"needed more than {self._max_calls} model calls for one chunk"
-                    return ChunkSummary(
-                        attempt=SummaryAttempt(ok=False, reason=reason), calls=calls
+                    failure = SummaryFailure(
+                        reason=reason, tokens_in=tokens_in, tokens_out=tokens_out
                     )
-                attempt = self._summariser.summarise(piece, session_key=session_key)
+                    return ChunkSummary(outcome=failure, calls=calls)
+                outcome = self._summariser.summarise(piece, session_key=session_key)
                 calls += 1
-                tokens_in, tokens_out = (
-                    tokens_in + attempt.tokens_in,
-                    tokens_out + attempt.tokens_out,
-                )
-                if not attempt.ok:
-                    return ChunkSummary(attempt=attempt, calls=calls)
-                if not attempt.nothing:
-                    texts.append(attempt.text)
+                tokens_in += outcome.tokens_in
+                tokens_out += outcome.tokens_out
+                if isinstance(outcome, SummaryFailure):
+                    failure = SummaryFailure(
+                        reason=outcome.reason, tokens_in=tokens_in, tokens_out=tokens_out
+                    )
+                    return ChunkSummary(outcome=failure, calls=calls)
+                if not outcome.nothing:
+                    texts.append(outcome.text)
             merged = "\n".join(texts)
             if len(pieces) == 1 or self._counter.text(merged) <= budget:
-                result = SummaryAttempt(
-                    ok=True, text=merged, tokens_in=tokens_in, tokens_out=tokens_out
-                )
-                return ChunkSummary(attempt=result, calls=calls)
+                summary = Summary(text=merged, tokens_in=tokens_in, tokens_out=tokens_out)
+                return ChunkSummary(outcome=summary, calls=calls)
             # The pieces' facts are still too long together: summarise them in turn.
             summaries = [Message(role="system", name=SUMMARY_NAME, content=t) for t in texts]
             pieces, texts = self._pack([self._fit(s, budget) for s in summaries], budget), []

@@ -26,6 +26,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from reverie.compaction.attempt import SummaryFailure
 from reverie.compaction.chunks import ChunkSummariser
 from reverie.compaction.result import CompactionResult, Outcome
 from reverie.compaction.transcript import raw_fallback
@@ -183,24 +184,24 @@ class Compactor:
         if existing is not None:
             self._advance(key, existing.content, last_active, cut)
             return _Step("summarised", existing, 0, "reused the entry a crash left behind")
-        attempt_calls = self._chunks.summarise(chunk, session_key=key)
-        attempt = attempt_calls.attempt
-        if not attempt.ok:
+        chunk_summary = self._chunks.summarise(chunk, session_key=key)
+        outcome, calls = chunk_summary.outcome, chunk_summary.calls
+        if isinstance(outcome, SummaryFailure):
             cap = self._config.raw_cap_chars
-            text = raw_fallback(chunk, reason=attempt.reason or "failed", cap=cap)
+            text = raw_fallback(chunk, reason=outcome.reason, cap=cap)
             entry = self._append(key, text, (mark, cut), kind="raw", cap=cap, at=last_active)
             self._advance(key, entry.content, last_active, cut)
-            logger.warning("compaction of %s kept the raw transcript: %s", key, attempt.reason)
-            return _Step("raw_fallback", entry, attempt_calls.calls, attempt.reason)
-        if attempt.nothing:
+            logger.warning("compaction of %s kept the raw transcript: %s", key, outcome.reason)
+            return _Step("raw_fallback", entry, calls, outcome.reason)
+        if outcome.nothing:
             self._workspace.sessions.set_compacted_upto(key, cut)
-            return _Step("nothing_noteworthy", None, attempt_calls.calls, None)
+            return _Step("nothing_noteworthy", None, calls, None)
         cap = self._config.summary_cap_chars
         entry = self._append(
-            key, attempt.text, (mark, cut), kind="summary", cap=cap, at=last_active
+            key, outcome.text, (mark, cut), kind="summary", cap=cap, at=last_active
         )
         self._advance(key, entry.content, last_active, cut)
-        return _Step("summarised", entry, attempt_calls.calls, None)
+        return _Step("summarised", entry, calls, None)
 
     def _append(
         self, key: str, text: str, source: tuple[int, int], *, kind: str, cap: int, at: datetime

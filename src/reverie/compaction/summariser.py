@@ -1,71 +1,60 @@
-"""Summarisers: turn messages into ``- [mark] fact`` lines, and say plainly when they fail.
+"""The model summariser: messages to ``- [mark] fact`` lines by asking a model.
 
-``Summariser`` is the protocol compaction talks to; ``ModelSummariser`` renders the messages
-as a transcript for the built-in compaction prompt and asks a model, and a model-free
-summariser can stand in for it. A failure is a
-typed ``SummaryAttempt`` (``ok=False`` with a reason), never an exception, so compaction can
-keep the raw facts instead: provider errors and timeouts, a truncated reply (finish reason
-``length``), an empty reply, or tool calls where none were asked for. Every model call is
-recorded in the ledger with its tokens and outcome. The transcript is sent fenced as data
-(``prompts.fence``), under instructions that say it is never instructions to the summariser.
+``ModelSummariser`` renders the messages it is given as a transcript for the built-in
+compaction prompt (for its own prompt only; the roles travel as messages up to here), sends it
+fenced as data (``prompts.fence``) under instructions that say it is never instructions to the
+summariser, and judges the reply. It calls the model only through ``MeteredModel``, which
+times the call, prices it, calibrates the counter and writes its one ledger line
+(``job="compaction"``), failed calls included.
+
+A failure is a ``SummaryFailure`` with its reason, never an exception, so compaction can keep
+the raw facts instead: provider errors and timeouts, a truncated reply (finish reason
+``length``), an empty reply, or tool calls where none were asked for.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
-from reverie.clock import Clock
-from reverie.compaction.attempt import SummaryAttempt
+from reverie.compaction.attempt import NOTHING, Summary, SummaryFailure, SummaryOutcome
 from reverie.compaction.transcript import render
 from reverie.config import ModelConfig
-from reverie.errors import ModelError
-from reverie.llm.provider import ChatReply, ChatRequest, Provider
+from reverie.llm.metered import CallFailed, MeteredModel
+from reverie.llm.provider import ChatReply, ChatRequest
 from reverie.messages import Message
 from reverie.prompts import fence, load
 from reverie.store.entries import strip_reasoning
-from reverie.store.ledger import Ledger, LedgerRecord
-from reverie.token_estimate import TokenCounter
 
 SUMMARY_OUTPUT_TOKENS = 3_000
 """Output tokens asked for one summary (the entry cap is 8,000 chars, about 2,000 tokens)."""
 
+_FENCE_TOKENS = 96
+"""Tokens the data fence around the transcript may cost."""
+
 
 class ModelSummariser:
-    """A ``Summariser`` backed by a model provider."""
+    """A ``Summariser`` backed by a metered model."""
 
-    def __init__(
-        self,
-        provider: Provider,
-        *,
-        model: ModelConfig,
-        counter: TokenCounter,
-        ledger: Ledger,
-        clock: Clock,
-        job: str = "compaction",
-    ) -> None:
-        self._provider = provider
+    def __init__(self, model: MeteredModel, *, config: ModelConfig) -> None:
+        """Summarise with ``model`` (metered for ``compaction``) whose limits are ``config``."""
         self._model = model
-        self._counter = counter
-        self._ledger = ledger
-        self._clock = clock
-        self._job = job
+        self._config = config
         self._instructions = load("compaction")
+        self._output_tokens = min(config.max_output_tokens, SUMMARY_OUTPUT_TOKENS)
 
     @property
     def label(self) -> str:
         """The model's name."""
-        return self._model.model
+        return self._config.model
 
     @property
     def input_budget(self) -> int:
-        """The model's input budget less the instructions and a small margin."""
-        output = min(self._model.max_output_tokens, SUMMARY_OUTPUT_TOKENS)
-        window = self._model.context_window - output - 1024
-        return max(256, window - self._counter.text(self._instructions) - 96)  # + the fence
+        """The model's input budget for a summary's reply, less the instructions and fence."""
+        window = self._config.input_budget_for(self._output_tokens)
+        return max(256, window - self._model.counter.text(self._instructions) - _FENCE_TOKENS)
 
-    def summarise(self, messages: Sequence[Message], *, session_key: str | None) -> SummaryAttempt:
-        """Ask the model for the facts of ``messages``; failures come back as ``ok=False``."""
+    def summarise(self, messages: Sequence[Message], *, session_key: str | None) -> SummaryOutcome:
+        """Ask the model for the facts of ``messages``; a failure is a ``SummaryFailure``."""
         # The caller has already cut each message to fit; the block cap here only guards.
         transcript = render(messages, block_cap=self.input_budget * 4)
         request = ChatRequest(
@@ -74,52 +63,31 @@ class ModelSummariser:
                 Message(role="user", content=fence("TRANSCRIPT", transcript)),
             ),
             tool_choice="none",
-            max_output_tokens=min(self._model.max_output_tokens, SUMMARY_OUTPUT_TOKENS),
+            max_output_tokens=self._output_tokens,
             temperature=0.0,
         )
-        started = time.monotonic()
-        estimated_in = self._counter.text(self._instructions) + self._counter.text(
-            request.messages[1].text
-        )
-        try:
-            reply = self._provider.complete(request)
-        except ModelError as exc:
-            attempt = SummaryAttempt(ok=False, reason=f"{type(exc).__name__}: {exc}", tokens_in=0)
-        else:
-            attempt = _judge(reply, estimated_in)
-        self._record(attempt, session_key, time.monotonic() - started)
-        return attempt
-
-    def _record(self, attempt: SummaryAttempt, session_key: str | None, seconds: float) -> None:
-        outcome = "ok" if attempt.ok else "failed"
-        if attempt.nothing:
-            outcome = "nothing"
-        self._ledger.append(
-            LedgerRecord(
-                time=self._clock(),
-                job=self._job,
-                outcome=outcome,
-                model=self._model.model,
-                tokens_in=attempt.tokens_in,
-                tokens_out=attempt.tokens_out,
-                duration_ms=seconds * 1000,
-                session_key=session_key,
-                reason=attempt.reason,
+        result = self._model.complete(request, session_key=session_key, judge=_verdict)
+        if isinstance(result, CallFailed):
+            return SummaryFailure(reason=result.reason, tokens_in=result.tokens_in)
+        _, reason = _verdict(result.reply)
+        if reason is not None:
+            return SummaryFailure(
+                reason=reason, tokens_in=result.tokens_in, tokens_out=result.tokens_out
             )
+        return Summary(
+            text=strip_reasoning(result.reply.text),
+            tokens_in=result.tokens_in,
+            tokens_out=result.tokens_out,
         )
 
 
-def _judge(reply: ChatReply, estimated_in: int) -> SummaryAttempt:
+def _verdict(reply: ChatReply) -> tuple[str, str | None]:
+    """The ledger outcome of a reply (``ok``, ``nothing``, ``failed``) and a failure's reason."""
     text = strip_reasoning(reply.text)
-    tokens_in = reply.usage.prompt_tokens if reply.usage else estimated_in
-    tokens_out = reply.usage.completion_tokens if reply.usage else 0
-    failure: str | None = None
     if reply.tool_calls:
-        failure = "the model called tools where none were offered"
-    elif reply.finish_reason == "length":
-        failure = "the reply was cut off (finish reason: length)"
-    elif not text:
-        failure = "the reply was empty"
-    if failure is not None:
-        return SummaryAttempt(ok=False, reason=failure, tokens_in=tokens_in, tokens_out=tokens_out)
-    return SummaryAttempt(ok=True, text=text, tokens_in=tokens_in, tokens_out=tokens_out)
+        return "failed", "the model called tools where none were offered"
+    if reply.finish_reason == "length":
+        return "failed", "the reply was cut off (finish reason: length)"
+    if not text:
+        return "failed", "the reply was empty"
+    return ("nothing" if text.strip() == NOTHING else "ok"), None

@@ -10,7 +10,9 @@
   when that last reply was final;
 - progress: every round's tool outcomes go to a ``ProgressDetector`` (``no_progress``).
 
-Each model call appends one ledger line (``job="dream"``), failed calls included. A model error
+The model is called only through ``MeteredModel`` (``job="dream"``), which times and prices
+each call, calibrates the counter and appends its one ledger line (outcome ``tool_calls``,
+``final`` or ``error``), failed calls included. A model error
 ends the run as ``failed``; a bad tool call never does: ``DreamTools`` turns it into a tool
 message that starts with ``error:`` and the model may fix it. The run *completes* only when a
 reply has no tool calls and was not cut off (finish reason ``length`` or ``content_filter``).
@@ -19,25 +21,20 @@ The loop edits only the ``Staging`` behind its tools; it never publishes or touc
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from reverie.dream.tool_specs import TOOL_SPECS
-from reverie.errors import ModelError
+from reverie.llm.metered import CallFailed
 from reverie.llm.provider import ChatReply, ChatRequest, ToolSchema
-from reverie.llm.tokens import count_request
 from reverie.messages import Message
-from reverie.store.ledger import LedgerRecord
 
 if TYPE_CHECKING:
     from reverie.clock import Clock
     from reverie.dream.progress import ProgressDetector
     from reverie.dream.tools import DreamTools, ToolOutcome
-    from reverie.llm.provider import Provider
+    from reverie.llm.metered import MeteredModel
     from reverie.messages import ToolCall
-    from reverie.store.ledger import Ledger
-    from reverie.token_estimate import TokenCounter
 
 LoopOutcome = Literal["completed", "failed", "over_budget", "step_limit", "no_progress"]
 
@@ -77,20 +74,16 @@ class DreamLoop:
     def __init__(
         self,
         *,
-        provider: Provider,
+        model: MeteredModel,
         tools: DreamTools,
         detector: ProgressDetector,
         limits: LoopLimits,
-        counter: TokenCounter,
-        ledger: Ledger,
         clock: Clock,
     ) -> None:
-        self._provider = provider
+        self._model = model
         self._tools = tools
         self._detector = detector
         self._limits = limits
-        self._counter = counter
-        self._ledger = ledger
         self._clock = clock
         self._transcript: list[Message] = []
         self._rounds = self._calls = self._tokens_in = self._tokens_out = 0
@@ -103,8 +96,8 @@ class DreamLoop:
             if request is None:
                 return self._end("over_budget", self._budget_reason("the next call would cross"))
             reply = self._call(request)
-            if isinstance(reply, ModelError):
-                return self._end("failed", f"model call failed: {reply}")
+            if isinstance(reply, CallFailed):
+                return self._end("failed", f"model call failed: {reply.error}")
             self._transcript.append(reply.to_message(timestamp=self._clock()))
             if self._tokens_in + self._tokens_out > self._limits.token_budget:
                 return self._end("over_budget", self._budget_reason("the run crossed"))
@@ -124,7 +117,7 @@ class DreamLoop:
         """The next request, with its reply capped by what the budget has left; None if spent."""
         probe = ChatRequest(messages=tuple(self._transcript), tools=TOOL_SCHEMAS)
         left = self._limits.token_budget - self._tokens_in - self._tokens_out
-        left -= count_request(probe, self._counter)
+        left -= self._model.price(probe)
         if left <= 0:
             return None
         return ChatRequest(
@@ -134,47 +127,13 @@ class DreamLoop:
             max_output_tokens=min(left, self._limits.max_output_tokens),
         )
 
-    def _call(self, request: ChatRequest) -> ChatReply | ModelError:
-        started = time.perf_counter()
-        try:
-            reply = self._provider.complete(request)
-        except ModelError as exc:
-            self._record(request, None, time.perf_counter() - started, reason=str(exc))
-            return exc
-        self._record(request, reply, time.perf_counter() - started, reason=None)
-        return reply
-
-    def _record(
-        self, request: ChatRequest, reply: ChatReply | None, seconds: float, *, reason: str | None
-    ) -> None:
-        """Count the call's tokens and append its ledger line."""
+    def _call(self, request: ChatRequest) -> ChatReply | CallFailed:
+        """One metered call; its tokens count against the run's budget, failed or not."""
+        result = self._model.complete(request, judge=_verdict)
         self._calls += 1
-        if reply is not None and reply.usage is not None:
-            tokens_in, tokens_out = reply.usage.prompt_tokens, reply.usage.completion_tokens
-        else:
-            tokens_in = count_request(request, self._counter)
-            tokens_out = 0 if reply is None else self._reply_tokens(reply)
-        self._tokens_in += tokens_in
-        self._tokens_out += tokens_out
-        outcome = "error" if reply is None else ("tool_calls" if reply.tool_calls else "final")
-        self._ledger.append(
-            LedgerRecord(
-                time=self._clock(),
-                job="dream",
-                outcome=outcome,
-                model=(reply.model if reply is not None else "") or "unknown",
-                tokens_in=tokens_in,
-                tokens_out=tokens_out,
-                duration_ms=seconds * 1000,
-                reason=reason,
-            )
-        )
-
-    def _reply_tokens(self, reply: ChatReply) -> int:
-        return self._counter.text(reply.text) + sum(
-            self._counter.text(call.name) + self._counter.text(call.arguments)
-            for call in reply.tool_calls
-        )
+        self._tokens_in += result.tokens_in
+        self._tokens_out += result.tokens_out
+        return result if isinstance(result, CallFailed) else result.reply
 
     def _run_tools(self, calls: tuple[ToolCall, ...]) -> list[ToolOutcome]:
         self._rounds += 1
@@ -215,3 +174,8 @@ class DreamLoop:
             tokens_out=self._tokens_out,
             transcript=tuple(self._transcript),
         )
+
+
+def _verdict(reply: ChatReply) -> tuple[str, str | None]:
+    """A dream reply's ledger outcome: it asked for tools, or it is the final answer."""
+    return ("tool_calls" if reply.tool_calls else "final"), None

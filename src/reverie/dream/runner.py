@@ -55,6 +55,7 @@ from reverie.dream.state import DEFAULT_STATE, DreamState, DreamStateFile
 from reverie.dream.tools import DreamTools
 from reverie.dream.transcript import keep_transcript
 from reverie.errors import DreamError, LockTimeoutError, PublishConflictError
+from reverie.llm.metered import MeteredModel
 from reverie.llm.tokens import default_counter
 from reverie.provenance.record import note_run
 from reverie.store.ledger import LedgerRecord
@@ -305,7 +306,13 @@ class Dreamer:
 
     def _loop(self, staging: Staging, provider: Provider) -> DreamLoop:
         return DreamLoop(
-            provider=provider,
+            model=MeteredModel(
+                provider,
+                job="dream",
+                counter=self.counter,
+                log=self.workspace.ledger,
+                clock=self.workspace.clock,
+            ),
             tools=DreamTools(staging),
             detector=ProgressDetector(stall_rounds=self.config.stall_rounds),
             limits=LoopLimits(
@@ -313,8 +320,6 @@ class Dreamer:
                 token_budget=self.config.token_budget,
                 max_output_tokens=self.max_output_tokens,
             ),
-            counter=self.counter,
-            ledger=self.workspace.ledger,
             clock=self.workspace.clock,
         )
 

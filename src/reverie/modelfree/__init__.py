@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from reverie.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from reverie.compaction.attempt import SummaryAttempt
+    from reverie.compaction.attempt import NOTHING, Summary, SummaryFailure
     from reverie.modelfree.changes import (
         CurationResult,
         CuratorChange,
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
         SkippedFact,
     )
     from reverie.modelfree.curator import ModelFreeCurator, entry_facts
-    from reverie.modelfree.facts import NOTHING, Fact, Mark, parse_facts, render_facts
+    from reverie.modelfree.facts import Fact, Mark, parse_facts, render_facts
     from reverie.modelfree.routing import route
     from reverie.modelfree.summariser import LABEL, ModelFreeSummariser, extract_facts
 
@@ -40,9 +40,10 @@ _WHERE: dict[str, str] = {
     "Mark": "reverie.modelfree.facts",
     "ModelFreeCurator": "reverie.modelfree.curator",
     "ModelFreeSummariser": "reverie.modelfree.summariser",
-    "NOTHING": "reverie.modelfree.facts",
+    "NOTHING": "reverie.compaction.attempt",
     "SkippedFact": "reverie.modelfree.changes",
-    "SummaryAttempt": "reverie.compaction.attempt",
+    "Summary": "reverie.compaction.attempt",
+    "SummaryFailure": "reverie.compaction.attempt",
     "entry_facts": "reverie.modelfree.curator",
     "extract_facts": "reverie.modelfree.summariser",
     "parse_facts": "reverie.modelfree.facts",
@@ -64,7 +65,8 @@ __all__ = [
     "ModelFreeCurator",
     "ModelFreeSummariser",
     "SkippedFact",
-    "SummaryAttempt",
+    "Summary",
+    "SummaryFailure",
     "entry_facts",
     "extract_facts",
     "parse_facts",

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+from reverie.compaction.attempt import NOTHING  # one sentinel, owned by the summary types
+
 Mark = Literal["permanent", "durable", "ephemeral", "correction", "skip"]
 MARKS: tuple[Mark, ...] = ("permanent", "durable", "ephemeral", "correction", "skip")
 _BY_NAME: dict[str, Mark] = {mark: mark for mark in MARKS}
 
-NOTHING = "(nothing)"
-"""The whole text of a summary that found nothing worth keeping."""
 
 _LINE = re.compile(r"^\s*(?:[-*•]\s+)?(?:\[(?P<mark>[A-Za-z_-]{1,20})\]\s*)?(?P<text>.*?)\s*$")
 _AS_OF = re.compile(r"\s*\(as of (?P<day>\d{4}-\d{2}-\d{2})\)\s*$")

@@ -27,8 +27,8 @@ what it replaced when the sentence does ("Lives in Utrecht (before: Rotterdam)")
 Invariants: a sentence that holds a secret (``reverie.redact.contains_secret``) is never
 kept; facts are deduplicated on their normalised text; at most ``max_facts`` lines of at most
 ``max_fact_chars`` characters each (the highest-priority and latest win); ``(nothing)`` when
-no sentence qualifies. ``summarise`` always returns ``ok=True``. No I/O; this module must not
-import ``reverie.llm``.
+no sentence qualifies. ``summarise`` always returns a ``Summary`` (it cannot fail). No I/O;
+this module must not import ``reverie.llm``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from reverie.compaction.attempt import SummaryAttempt
+from reverie.compaction.attempt import Summary
 from reverie.messages import Message
 from reverie.modelfree.chatter import content_words, is_social
 from reverie.modelfree.corrections import strip_correction
@@ -149,9 +149,7 @@ class ModelFreeSummariser:
             messages, max_facts=self._max_facts, max_fact_chars=self._max_fact_chars
         )
 
-    def summarise(
-        self, messages: Sequence[Message], *, session_key: str | None = None
-    ) -> SummaryAttempt:
+    def summarise(self, messages: Sequence[Message], *, session_key: str | None = None) -> Summary:
         """Summarise compaction's messages into fact lines (never fails).
 
         Args:
@@ -159,7 +157,7 @@ class ModelFreeSummariser:
             session_key: the session the turns come from (unused; part of the protocol).
         """
         del session_key
-        return SummaryAttempt(ok=True, text=render_facts(self.extract(messages)))
+        return Summary(text=render_facts(self.extract(messages)))
 
 
 def user_speaker(name: str | None = None) -> Speaker:

@@ -1,27 +1,31 @@
 """The ledger: ``memory/ledger.jsonl``, one line per model call made by a memory job.
 
 Compaction and dream (and their model-free stand-ins) record every call here: when, which job,
-which session, which model or mode, tokens in and out, how long it took, and how it ended. It
+which session, which model or mode, tokens in and out, how long it took, and how it ended.
+Model calls arrive through ``reverie.llm.metered.MeteredModel`` (``append_call``), which also
+keeps the counter's estimate of the prompt (``estimated_in``) beside the billed figure. It
 is what ``status`` and ``cost`` add up, and what the soak test checks token bounds against.
 
-Appends are one ``write`` on an ``O_APPEND`` descriptor under a ``ProcessLock``, so lines from
-many processes never interleave. The ledger is diagnostics, not memory: a line that does not
-parse is skipped by readers and counted in ``LedgerSummary.unreadable`` (``doctor`` reports
-it), never rewritten away. A reason (often an error text) is redacted before it is written.
+Appends go through ``reverie.store.appends`` (``O_APPEND``, a short write retried until
+complete) under a ``ProcessLock``, so lines from many processes never interleave. The ledger
+is diagnostics, not memory: a line that does not parse is skipped by readers and counted in
+``LedgerSummary.unreadable`` (``doctor`` reports it), never rewritten away. A reason (often an
+error text) is redacted before it is written.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol
 
 from reverie.clock import wall_clock
 from reverie.errors import StorageError
 from reverie.redact import redact
+from reverie.store.appends import append_bytes
 from reverie.store.layout import check_path
 from reverie.store.locks import ProcessLock
 
@@ -39,6 +43,24 @@ class LedgerRecord:
     duration_ms: float = 0.0
     session_key: str | None = None
     reason: str | None = None
+    estimated_in: int | None = None
+    """The counter's price of the prompt (model calls only), beside the billed ``tokens_in``."""
+
+    @classmethod
+    def of_call(cls, call: CallFacts) -> LedgerRecord:
+        """The record of one metered model call (``reverie.llm.metered.ModelCall``)."""
+        return cls(
+            time=call.time,
+            job=call.job,
+            outcome=call.outcome,
+            model=call.model,
+            tokens_in=call.tokens_in,
+            tokens_out=call.tokens_out,
+            duration_ms=call.duration_ms,
+            session_key=call.session_key,
+            reason=call.reason,
+            estimated_in=call.estimated_in,
+        )
 
     def to_line(self) -> bytes:
         """Return the record as one JSON line."""
@@ -49,6 +71,7 @@ class LedgerRecord:
             "model": self.model,
             "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
+            "estimated_in": self.estimated_in,
             "duration_ms": round(self.duration_ms, 3),
             "outcome": self.outcome,
             "reason": None if self.reason is None else redact(self.reason),
@@ -69,7 +92,73 @@ class LedgerRecord:
             duration_ms=float(obj["duration_ms"]),
             session_key=obj.get("session_key"),
             reason=obj.get("reason"),
+            estimated_in=_optional_int(obj.get("estimated_in")),
         )
+
+
+def _optional_int(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise TypeError(f"not a whole number: {value!r}")
+
+
+class CallFacts(Protocol):
+    """What the ledger needs of a model call; ``reverie.llm.metered.ModelCall`` has it.
+
+    A protocol, so the store never imports the model layer.
+    """
+
+    @property
+    def time(self) -> datetime:
+        """When the call ended."""
+        ...
+
+    @property
+    def job(self) -> str:
+        """The memory job that made it."""
+        ...
+
+    @property
+    def outcome(self) -> str:
+        """How it ended."""
+        ...
+
+    @property
+    def model(self) -> str:
+        """The model's name."""
+        ...
+
+    @property
+    def tokens_in(self) -> int:
+        """Prompt tokens (reported, else estimated)."""
+        ...
+
+    @property
+    def tokens_out(self) -> int:
+        """Reply tokens (reported, else estimated)."""
+        ...
+
+    @property
+    def estimated_in(self) -> int:
+        """The counter's price of the prompt."""
+        ...
+
+    @property
+    def duration_ms(self) -> float:
+        """How long the call took."""
+        ...
+
+    @property
+    def session_key(self) -> str | None:
+        """The session it served, if one."""
+        ...
+
+    @property
+    def reason(self) -> str | None:
+        """Why it failed, if it did."""
+        ...
 
 
 @dataclass(slots=True)
@@ -113,17 +202,15 @@ class Ledger:
             if self._root is not None:  # never append through a link leading outside
                 check_path(self._root, self.path.relative_to(self._root).as_posix(), write=True)
             try:
-                fd = os.open(
-                    self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644
-                )
-                try:
-                    os.write(fd, line)
-                finally:
-                    os.close(fd)
+                append_bytes(self.path, line)
             except OSError as exc:
                 raise StorageError(
                     f"cannot append to ledger ({exc.strerror})", path=self.path
                 ) from exc
+
+    def append_call(self, call: CallFacts) -> None:
+        """Append the record of one metered model call."""
+        self.append(LedgerRecord.of_call(call))
 
     def records(self) -> Iterator[LedgerRecord | None]:
         """Yield every record in order; None stands for a line that could not be parsed."""
