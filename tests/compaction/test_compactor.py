@@ -244,3 +244,21 @@ def test_entries_are_dated_when_their_last_message_was_said(workspace: Workspace
     assert entry.time is not None
     assert said <= entry.time < said + timedelta(minutes=30)
     assert entry.timestamp == nanobot_timestamp(entry.time)
+
+
+def test_a_provider_error_after_a_summarised_piece_keeps_the_whole_chunk_raw(
+    workspace: Workspace,
+) -> None:
+    provider = ScriptedProvider(_facts).fail(ModelTimeoutError("no answer in 30s"))
+    compactor, _, _ = build(workspace, provider, memory_window=2500, max_output=400)
+    _fill(workspace, "cli:mid", 30)
+    result = compactor.ensure_budget("cli:mid", user_text="next")
+    assert result.outcome == "raw_fallback"
+    assert len(provider.requests) == 2  # one piece summarised, the next call failed
+    [entry] = result.entries
+    assert entry.kind == "raw"
+    assert "USER: q0" in entry.content  # the raw facts, from the first message on
+    assert "ModelTimeoutError: no answer in 30s" in entry.content
+    records = [r for r in workspace.ledger.records() if r]
+    assert [r.outcome for r in records] == ["ok", "error"]
+    assert all(r.estimated_in is not None and r.tokens_in > 0 for r in records)
