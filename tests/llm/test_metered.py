@@ -148,3 +148,25 @@ def test_a_provider_error_mid_compaction_keeps_the_raw_messages_and_the_ledger_s
         assert record.outcome == "error"
         assert record.reason is not None
         assert "upstream down" in record.reason
+
+
+def test_a_separate_memory_model_never_calibrates_the_chat_models_counter(
+    tmp_path: Path,
+) -> None:
+    window = ModelConfig(model="chat", context_window=4_000, max_output_tokens=500)
+    config = Config(model=window, memory_model=ModelConfig(model="small", context_window=4_000))
+    memory_provider = ScriptedProvider(
+        *itertools.repeat(ChatReply(text="- [durable] tea is green"), 20)
+    )
+    with MemoryEngine.open(
+        tmp_path / "ws",
+        config,
+        provider=ScriptedProvider(),
+        memory_provider=memory_provider,
+        environ={},
+    ) as memory:
+        memory.record("cli:a", [{"role": "user", "content": "we drink green tea " * 40}])
+        assert memory.compact("cli:a").outcome == "summarised"
+        assert len(memory_provider.requests) >= 1
+        assert isinstance(memory.counter, CalibratedCounter)
+        assert memory.counter.observations == 0
