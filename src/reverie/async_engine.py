@@ -11,7 +11,8 @@ from collections.abc import Iterable, Sequence
 
 from reverie.agent import TurnResult
 from reverie.compaction.result import CompactionResult
-from reverie.engine import MemoryEngine, MessageLike, PromptResult, RecordResult
+from reverie.engine import MemoryEngine
+from reverie.engine_results import MessageLike, PromptResult, RecordResult
 from reverie.llm.provider import ToolSchema
 from reverie.provenance import ForgetReport, WhyReport
 

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from reverie.store.rejections import RecordedRejection
 
 __all__ = [
+    "AgentStores",
     "AuditPort",
     "Backend",
     "CursorPort",
@@ -63,8 +64,10 @@ __all__ = [
     "LockPort",
     "LocksPort",
     "MemoryFilesPort",
+    "PromptStores",
     "QuarantinePort",
     "RejectionsPort",
+    "SessionLogStores",
     "SessionsPort",
     "Stores",
 ]
@@ -391,17 +394,26 @@ class IndexPort(Protocol):
         ...
 
 
-class Stores(LocksPort, Protocol):
-    """Every store of one workspace, as the engine and the processes reach them."""
-
-    @property
-    def clock(self) -> Clock:
-        """The time source the stores stamp with."""
-        ...
+class SessionLogStores(LocksPort, Protocol):
+    """What compaction uses: sessions, the history log and per-session locks."""
 
     @property
     def sessions(self) -> SessionsPort:
         """Live sessions."""
+        ...
+
+    @property
+    def history(self) -> HistoryPort:
+        """The history log."""
+        ...
+
+
+class PromptStores(Protocol):
+    """What prompt assembly reads: the durable files and the history since the dream cursor."""
+
+    @property
+    def files(self) -> MemoryFilesPort:
+        """The durable files."""
         ...
 
     @property
@@ -414,14 +426,37 @@ class Stores(LocksPort, Protocol):
         """The dream cursor."""
         ...
 
+
+class AgentStores(Protocol):
+    """What the built-in agent uses: sessions and the durable files (its read tool)."""
+
     @property
-    def quarantine(self) -> QuarantinePort:
-        """History lines taken out of the log."""
+    def sessions(self) -> SessionsPort:
+        """Live sessions."""
         ...
 
     @property
     def files(self) -> MemoryFilesPort:
         """The durable files."""
+        ...
+
+
+class Stores(SessionLogStores, PromptStores, AgentStores, Protocol):
+    """Every store of one workspace, as the engine and the processes reach them."""
+
+    @property
+    def location(self) -> str:
+        """Where the stores live, for people (a folder, a database name)."""
+        ...
+
+    @property
+    def clock(self) -> Clock:
+        """The time source the stores stamp with."""
+        ...
+
+    @property
+    def quarantine(self) -> QuarantinePort:
+        """History lines taken out of the log."""
         ...
 
     @property

@@ -43,7 +43,7 @@ def init(
     if config.exists():
         fail(f"{config} already exists; not overwritten (edit it, or remove it and run init)")
     with engine(ctx, workspace, create=True) as memory:
-        config = memory.workspace.root / CONFIG_NAME
+        config = Path(memory.location) / CONFIG_NAME
         try:
             with config.open("x", encoding="utf-8") as handle:
                 handle.write(CONFIG_TEMPLATE)
@@ -51,7 +51,7 @@ def init(
             fail(f"{config} already exists; not overwritten")
         except OSError as exc:
             fail(f"cannot write {config}: {exc.strerror}")
-        out().print(Text(f"workspace ready: {memory.workspace.root}", style="green"))
+        out().print(Text(f"workspace ready: {memory.location}", style="green"))
         out().print(f"wrote {config}")
         out().print(
             Text(

@@ -22,9 +22,10 @@ from reverie.config import ModelConfig
 from reverie.errors import ModelError
 from reverie.llm.provider import ChatReply, ChatRequest, Provider
 from reverie.messages import Message
+from reverie.ports import LedgerPort
 from reverie.prompts import fence, load
 from reverie.store.entries import strip_reasoning
-from reverie.store.ledger import Ledger, LedgerRecord
+from reverie.store.ledger import LedgerRecord
 from reverie.token_estimate import TokenCounter
 
 SUMMARY_OUTPUT_TOKENS = 3_000
@@ -40,7 +41,7 @@ class ModelSummariser:
         *,
         model: ModelConfig,
         counter: TokenCounter,
-        ledger: Ledger,
+        ledger: LedgerPort,
         clock: Clock,
         job: str = "compaction",
     ) -> None:

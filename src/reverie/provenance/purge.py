@@ -26,8 +26,8 @@ from reverie.store.provenance_file import line_key
 from reverie.store.scrub import Needle, files_holding, scrub_blob, scrub_jsonl
 
 if TYPE_CHECKING:
+    from reverie.ports import IndexPort
     from reverie.provenance.plan import ForgetPlan
-    from reverie.search import SearchIndex
     from reverie.store.workspace import Workspace
 
 logger = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class PurgeReport:
         }
 
 
-def purge_workspace(workspace: Workspace, plan: ForgetPlan, *, index: SearchIndex) -> PurgeReport:
+def purge_workspace(workspace: Workspace, plan: ForgetPlan, *, index: IndexPort) -> PurgeReport:
     """Scrub ``plan.query`` from the audit history, side files and caches; check everything.
 
     Raises:

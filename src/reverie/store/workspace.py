@@ -154,6 +154,11 @@ class Workspace:
             logger.warning("workspace %s opened for reading only: %s", root, exc)
         return workspace
 
+    @property
+    def location(self) -> str:
+        """The workspace folder, as text (``reverie.ports.Stores.location``)."""
+        return str(self.root)
+
     def lock(self, name: str) -> ProcessLock:
         """Return a new cross-process lock named ``name`` in ``.reverie/locks``.
 
