@@ -125,6 +125,7 @@ FILE_LEVEL: frozenset[str] = frozenset(
         "reverie.ingest_guard",
         "reverie.search.index",
         "reverie.dream.edit",
+        "reverie.dream.locking",
         "reverie.dream.prompt",
         "reverie.dream.rewind",
         "reverie.dream.runner",
@@ -309,6 +310,55 @@ def workspace_violations(found: list[Edge]) -> list[str]:
     ]
 
 
+# Strings that spell a workspace path outside ``store/layout.py``, allowed with their reason.
+PATH_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("reverie.dream.confine", r"memory/history.*\.jsonl"),  # a pattern dream may not read
+        ("reverie.serve.proxy", "memory"),  # an error code, not a path
+    }
+)
+
+
+def _layout_paths() -> frozenset[str]:
+    from reverie.store import layout
+
+    return frozenset(
+        value
+        for name, value in vars(layout).items()
+        if name.isupper() and isinstance(value, str) and ("/" in value or value.startswith("."))
+    )
+
+
+def path_violations(tree: Mapping[str, str], spelled: frozenset[str]) -> list[str]:
+    """Workspace paths are spelled once, in ``reverie.store.layout``; others use its names."""
+    bad = []
+    for module, text in tree.items():
+        if module == "reverie.store.layout":
+            continue
+        parsed = ast.parse(text)
+        docstrings = _docstrings(parsed)
+        for node in ast.walk(parsed):
+            if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+                continue
+            value = node.value
+            looks = value in spelled or value in {"memory", ".reverie", ".git"}
+            looks = looks or value.startswith((".reverie/", "memory/"))
+            if looks and (module, value) not in PATH_EXCEPTIONS and id(node) not in docstrings:
+                bad.append(f"{module}:{node.lineno} spells the path {value!r}")
+    return bad
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    return {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+
+
 def _is_value(module: str, name: str) -> bool:
     obj = getattr(importlib.import_module(module), name)
     if isinstance(obj, type):
@@ -364,6 +414,10 @@ def test_processes_take_the_ports_not_the_file_backend() -> None:
     assert workspace_violations(edges(_real_tree())) == []
 
 
+def test_workspace_paths_are_spelled_only_in_the_layout() -> None:
+    assert path_violations(_real_tree(), _layout_paths()) == []
+
+
 # Every rule can fail: each is fed a small fake tree that breaks it.
 
 
@@ -398,6 +452,10 @@ def test_the_rules_catch_a_violating_tree() -> None:
     assert sorted(engine_part_violations(parts, frozenset({"workspace", "status"}))) == [
         "reverie.cli.x:2 uses the engine's _stores",
         "reverie.cli.x:2 uses the engine's workspace",
+    ]
+    spelled = {"reverie.doctor": '"""Doc: memory/.cursor."""\nFLOOR = "memory/.cursor"\n'}
+    assert path_violations(spelled, frozenset()) == [
+        "reverie.doctor:2 spells the path 'memory/.cursor'"
     ]
     files = edges({"reverie.prompt": "from reverie.store.workspace import Workspace\n"})
     assert workspace_violations(files) == [

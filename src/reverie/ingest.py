@@ -55,6 +55,7 @@ from reverie.inbound import admit, clean_text
 from reverie.ingest_guard import begin, finish, hold_ingest, unfinished
 from reverie.messages import Message
 from reverie.session import Session
+from reverie.store import layout
 from reverie.store.atomic import atomic_write_text
 from reverie.store.entries import prepared_content
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
@@ -301,7 +302,7 @@ def _turns(messages: Sequence[Message]) -> list[list[Message]]:
 def _merge_workspace(job: IngestJob, imported: ImportedWorkspace) -> None:
     """Bring a nanobot workspace's memory in once (marks in ``.reverie/imported.json``)."""
     workspace = job.workspace
-    marks_path = workspace.root / ".reverie" / "imported.json"
+    marks_path = workspace.root / layout.IMPORTED
     # The marks file is written last; what a crash left before it is in history (appended
     # texts) or in the audit log (adopted files).
     marks = _load_marks(marks_path) | _imported_entries(workspace)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reverie.messages import JSONObject
+from reverie.store import layout
 from reverie.store.provenance_file import line_key
 from reverie.store.scrub import Needle, files_holding, scrub_blob, scrub_jsonl
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-KEPT_AS_IS = frozenset({"memory/.dream_cursor"})
+KEPT_AS_IS = frozenset({layout.DREAM_CURSOR})
 """Audited files that hold no memory text (a number), never scrubbed."""
 REDACTED = "[forgotten]"
 """What replaces the text in a commit subject."""
@@ -80,7 +81,7 @@ def purge_workspace(workspace: Workspace, plan: ForgetPlan, *, index: IndexPort)
         dropped += scrub_jsonl(side, needle)
     dropped += scrub_jsonl(workspace.ledger.path, needle)
     index.rebuild()
-    for moved in (workspace.root / ".reverie").glob("search.sqlite.corrupt-*"):
+    for moved in (workspace.root / layout.STATE).glob(layout.SEARCH_INDEX_MOVED):
         if needle.in_bytes(moved.read_bytes()):
             moved.unlink()
     leftovers = _leftovers(workspace, needle)
