@@ -78,11 +78,9 @@ class LockPort(Protocol):
 
     def hold(self, *, timeout: float | None = None) -> AbstractContextManager[None]:
         """Hold the lock for a ``with`` block; 0 tries once; raises ``LockTimeoutError``."""
-        ...
 
     def close(self) -> None:
         """Release what the lock keeps open between holds."""
-        ...
 
 
 class LocksPort(Protocol):
@@ -90,7 +88,6 @@ class LocksPort(Protocol):
 
     def lock(self, name: str) -> LockPort:
         """Return the lock called ``name`` (the same name is the same lock everywhere)."""
-        ...
 
 
 class QuarantinePort(Protocol):
@@ -98,11 +95,9 @@ class QuarantinePort(Protocol):
 
     def keep(self, bad_lines: Sequence[BadLine], *, now: datetime) -> None:
         """Record ``bad_lines`` durably."""
-        ...
 
     def records(self) -> list[BadLine]:
         """Every line kept so far, oldest first."""
-        ...
 
 
 class CursorPort(Protocol):
@@ -110,11 +105,9 @@ class CursorPort(Protocol):
 
     def read(self) -> int:
         """The cursor (0 before the first dream)."""
-        ...
 
     def write(self, cursor: int) -> None:
         """Advance (or, for a restore, roll back) the cursor."""
-        ...
 
 
 class HistoryPort(Protocol):
@@ -131,11 +124,9 @@ class HistoryPort(Protocol):
         at: datetime | None = None,
     ) -> HistoryEntry:
         """Allocate the next cursor and append one entry in one step; return it."""
-        ...
 
     def read_since(self, cursor: int, limit: int | None = None) -> list[HistoryEntry]:
         """Entries whose cursor is above ``cursor``, oldest first, at most ``limit``."""
-        ...
 
     def read_recent(
         self,
@@ -147,31 +138,24 @@ class HistoryPort(Protocol):
         max_lines: int = 5_000,
     ) -> list[HistoryEntry]:
         """Up to ``limit`` of the newest entries above ``since``, newest first, bounded cost."""
-        ...
 
     def last_cursor(self) -> int:
         """The highest cursor handed out so far (0 for a new log)."""
-        ...
 
     def entries(self) -> Iterator[HistoryEntry]:
         """Every valid entry, oldest first."""
-        ...
 
     def repair(self) -> list[BadLine]:
         """Quarantine what cannot be read; return what moved."""
-        ...
 
     def trim(self, keep: int = 1000) -> TrimResult:
         """Drop the oldest entries dream has consumed, keeping at least ``keep``."""
-        ...
 
     def edit(self, changes: Mapping[int, str | None]) -> list[HistoryEntry]:
         """Replace entries' content by cursor, or drop them (None); return them as they were."""
-        ...
 
     def close(self) -> None:
         """Release what the log keeps open."""
-        ...
 
 
 class SessionsPort(Protocol):
@@ -180,67 +164,51 @@ class SessionsPort(Protocol):
     @property
     def quarantine(self) -> QuarantinePort:
         """Where unreadable session records go."""
-        ...
 
     def append(self, key: str, message: Message) -> int:
         """Persist one message at the end of session ``key``; return its index."""
-        ...
 
     def append_many(self, key: str, messages: Iterable[Message]) -> range:
         """Persist several messages, in order, in one step; return their indices."""
-        ...
 
     def load(self, key: str) -> Session:
         """Session ``key`` as stored now (an empty, unsaved session if there is none)."""
-        ...
 
     def exists(self, key: str) -> bool:
         """Whether session ``key`` has been stored."""
-        ...
 
     def list(self) -> list[SessionInfo]:
         """Every session's key, times, message count and mark, sorted by key."""
-        ...
 
     def info(self, key: str) -> SessionInfo | None:
         """What ``list()`` says of one session (None: there is none)."""
-        ...
 
     def delete(self, key: str) -> bool:
         """Delete session ``key``; return whether it existed."""
-        ...
 
     def set_compacted_upto(self, key: str, upto: int) -> SessionInfo:
         """Set the compaction mark of session ``key``."""
-        ...
 
     def set_summary(self, key: str, text: str, last_active: datetime) -> SessionInfo:
         """Record the latest archived summary of session ``key``."""
-        ...
 
     def clear_summary(self, key: str) -> SessionInfo:
         """Forget the archived summary of session ``key``."""
-        ...
 
     def update_metadata(self, key: str, values: Mapping[str, JSONValue]) -> SessionInfo:
         """Merge ``values`` into the metadata of session ``key``."""
-        ...
 
     def put(self, session: Session) -> SessionInfo:
         """Replace session ``session.key`` whole (imports)."""
-        ...
 
     def repair(self, key: str) -> None:
         """Re-check session ``key`` and quarantine what cannot be read."""
-        ...
 
     def redact(self, key: str, indices: Collection[int], *, summary: bool = False) -> None:
         """Replace the messages at ``indices`` with tombstones (``forget``)."""
-        ...
 
     def close(self) -> None:
         """Save what is cached and release what is open."""
-        ...
 
 
 class MemoryFilesPort(Protocol):
@@ -248,19 +216,15 @@ class MemoryFilesPort(Protocol):
 
     def read(self, name: MemoryFileName) -> str:
         """The file's text ('' when absent)."""
-        ...
 
     def write(self, name: MemoryFileName, text: str) -> None:
         """Replace the file's text atomically."""
-        ...
 
     def is_starter(self, name: MemoryFileName) -> bool:
         """Whether nobody has written to the file yet."""
-        ...
 
     def size(self, name: MemoryFileName) -> FileSize:
         """Its size in characters and estimated tokens."""
-        ...
 
 
 class AuditPort(Protocol):
@@ -268,59 +232,46 @@ class AuditPort(Protocol):
 
     def ensure(self) -> None:
         """Set the audit history up if it never existed."""
-        ...
 
     def integrity(self) -> AuditIntegrity:
         """Whether the audit history is the one reverie recorded."""
-        ...
 
     def repair(self) -> AuditIntegrity:
         """Start a new audit history when missing, or accept the current one."""
-        ...
 
     def commit(
         self, subject: str, *, allow_empty: bool = False, author: str | None = None
     ) -> CommitInfo | None:
         """Record the audited files as they are now (None: nothing changed)."""
-        ...
 
     def pending_diff(self) -> AuditDiff:
         """The changes not yet committed."""
-        ...
 
     def log(self, n: int = 20) -> list[CommitInfo]:
         """Up to ``n`` commits, newest first."""
-        ...
 
     def show(self, rev: str) -> CommitDetail:
         """One commit with its diff."""
-        ...
 
     def file_at(self, rev: str, path: str) -> bytes | None:
         """An audited file's bytes as of ``rev`` (None when absent there)."""
-        ...
 
     def restore(self, rev: str) -> CommitInfo:
         """Put every audited file back as of ``rev``, recorded as a new commit."""
-        ...
 
     def line_origins(
         self, texts: Mapping[str, str], *, depth: int = 200
     ) -> dict[str, tuple[LineOrigin, ...]]:
         """For each line of each file's text, the commit that last added it."""
-        ...
 
     def purge(self, scrub: Callable[[str, bytes], bytes], scrub_text: Callable[[str], str]) -> int:
         """Rewrite every commit through ``scrub`` (``forget --purge``); return how many changed."""
-        ...
 
     def objects_holding(self, holds: Callable[[bytes], bool]) -> list[str]:
         """The ids of every stored object whose bytes ``holds``."""
-        ...
 
     def close(self) -> None:
         """Release what is open."""
-        ...
 
 
 class LedgerPort(Protocol):
@@ -328,15 +279,12 @@ class LedgerPort(Protocol):
 
     def append(self, record: LedgerRecord) -> None:
         """Append one record."""
-        ...
 
     def records(self) -> Iterator[LedgerRecord | None]:
         """Every record in order (None: one that could not be read)."""
-        ...
 
     def summary(self) -> LedgerSummary:
         """Totals by job and by day."""
-        ...
 
 
 class RejectionsPort(Protocol):
@@ -344,11 +292,9 @@ class RejectionsPort(Protocol):
 
     def append(self, rules: Iterable[RejectedRule], *, time: datetime) -> None:
         """Record ``rules`` as refused at ``time``."""
-        ...
 
     def latest(self, n: int = 10) -> list[RecordedRejection]:
         """The last ``n`` refused rules, oldest first."""
-        ...
 
 
 class IndexPort(Protocol):
@@ -356,11 +302,9 @@ class IndexPort(Protocol):
 
     def refresh(self) -> RefreshStats:
         """Index what changed since the last refresh."""
-        ...
 
     def rebuild(self) -> RefreshStats:
         """Index everything again from nothing."""
-        ...
 
     def search(
         self,
@@ -374,7 +318,6 @@ class IndexPort(Protocol):
         include_internal: bool = False,
     ) -> list[SearchHit]:
         """The items that best match ``query``, best first."""
-        ...
 
     def candidates(
         self,
@@ -387,11 +330,9 @@ class IndexPort(Protocol):
         between: Sequence[tuple[datetime, datetime]] = (),
     ) -> list[Candidate]:
         """Items matching any of ``terms`` with their whole text, for callers that rank again."""
-        ...
 
     def close(self) -> None:
         """Release what is open."""
-        ...
 
 
 class SessionLogStores(LocksPort, Protocol):
@@ -400,12 +341,10 @@ class SessionLogStores(LocksPort, Protocol):
     @property
     def sessions(self) -> SessionsPort:
         """Live sessions."""
-        ...
 
     @property
     def history(self) -> HistoryPort:
         """The history log."""
-        ...
 
 
 class PromptStores(Protocol):
@@ -414,17 +353,14 @@ class PromptStores(Protocol):
     @property
     def files(self) -> MemoryFilesPort:
         """The durable files."""
-        ...
 
     @property
     def history(self) -> HistoryPort:
         """The history log."""
-        ...
 
     @property
     def dream_cursor(self) -> CursorPort:
         """The dream cursor."""
-        ...
 
 
 class AgentStores(Protocol):
@@ -433,12 +369,10 @@ class AgentStores(Protocol):
     @property
     def sessions(self) -> SessionsPort:
         """Live sessions."""
-        ...
 
     @property
     def files(self) -> MemoryFilesPort:
         """The durable files."""
-        ...
 
 
 class Stores(SessionLogStores, PromptStores, AgentStores, Protocol):
@@ -447,36 +381,29 @@ class Stores(SessionLogStores, PromptStores, AgentStores, Protocol):
     @property
     def location(self) -> str:
         """Where the stores live, for people (a folder, a database name)."""
-        ...
 
     @property
     def clock(self) -> Clock:
         """The time source the stores stamp with."""
-        ...
 
     @property
     def quarantine(self) -> QuarantinePort:
         """History lines taken out of the log."""
-        ...
 
     @property
     def audit(self) -> AuditPort:
         """The audit history."""
-        ...
 
     @property
     def ledger(self) -> LedgerPort:
         """The model-call ledger."""
-        ...
 
     @property
     def rejections(self) -> RejectionsPort:
         """Refused SOUL.md rules."""
-        ...
 
     def close(self) -> None:
         """Release everything open (the stores may be opened again later)."""
-        ...
 
 
 class Backend(Stores, Protocol):
@@ -484,4 +411,3 @@ class Backend(Stores, Protocol):
 
     def open_index(self) -> IndexPort:
         """Return a new search index over these stores (opened on first use)."""
-        ...
