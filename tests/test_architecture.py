@@ -138,7 +138,7 @@ FILE_LEVEL: frozenset[str] = frozenset(
 
 ENGINE_NAMES = frozenset({"memory", "engine"})
 """What surfaces call the engine (also ``self._engine``): the receivers the facade rule reads."""
-ENGINE_PARTS = frozenset({"workspace", "recaller"})
+ENGINE_PARTS = frozenset({"workspace", "recaller", "agent", "dreamer", "idle_scanner"})
 """Public attributes of the engine that are parts, kept for tests and benchmarks only."""
 
 

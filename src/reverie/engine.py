@@ -184,10 +184,15 @@ class MemoryEngine(MemoryChanges):
         """Answer ``user_text`` with the built-in agent (needs a chat model)."""
         return self.agent().turn(check_session_key(session_key), clean_text(user_text))
 
-    def agent(self) -> ChatAgent:
-        """Return the built-in agent, or raise ModelNotConfiguredError with a how-to."""
+    def check_chat_model(self) -> None:
+        """Raise ``ModelNotConfiguredError``, saying how to configure one, without a chat model."""
         if self._chat is None:
             raise ModelNotConfiguredError(NO_MODEL_HINT)
+
+    def agent(self) -> ChatAgent:
+        """Return the built-in agent, or raise ModelNotConfiguredError with a how-to."""
+        self.check_chat_model()
+        assert self._chat is not None
         from reverie.agent import ChatAgent  # noqa: PLC0415 (see TYPE_CHECKING above)
 
         return ChatAgent(
@@ -221,6 +226,10 @@ class MemoryEngine(MemoryChanges):
             clock=self.clock,
             in_flight=busy.__contains__,
         )
+
+    def compact_idle(self, in_flight: Iterable[str] = ()) -> dict[str, CompactionResult]:
+        """Compact every idle session; those in ``in_flight`` are reported ``busy``, not touched."""
+        return self.idle_scanner(in_flight).scan()
 
     def dreamer(self) -> Dreamer:
         """The dream runner in this engine's mode (model, or model-free without one)."""

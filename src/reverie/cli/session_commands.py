@@ -73,7 +73,7 @@ def ask(
     from reverie.cli.record_views import compaction_line
 
     with engine(ctx, workspace, create=True) as memory:
-        memory.agent()  # fail fast, with the how-to, when no chat model is configured
+        memory.check_chat_model()  # fail fast, with the how-to
         with err().status("thinking…"):
             result = memory.turn(session, message)
     if json_output:
@@ -105,7 +105,7 @@ def chat(
     from reverie.cli.repl import Repl
 
     with engine(ctx, workspace, create=True) as memory:
-        memory.agent()  # fail fast, with the how-to, when no chat model is configured
+        memory.check_chat_model()  # fail fast, with the how-to
         repl = Repl(memory, session=session)
         with Background(memory, busy=repl.busy_sessions, report=repl.background_report):
             repl.run()
