@@ -12,6 +12,13 @@ Modes. With a model configured, compaction and dream use it (``[memory_model]`` 
 ``[model]``). Without one, or with ``dream.mode = "model-free"``, they run model-free:
 deterministic extraction and curation, no network. Chat needs a model and says how to
 configure one when there is none.
+
+Wiring. The engine is built from a ``reverie.ports.Backend`` (``open`` makes the file backend,
+``reverie.file_backend``) and keeps its parts private: surfaces get operations (the reads are
+in ``engine_reads``, a person's changes in ``engine_changes``, the result types in
+``engine_results``). ``workspace``, ``recaller``, ``agent()``, ``dreamer()`` and
+``idle_scanner()`` stay public for tests, benchmarks and file-level processes; the
+architecture test refuses them in surfaces.
 """
 
 from __future__ import annotations
