@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,6 +24,7 @@ LAYERS: dict[str, int] = {
     "clock": 0,
     "lazy_exports": 0,
     "messages": 0,
+    "json_data": 0,
     "inbound": 0,
     "config": 0,
     "config_checks": 0,
@@ -31,6 +37,7 @@ LAYERS: dict[str, int] = {
     "store": 1,
     "llm": 1,
     "prompts": 1,
+    "ports": 2,
     "prompt": 2,
     "compaction": 2,
     "dream": 2,
@@ -43,10 +50,13 @@ LAYERS: dict[str, int] = {
     "provenance": 2,
     "importers": 2,
     "engine": 3,
+    "file_backend": 3,
     "engine_reads": 3,
+    "engine_changes": 3,
+    "engine_results": 3,
     "endpoints": 3,
     "async_engine": 3,
-    "ingest": 3,
+    "ingest": 2,
     "ingest_guard": 2,
     "cli": 4,
     "mcp": 4,
@@ -56,40 +66,401 @@ LAYERS: dict[str, int] = {
     "__main__": 5,
 }
 FORBIDDEN_PAIRS = {("store", "llm"), ("llm", "store")}
+SURFACES = frozenset(group for group, layer in LAYERS.items() if layer == 4)
+FACADE = frozenset(group for group, layer in LAYERS.items() if layer == 3)
+BASE = frozenset(group for group, layer in LAYERS.items() if layer == 0)
+
+# Imports between two groups of one layer (1 to 4) that the design allows; any other is a
+# violation. Base modules (layer 0) may use one another, as long as there is no cycle.
+SIBLINGS: frozenset[tuple[str, str]] = frozenset(
+    {
+        # processes: the prompt feeds compaction and the agent; recall reads the index;
+        # dream curates with the model-free curator and forget's planner; status and doctor
+        # read dream's state; ingest drives the importers, compaction and dream.
+        ("agent", "compaction"),
+        ("agent", "prompt"),
+        ("compaction", "prompt"),
+        ("modelfree", "compaction"),
+        ("prompt", "recall"),
+        ("recall", "search"),
+        ("dream", "modelfree"),
+        ("dream", "provenance"),
+        ("status", "dream"),
+        ("doctor", "dream"),
+        ("doctor", "ingest_guard"),
+        ("ingest", "compaction"),
+        ("ingest", "dream"),
+        ("ingest", "importers"),
+        ("ingest", "ingest_guard"),
+        # the storage seam names the index's value types; processes depend on the seam
+        ("ports", "search"),
+        *((group, "ports") for group, layer in LAYERS.items() if layer == 2),
+        # the facade: the engine wires everything; the async wrapper wraps the engine
+        ("engine", "config_file"),
+        ("engine", "endpoints"),
+        ("engine", "engine_changes"),
+        ("engine", "engine_results"),
+        ("engine", "file_backend"),
+        ("engine_changes", "engine_reads"),
+        ("endpoints", "config_file"),
+        ("async_engine", "engine"),
+        ("async_engine", "engine_results"),
+        # surfaces: the CLI starts the servers; serve mounts the MCP server; none imports cli
+        ("cli", "mcp"),
+        ("cli", "serve"),
+        ("cli", "viewer"),
+        ("serve", "mcp"),
+    }
+)
+
+# Modules that work on the workspace *as files* (paths, git, skill folders) and so take the
+# file backend (``Workspace``); every other process takes the protocols of ``reverie.ports``.
+FILE_LEVEL: frozenset[str] = frozenset(
+    {
+        "reverie",  # re-exports Workspace
+        "reverie.file_backend",
+        "reverie.engine_reads",  # MemoryEngine.workspace, for tests and file tools
+        "reverie.doctor",
+        "reverie.ingest",
+        "reverie.ingest_guard",
+        "reverie.search.index",
+        "reverie.dream.edit",
+        "reverie.dream.locking",
+        "reverie.dream.prompt",
+        "reverie.dream.rewind",
+        "reverie.dream.runner",
+        "reverie.provenance.forget",
+        "reverie.provenance.plan",
+        "reverie.provenance.purge",
+        "reverie.provenance.why",
+    }
+)
+
+ENGINE_NAMES = frozenset({"memory", "engine"})
+"""What surfaces call the engine (also ``self._engine``): the receivers the facade rule reads."""
+ENGINE_PARTS = frozenset({"workspace", "recaller", "agent", "dreamer", "idle_scanner"})
+"""Public attributes of the engine that are parts, kept for tests and benchmarks only."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Edge:
+    """One import: ``source`` module imports ``names`` from ``target`` module (line ``line``)."""
+
+    source: str
+    target: str
+    names: tuple[str, ...]
+    line: int
 
 
 def _modules() -> list[Path]:
     return sorted(SRC.rglob("*.py"))
 
 
-def _top(path: Path) -> str:
-    return path.relative_to(SRC).parts[0].removesuffix(".py")
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imported_tops(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    tops: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("reverie."):
-            tops.add(node.module.split(".")[1])
-        elif isinstance(node, ast.Import):
-            tops.update(a.name.split(".")[1] for a in node.names if a.name.startswith("reverie."))
-    return tops
+def _real_tree() -> dict[str, str]:
+    return {_module_name(path): path.read_text(encoding="utf-8") for path in _modules()}
+
+
+def _group(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def edges(tree: Mapping[str, str]) -> list[Edge]:
+    """Every import of a reverie module anywhere in each module (``TYPE_CHECKING`` included)."""
+    found: list[Edge] = []
+    for source, text in tree.items():
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("reverie"):
+                module = node.module or ""
+                for alias in node.names:
+                    full = f"{module}.{alias.name}"
+                    if full in tree:  # ``from reverie.store import layout``: the module itself
+                        found.append(Edge(source=source, target=full, names=(), line=node.lineno))
+                    else:
+                        found.append(
+                            Edge(
+                                source=source, target=module, names=(alias.name,), line=node.lineno
+                            )
+                        )
+            elif isinstance(node, ast.Import):
+                found.extend(
+                    Edge(source=source, target=alias.name, names=(), line=node.lineno)
+                    for alias in node.names
+                    if alias.name.startswith("reverie")
+                )
+    return found
+
+
+def unlayered(tree: Mapping[str, str]) -> list[str]:
+    """Groups with no layer."""
+    return sorted({_group(module) for module in tree} - set(LAYERS))
+
+
+def layer_violations(found: list[Edge]) -> list[str]:
+    """Imports that point up a layer, or join two groups that must never meet."""
+    bad = []
+    for edge in found:
+        own, other = _group(edge.source), _group(edge.target)
+        if LAYERS.get(other, 99) > LAYERS.get(own, -1) or (own, other) in FORBIDDEN_PAIRS:
+            bad.append(f"{edge.source}:{edge.line} imports {edge.target} (a higher layer)")
+    return bad
+
+
+def sibling_violations(found: list[Edge]) -> list[str]:
+    """Imports between two groups of one layer that ``SIBLINGS`` does not allow."""
+    bad = []
+    for edge in found:
+        own, other = _group(edge.source), _group(edge.target)
+        layer = LAYERS.get(own, -1)
+        if (
+            own != other
+            and layer > 0
+            and layer == LAYERS.get(other)
+            and (own, other) not in SIBLINGS
+        ):
+            bad.append(f"{edge.source}:{edge.line} imports sibling {edge.target}")
+    return bad
+
+
+def cycles(found: list[Edge], key: Callable[[str], str]) -> list[list[str]]:
+    """The import cycles (strongly connected components) among ``key(module)`` nodes."""
+    graph: dict[str, set[str]] = {}
+    for edge in found:
+        a, b = key(edge.source), key(edge.target)
+        graph.setdefault(a, set())
+        graph.setdefault(b, set())
+        if a != b:
+            graph[a].add(b)
+    reach = {node: _reachable(graph, node) for node in graph}
+    components = {
+        frozenset(n for n in graph if n in reach[node] and node in reach[n]) for node in graph
+    }
+    return sorted(sorted(component) for component in components if len(component) > 1)
+
+
+def _reachable(graph: Mapping[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        for nxt in graph[stack.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+def surface_violations(found: list[Edge], is_value: Callable[[str, str], bool]) -> list[str]:
+    """Surfaces reach memory only through the facade: from elsewhere they import only values.
+
+    A surface may import the facade, the base, and its own layer as ``SIBLINGS`` allows; from a
+    process or a part only values (frozen dataclasses, constants, type aliases, errors) and
+    never a whole module.
+    """
+    bad = []
+    for edge in found:
+        own, other = _group(edge.source), _group(edge.target)
+        if own not in SURFACES or other in SURFACES | FACADE | BASE:
+            continue
+        for name in edge.names or ("<module>",):
+            if not edge.names or not is_value(edge.target, name):
+                bad.append(f"{edge.source}:{edge.line} takes {name} from {edge.target}")
+    return bad
+
+
+def engine_part_violations(tree: Mapping[str, str], operations: frozenset[str]) -> list[str]:
+    """Surfaces use only the engine's operations, never its parts or private attributes."""
+    bad = []
+    for module, text in tree.items():
+        if _group(module) not in SURFACES:
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if (
+                isinstance(node, ast.Attribute)
+                and _is_engine(node.value)
+                and (node.attr not in operations or node.attr in ENGINE_PARTS)
+            ):
+                bad.append(f"{module}:{node.lineno} uses the engine's {node.attr}")
+    return bad
+
+
+def _is_engine(node: ast.expr) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in ENGINE_NAMES
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "_engine"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    )
+
+
+def workspace_violations(found: list[Edge]) -> list[str]:
+    """Only the store and the file-level modules take ``Workspace``; the rest take ports."""
+    return [
+        f"{edge.source}:{edge.line} imports the file backend (use reverie.ports)"
+        for edge in found
+        if edge.target == "reverie.store.workspace"
+        and _group(edge.source) != "store"
+        and edge.source not in FILE_LEVEL
+    ]
+
+
+# Strings that spell a workspace path outside ``store/layout.py``, allowed with their reason.
+PATH_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("reverie.dream.confine", r"memory/history.*\.jsonl"),  # a pattern dream may not read
+        ("reverie.serve.proxy", "memory"),  # an error code, not a path
+    }
+)
+
+
+def _layout_paths() -> frozenset[str]:
+    from reverie.store import layout
+
+    return frozenset(
+        value
+        for name, value in vars(layout).items()
+        if name.isupper() and isinstance(value, str) and ("/" in value or value.startswith("."))
+    )
+
+
+def path_violations(tree: Mapping[str, str], spelled: frozenset[str]) -> list[str]:
+    """Workspace paths are spelled once, in ``reverie.store.layout``; others use its names."""
+    bad = []
+    for module, text in tree.items():
+        if module == "reverie.store.layout":
+            continue
+        parsed = ast.parse(text)
+        docstrings = _docstrings(parsed)
+        for node in ast.walk(parsed):
+            if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+                continue
+            value = node.value
+            looks = value in spelled or value in {"memory", ".reverie", ".git"}
+            looks = looks or value.startswith((".reverie/", "memory/"))
+            if looks and (module, value) not in PATH_EXCEPTIONS and id(node) not in docstrings:
+                bad.append(f"{module}:{node.lineno} spells the path {value!r}")
+    return bad
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    return {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+
+
+def _is_value(module: str, name: str) -> bool:
+    obj = getattr(importlib.import_module(module), name)
+    if isinstance(obj, type):
+        return dataclasses.is_dataclass(obj) or issubclass(obj, BaseException)
+    if typing.get_origin(obj) is not None:  # Literal[...], Callable[...], unions
+        return True
+    return not callable(obj) or (module, name) in PURE_FUNCTIONS
+
+
+PURE_FUNCTIONS = frozenset({("reverie.dream.edit", "text_sha256")})
+"""Functions of lower layers a surface may call: pure, no store, no model."""
+
+
+def _operations() -> frozenset[str]:
+    from reverie.async_engine import AsyncMemoryEngine
+    from reverie.engine import MemoryEngine
+
+    names = set(dir(MemoryEngine)) | set(dir(AsyncMemoryEngine))
+    init = ast.parse(inspect.getsource(MemoryEngine.__init__).strip())
+    names |= {  # the settings it was opened with: ``self.mode = ...`` in ``__init__``
+        node.attr
+        for node in ast.walk(init)
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+    }
+    return frozenset(name for name in names if not name.startswith("_"))
 
 
 def test_every_module_has_a_layer() -> None:
-    unknown = {_top(path) for path in _modules()} - set(LAYERS)
-    assert not unknown, f"add these modules to LAYERS in {__file__}: {sorted(unknown)}"
+    assert unlayered(_real_tree()) == [], f"add these groups to LAYERS in {__file__}"
 
 
 def test_imports_point_down_the_layers() -> None:
-    violations = []
-    for path in _modules():
-        own = _top(path)
-        for imported in _imported_tops(path):
-            if LAYERS.get(imported, 99) > LAYERS[own] or (own, imported) in FORBIDDEN_PAIRS:
-                violations.append(f"{path.relative_to(SRC)} imports reverie.{imported}")
-    assert violations == []
+    assert layer_violations(edges(_real_tree())) == []
+
+
+def test_siblings_import_each_other_only_as_the_design_allows() -> None:
+    assert sibling_violations(edges(_real_tree())) == []
+
+
+def test_no_import_cycles_between_groups_or_modules() -> None:
+    found = edges(_real_tree())
+    assert cycles(found, _group) == []
+    assert cycles(found, lambda module: module) == []
+
+
+def test_surfaces_enter_only_through_the_facade() -> None:
+    tree = _real_tree()
+    assert surface_violations(edges(tree), _is_value) == []
+    assert engine_part_violations(tree, _operations()) == []
+
+
+def test_processes_take_the_ports_not_the_file_backend() -> None:
+    assert workspace_violations(edges(_real_tree())) == []
+
+
+def test_workspace_paths_are_spelled_only_in_the_layout() -> None:
+    assert path_violations(_real_tree(), _layout_paths()) == []
+
+
+# Every rule can fail: each is fed a small fake tree that breaks it.
+
+
+def test_the_rules_catch_a_violating_tree() -> None:
+    up = edges({"reverie.store.bad": "from reverie.engine import MemoryEngine\n"})
+    assert layer_violations(up) == ["reverie.store.bad:1 imports reverie.engine (a higher layer)"]
+    assert layer_violations(edges({"reverie.store.x": "import reverie.llm.provider\n"}))
+    assert unlayered({"reverie.gadgets": ""}) == ["gadgets"]
+    sideways = edges({"reverie.mcp.x": "from reverie.cli.render import out\n"})
+    assert sibling_violations(sideways) == ["reverie.mcp.x:1 imports sibling reverie.cli.render"]
+    typed_cycle = {
+        "reverie.prompt": "if TYPE_CHECKING:\n    from reverie.agent import ChatAgent\n",
+        "reverie.agent": "from reverie.prompt import PromptAssembler\n",
+    }
+    assert cycles(edges(typed_cycle), _group) == [["agent", "prompt"]]
+    assert cycles(edges(typed_cycle), lambda module: module) == [
+        ["reverie.agent", "reverie.prompt"]
+    ]
+    reach = edges(
+        {
+            "reverie.cli.x": "from reverie.store.workspace import Workspace\n",
+            "reverie.store.workspace": "",
+        }
+    )
+    assert surface_violations(reach, lambda _m, _n: False) == [
+        "reverie.cli.x:1 takes Workspace from reverie.store.workspace"
+    ]
+    assert surface_violations(
+        edges({"reverie.viewer.x": "from reverie.status import gather\n"}), _is_value
+    ) == ["reverie.viewer.x:1 takes gather from reverie.status"]
+    parts = {"reverie.cli.x": "def f(memory):\n    return memory.workspace.root, memory._stores\n"}
+    assert sorted(engine_part_violations(parts, frozenset({"workspace", "status"}))) == [
+        "reverie.cli.x:2 uses the engine's _stores",
+        "reverie.cli.x:2 uses the engine's workspace",
+    ]
+    spelled = {"reverie.doctor": '"""Doc: memory/.cursor."""\nFLOOR = "memory/.cursor"\n'}
+    assert path_violations(spelled, frozenset()) == [
+        "reverie.doctor:2 spells the path 'memory/.cursor'"
+    ]
+    files = edges({"reverie.prompt": "from reverie.store.workspace import Workspace\n"})
+    assert workspace_violations(files) == [
+        "reverie.prompt:1 imports the file backend (use reverie.ports)"
+    ]
 
 
 def test_modules_stay_small() -> None:

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from reverie.doctor import DoctorReport
     from reverie.dream.edit import EditResult
     from reverie.dream.result import DreamResult
-    from reverie.engine import MemoryEngine, PromptResult, RecordResult
+    from reverie.engine import MemoryEngine
+    from reverie.engine_results import PromptResult, RecordResult
     from reverie.errors import (
         AuditError,
         ContextLengthExceededError,
@@ -122,12 +123,12 @@ _WHERE: dict[str, str] = {
     "ModelTimeoutError": "reverie.errors",
     "OpenAIProvider": "reverie.llm.openai_provider",
     "OutsideLinkError": "reverie.errors",
-    "PromptResult": "reverie.engine",
+    "PromptResult": "reverie.engine_results",
     "Provider": "reverie.llm.provider",
     "PurgeReport": "reverie.provenance",
     "RecallResult": "reverie.recall",
     "RecalledItem": "reverie.recall",
-    "RecordResult": "reverie.engine",
+    "RecordResult": "reverie.engine_results",
     "RejectedRule": "reverie.screening",
     "RestoreWouldLoseError": "reverie.errors",
     "RetryPolicy": "reverie.llm.retry",

@@ -23,9 +23,9 @@ from reverie.config import ModelConfig
 from reverie.errors import ContextLengthExceededError
 from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema
 from reverie.messages import Message, ToolCall
+from reverie.ports import AgentStores
 from reverie.prompt import PromptAssembler
 from reverie.store.memory_files import MEMORY_FILE_NAMES
-from reverie.store.workspace import Workspace
 
 SearchFunction = Callable[[str, int, str], str]
 """``(query, limit, session_key) -> text``: what ``search_memory`` answers the model."""
@@ -75,7 +75,7 @@ class ChatAgent:
 
     def __init__(  # noqa: PLR0913 (keyword-only wiring, done once by the engine)
         self,
-        workspace: Workspace,
+        stores: AgentStores,
         *,
         provider: Provider,
         model: ModelConfig,
@@ -86,7 +86,7 @@ class ChatAgent:
         max_iterations: int = 6,
         observe: Callable[[ChatRequest, ChatReply], None] | None = None,
     ) -> None:
-        self._workspace = workspace
+        self._stores = stores
         self._provider = provider
         self._model = model
         self._assembler = assembler
@@ -124,7 +124,7 @@ class ChatAgent:
         return self._result(reply, added, tokens, calls, compactions, stopped=True)
 
     def _request(self, key: str, *, final: bool) -> tuple[ChatRequest, int]:
-        session = self._workspace.sessions.load(key)
+        session = self._stores.sessions.load(key)
         prompt = self._assembler.assemble(session, None, tools=TOOLS, budget=self._compactor.budget)
         request = ChatRequest(
             messages=prompt.messages,
@@ -138,7 +138,7 @@ class ChatAgent:
     def _record(self, key: str, message: Message) -> Message:
         if message.timestamp is None:
             message = replace(message, timestamp=self._clock())
-        self._workspace.sessions.append(key, message)
+        self._stores.sessions.append(key, message)
         return message
 
     def _run_tool(self, key: str, call: ToolCall) -> Message:
@@ -170,7 +170,7 @@ class ChatAgent:
         name = arguments.get("name")
         for file_name in MEMORY_FILE_NAMES:
             if name == file_name:
-                return self._workspace.files.read(file_name) or "(empty)"
+                return self._stores.files.read(file_name) or "(empty)"
         return f"error: 'name' must be one of {', '.join(MEMORY_FILE_NAMES)}"
 
     @staticmethod

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reverie.dream.edit import EDIT_LOCK_TIMEOUT
-from reverie.engine import MemoryEngine, MessageLike, PromptResult, RecordResult
+from reverie.engine import MemoryEngine
+from reverie.engine_results import MessageLike, PromptResult, RecordResult
 
 if TYPE_CHECKING:
     from reverie.agent import TurnResult

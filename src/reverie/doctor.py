@@ -32,6 +32,7 @@ from reverie.inbound import has_surrogate_escape, valid_text
 from reverie.ingest_guard import MARKER, interrupted
 from reverie.redact import find_kinds
 from reverie.screening import SCREENED_FILE, screen_rule
+from reverie.store import layout
 from reverie.store.atomic import TEMP_SUFFIX
 from reverie.store.cursors import CursorFloor
 from reverie.store.layout import DURABLE, find_unsafe_links, skill_files
@@ -113,7 +114,7 @@ def _history(workspace: Workspace, report: DoctorReport) -> None:
         last = max(last, entry.cursor)
     if repeated or behind:
         report.problem("history", _foreign_message(repeated, behind), workspace.history.path)
-    floor_path = workspace.root / "memory" / ".cursor"
+    floor_path = workspace.root / layout.CURSOR
     try:
         floor = CursorFloor(floor_path).read()
     except CursorError as exc:
@@ -221,7 +222,7 @@ def _audit(workspace: Workspace, report: DoctorReport) -> None:
         return
     log = workspace.audit.log(1)
     if not log:
-        report.problem("audit", "the audit repository has no commit", workspace.root / ".git")
+        report.problem("audit", "the audit repository has no commit", workspace.root / layout.GIT)
         return
     pending = workspace.audit.pending_diff()
     if pending.changed:
@@ -243,13 +244,13 @@ def _publish(workspace: Workspace, report: DoctorReport) -> None:
 def _orphans(workspace: Workspace, report: DoctorReport) -> None:
     for folder in (
         workspace.root,
-        workspace.root / "memory",
-        workspace.root / "sessions",
-        workspace.root / ".reverie",
+        workspace.root / layout.MEMORY_DIR,
+        workspace.root / layout.SESSIONS,
+        workspace.root / layout.STATE,
     ):
         for temp in folder.glob(f".*{TEMP_SUFFIX}"):
             report.note("orphans", "temp file (swept on the next open if its writer is gone)", temp)
-    for moved in (workspace.root / ".reverie").glob("search.sqlite.corrupt-*"):
+    for moved in (workspace.root / layout.STATE).glob(layout.SEARCH_INDEX_MOVED):
         report.note("search", "a damaged search index was moved aside (safe to delete)", moved)
 
 

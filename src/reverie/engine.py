@@ -12,17 +12,23 @@ Modes. With a model configured, compaction and dream use it (``[memory_model]`` 
 ``[model]``). Without one, or with ``dream.mode = "model-free"``, they run model-free:
 deterministic extraction and curation, no network. Chat needs a model and says how to
 configure one when there is none.
+
+Wiring. The engine is built from a ``reverie.ports.Backend`` (``open`` makes the file backend,
+``reverie.file_backend``) and keeps its parts private: surfaces get operations (the reads are
+in ``engine_reads``, a person's changes in ``engine_changes``, the result types in
+``engine_results``). ``workspace``, ``recaller``, ``agent()``, ``dreamer()`` and
+``idle_scanner()`` stay public for tests, benchmarks and file-level processes; the
+architecture test refuses them in surfaces.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from reverie.clock import Clock, system_clock, wall_clock
+from reverie.clock import Clock, system_clock
 from reverie.compaction.attempt import Summariser
 from reverie.compaction.chunks import ChunkSummariser
 from reverie.compaction.compactor import Compactor
@@ -32,25 +38,30 @@ from reverie.compaction.summariser import ModelSummariser
 from reverie.config import Config
 from reverie.config_file import default_workspace, load_config
 from reverie.doctor import DoctorReport, examine
-from reverie.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file
 from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
 from reverie.endpoints import deferred_provider
-from reverie.engine_reads import MemoryReads
+from reverie.engine_changes import MemoryChanges
+from reverie.engine_results import (
+    NO_MODEL_HINT,
+    PromptResult,
+    RecordResult,
+    describe_hit,
+)
 from reverie.errors import ModelNotConfiguredError
+from reverie.file_backend import FileBackend
 from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
 from reverie.llm.metered import MeteredModel
 from reverie.llm.provider import Provider, ToolSchema
 from reverie.llm.tokens import CalibratedCounter, default_counter
 from reverie.messages import JSONValue, Message
 from reverie.modelfree.summariser import ModelFreeSummariser
-from reverie.prompt import AssembledPrompt, PromptAssembler
-from reverie.recall import RecalledItem, Recaller, RecallResult
-from reverie.search import SearchHit, SearchIndex
+from reverie.ports import Backend, IndexPort
+from reverie.prompt import PromptAssembler
+from reverie.recall import Recaller, RecallResult
+from reverie.search import SearchHit
 from reverie.status import Status, gather
-from reverie.store.audit import CommitInfo
 from reverie.store.audit_integrity import AuditIntegrity
-from reverie.store.workspace import Workspace
 from reverie.token_estimate import TokenCounter
 
 if TYPE_CHECKING:
@@ -58,58 +69,16 @@ if TYPE_CHECKING:
     # them (status, search) should not pay for importing them at start-up.
     from reverie.agent import ChatAgent, TurnResult
     from reverie.ingest import IngestReport, Progress
-    from reverie.provenance.forget import ForgetReport
 
 Mode = Literal["model", "model-free"]
-MessageLike = Message | Mapping[str, JSONValue]
-"""A ``Message``, or its chat-completions JSON form (as most agent frameworks hold it)."""
-
-NO_MODEL_HINT = (
-    "no chat model is configured: set REVERIE_MODEL (and REVERIE_BASE_URL, REVERIE_API_KEY), "
-    "or [model] in reverie.toml; see `reverie init`"
-)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PromptResult:
-    """The next prompt for a session, the compaction that made room for it, and the budget."""
-
-    prompt: AssembledPrompt
-    compaction: CompactionResult
-    budget: int
-
-    @property
-    def messages(self) -> tuple[Message, ...]:
-        """The messages to send."""
-        return self.prompt.messages
-
-    @property
-    def tokens(self) -> int:
-        """The prompt's tokens."""
-        return self.prompt.tokens
-
-    @property
-    def recalled(self) -> tuple[RecalledItem, ...]:
-        """What the "Recalled" section quotes, each with its source, score and matched terms."""
-        return self.prompt.recall.items if self.prompt.recall is not None else ()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RecordResult:
-    """Where recorded messages landed and whether compaction ran."""
-
-    indices: range
-    compaction: CompactionResult
-    replaced: int = 0
-    """Lone surrogates (invalid halves of a character) replaced with U+FFFD before storing."""
-
-
-class MemoryEngine(MemoryReads):
+class MemoryEngine(MemoryChanges):
     """reverie as a library: memory under any agent, or the built-in agent."""
 
     def __init__(
         self,
-        workspace: Workspace,
+        backend: Backend,
         *,
         config: Config,
         chat_provider: Provider | None,
@@ -117,7 +86,7 @@ class MemoryEngine(MemoryReads):
         counter: TokenCounter,
         clock: Clock,
     ) -> None:
-        self.workspace = workspace
+        self._stores = backend
         self.config = config
         self.counter = counter
         # Calibration learns one model's tokenizer: a separate memory model gets its own.
@@ -129,25 +98,25 @@ class MemoryEngine(MemoryReads):
         self.clock = clock
         self._chat = chat_provider
         self._memory = memory_provider
-        self._index: SearchIndex | None = None
+        self._index: IndexPort | None = None
         self.mode: Mode = (
             "model"
             if memory_provider is not None and config.dream.mode != "model-free"
             else "model-free"
         )
         self.recaller = Recaller(lambda: self.index, counter=counter)
-        self.assembler = PromptAssembler(
-            workspace,
+        self._assembler = PromptAssembler(
+            backend,
             config=config.prompt,
             counter=counter,
             replay_suffix=config.compaction.replay_suffix,
             recaller=self.recaller,
             recall_tokens=config.prompt.recall_budget(config.model.input_budget),
         )
-        self.compactor = Compactor(
-            workspace,
+        self._compactor = Compactor(
+            backend,
             chunks=ChunkSummariser(self._summariser(), counter=self._memory_counter),
-            assembler=self.assembler,
+            assembler=self._assembler,
             input_budget=config.model.input_budget,
             config=config.compaction,
             counter=counter,
@@ -181,7 +150,7 @@ class MemoryEngine(MemoryReads):
                 read-only or full disk and on damaged cursor or git files (``Workspace.open``).
         """
         path = Path(workspace) if workspace is not None else default_workspace(environ)
-        opened = Workspace.open(path, create=create, clock=clock, read_only=read_only)
+        opened = FileBackend.open(path, create=create, clock=clock, read_only=read_only)
         config = config if config is not None else load_config(opened.root, environ)
         chat = provider if provider is not None else deferred_provider(config.model, environ)
         memory = memory_provider
@@ -208,10 +177,10 @@ class MemoryEngine(MemoryReads):
         raises ``InputError`` before anything is written (see ``reverie.inbound``).
         """
         admitted = admit_all(messages, now=self.clock)
-        indices = self.workspace.sessions.append_many(
+        indices = self._stores.sessions.append_many(
             check_session_key(session_key), admitted.messages
         )
-        compaction = self.compactor.ensure_budget(session_key)
+        compaction = self._compactor.ensure_budget(session_key)
         return RecordResult(indices=indices, compaction=compaction, replaced=admitted.replaced)
 
     def prompt(
@@ -219,28 +188,33 @@ class MemoryEngine(MemoryReads):
     ) -> PromptResult:
         """Return the in-budget prompt for the next model call (``user_text`` not recorded)."""
         user_text = None if user_text is None else clean_text(user_text)
-        compaction = self.compactor.ensure_budget(session_key, user_text=user_text, tools=tools)
-        session = self.workspace.sessions.load(session_key)
-        budget = self.compactor.budget
-        prompt = self.assembler.assemble(session, user_text, tools=tools, budget=budget)
+        compaction = self._compactor.ensure_budget(session_key, user_text=user_text, tools=tools)
+        session = self._stores.sessions.load(session_key)
+        budget = self._compactor.budget
+        prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
         return PromptResult(prompt=prompt, compaction=compaction, budget=budget)
 
     def turn(self, session_key: str, user_text: str) -> TurnResult:
         """Answer ``user_text`` with the built-in agent (needs a chat model)."""
         return self.agent().turn(check_session_key(session_key), clean_text(user_text))
 
-    def agent(self) -> ChatAgent:
-        """Return the built-in agent, or raise ModelNotConfiguredError with a how-to."""
+    def check_chat_model(self) -> None:
+        """Raise ``ModelNotConfiguredError``, saying how to configure one, without a chat model."""
         if self._chat is None:
             raise ModelNotConfiguredError(NO_MODEL_HINT)
+
+    def agent(self) -> ChatAgent:
+        """Return the built-in agent, or raise ModelNotConfiguredError with a how-to."""
+        self.check_chat_model()
+        assert self._chat is not None
         from reverie.agent import ChatAgent  # noqa: PLC0415 (see TYPE_CHECKING above)
 
         return ChatAgent(
-            self.workspace,
+            self._stores,
             provider=self._chat,
             model=self.config.model,
-            assembler=self.assembler,
-            compactor=self.compactor,
+            assembler=self._assembler,
+            compactor=self._compactor,
             search=self._search_text,
             clock=self.clock,
             observe=self.counter.observe_reply
@@ -250,18 +224,22 @@ class MemoryEngine(MemoryReads):
 
     def compact(self, session_key: str) -> CompactionResult:
         """Archive every pending message of a session now."""
-        return self.compactor.compact_all(session_key, reason="manual")
+        return self._compactor.compact_all(session_key, reason="manual")
 
     def idle_scanner(self, in_flight: Iterable[str] = ()) -> IdleScanner:
         """Return the idle-compaction scanner (``in_flight``: sessions with a turn running)."""
         busy = frozenset(in_flight)
         return IdleScanner(
-            self.workspace,
-            self.compactor,
+            self._stores.sessions,
+            self._compactor,
             ttl_minutes=self.config.compaction.idle_minutes,
             clock=self.clock,
             in_flight=busy.__contains__,
         )
+
+    def compact_idle(self, in_flight: Iterable[str] = ()) -> dict[str, CompactionResult]:
+        """Compact every idle session; those in ``in_flight`` are reported ``busy``, not touched."""
+        return self.idle_scanner(in_flight).scan()
 
     def dreamer(self) -> Dreamer:
         """The dream runner in this engine's mode (model, or model-free without one)."""
@@ -296,14 +274,20 @@ class MemoryEngine(MemoryReads):
         running one, or with ``wait=False`` raises ``IngestBusyError``. Rerunning after a
         crash finishes what the crashed run left, and adds nothing twice.
         """
-        from reverie.ingest import run_ingest  # noqa: PLC0415
+        from reverie.ingest import IngestJob, run_ingest  # noqa: PLC0415
 
-        return run_ingest(self, paths, on_progress, wait=wait)
+        job = IngestJob(
+            workspace=self.workspace,
+            compaction=self._compactor,
+            dream=lambda: self.dream(trigger="ingest"),
+            mode=self.mode,
+        )
+        return run_ingest(job, paths, on_progress, wait=wait)
 
     def status(self) -> Status:
         """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
         return gather(
-            self.workspace,
+            self._stores,
             self.dreamer(),
             mode=self.mode,
             chat_model=self.config.model.model,
@@ -320,7 +304,7 @@ class MemoryEngine(MemoryReads):
         Never done implicitly: a lost audit history is reported by ``doctor`` until a person
         asks for this (``reverie doctor --repair-audit``).
         """
-        return self.workspace.audit.repair()
+        return self._stores.audit.repair()
 
     @property
     def tools(self) -> tuple[ToolSchema, ...]:
@@ -333,7 +317,7 @@ class MemoryEngine(MemoryReads):
         """Release open files."""
         if self._index is not None:
             self._index.close()
-        self.workspace.close()
+        self._stores.close()
 
     def __enter__(self) -> MemoryEngine:
         return self
@@ -347,7 +331,7 @@ class MemoryEngine(MemoryReads):
                 self._memory,
                 job="compaction",
                 counter=self._memory_counter,
-                log=self.workspace.ledger,
+                log=self._stores.ledger,
                 clock=self.clock,
                 label=self.config.memory.model,
             )
@@ -381,68 +365,15 @@ class MemoryEngine(MemoryReads):
         return self.recaller.recall(query, max_tokens=budget, scope=scope, now=self.clock())
 
     @property
-    def index(self) -> SearchIndex:
+    def index(self) -> IndexPort:
         """The search index (opened on first use, caught up incrementally on every query)."""
         if self._index is None:
-            self._index = SearchIndex(self.workspace)
+            self._index = self._stores.open_index()
         return self._index
-
-    # Changes a person makes (restore, forget, edit); the reads are in ``MemoryReads``.
-
-    def restore(self, rev: str, *, force: bool = False) -> CommitInfo:
-        """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
-
-        A commit older than a trim raises ``RestoreWouldLoseError`` (the entries to dream
-        again are gone) unless ``force``.
-        """
-        return self.dreamer().restore(rev, force=force)
-
-    def forget(self, text: str, *, purge: bool = False) -> ForgetReport:
-        """Remove a fact, what it came from and what it led to, as one audit commit.
-
-        With ``purge``, also rewrite the audit history and scrub every file of the workspace
-        so that no byte of ``text`` is left (see ``reverie.provenance``).
-        """
-        self.dreamer().recover()
-        from reverie.provenance.forget import forget  # noqa: PLC0415
-
-        return forget(self.workspace, text, purge=purge, index=self.index)
-
-    def edit_file(
-        self,
-        path: str,
-        text: str,
-        *,
-        author: str,
-        expected_sha256: str | None = None,
-        lock_timeout: float = EDIT_LOCK_TIMEOUT,
-    ) -> EditResult:
-        """A person's edit of a durable file: dream's confinement and lock, one ``edit:`` commit.
-
-        ``expected_sha256`` (``reverie.dream.edit.text_sha256`` of the text the person started
-        from) refuses the edit with ``EditError`` if the file changed meanwhile; a dream holding
-        the workspace longer than ``lock_timeout`` seconds raises ``LockTimeoutError``.
-        """
-        exclusive = self.dreamer().exclusive(timeout=lock_timeout)
-        return edit_file(
-            self.workspace,
-            path,
-            text,
-            author=author,
-            exclusive=exclusive,
-            expected_sha256=expected_sha256,
-        )
 
     def _search_text(self, query: str, limit: int, session_key: str) -> str:
         scope = None if self.config.prompt.unified_session else session_key
         hits = self.search(query, limit=limit, session_key=scope)
         if not hits:
             return "no matches"
-        return "\n".join(_describe_hit(hit) for hit in hits)
-
-
-def _describe_hit(hit: SearchHit) -> str:
-    when = f"{wall_clock(hit.timestamp, local=False)} " if hit.timestamp is not None else ""
-    if hit.kind == "history":
-        return f"[{when}history #{hit.cursor}] {hit.snippet}"
-    return f"[{when}{hit.session_key} message {hit.message_index} {hit.role}] {hit.snippet}"
+        return "\n".join(describe_hit(hit) for hit in hits)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from reverie.dream.confine import canonical_writable
 from reverie.dream.edit import read_writable
 from reverie.inbound import check_limit
+from reverie.ports import Backend
 from reverie.provenance.plan import ForgetPlan, plan_forget
 from reverie.provenance.why import WhyReport, explain
 from reverie.session import Session, SessionInfo
@@ -23,7 +24,18 @@ from reverie.store.workspace import Workspace
 class MemoryReads:
     """Read operations over an open workspace (``MemoryEngine`` is the class to use)."""
 
-    workspace: Workspace
+    _stores: Backend
+
+    @property
+    def workspace(self) -> Workspace:
+        """The file-backed workspace under the engine, for tests, benchmarks and file tools.
+
+        Not for surfaces (``tests/test_architecture.py`` refuses it there): they use the
+        engine's operations. Raises ``TypeError`` when the engine runs on another backend.
+        """
+        if not isinstance(self._stores, Workspace):
+            raise TypeError(f"the engine runs on {type(self._stores).__name__}, not files")
+        return self._stores
 
     def history(
         self, *, since: int | None = None, session_key: str | None = None, limit: int | None = None
@@ -35,26 +47,35 @@ class MemoryReads:
         """
         limit = None if limit is None else check_limit(limit)
         found = (
-            self.workspace.history.read_since(since)
+            self._stores.history.read_since(since)
             if since is not None
-            else self.workspace.history.entries()
+            else self._stores.history.entries()
         )
         kept = [e for e in found if session_key is None or e.session_key == session_key]
         if limit is None:
             return kept
         return kept[:limit] if since is not None else kept[-limit:]
 
+    @property
+    def location(self) -> str:
+        """Where the workspace lives (its folder, for the file backend)."""
+        return self._stores.location
+
+    def has_session(self, session_key: str) -> bool:
+        """Whether session ``session_key`` has been stored."""
+        return self._stores.sessions.exists(session_key)
+
     def sessions(self) -> list[SessionInfo]:
         """Every session (internal ``dream:`` ones too), sorted by key."""
-        return self.workspace.sessions.list()
+        return self._stores.sessions.list()
 
     def log(self, n: int = 20) -> list[CommitInfo]:
         """The newest ``n`` audit commits, newest first."""
-        return self.workspace.audit.log(check_limit(n, name="n"))
+        return self._stores.audit.log(check_limit(n, name="n"))
 
     def show(self, rev: str) -> CommitDetail:
         """One audit commit with its diff (raises ``RevisionNotFoundError``)."""
-        return self.workspace.audit.show(rev)
+        return self._stores.audit.show(rev)
 
     def why(self, text: str) -> WhyReport:
         """The durable lines matching ``text``, each with the entries and messages it came from."""
@@ -66,11 +87,11 @@ class MemoryReads:
 
     def read_memory(self, name: MemoryFileName) -> str:
         """The text of one durable file: ``"SOUL"``, ``"USER"`` or ``"MEMORY"`` ('' if absent)."""
-        return self.workspace.files.read(name)
+        return self._stores.files.read(name)
 
     def session(self, session_key: str) -> Session:
         """One session as stored: every message (compacted ones too), its mark and summary."""
-        return self.workspace.sessions.load(session_key)
+        return self._stores.sessions.load(session_key)
 
     def read_file(self, path: str) -> str:
         """The text of a durable file dream may write (``SOUL.md``, ``memory/MEMORY.md``, ...)."""
@@ -79,8 +100,8 @@ class MemoryReads:
     def line_origins(self, *paths: str) -> dict[str, tuple[LineOrigin, ...]]:
         """Per durable file (default: the three), each line and the commit that last added it."""
         wanted = [canonical_writable(p) for p in paths] or list(RELATIVE_PATHS.values())
-        return self.workspace.audit.line_origins({p: self.read_file(p) for p in wanted})
+        return self._stores.audit.line_origins({p: self.read_file(p) for p in wanted})
 
     def costs(self) -> LedgerSummary:
         """The ledger added up by job and by day."""
-        return self.workspace.ledger.summary()
+        return self._stores.ledger.summary()

@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from reverie.errors import InputError, StorageError
 from reverie.importers import (
@@ -55,12 +55,14 @@ from reverie.inbound import admit, clean_text
 from reverie.ingest_guard import begin, finish, hold_ingest, unfinished
 from reverie.messages import Message
 from reverie.session import Session
+from reverie.store import layout
 from reverie.store.atomic import atomic_write_text
 from reverie.store.entries import prepared_content
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 
 if TYPE_CHECKING:
-    from reverie.engine import MemoryEngine
+    from reverie.compaction.result import CompactionResult
+    from reverie.dream.result import DreamResult
     from reverie.store.workspace import Workspace
 
 Progress = Callable[[str, int, int], None]
@@ -68,6 +70,29 @@ Progress = Callable[[str, int, int], None]
 (once, when another ingest holds the workspace)."""
 
 MAX_DREAM_RUNS = 10_000
+
+
+class Compaction(Protocol):
+    """What ingest asks of compaction (``reverie.compaction.Compactor`` is one)."""
+
+    def ensure_budget(self, key: str, /) -> CompactionResult:
+        """Compact session ``key`` until its next prompt fits."""
+        ...
+
+    def compact_all(self, key: str, /, *, reason: str) -> CompactionResult:
+        """Archive every pending message of session ``key``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IngestJob:
+    """What an ingest works with: the workspace, its compaction, its dream, and the mode."""
+
+    workspace: Workspace
+    compaction: Compaction
+    dream: Callable[[], DreamResult]
+    """Run one dream batch (trigger ``ingest``)."""
+    mode: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,27 +114,27 @@ class IngestReport:
 
 
 def run_ingest(
-    engine: MemoryEngine,
+    job: IngestJob,
     paths: Sequence[Path],
     on_progress: Progress | None = None,
     *,
     wait: bool = True,
 ) -> IngestReport:
-    """Import ``paths`` into ``engine``'s workspace, compact, and dream until nothing waits.
+    """Import ``paths`` into ``job``'s workspace, compact, and dream until nothing waits.
 
     One ingest runs per workspace at a time: a second one waits for the first (progress
     stage ``wait``), or with ``wait=False`` raises ``IngestBusyError``.
     """
     notify = on_progress or _quiet
-    with hold_ingest(engine.workspace, wait=wait, on_wait=lambda: notify("wait", 0, 1)):
-        return _ingest_locked(engine, paths, notify)
+    with hold_ingest(job.workspace, wait=wait, on_wait=lambda: notify("wait", 0, 1)):
+        return _ingest_locked(job, paths, notify)
 
 
-def _ingest_locked(engine: MemoryEngine, paths: Sequence[Path], notify: Progress) -> IngestReport:
+def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> IngestReport:
     started = time.monotonic()
-    workspace = engine.workspace
+    workspace = job.workspace
     history_before = workspace.history.last_cursor()
-    head_before = _head(engine)
+    head_before = _head(job)
     conversations: list[ImportedConversation] = []
     problems: list[ImportProblem] = []
     records = 0
@@ -119,26 +144,26 @@ def _ingest_locked(engine: MemoryEngine, paths: Sequence[Path], notify: Progress
         problems.extend(batch.problems)
         records += batch.skipped_records
         if batch.workspace is not None:
-            _merge_workspace(engine, batch.workspace)
+            _merge_workspace(job, batch.workspace)
     conversations.sort(key=lambda c: (c.started_at is None, c.started_at or 0, c.key))
     left_over = unfinished(workspace)  # an earlier ingest died: finish its sessions too
     begin(workspace, [*left_over, *(c.key for c in conversations)])
     tally = _Tally()
     for done, conversation in enumerate(conversations, start=1):
-        _replay(engine, conversation, tally, problems)
+        _replay(job, conversation, tally, problems)
         notify("replay", done, len(conversations))
     for key in left_over:
-        _finish_session(engine, key)
-    runs = _dream_until_done(engine, notify)
+        _finish_session(job, key)
+    runs = _dream_until_done(job, notify)
     finish(workspace)
     return IngestReport(
         sessions=len({c.key for c in conversations}),
         messages_added=tally.added,
         messages_skipped=tally.skipped,
         entries=workspace.history.last_cursor() - history_before,
-        commits=_commits_since(engine, head_before),
+        commits=_commits_since(job, head_before),
         dream_runs=runs,
-        mode=engine.mode,
+        mode=job.mode,
         seconds=time.monotonic() - started,
         problems=tuple(problems),
         records_skipped=records,
@@ -146,15 +171,15 @@ def _ingest_locked(engine: MemoryEngine, paths: Sequence[Path], notify: Progress
     )
 
 
-def _head(engine: MemoryEngine) -> str | None:
-    log = engine.workspace.audit.log(1)
+def _head(job: IngestJob) -> str | None:
+    log = job.workspace.audit.log(1)
     return log[0].sha if log else None
 
 
-def _commits_since(engine: MemoryEngine, head: str | None) -> int:
+def _commits_since(job: IngestJob, head: str | None) -> int:
     page = 64
     while True:
-        log = engine.workspace.audit.log(page)
+        log = job.workspace.audit.log(page)
         shas = [info.sha for info in log]
         if head in shas:
             return shas.index(head)
@@ -175,7 +200,7 @@ class _Tally:
 
 
 def _replay(
-    engine: MemoryEngine,
+    job: IngestJob,
     conversation: ImportedConversation,
     tally: _Tally,
     problems: list[ImportProblem],
@@ -190,24 +215,24 @@ def _replay(
     admitted = _admitted(conversation, problems)
     tally.replaced += sum(count for _message, count in admitted)
     messages = tuple(message for message, _count in admitted)
-    sessions = engine.workspace.sessions
+    sessions = job.workspace.sessions
     existing = sessions.load(key).messages
-    adopted = 0 if existing else _adopt_archived(engine, conversation, messages)
+    adopted = 0 if existing else _adopt_archived(job, conversation, messages)
     if adopted:
         existing = messages[:adopted]
     fresh = new_messages(existing, messages)
     tally.added += adopted + len(fresh)
     tally.skipped += len(conversation.messages) - adopted - len(fresh)
     if sessions.exists(key):
-        engine.compactor.ensure_budget(key)
+        job.compaction.ensure_budget(key)
     for turn in _turns(fresh):
         sessions.append_many(key, turn)
-        engine.compactor.ensure_budget(key)
-    _finish_session(engine, key)
+        job.compaction.ensure_budget(key)
+    _finish_session(job, key)
 
 
 def _adopt_archived(
-    engine: MemoryEngine, conversation: ImportedConversation, messages: Sequence[Message]
+    job: IngestJob, conversation: ImportedConversation, messages: Sequence[Message]
 ) -> int:
     """On first import, store what the source had archived as compacted; return how many.
 
@@ -215,12 +240,12 @@ def _adopt_archived(
     crash cannot leave them pending (to be summarised a second time). The source's own
     summary of them goes to history once, as this session's summary.
     """
-    workspace = engine.workspace
+    workspace = job.workspace
     archived = conversation.archived
     if not 0 < archived <= len(messages):
         archived = 0
     if archived:
-        now = engine.clock()
+        now = job.workspace.clock()
         first = next((m.timestamp for m in messages[:archived] if m.timestamp), now)
         last = next((m.timestamp for m in reversed(messages[:archived]) if m.timestamp), now)
         workspace.sessions.put(
@@ -244,9 +269,9 @@ def _adopt_archived(
     return archived
 
 
-def _finish_session(engine: MemoryEngine, key: str) -> None:
+def _finish_session(job: IngestJob, key: str) -> None:
     """Archive whatever the session holds pending (the conversation is over)."""
-    engine.compactor.compact_all(key, reason="ingest")
+    job.compaction.compact_all(key, reason="ingest")
 
 
 def _admitted(
@@ -274,10 +299,10 @@ def _turns(messages: Sequence[Message]) -> list[list[Message]]:
     return turns
 
 
-def _merge_workspace(engine: MemoryEngine, imported: ImportedWorkspace) -> None:
+def _merge_workspace(job: IngestJob, imported: ImportedWorkspace) -> None:
     """Bring a nanobot workspace's memory in once (marks in ``.reverie/imported.json``)."""
-    workspace = engine.workspace
-    marks_path = workspace.root / ".reverie" / "imported.json"
+    workspace = job.workspace
+    marks_path = workspace.root / layout.IMPORTED
     # The marks file is written last; what a crash left before it is in history (appended
     # texts) or in the audit log (adopted files).
     marks = _load_marks(marks_path) | _imported_entries(workspace)
@@ -344,13 +369,13 @@ def _key(scope: str | None, content: str) -> str:
     return hashlib.sha256(f"{scope}\0{content}".encode()).hexdigest()
 
 
-def _dream_until_done(engine: MemoryEngine, notify: Progress) -> int:
+def _dream_until_done(job: IngestJob, notify: Progress) -> int:
     """Dream batch after batch until nothing is pending or a run fails; return the runs."""
-    workspace = engine.workspace
+    workspace = job.workspace
     total = len(workspace.history.read_since(workspace.dream_cursor.read()))
     runs = 0
     while runs < MAX_DREAM_RUNS:
-        result = engine.dream(trigger="ingest")
+        result = job.dream()
         if result.outcome == "no_pending":
             break
         runs += 1

@@ -23,12 +23,13 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from reverie.errors import IngestBusyError, LockTimeoutError, StorageError
+from reverie.store import layout
 from reverie.store.atomic import atomic_write_text
 from reverie.store.workspace import Workspace
 
 logger = logging.getLogger(__name__)
 
-MARKER = Path(".reverie") / "ingest.json"
+MARKER = Path(layout.INGEST_MARKER)
 LOCK_NAME = "ingest"
 _POLL_SECONDS = 0.2
 

@@ -39,12 +39,12 @@ from reverie.clock import wall_clock
 from reverie.config import PromptConfig
 from reverie.llm.provider import ToolSchema
 from reverie.messages import Message
+from reverie.ports import PromptStores
 from reverie.prompts import load
 from reverie.recall import Carried, Recaller, RecallResult
 from reverie.session import Session, is_internal
 from reverie.store.entries import HistoryEntry
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
-from reverie.store.workspace import Workspace
 from reverie.token_estimate import TokenCounter
 from reverie.turns import pending_view, replay
 
@@ -80,7 +80,7 @@ class PromptAssembler:
 
     def __init__(
         self,
-        workspace: Workspace,
+        stores: PromptStores,
         *,
         config: PromptConfig,
         counter: TokenCounter,
@@ -89,7 +89,7 @@ class PromptAssembler:
         recaller: Recaller | None = None,
         recall_tokens: int = 0,
     ) -> None:
-        self._workspace = workspace
+        self._stores = stores
         self._config = config
         self._counter = counter
         self._suffix = replay_suffix
@@ -215,8 +215,8 @@ class PromptAssembler:
     ) -> list[tuple[str, str]]:
         parts: list[tuple[str, str]] = [("identity", self._identity)]
         for name in MEMORY_FILE_NAMES:
-            if not self._workspace.files.is_starter(name):
-                text = self._workspace.files.read(name).strip()
+            if not self._stores.files.is_starter(name):
+                text = self._stores.files.read(name).strip()
                 parts.append((name.lower(), f"## {RELATIVE_PATHS[name]}\n\n{text}"))
         if recent:
             lines = "\n".join(f"[{entry.timestamp}] {entry.content}" for entry in recent)
@@ -245,8 +245,8 @@ class PromptAssembler:
         summary = session.summary.text.strip() if session.summary is not None else None
         unified = self._config.unified_session
         needle = None if unified else json.dumps(session.key, ensure_ascii=False).encode()
-        newest = self._workspace.history.read_recent(
-            self._workspace.dream_cursor.read(),
+        newest = self._stores.history.read_recent(
+            self._stores.dream_cursor.read(),
             limit=self._config.recent_entries,
             needle=needle,
             accept=lambda e: self._visible(e, session.key) and e.content.strip() != summary,

@@ -16,10 +16,10 @@ from reverie.dream.runner import Dreamer
 from reverie.dream.schedule import Decision
 from reverie.dream.state import DreamState
 from reverie.errors import CursorError, ReverieError, StorageError
+from reverie.ports import Stores
 from reverie.store.ledger import JobTotals
 from reverie.store.memory_files import MEMORY_FILE_NAMES, FileSize
 from reverie.store.rejections import RecordedRejection
-from reverie.store.workspace import Workspace
 
 REJECTED_SHOWN = 10
 """How many of the latest refused rules ``status`` carries."""
@@ -27,7 +27,7 @@ REJECTED_SHOWN = 10
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Status:
-    """A snapshot of one workspace."""
+    """A snapshot of one stores."""
 
     workspace: str
     mode: str
@@ -51,38 +51,38 @@ class Status:
 
 
 def gather(
-    workspace: Workspace, dreamer: Dreamer, *, mode: str, chat_model: str, memory_model: str
+    stores: Stores, dreamer: Dreamer, *, mode: str, chat_model: str, memory_model: str
 ) -> Status:
-    """Collect the status of ``workspace`` (a damaged cursor or state is listed in ``damaged``)."""
+    """Collect the status of ``stores`` (a damaged cursor or state is listed in ``damaged``)."""
     damaged: list[str] = []
     try:
-        dream_cursor = workspace.dream_cursor.read()
+        dream_cursor = stores.dream_cursor.read()
     except (CursorError, StorageError) as exc:
         damaged.append(str(exc))
         dream_cursor = 0
-    pending = workspace.history.read_since(dream_cursor)
-    summary = workspace.ledger.summary()
+    pending = stores.history.read_since(dream_cursor)
+    summary = stores.ledger.summary()
     memory = memory_model if mode == "model" and memory_model else "model-free"
     return Status(
-        workspace=str(workspace.root),
+        workspace=stores.location,
         mode=mode,
         chat_model=chat_model or "(none)",
         memory_model=memory_model or "(none)",
-        last_cursor=workspace.history.last_cursor(),
+        last_cursor=stores.history.last_cursor(),
         dream_cursor=dream_cursor,
         pending_entries=len(pending),
         oldest_pending=pending[0].time if pending else None,
-        files=tuple(workspace.files.size(name) for name in MEMORY_FILE_NAMES),
-        sessions=len(workspace.sessions.list()),
+        files=tuple(stores.files.size(name) for name in MEMORY_FILE_NAMES),
+        sessions=len(stores.sessions.list()),
         last_dream=dreamer.state(),
         next_dream=_next_dream(dreamer, damaged),
         ledger=summary.by_job,
         ledger_unreadable=summary.unreadable,
-        quarantined_lines=len(workspace.quarantine.records())
-        + len(workspace.sessions.quarantine.records()),
+        quarantined_lines=len(stores.quarantine.records())
+        + len(stores.sessions.quarantine.records()),
         jobs={"chat": chat_model or "(none)", "compaction": memory, "dream": memory},
         damaged=tuple(damaged),
-        rejected_rules=tuple(workspace.rejections.latest(REJECTED_SHOWN)),
+        rejected_rules=tuple(stores.rejections.latest(REJECTED_SHOWN)),
     )
 
 

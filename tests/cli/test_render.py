@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from reverie.cli.failure import CommandFailedError, describe
-from reverie.cli.render import commit_mode, jsonable, one_line, print_diff, snippet, when
+from reverie.cli.render import commit_mode, one_line, print_diff, snippet, when
 from reverie.errors import (
     ConfigError,
     LockTimeoutError,
@@ -19,6 +19,7 @@ from reverie.errors import (
     RevisionNotFoundError,
     WorkspaceMissingError,
 )
+from reverie.json_data import jsonable
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -24,7 +24,11 @@ def test_idle_sessions_are_compacted_and_their_summary_opens_the_next_prompt(
     clock.advance(timedelta(minutes=20))
     workspace.sessions.append("cli:fresh", Message(role="user", content="still here"))
     scanner = IdleScanner(
-        workspace, compactor, ttl_minutes=15, clock=clock, in_flight=lambda key: key == "cli:busy"
+        workspace.sessions,
+        compactor,
+        ttl_minutes=15,
+        clock=clock,
+        in_flight=lambda key: key == "cli:busy",
     )
     assert scanner.idle_keys() == ["cli:idle", "cli:busy"]
     results = scanner.scan()
@@ -45,6 +49,6 @@ def test_a_zero_ttl_disables_idle_compaction(workspace: Workspace, clock: StepCl
     workspace.sessions.append("cli:a", Message(role="user", content="x"))
     clock.advance(timedelta(days=1))
     scanner = IdleScanner(
-        workspace, compactor, ttl_minutes=0, clock=clock, in_flight=lambda k: False
+        workspace.sessions, compactor, ttl_minutes=0, clock=clock, in_flight=lambda k: False
     )
     assert scanner.scan() == {}

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reverie import ChatReply, ChatRequest, ScriptedProvider, Workspace
+from reverie import ChatReply, ChatRequest, ScriptedProvider
 from reverie.config import Config, ModelConfig
 from reverie.engine import MemoryEngine
+from reverie.file_backend import FileBackend
 from reverie.token_estimate import EstimatingCounter
 from tests.conftest import StepClock
 from tests.trust.scan import leaks
@@ -46,7 +47,7 @@ def test_a_model_summary_that_repeats_a_secret_is_redacted(tmp_path: Path) -> No
     clock = StepClock()
     memory = ScriptedProvider(_leaky_summary, ChatReply(text="done"))
     engine = MemoryEngine(
-        Workspace.open(tmp_path / "ws", create=True, clock=clock),
+        FileBackend.open(tmp_path / "ws", create=True, clock=clock),
         config=MODEL,
         chat_provider=None,
         memory_provider=memory,

@@ -14,9 +14,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reverie import Workspace
 from reverie.config import Config, ModelConfig
 from reverie.engine import MemoryEngine
+from reverie.file_backend import FileBackend
 from reverie.messages import JSONValue
 from reverie.token_estimate import EstimatingCounter
 from tests.conftest import StepClock
@@ -113,7 +113,7 @@ def open_model_free(root: Path) -> MemoryEngine:
     """A model-free engine with the estimating counter (no tokenizer to load per example)."""
     clock = StepClock()
     return MemoryEngine(
-        Workspace.open(root, create=True, clock=clock),
+        FileBackend.open(root, create=True, clock=clock),
         config=NO_MODEL,
         chat_provider=None,
         memory_provider=None,

@@ -53,7 +53,7 @@ class Background:
     def tick(self) -> list[Text]:
         """One pass: compact idle sessions, then dream if due; return what happened."""
         lines = []
-        for key, result in self._engine.idle_scanner(self._busy()).scan().items():
+        for key, result in self._engine.compact_idle(self._busy()).items():
             if result.outcome not in _QUIET_COMPACTIONS:
                 lines.append(Text("idle ") + compaction_line(key, result))
         dreamed = self._engine.dream_if_due()

@@ -55,7 +55,7 @@ def compact(
     from reverie.cli.record_views import compaction_line
 
     with engine(ctx, workspace) as memory:
-        if not memory.workspace.sessions.exists(session):
+        if not memory.has_session(session):
             fail(f"no session {session!r}; `reverie sessions` lists them")
         with err().status(f"compacting {session} ({memory.mode})…"):
             result = memory.compact(session)

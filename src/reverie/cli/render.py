@@ -9,21 +9,19 @@ This module formats values; it never opens a workspace or calls the engine.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 from reverie.clock import wall_clock
+from reverie.json_data import jsonable
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-    from reverie.messages import JSONValue
 
 MODEL_FREE_TAG = "(model-free)"
 
@@ -43,27 +41,6 @@ def err() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, highlight=False)
-
-
-def jsonable(value: object) -> JSONValue:
-    """Convert a result value (dataclasses, datetimes, paths, containers) to JSON data."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, dict):
-        return {_key(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | range):
-        return [jsonable(item) for item in value]
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    raise TypeError(f"cannot show {type(value).__name__} as JSON")
-
-
-def _key(key: object) -> str:
-    return "/".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
 
 
 def emit_json(value: object) -> None:

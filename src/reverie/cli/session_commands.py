@@ -43,7 +43,7 @@ def init(
     if config.exists():
         fail(f"{config} already exists; not overwritten (edit it, or remove it and run init)")
     with engine(ctx, workspace, create=True) as memory:
-        config = memory.workspace.root / CONFIG_NAME
+        config = Path(memory.location) / CONFIG_NAME
         try:
             with config.open("x", encoding="utf-8") as handle:
                 handle.write(CONFIG_TEMPLATE)
@@ -51,7 +51,7 @@ def init(
             fail(f"{config} already exists; not overwritten")
         except OSError as exc:
             fail(f"cannot write {config}: {exc.strerror}")
-        out().print(Text(f"workspace ready: {memory.workspace.root}", style="green"))
+        out().print(Text(f"workspace ready: {memory.location}", style="green"))
         out().print(f"wrote {config}")
         out().print(
             Text(
@@ -73,7 +73,7 @@ def ask(
     from reverie.cli.record_views import compaction_line
 
     with engine(ctx, workspace, create=True) as memory:
-        memory.agent()  # fail fast, with the how-to, when no chat model is configured
+        memory.check_chat_model()  # fail fast, with the how-to
         with err().status("thinking…"):
             result = memory.turn(session, message)
     if json_output:
@@ -105,7 +105,7 @@ def chat(
     from reverie.cli.repl import Repl
 
     with engine(ctx, workspace, create=True) as memory:
-        memory.agent()  # fail fast, with the how-to, when no chat model is configured
+        memory.check_chat_model()  # fail fast, with the how-to
         repl = Repl(memory, session=session)
         with Background(memory, busy=repl.busy_sessions, report=repl.background_report):
             repl.run()

@@ -32,11 +32,11 @@ from reverie.compaction.result import CompactionResult, Outcome
 from reverie.compaction.transcript import raw_fallback
 from reverie.config import CompactionConfig
 from reverie.llm.provider import ToolSchema
+from reverie.ports import SessionLogStores
 from reverie.prompt import PromptAssembler
 from reverie.session import Session
 from reverie.store.entries import HistoryEntry
 from reverie.store.session_keys import lock_name
-from reverie.store.workspace import Workspace
 from reverie.token_estimate import TokenCounter
 from reverie.turns import last_safe_cut, pick_cut, turn_boundaries, unsafe_cuts
 
@@ -51,7 +51,7 @@ class Compactor:
 
     def __init__(
         self,
-        workspace: Workspace,
+        stores: SessionLogStores,
         *,
         chunks: ChunkSummariser,
         assembler: PromptAssembler,
@@ -59,7 +59,7 @@ class Compactor:
         config: CompactionConfig,
         counter: TokenCounter,
     ) -> None:
-        self._workspace = workspace
+        self._stores = stores
         self._chunks = chunks
         self._assembler = assembler
         self._budget = input_budget
@@ -91,7 +91,7 @@ class Compactor:
         ratio = self._config.ratio / 2 if harder else self._config.ratio
         plan = _Plan(user_text=user_text, tools=tuple(tools), target=int(self._budget * ratio))
         with self._lock(key):
-            session = self._workspace.sessions.load(key)
+            session = self._stores.sessions.load(key)
             before = self._measure(session, plan)
             if before < self._budget and not harder:
                 return CompactionResult(
@@ -103,7 +103,7 @@ class Compactor:
         """Archive every pending message of ``key``; the summary opens its next prompt."""
         plan = _Plan(user_text=None, tools=(), target=0, until_end=True, why=reason)
         with self._lock(key):
-            session = self._workspace.sessions.load(key)
+            session = self._stores.sessions.load(key)
             before = self._measure(session, plan)
             if session.compacted_upto >= len(session.messages):
                 return CompactionResult(
@@ -112,7 +112,7 @@ class Compactor:
             return self._run(session, plan, before)
 
     def _lock(self, key: str) -> AbstractContextManager[None]:
-        return self._workspace.lock(f"compact-{lock_name(key)}").hold()
+        return self._stores.lock(f"compact-{lock_name(key)}").hold()
 
     def _run(self, session: Session, plan: _Plan, before: int) -> CompactionResult:
         progress = _Progress(tokens=before)
@@ -124,7 +124,7 @@ class Compactor:
                 break
             step = self._compact_range(session, cut)
             progress.add(step)
-            session = self._workspace.sessions.load(session.key)
+            session = self._stores.sessions.load(session.key)
             progress.tokens = self._measure(session, plan)
             if step.outcome == "raw_fallback" or session.compacted_upto >= len(session.messages):
                 break
@@ -194,7 +194,7 @@ class Compactor:
             logger.warning("compaction of %s kept the raw transcript: %s", key, outcome.reason)
             return _Step("raw_fallback", entry, calls, outcome.reason)
         if outcome.nothing:
-            self._workspace.sessions.set_compacted_upto(key, cut)
+            self._stores.sessions.set_compacted_upto(key, cut)
             return _Step("nothing_noteworthy", None, calls, None)
         cap = self._config.summary_cap_chars
         entry = self._append(
@@ -208,18 +208,18 @@ class Compactor:
     ) -> HistoryEntry:
         # The entry is dated when its last message was said, not when it was compacted, so an
         # imported conversation's history reads in its own time.
-        return self._workspace.history.append(
+        return self._stores.history.append(
             text, session_key=key, max_chars=cap, source_range=source, kind=kind, at=at
         )
 
     def _advance(self, key: str, summary: str, last_active: datetime, cut: int) -> None:
         # Entry first, then summary, then mark: a crash before the mark moves is recognised
         # next time by the entry's session and range (``_find_existing``).
-        self._workspace.sessions.set_summary(key, summary, last_active)
-        self._workspace.sessions.set_compacted_upto(key, cut)
+        self._stores.sessions.set_summary(key, summary, last_active)
+        self._stores.sessions.set_compacted_upto(key, cut)
 
     def _find_existing(self, key: str, source: tuple[int, int]) -> HistoryEntry | None:
-        history = self._workspace.history
+        history = self._stores.history
         since = max(0, history.last_cursor() - RECENT_ENTRIES_CHECKED)
         for entry in history.read_since(since):
             if entry.session_key == key and entry.range == source:

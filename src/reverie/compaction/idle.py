@@ -15,8 +15,8 @@ from datetime import timedelta
 from reverie.clock import Clock
 from reverie.compaction.compactor import Compactor
 from reverie.compaction.result import CompactionResult
+from reverie.ports import SessionsPort
 from reverie.session import is_internal
-from reverie.store.workspace import Workspace
 
 
 class IdleScanner:
@@ -24,14 +24,14 @@ class IdleScanner:
 
     def __init__(
         self,
-        workspace: Workspace,
+        sessions: SessionsPort,
         compactor: Compactor,
         *,
         ttl_minutes: float,
         clock: Clock,
         in_flight: Callable[[str], bool],
     ) -> None:
-        self._workspace = workspace
+        self._sessions = sessions
         self._compactor = compactor
         self._ttl = timedelta(minutes=ttl_minutes)
         self._clock = clock
@@ -44,7 +44,7 @@ class IdleScanner:
         cutoff = self._clock() - self._ttl
         infos = [
             info
-            for info in self._workspace.sessions.list()
+            for info in self._sessions.list()
             if info.updated_at <= cutoff
             and info.compacted_upto < info.message_count
             and not is_internal(info.key)

@@ -36,12 +36,13 @@ from pathlib import Path
 
 from reverie.dream.confine import canonical_writable, check_writable_on_disk
 from reverie.errors import ConfinementError, PublishJournalError, StorageError
+from reverie.store import layout
 from reverie.store.atomic import atomic_write_text, fsync_dir, sweep_temp_files
 from reverie.store.cursors import validate_cursor
 
 JOURNAL_FORMAT = "reverie-dream-publish"
 JOURNAL_VERSION = 1
-DEFAULT_JOURNAL = Path(".reverie") / "dream-publish.json"
+DEFAULT_JOURNAL = Path(layout.DREAM_JOURNAL)
 """Where the caller should keep the journal, relative to the workspace."""
 
 

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-OVERRIDE_PATH = "prompts/dream.md"
+OVERRIDE_PATH = layout.PROMPT_OVERRIDE
 """The workspace file that replaces the built-in dream instructions when non-empty."""
 MAX_INSTRUCTION_CHARS = 32_000
 """Longest override read; the rest is cut (instructions are not a place for data)."""

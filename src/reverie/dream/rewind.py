@@ -12,10 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from reverie.errors import RestoreWouldLoseError
+from reverie.store import layout
 from reverie.store.cursors import parse_cursor_text
 from reverie.store.workspace import Workspace
 
-DREAM_CURSOR_PATH = "memory/.dream_cursor"
+DREAM_CURSOR_PATH = layout.DREAM_CURSOR
 
 
 def trimmed_gap(workspace: Workspace, rev: str) -> tuple[int, int] | None:

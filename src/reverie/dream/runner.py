@@ -34,7 +34,6 @@ the back-off state (``DreamStateFile``); dry runs and "busy"/"no_pending" do not
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from dataclasses import replace
 from datetime import datetime
@@ -43,28 +42,25 @@ from typing import TYPE_CHECKING
 from reverie.clock import parse_wall_clock
 from reverie.config import DreamConfig
 from reverie.dream.curated import MODEL_FREE, curate_without_model
-from reverie.dream.journal import DEFAULT_JOURNAL, finish_publish, recover_publish
+from reverie.dream.journal import DEFAULT_JOURNAL
+from reverie.dream.locking import DreamLocking
 from reverie.dream.loop import DreamLoop, LoopLimits, LoopResult
 from reverie.dream.progress import ProgressDetector
 from reverie.dream.prompt import DreamPrompt, build_dream_prompt
 from reverie.dream.result import DreamResult, RunMode
-from reverie.dream.rewind import check_rewind
 from reverie.dream.schedule import Decision, Pending, Schedule
 from reverie.dream.staging import Staging
 from reverie.dream.state import DEFAULT_STATE, DreamState, DreamStateFile
 from reverie.dream.tools import DreamTools
 from reverie.dream.transcript import keep_transcript
-from reverie.errors import DreamError, LockTimeoutError, PublishConflictError
+from reverie.errors import DreamError, PublishConflictError
 from reverie.llm.metered import MeteredModel
 from reverie.llm.tokens import default_counter
 from reverie.provenance.record import note_run
 from reverie.store.ledger import LedgerRecord
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from reverie.llm.provider import Provider
-    from reverie.store.audit import CommitInfo
     from reverie.store.entries import HistoryEntry
     from reverie.store.workspace import Workspace
     from reverie.token_estimate import TokenCounter
@@ -72,7 +68,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class Dreamer:
+class Dreamer(DreamLocking):
     """Runs dream on one workspace with one model (see the module docstring)."""
 
     def __init__(
@@ -138,61 +134,6 @@ class Dreamer:
                 )
             return self._run_locked(trigger, dry_run=dry_run)
 
-    def recover(self) -> bool:
-        """Finish an interrupted publish, if any, under the dream lock (waiting for it).
-
-        Returns:
-            True when a publish was finished.
-
-        Raises:
-            DreamError: the journal is unusable (``PublishJournalError``) or unsafe on disk.
-        """
-        lock = self.workspace.lock("dream")
-        try:
-            with lock.hold():
-                return self._recover_locked()
-        finally:
-            lock.close()
-
-    def restore(self, rev: str, *, force: bool = False) -> CommitInfo:
-        """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
-
-        Holds the dream lock (waiting for a running dream) and first finishes an interrupted
-        publish, so the restore cannot be rolled forward over later.
-
-        Raises:
-            RevisionNotFoundError: ``rev`` names no commit.
-            RestoreWouldLoseError: ``rev`` is older than a trim (see ``rewind``), not forced.
-            DreamError: an interrupted publish could not be recovered.
-        """
-        lock = self.workspace.lock("dream")
-        try:
-            with lock.hold():
-                self._recover_locked()
-                if not force:
-                    check_rewind(self.workspace, rev)
-                return self.workspace.audit.restore(rev)
-        finally:
-            lock.close()
-
-    @contextlib.contextmanager
-    def exclusive(self, *, timeout: float | None = None) -> Iterator[None]:
-        """Hold the dream lock for a ``with`` block, after finishing an interrupted publish.
-
-        For a person's edit (``reverie.dream.edit``): no dream publishes meanwhile, and no
-        later recovery can roll an older publish forward over the edit.
-
-        Raises:
-            LockTimeoutError: a dream held the lock for ``timeout`` seconds.
-        """
-        lock = self.workspace.lock("dream")
-        try:
-            with lock.hold(timeout=timeout):
-                self._recover_locked()
-                yield
-        finally:
-            lock.close()
-
     def pending(self) -> Pending:
         """What waits after the dream cursor (count capped at ``pending_trigger``)."""
         limit = max(1, self.config.pending_trigger)
@@ -210,20 +151,6 @@ class Dreamer:
         return self.schedule.decide(
             moment, pending=self.pending(), state=self.state(), manual=manual
         )
-
-    @contextlib.contextmanager
-    def _dream_lock(self) -> Iterator[bool]:
-        lock = self.workspace.lock("dream")
-        try:
-            with contextlib.ExitStack() as stack:
-                try:
-                    stack.enter_context(lock.hold(timeout=0))
-                except LockTimeoutError:
-                    yield False
-                    return
-                yield True
-        finally:
-            lock.close()
 
     def _run_locked(self, trigger: str, *, dry_run: bool) -> DreamResult:
         try:
@@ -359,25 +286,6 @@ class Dreamer:
             commit=None if commit is None else commit.sha,
         )
         return self._record_success(done, loop)
-
-    def _finish_publish(self, cursor: int, trigger: str) -> CommitInfo | None:
-        """Cursor, then one commit holding files and cursor, then the journal goes (idempotent)."""
-        self.workspace.dream_cursor.write(cursor)
-        commit = self.workspace.audit.commit(f"dream: {trigger}")
-        finish_publish(self.journal)
-        return commit
-
-    def _recover_locked(self) -> bool:
-        recovered = recover_publish(self.workspace.root, self.journal)
-        if recovered is None:
-            return False
-        logger.warning(
-            "finishing an interrupted dream publish (cursor %d, %d file(s) rewritten)",
-            recovered.cursor,
-            len(recovered.rewritten),
-        )
-        self._finish_publish(recovered.cursor, recovered.trigger)
-        return True
 
     def _record_success(self, result: DreamResult, loop: LoopResult) -> DreamResult:
         now = self.workspace.clock()

@@ -26,13 +26,14 @@ from pathlib import Path
 from reverie.clock import require_aware
 from reverie.dream.result import FAILED_OUTCOMES, DreamResult
 from reverie.errors import StorageError
+from reverie.store import layout
 from reverie.store.atomic import atomic_write_text
 
 logger = logging.getLogger(__name__)
 
 STATE_FORMAT = "reverie-dream-state"
 STATE_VERSION = 1
-DEFAULT_STATE = Path(".reverie") / "dream-state.json"
+DEFAULT_STATE = Path(layout.DREAM_STATE)
 """Where the state lives, relative to the workspace."""
 
 

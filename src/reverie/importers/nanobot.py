@@ -44,6 +44,7 @@ from reverie.importers.nanobot_layout import (
     source_name,
 )
 from reverie.session import Session
+from reverie.store import layout
 from reverie.store.bounded import read_bounded
 from reverie.store.cursors import parse_cursor_text
 from reverie.store.entries import EntryFormatError, HistoryEntry
@@ -53,7 +54,7 @@ from reverie.store.nanobot_sessions import read_nanobot_file
 
 def looks_like_workspace(root: Path) -> bool:
     """True for a folder with a history log, session files, durable files or a workspace id."""
-    if (root / "memory" / "history.jsonl").is_file():
+    if (root / layout.HISTORY).is_file():
         return True
     if (root / ".nanobot" / "workspace-id").is_file():
         return True
@@ -99,8 +100,8 @@ class NanobotReader:
         return ImportedWorkspace(
             root=root,
             history=tuple(history),
-            cursor=self._cursor(root / "memory" / ".cursor"),
-            dream_cursor=self._cursor(root / "memory" / ".dream_cursor"),
+            cursor=self._cursor(root / layout.CURSOR),
+            dream_cursor=self._cursor(root / layout.DREAM_CURSOR),
             files=self._files(root),
             sessions=tuple(sessions),
         )
@@ -164,7 +165,7 @@ class NanobotReader:
         return read.session
 
     def _history(self, root: Path, source: str) -> list[HistoryEntry]:
-        path = root / "memory" / "history.jsonl"
+        path = root / layout.HISTORY
         if path.exists() and not inside(path, root):
             self._problem(path, 0, f"a symlink out of {root}: skipped")
             return []

@@ -26,8 +26,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs it for nested types below 3.12
 
-from reverie.cli.render import jsonable
 from reverie.engine import MemoryEngine
+from reverie.json_data import jsonable
 from reverie.messages import Message, MessageFormatError
 from reverie.search import SearchHit
 from reverie.session import is_internal

@@ -40,7 +40,7 @@ from reverie.store.atomic import atomic_write_text
 from reverie.store.provenance_file import LineRecord, Provenance, SourceRef
 
 if TYPE_CHECKING:
-    from reverie.search import SearchIndex
+    from reverie.ports import IndexPort
     from reverie.store.workspace import Workspace
 
 logger = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ class ForgetReport:
 
 
 def forget(
-    workspace: Workspace, query: str, *, purge: bool = False, index: SearchIndex
+    workspace: Workspace, query: str, *, purge: bool = False, index: IndexPort
 ) -> ForgetReport:
     """Remove everything ``plan_forget(query)`` lists; with ``purge``, scrub every trace.
 

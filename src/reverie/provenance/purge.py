@@ -22,17 +22,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reverie.messages import JSONObject
+from reverie.store import layout
 from reverie.store.provenance_file import line_key
 from reverie.store.scrub import Needle, files_holding, scrub_blob, scrub_jsonl
 
 if TYPE_CHECKING:
+    from reverie.ports import IndexPort
     from reverie.provenance.plan import ForgetPlan
-    from reverie.search import SearchIndex
     from reverie.store.workspace import Workspace
 
 logger = logging.getLogger(__name__)
 
-KEPT_AS_IS = frozenset({"memory/.dream_cursor"})
+KEPT_AS_IS = frozenset({layout.DREAM_CURSOR})
 """Audited files that hold no memory text (a number), never scrubbed."""
 REDACTED = "[forgotten]"
 """What replaces the text in a commit subject."""
@@ -61,7 +62,7 @@ class PurgeReport:
         }
 
 
-def purge_workspace(workspace: Workspace, plan: ForgetPlan, *, index: SearchIndex) -> PurgeReport:
+def purge_workspace(workspace: Workspace, plan: ForgetPlan, *, index: IndexPort) -> PurgeReport:
     """Scrub ``plan.query`` from the audit history, side files and caches; check everything.
 
     Raises:
@@ -80,7 +81,7 @@ def purge_workspace(workspace: Workspace, plan: ForgetPlan, *, index: SearchInde
         dropped += scrub_jsonl(side, needle)
     dropped += scrub_jsonl(workspace.ledger.path, needle)
     index.rebuild()
-    for moved in (workspace.root / ".reverie").glob("search.sqlite.corrupt-*"):
+    for moved in (workspace.root / layout.STATE).glob(layout.SEARCH_INDEX_MOVED):
         if needle.in_bytes(moved.read_bytes()):
             moved.unlink()
     leftovers = _leftovers(workspace, needle)

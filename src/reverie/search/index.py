@@ -47,6 +47,7 @@ from reverie.search.index_file import IndexFile, is_corruption
 from reverie.search.query import Filters, run_query, run_ref
 from reverie.search.refs import parse_ref
 from reverie.search.text import match_expression, term_phrases
+from reverie.store import layout
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -57,7 +58,7 @@ logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
-INDEX_PATH = Path(".reverie") / "search.sqlite"
+INDEX_PATH = Path(layout.SEARCH_INDEX)
 """Where the index lives, relative to the workspace root."""
 
 

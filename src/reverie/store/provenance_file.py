@@ -38,13 +38,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from reverie.store import layout
 from reverie.store.atomic import atomic_write_text
 
 logger = logging.getLogger(__name__)
 
 PROVENANCE_FORMAT = "reverie-provenance"
 PROVENANCE_VERSION = 1
-DEFAULT_SIDECAR = Path(".reverie") / "provenance.json"
+DEFAULT_SIDECAR = Path(layout.PROVENANCE)
 """Where the sidecar lives, relative to the workspace."""
 
 MAX_RECORDS = 20_000

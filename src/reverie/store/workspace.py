@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Self
 
 from reverie.clock import Clock, system_clock
 from reverie.errors import (
@@ -73,19 +74,18 @@ class Workspace:
     def __init__(self, root: Path, *, clock: Clock) -> None:
         self.root = root
         self.clock = clock
-        memory = root / "memory"
-        self.locks_dir = root / ".reverie" / "locks"
+        self.locks_dir = root / layout.LOCKS
         self._kept: list[ProcessLock] = []
         self.files = MemoryFiles(root)
-        self.dream_cursor = DreamCursor(memory / ".dream_cursor")
-        self.quarantine = Quarantine(memory / "history.quarantine.jsonl")
+        self.dream_cursor = DreamCursor(root / layout.DREAM_CURSOR)
+        self.quarantine = Quarantine(root / layout.QUARANTINE)
         self.history = HistoryLog(
-            memory / "history.jsonl",
-            floor=CursorFloor(memory / ".cursor"),
+            root / layout.HISTORY,
+            floor=CursorFloor(root / layout.CURSOR),
             dream_cursor=self.dream_cursor,
             lock=self._kept_lock("history"),
             quarantine=self.quarantine,
-            marker=ScanMarker(root / ".reverie" / "history.checked"),
+            marker=ScanMarker(root / layout.HISTORY_CHECKED),
             clock=clock,
         )
         self.ledger = Ledger(root / layout.LEDGER, lock=self._kept_lock("ledger"), root=root)
@@ -94,7 +94,10 @@ class Workspace:
         )
         self.audit = AuditRepo(root, lock=self._kept_lock("audit"), clock=clock)
         self.sessions = SessionStore(
-            root / "sessions", state_dir=root / ".reverie", locks_dir=self.locks_dir, clock=clock
+            root / layout.SESSIONS,
+            state_dir=root / layout.STATE,
+            locks_dir=self.locks_dir,
+            clock=clock,
         )
         self.repairs: list[BadLine] = []
         self.read_only = False
@@ -108,7 +111,7 @@ class Workspace:
         create: bool = False,
         clock: Clock = system_clock,
         read_only: bool = False,
-    ) -> Workspace:
+    ) -> Self:
         """Open (or, with ``create``, lay out) the workspace at ``path``.
 
         Args:
@@ -140,9 +143,9 @@ class Workspace:
         try:
             for folder in (
                 root,
-                root / "memory",
-                root / "sessions",
-                root / ".reverie" / "sessions",
+                root / layout.MEMORY_DIR,
+                root / layout.SESSIONS,
+                root / layout.SESSION_CHECKPOINTS,
             ):
                 sweep_temp_files(folder)
             workspace.repairs = workspace.history.repair()
@@ -152,6 +155,11 @@ class Workspace:
                 raise
             logger.warning("workspace %s opened for reading only: %s", root, exc)
         return workspace
+
+    @property
+    def location(self) -> str:
+        """The workspace folder, as text (``reverie.ports.Stores.location``)."""
+        return str(self.root)
 
     def lock(self, name: str) -> ProcessLock:
         """Return a new cross-process lock named ``name`` in ``.reverie/locks``.
@@ -184,10 +192,11 @@ def _check_root(root: Path, *, create: bool) -> None:
 
 
 def _lay_out(root: Path) -> None:
-    if (root / "memory").is_dir():
+    if (root / layout.MEMORY_DIR).is_dir():
         return  # an existing workspace (nanobot's too): missing files are written when needed
     try:
-        for folder in (root, root / "memory", root / "sessions", root / ".reverie" / "locks"):
+        for relative in (layout.MEMORY_DIR, layout.SESSIONS, layout.LOCKS):
+            folder = root / relative
             folder.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError) as exc:
         raise WorkspaceDamagedError(
@@ -197,27 +206,27 @@ def _lay_out(root: Path) -> None:
     for name in MEMORY_FILE_NAMES:
         if not files.path(name).exists():
             files.write(name, STARTER_TEXTS[name])
-    for relative in ("memory/.cursor", "memory/.dream_cursor"):
+    for relative in (layout.CURSOR, layout.DREAM_CURSOR):
         if not (root / relative).exists():
             atomic_write_text(root / relative, "0")
-    history = root / "memory" / "history.jsonl"
+    history = root / layout.HISTORY
     if not history.exists():
         history.touch()
-    format_file = root / ".reverie" / "format"
+    format_file = root / layout.FORMAT
     if not format_file.exists():
         atomic_write_text(format_file, f"{FORMAT}\n")
 
 
 def _check_readable(root: Path) -> None:
     """What a read needs: the memory folder and files (nothing is created or rewritten)."""
-    if not (root / "memory").is_dir():
+    if not (root / layout.MEMORY_DIR).is_dir():
         raise WorkspaceMissingError("not a workspace (no memory/ folder)", path=root)
-    for relative in ("memory/history.jsonl", "memory/MEMORY.md", "SOUL.md", "USER.md"):
+    for relative in (layout.HISTORY, *layout.DURABLE):
         target = root / relative
         if target.exists() and not target.is_file():
             raise WorkspaceDamagedError("expected a file, found something else", path=target)
-    if (root / ".reverie" / "format").exists():  # absent: a nanobot workspace, read as is
-        _check_format(root / ".reverie" / "format")
+    if (root / layout.FORMAT).exists():  # absent: a nanobot workspace, read as is
+        _check_format(root / layout.FORMAT)
 
 
 def _check_links(root: Path) -> None:
@@ -228,19 +237,18 @@ def _check_links(root: Path) -> None:
 
 
 def _check_layout(root: Path) -> None:
-    memory = root / "memory"
-    if not memory.is_dir():
+    if not (root / layout.MEMORY_DIR).is_dir():
         raise WorkspaceMissingError("not a workspace (no memory/ folder)", path=root)
-    for relative in ("memory/history.jsonl", "memory/MEMORY.md", "SOUL.md", "USER.md"):
+    for relative in (layout.HISTORY, *layout.DURABLE):
         target = root / relative
         if target.exists() and not target.is_file():
             raise WorkspaceDamagedError("expected a file, found something else", path=target)
-    sessions = root / "sessions"
+    sessions = root / layout.SESSIONS
     if sessions.exists() and not sessions.is_dir():
         raise WorkspaceDamagedError("expected a folder, found something else", path=sessions)
-    (root / ".reverie" / "locks").mkdir(parents=True, exist_ok=True)
-    _check_format(root / ".reverie" / "format")
-    for cursor_file in (CursorFloor(memory / ".cursor"), DreamCursor(memory / ".dream_cursor")):
+    (root / layout.LOCKS).mkdir(parents=True, exist_ok=True)
+    _check_format(root / layout.FORMAT)
+    for cursor_file in (CursorFloor(root / layout.CURSOR), DreamCursor(root / layout.DREAM_CURSOR)):
         try:
             cursor_file.read()
         except (CursorError, StorageError) as exc:

@@ -1,0 +1,76 @@
+"""The changes a person makes through ``MemoryEngine``: restore, forget, edit (one commit each).
+
+A mixin of ``MemoryEngine`` (as ``MemoryReads`` holds its reads): each method is a thin
+delegation to the process that owns the change (``reverie.dream``, ``reverie.provenance``),
+under dream's lock, so a person's change and a dream never interleave.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from reverie.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file
+from reverie.engine_reads import MemoryReads
+
+if TYPE_CHECKING:
+    from reverie.dream.runner import Dreamer
+    from reverie.ports import IndexPort
+    from reverie.provenance.forget import ForgetReport
+    from reverie.store.audit import CommitInfo
+
+
+class MemoryChanges(MemoryReads):
+    """Changes a person makes (``MemoryEngine`` is the class to use)."""
+
+    @property
+    def index(self) -> IndexPort:
+        """The search index (defined by ``MemoryEngine``)."""
+        raise NotImplementedError
+
+    def dreamer(self) -> Dreamer:
+        """The dream runner (defined by ``MemoryEngine``)."""
+        raise NotImplementedError
+
+    def restore(self, rev: str, *, force: bool = False) -> CommitInfo:
+        """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
+
+        A commit older than a trim raises ``RestoreWouldLoseError`` (the entries to dream
+        again are gone) unless ``force``.
+        """
+        return self.dreamer().restore(rev, force=force)
+
+    def forget(self, text: str, *, purge: bool = False) -> ForgetReport:
+        """Remove a fact, what it came from and what it led to, as one audit commit.
+
+        With ``purge``, also rewrite the audit history and scrub every file of the workspace
+        so that no byte of ``text`` is left (see ``reverie.provenance``).
+        """
+        self.dreamer().recover()
+        from reverie.provenance.forget import forget  # noqa: PLC0415
+
+        return forget(self.workspace, text, purge=purge, index=self.index)
+
+    def edit_file(
+        self,
+        path: str,
+        text: str,
+        *,
+        author: str,
+        expected_sha256: str | None = None,
+        lock_timeout: float = EDIT_LOCK_TIMEOUT,
+    ) -> EditResult:
+        """A person's edit of a durable file: dream's confinement and lock, one ``edit:`` commit.
+
+        ``expected_sha256`` (``reverie.dream.edit.text_sha256`` of the text the person started
+        from) refuses the edit with ``EditError`` if the file changed meanwhile; a dream holding
+        the workspace longer than ``lock_timeout`` seconds raises ``LockTimeoutError``.
+        """
+        exclusive = self.dreamer().exclusive(timeout=lock_timeout)
+        return edit_file(
+            self.workspace,
+            path,
+            text,
+            author=author,
+            exclusive=exclusive,
+            expected_sha256=expected_sha256,
+        )
