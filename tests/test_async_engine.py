@@ -51,6 +51,8 @@ def test_the_twins_run_the_engine_in_a_worker_thread(tmp_path: Path) -> None:
             [entry] = await memory.history()
             assert "Porto" in entry.content
             assert [s.key for s in await memory.sessions()] == ["cli:a"]
+            assert await memory.has_session("cli:a")
+            assert not await memory.has_session("cli:b")
             assert (await memory.session("cli:a")).compacted_upto == 2
             assert any(h.kind == "history" for h in await memory.search("Porto"))
             assert (await memory.dream()).outcome == "completed"

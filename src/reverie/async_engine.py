@@ -80,6 +80,14 @@ class AsyncMemoryEngine:
         """See ``MemoryEngine.compact``."""
         return await asyncio.to_thread(self.engine.compact, session_key)
 
+    async def compact_idle(self, in_flight: Iterable[str] = ()) -> dict[str, CompactionResult]:
+        """See ``MemoryEngine.compact_idle``."""
+        return await asyncio.to_thread(self.engine.compact_idle, list(in_flight))
+
+    async def check_chat_model(self) -> None:
+        """See ``MemoryEngine.check_chat_model``."""
+        await asyncio.to_thread(self.engine.check_chat_model)
+
     # Memory jobs and maintenance
 
     async def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
@@ -175,6 +183,10 @@ class AsyncMemoryEngine:
         return await asyncio.to_thread(
             lambda: self.engine.history(since=since, session_key=session_key, limit=limit)
         )
+
+    async def has_session(self, session_key: str) -> bool:
+        """See ``MemoryEngine.has_session``."""
+        return await asyncio.to_thread(self.engine.has_session, session_key)
 
     async def sessions(self) -> list[SessionInfo]:
         """See ``MemoryEngine.sessions``."""
