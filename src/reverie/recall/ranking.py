@@ -145,14 +145,19 @@ def _on_a_day(candidate: Candidate, signals: Signals) -> bool:
 
 
 def _dedup(ranked: list[Ranked]) -> Iterator[Ranked]:
-    seen: list[frozenset[str]] = []
+    seen: list[tuple[int, frozenset[str]]] = []
     exact: set[frozenset[str]] = set()
     for item in ranked:
         words = frozenset(_WORDS.findall(item.candidate.text.lower()))
-        if words in exact or (words and any(_contained(words, other) for other in seen)):
+        if words in exact:
+            continue
+        size = len(words)
+        # Only items of similar length can be near-duplicates: compare those alone.
+        similar = (other for length, other in seen if size <= 2 * length and length <= 2 * size)
+        if size and any(_contained(words, other) for other in similar):
             continue
         exact.add(words)
-        seen.append(words)
+        seen.append((size, words))
         yield item
 
 

@@ -15,13 +15,15 @@ two are kept and only the newest ``WINDOW`` items of the whole index holding the
 (FTS5 walks its index newest first and stops), then filtered: filtering inside SQLite would
 walk every match to fill the window. So a query's cost is bounded whatever the size of the
 workspace, at the price of older items in a query made only of very common words.
+Whether a phrase is common is remembered (``CommonMemo``) until ``STALE`` items have changed:
+commonness moves slowly, and counting it took about a fifth of a query's time.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from reverie.search.hits import SourceKind
@@ -61,6 +63,25 @@ WINDOW = 2_000
 """When every term is common, only the newest this many matching items are ranked."""
 
 
+STALE = 1_000
+"""``CommonMemo`` forgets what it knows once this many items were added or removed."""
+
+
+@dataclass(slots=True, kw_only=True)
+class CommonMemo:
+    """Phrases known to be common or not, forgotten after ``STALE`` changes to the index."""
+
+    known: dict[str, bool] = field(default_factory=dict)
+    changes: int = 0
+
+    def changed(self, count: int, *, rebuilt: bool = False) -> None:
+        """Note that ``count`` items were added or removed (``rebuilt``: forget everything)."""
+        self.changes += count
+        if rebuilt or self.changes >= STALE or len(self.known) >= 4 * STALE:
+            self.known.clear()
+            self.changes = 0
+
+
 def run_candidates(
     conn: sqlite3.Connection,
     phrases: list[str],
@@ -69,6 +90,7 @@ def run_candidates(
     *,
     context_weight: float,
     between: Sequence[tuple[float, float]] = (),
+    memo: CommonMemo | None = None,
 ) -> list[Candidate]:
     """Return up to ``limit`` items matching any of ``phrases``, best first.
 
@@ -77,7 +99,8 @@ def run_candidates(
     """
     scores: dict[int, float] = {}
     if phrases:
-        rare = [phrase for phrase in phrases if not _common(conn, phrase)]
+        memo = memo if memo is not None else CommonMemo()
+        rare = [phrase for phrase in phrases if not _common(conn, phrase, memo)]
         expression = " OR ".join(rare or phrases[:2])
         score = _scores if rare else _window_scores
         scores = score(conn, "fts", expression, filters, limit)
@@ -100,9 +123,13 @@ def _written(
     return [doc for (doc,) in conn.execute(sql, (*span, *args, limit))]
 
 
-def _common(conn: sqlite3.Connection, phrase: str) -> bool:
-    sql = "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)"
-    return bool(conn.execute(sql, (phrase, COMMON)).fetchone()[0] >= COMMON)
+def _common(conn: sqlite3.Connection, phrase: str, memo: CommonMemo) -> bool:
+    known = memo.known.get(phrase)
+    if known is None:
+        sql = "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)"
+        known = bool(conn.execute(sql, (phrase, COMMON)).fetchone()[0] >= COMMON)
+        memo.known[phrase] = known
+    return known
 
 
 def _scores(

@@ -17,6 +17,9 @@ session is indexed again from its first message. A session no longer listed is r
 ``only`` catches up one session (a scoped query needs no other); the others wait for the
 next full catch-up, their marks untouched.
 
+``is_current`` answers, reading only, whether a catch-up would change anything: a query that
+finds the index level (the usual case) then opens no write transaction at all.
+
 This module must not commit: the caller wraps a whole refresh in one transaction.
 """
 
@@ -59,6 +62,40 @@ class _Mark:
     messages: int
     size: int
     fingerprint: str
+
+
+def is_current(
+    conn: sqlite3.Connection, log: HistoryLog, store: SessionStore, *, only: str | None = None
+) -> bool:
+    """Whether the index is level with the log and the journals (``only``: that session's).
+
+    Reads only (stat calls and the index's own marks). False when in any doubt; the caller then
+    catches up under its write transaction, which checks everything again.
+    """
+    try:
+        status = log.path.stat()
+    except FileNotFoundError:
+        identity, size = (0, 0), 0
+    else:
+        identity, size = (status.st_dev, status.st_ino), status.st_size
+    seen = (_meta(conn, "history_dev"), _meta(conn, "history_inode"))
+    if seen != identity or size != _meta(conn, "history_size"):
+        return False
+    marks = _marks(conn)
+    if only is None:
+        infos = store.list()
+        if {info.key for info in infos} != marks.keys():
+            return False
+    else:
+        info = store.info(only)
+        if (info is None) != (only not in marks):
+            return False
+        infos = [info] if info is not None else []
+    for info in infos:
+        mark = marks.get(info.key)
+        if mark is None or (mark.messages, mark.size) != (info.message_count, info.size):
+            return False
+    return True
 
 
 def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, int]:

@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from reverie.clock import require_aware
 from reverie.errors import StorageError
-from reverie.search.candidates import Candidate, run_candidates
-from reverie.search.catch_up import catch_up_history, catch_up_sessions
+from reverie.search.candidates import Candidate, CommonMemo, run_candidates
+from reverie.search.catch_up import catch_up_history, catch_up_sessions, is_current
 from reverie.search.hits import SOURCES, RefreshStats, SearchHit, Source
 from reverie.search.index_file import IndexFile, is_corruption
 from reverie.search.query import Filters, run_query, run_ref
@@ -74,6 +74,7 @@ class SearchIndex:
         self._workspace = workspace
         self._file = IndexFile(path or workspace.root / INDEX_PATH, clock=workspace.clock)
         self._lock = workspace.lock("search")
+        self._memo = CommonMemo()
         self._scratch: SearchIndex | None = None
         self._scratch_dir: tempfile.TemporaryDirectory[str] | None = None
 
@@ -182,7 +183,13 @@ class SearchIndex:
         )
         return self._run(
             lambda conn: run_candidates(
-                conn, phrases, filters, limit, context_weight=context_weight, between=spans
+                conn,
+                phrases,
+                filters,
+                limit,
+                context_weight=context_weight,
+                between=spans,
+                memo=self._memo,
             ),
             only=session_key,
         )
@@ -245,6 +252,10 @@ class SearchIndex:
     def _catch_up(
         self, conn: sqlite3.Connection, *, rebuilt: bool, only: str | None = None
     ) -> RefreshStats:
+        if not rebuilt and is_current(
+            conn, self._workspace.history, self._workspace.sessions, only=only
+        ):
+            return RefreshStats()
         conn.execute("BEGIN IMMEDIATE")
         try:
             history_added, history_removed = catch_up_history(conn, self._workspace.history)
@@ -261,6 +272,9 @@ class SearchIndex:
             messages_removed=sessions.removed,
             sessions_reindexed=sessions.reindexed,
             rebuilt=rebuilt,
+        )
+        self._memo.changed(
+            history_added + history_removed + sessions.added + sessions.removed, rebuilt=rebuilt
         )
         if rebuilt:
             logger.info(
