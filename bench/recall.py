@@ -32,7 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sized
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -42,25 +42,41 @@ from recalllib.filler import fill, questions
 from reverie import Config, MemoryEngine, Message
 from reverie.config import ModelConfig, PromptConfig
 from reverie.llm.tokens import default_counter
-from reverie.recall import RecallOptions
+from reverie.recall import RankedSource, RecallOptions
 
 WINDOWS = (4096, 8192)
 KEY = "bench:talk"
 BASE = RecallOptions(
-    context_weight=0, cover_boost=0, key_boost=0, date_boost=0, expand_boost=0, dedup=False
+    name_query=True,
+    context_weight=0,
+    cover_boost=0,
+    key_boost=0,
+    date_boost=0,
+    expand_boost=0,
+    present_boost=0,
+    dedup=False,
 )
 DEFAULT = RecallOptions()
 VARIANTS: dict[str, RecallOptions] = {
     "bm25": BASE,
+    "+names-out": replace(BASE, name_query=False),
     "+context": replace(BASE, context_weight=0.3),
     "+cover": replace(BASE, cover_boost=DEFAULT.cover_boost),
     "+keys": replace(BASE, key_boost=DEFAULT.key_boost),
     "+keys+names": replace(BASE, key_boost=DEFAULT.key_boost, name_keys=True),
     "+dates": replace(BASE, date_boost=DEFAULT.date_boost),
     "+expand": replace(BASE, expand_boost=DEFAULT.expand_boost),
+    "+present": replace(BASE, present_boost=DEFAULT.present_boost),
     "+dedup": replace(BASE, dedup=True),
     "all": DEFAULT,
 }
+FUSED: dict[str, tuple[RecallOptions, Callable[[MemoryEngine], Sequence[RankedSource]]]] = {}
+"""Variants that fuse other rankers with recall's by reciprocal rank (``reverie.recall.fusion``).
+
+The slot for dense retrieval: ``FUSED["all+dense"] = (DEFAULT, lambda engine: [source])``
+with ``source`` a ``RankedSource`` over ``engine``'s items; the table then shows it beside
+the lexical variants.
+"""
 
 
 class _Clock:
@@ -161,6 +177,7 @@ def quality(conversations: list[Conversation]) -> dict[str, object]:
     report: dict[str, object] = {f"{name}": t.report() for name, t in sorted(tallies.items())}
     report["questions"] = sum(len(c.questions) for c in conversations)
     report["gold_turns"] = sum(len(q.evidence) for c in conversations for q in c.questions)
+    report["gold_twins"] = _twins(conversations)
     report["seconds"] = round(time.perf_counter() - started, 1)
     return report
 
@@ -179,8 +196,8 @@ def _window(convo: Conversation, window: int, tallies: dict[str, _Tally]) -> Non
             tallies.setdefault("search/plain", _Tally()).search(found, question.evidence)
             trunc = _truncation(convo, budget, question.text)
             tallies.setdefault(f"{tag}/truncation", _Tally()).add(trunc, gold, budget, budget)
-            for name, options in VARIANTS.items():
-                on.recaller.options = options
+            for name, (options, sources) in _variants(on).items():
+                on.recaller.options, on.recaller.sources = options, tuple(sources)
                 text, tokens, budget = _prompt_text(on, question.text)
                 tally = tallies.setdefault(f"{tag}/{name}", _Tally())
                 tally.add(text, gold, tokens, budget)
@@ -188,6 +205,25 @@ def _window(convo: Conversation, window: int, tallies: dict[str, _Tally]) -> Non
                     tally.search(_ranked(on, question.text), question.evidence)
         off.close()
         on.close()
+
+
+def _variants(engine: MemoryEngine) -> dict[str, tuple[RecallOptions, Sequence[RankedSource]]]:
+    variants: dict[str, tuple[RecallOptions, Sequence[RankedSource]]] = {
+        name: (options, ()) for name, options in VARIANTS.items()
+    }
+    variants.update({name: (options, make(engine)) for name, (options, make) in FUSED.items()})
+    return variants
+
+
+def _twins(conversations: list[Conversation]) -> int:
+    """Gold turns whose text is said more than once in their conversation (0 for an honest set)."""
+    return sum(
+        1
+        for c in conversations
+        for q in c.questions
+        for g in q.evidence
+        if c.texts.count(c.texts[g]) > 1
+    )
 
 
 def latency(size: int, queries: int = 200) -> dict[str, object]:

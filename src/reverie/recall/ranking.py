@@ -8,6 +8,9 @@ at a lower weight). Each is then scored
           + key_boost   x share of the query's key terms it holds (numbers, quotes)
           + date_boost  if it was written on a day the query names ("last Friday")
           + expand_boost x share of the recent turns' terms it holds
+          + present_boost x how new it is within the pool (0 oldest, 1 newest), only for a
+            question about the present ("where does she live now?"): an update beats the
+            fact it replaced
 
 and near-duplicates are dropped (an item of similar length whose words are all in a better
 item's, but for one in ten beyond the first ten).
@@ -22,8 +25,8 @@ buys. This module does no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from reverie.recall.dates import DaySpan
@@ -38,6 +41,8 @@ class RecallOptions:
 
     Attributes:
         pool: candidates fetched from the index per query.
+        name_query: look the query's names up in the index too (off: only when it has no
+            other terms; names fill the pool with greetings).
         context_weight: weight of a match in the previous message's text (0: ignore context;
             off by default: it did not pay on the dev set and costs one more index query).
         cover_boost: added for holding all the query's terms other than names (0: off).
@@ -46,18 +51,22 @@ class RecallOptions:
             about, who is named in every greeting, so this can mislead).
         date_boost: added for being written on a day the query names (0: off).
         expand_boost: added for holding all the terms of the recent turns (0: off).
+        present_boost: added to the newest candidate of a question about the present, in
+            proportion for older ones (0: off).
         dedup: drop near-duplicates of better items.
         history: also recall history entries (else only session messages).
         item_chars: the longest quote of one item; longer sources are excerpted.
     """
 
     pool: int = 80
+    name_query: bool = False
     context_weight: float = 0.0
     cover_boost: float = 0.5
     key_boost: float = 0.5
     name_keys: bool = False
     date_boost: float = 0.5
     expand_boost: float = 0.2
+    present_boost: float = 0.3
     dedup: bool = True
     history: bool = True
     item_chars: int = 1_200
@@ -82,6 +91,7 @@ class Signals:
     spans: tuple[DaySpan, ...] = ()
     expansion: tuple[str, ...] = ()
     now: datetime | None = None
+    present: bool = False
 
 
 def rank(
@@ -94,8 +104,10 @@ def rank(
     best = max((c.score for c in candidates), default=0.0) or 1.0
     matchers = {term: _matcher(term) for term in (*signals.terms, *signals.expansion)}
     ranked = [_score(c, best, signals, options, matchers) for c in candidates]
+    if signals.present and options.present_boost:
+        ranked = _newer_first(ranked, options.present_boost)
     ranked.sort(key=lambda r: (-r.score, -(r.candidate.timestamp or _EPOCH).timestamp()))
-    return _dedup(ranked) if options.dedup else iter(ranked)
+    return dedup(ranked) if options.dedup else iter(ranked)
 
 
 Matcher = Callable[[str], bool]
@@ -127,6 +139,20 @@ def _score(
     return Ranked(candidate=candidate, score=score, why=tuple(why))
 
 
+def _newer_first(ranked: list[Ranked], boost: float) -> list[Ranked]:
+    """Add ``boost`` in proportion to how new each item is within the pool."""
+    times = [r.candidate.timestamp.timestamp() for r in ranked if r.candidate.timestamp]
+    if len(times) < 2 or max(times) == min(times):
+        return ranked
+    low, span = min(times), max(times) - min(times)
+    return [
+        replace(r, score=r.score + boost * (r.candidate.timestamp.timestamp() - low) / span)
+        if r.candidate.timestamp is not None
+        else r
+        for r in ranked
+    ]
+
+
 def _matcher(term: str) -> Matcher:
     """Whether a lower-cased text holds ``term`` (a word starting with it or its rough stem)."""
     if not term.isascii():
@@ -144,7 +170,8 @@ def _on_a_day(candidate: Candidate, signals: Signals) -> bool:
     return any(span.holds(day) for span in signals.spans)
 
 
-def _dedup(ranked: list[Ranked]) -> Iterator[Ranked]:
+def dedup(ranked: Iterable[Ranked]) -> Iterator[Ranked]:
+    """Yield ``ranked`` (best first) without near-duplicates of better items."""
     seen: list[tuple[int, frozenset[str]]] = []
     exact: set[frozenset[str]] = set()
     for item in ranked:
