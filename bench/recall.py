@@ -274,6 +274,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--no-quality", action="store_true", help="skip the dev-set run")
     parser.add_argument("--only", default=None, help="only this conversation (e.g. en-1)")
     parser.add_argument("--share", type=float, default=None, help="recall share of the budget")
+    parser.add_argument("--table", action="store_true", help="also print the variants as Markdown")
     args = parser.parse_args(argv)
     if args.share is not None:
         SHARE.append(args.share)
@@ -284,6 +285,26 @@ def main(argv: list[str]) -> None:
     if args.latency:
         report["latency"] = latency(args.latency)
     print(json.dumps(report, indent=2))
+    if args.table and "quality" in report:
+        print(table(report["quality"]))
+
+
+def table(quality: object) -> str:
+    """The quality report's variants side by side, as a Markdown table."""
+    assert isinstance(quality, dict)
+    rows = ["| variant | recall 4k | recall 8k | prompt tokens 4k / 8k | R@5 | R@10 |"]
+    rows.append("| --- | --- | --- | --- | --- | --- |")
+    names = [key.split("/", 1)[1] for key in quality if key.startswith("4k/")]
+    for name in [*names, "plain"]:
+        small, large = quality.get(f"4k/{name}", {}), quality.get(f"8k/{name}", {})
+        ranked = small if name != "plain" else quality.get("search/plain", {})
+        tokens = f"{small.get('mean_prompt_tokens', '')} / {large.get('mean_prompt_tokens', '')}"
+        rows.append(
+            f"| `{'search()' if name == 'plain' else name}` | {small.get('context_recall', '')}"
+            f" | {large.get('context_recall', '')} | {tokens if small else ''}"
+            f" | {ranked.get('search_r5', '-')} | {ranked.get('search_r10', '-')} |"
+        )
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":
