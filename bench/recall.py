@@ -131,8 +131,9 @@ def _recall_at(found: list[int], gold: tuple[int, ...], k: int) -> float:
     return sum(1 for g in gold if g in found[:k]) / len(gold)
 
 
-def _ranked(engine: MemoryEngine, question: str) -> list[int]:
-    items = engine.recaller.recall(question, max_tokens=10**6, scope=KEY).items
+def _ranked(engine: MemoryEngine, question: str, now: datetime) -> list[int]:
+    """Recall's ranking of the session's messages, no budget, asked at ``now`` as a prompt is."""
+    items = engine.recaller.recall(question, max_tokens=10**6, scope=KEY, now=now).items
     newest_first = sorted(items, key=lambda i: -(i.timestamp.timestamp() if i.timestamp else 0))
     best = sorted(newest_first, key=lambda item: -item.score)  # stable: ties stay newest first
     return [i.ref.message_index for i in best if i.ref.message_index is not None][:10]
@@ -202,7 +203,8 @@ def _window(convo: Conversation, window: int, tallies: dict[str, _Tally]) -> Non
                 tally = tallies.setdefault(f"{tag}/{name}", _Tally())
                 tally.add(text, gold, tokens, budget)
                 if window == WINDOWS[0]:
-                    tally.search(_ranked(on, question.text), question.evidence)
+                    found = _ranked(on, question.text, convo.times[-1])
+                    tally.search(found, question.evidence)
         off.close()
         on.close()
 

@@ -4,11 +4,12 @@
 people. Facts are planted by either speaker, some after a partner's lead-in question, some
 updated later (the question then asks for the newest value, and the gold turn is the
 update), some with relative or absolute dates; distractors reuse the facts' topic words
-without the answer, and filler chat fills the rest. The two speakers plant the same kinds of fact with different
-details, so "what did Nora call the puppy?" has one right turn; a kind with no detail to vary
-is planted for one speaker only. Every question is a paraphrase (its wording
-is not the evidence turn's) with the indices of its gold evidence messages. Written for this
-project from scratch; it contains no public benchmark's data. Same seed, same conversations.
+without the answer, and filler chat fills the rest. The two speakers plant the same kinds of
+fact with different details, so "what did Nora call the puppy?" has one right turn; a kind
+with no detail to vary is planted for one speaker only. Every question is a paraphrase (its
+wording is not the evidence turn's) with the indices of its gold evidence messages. Written
+for this project from scratch; it contains no public benchmark's data. Same seed, same
+conversations.
 """
 
 from __future__ import annotations

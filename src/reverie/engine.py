@@ -136,8 +136,7 @@ class MemoryEngine(MemoryReads):
             replay_suffix=config.compaction.replay_suffix,
             recaller=self.recaller,
             recall_tokens=config.prompt.recall_budget(config.model.input_budget),
-            recall_ceiling=config.prompt.recall_ceiling(config.model.input_budget),
-            recent_tokens=config.prompt.recent_budget(config.model.input_budget),
+            input_budget=config.model.input_budget,
         )
         self.compactor = Compactor(
             workspace,

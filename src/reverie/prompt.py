@@ -91,9 +91,13 @@ class PromptAssembler:
         identity: str | None = None,
         recaller: Recaller | None = None,
         recall_tokens: int = 0,
-        recall_ceiling: int | None = None,
-        recent_tokens: int | None = None,
+        input_budget: int | None = None,
     ) -> None:
+        """Assemble prompts; ``input_budget`` sizes recent history and recall's growth room.
+
+        Without ``input_budget`` recent history has ``config.recent_tokens`` and recall exactly
+        ``recall_tokens``; with it, ``PromptConfig.recent_budget`` and ``recall_ceiling``.
+        """
         self._workspace = workspace
         self._config = config
         self._counter = counter
@@ -101,8 +105,12 @@ class PromptAssembler:
         self._identity = identity if identity is not None else load("agent")
         self._recaller = recaller
         self._reserve = recall_tokens if recaller is not None else 0
-        self._ceiling = max(self._reserve, recall_ceiling or 0)
-        self._recent_tokens = config.recent_tokens if recent_tokens is None else recent_tokens
+        self._ceiling = self._reserve
+        self._recent_tokens = config.recent_tokens
+        if input_budget is not None:
+            self._recent_tokens = config.recent_budget(input_budget)
+            if self._reserve:
+                self._ceiling = max(self._reserve, config.recall_ceiling(input_budget))
 
     def assemble(
         self,

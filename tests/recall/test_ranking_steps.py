@@ -12,6 +12,7 @@ from reverie import Message
 from reverie.config import Config, ModelConfig
 from reverie.engine import MemoryEngine
 from reverie.recall import RankedSource, RecallOptions, fuse
+from reverie.recall.dates import without_dates
 from reverie.recall.ranking import Ranked, Signals, rank
 from reverie.recall.terms import QueryTerms
 from reverie.search import Candidate
@@ -146,3 +147,33 @@ def _bm25(present: float = 0.3) -> RecallOptions:
 
 def _typed(source: ListSource) -> RankedSource:
     return source  # mypy checks that the fake is a RankedSource
+
+
+def test_the_wording_of_a_resolved_date_is_not_searched_as_words() -> None:
+    asked = datetime(2026, 6, 20, tzinfo=UTC)
+
+    assert without_dates("What did Felix tell me on June 17?", asked).split() == [
+        "What",
+        "did",
+        "Felix",
+        "tell",
+        "me",
+        "on",
+        "?",
+    ]
+    assert "March" in without_dates("Where is the March meeting?", asked)
+    assert "跟我" in without_dates("李明4月22日跟我说了什么？", asked)
+    assert "4月" not in without_dates("李明4月22日跟我说了什么？", asked)
+
+
+def test_a_dated_question_recalls_that_day_not_items_sharing_its_numbers(
+    engine: MemoryEngine,
+) -> None:
+    _say(engine, "cli:a", "Gate 17 is closed for repairs.", "We adopted a kitten today!")
+    asked = datetime(2026, 3, 10, tzinfo=UTC)
+
+    found = engine.recaller.recall(
+        "What happened on March 2?", max_tokens=500, scope="cli:a", now=asked
+    )
+
+    assert [item.text for item in found.items] == ["We adopted a kitten today!"]

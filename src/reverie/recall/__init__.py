@@ -6,7 +6,8 @@ BM25 from the search index, then key terms, named days, the user's recent turns 
 near-duplicate removal (``ranking``); other rankers (``RankedSource``, e.g. the dense
 extra) are fused with it by reciprocal rank (``fusion``). ``RecallResult`` carries the
 items (verbatim, dated, with a source reference ``search`` accepts) and the "Recalled"
-prompt section. This package reads the search index only; it writes nothing and does not import ``reverie.llm``.
+prompt section. This package reads the search index only; it writes nothing and does not
+import ``reverie.llm``.
 """
 
 from reverie.recall.fusion import RankedSource, fuse

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, time, timedelta
 from typing import Protocol
 
-from reverie.recall.dates import DaySpan, resolve
+from reverie.recall.dates import DaySpan, resolve, without_dates
 from reverie.recall.fusion import RankedSource, fuse
 from reverie.recall.items import RecalledItem, RecallResult, excerpt, item_line, render
 from reverie.recall.ranking import Ranked, RecallOptions, Signals, dedup, rank
@@ -119,8 +119,8 @@ class Recaller:
             now: when the query is asked ("last Friday" is resolved against it).
         """
         empty = RecallResult(query=query, budget=max(0, max_tokens))
-        terms = QueryTerms.of(query)
         spans = resolve(query, now) if now is not None and self.options.date_boost else ()
+        terms = QueryTerms.of(without_dates(query, now) if spans and now is not None else query)
         if max_tokens <= 0 or not (terms.terms or spans):
             return empty
         signals = Signals(
@@ -133,7 +133,7 @@ class Recaller:
             present=terms.present,
         )
         pool = self._index().candidates(
-            terms.terms if self.options.name_query else terms.searched,
+            self._searched(terms, dated=bool(spans)),
             limit=self.options.pool,
             session_key=scope,
             context_weight=self.options.context_weight,
@@ -151,6 +151,13 @@ class Recaller:
             tokens=self._counter.text(text) if text else 0,
             budget=max_tokens,
         )
+
+    def _searched(self, terms: QueryTerms, *, dated: bool) -> tuple[str, ...]:
+        """The terms looked up in the index (the named days bring their own candidates)."""
+        if self.options.name_query:
+            return terms.terms
+        searched = terms.searched
+        return () if dated and set(searched) <= terms.names else searched
 
     def _ranked(
         self,
