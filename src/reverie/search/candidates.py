@@ -1,8 +1,9 @@
 """Candidates for a caller that ranks again (recall): matching items with their whole text.
 
-An item is scored on its own text (``fts``) and on its context (``ctx``: the end of the
-message before it), ``bm25(own) + context_weight * bm25(context)``, higher is better; each
-table gives its best ``limit`` items and the union is ranked. The phrases come from
+An item is scored on its own text (``fts``), its Chinese and Japanese two-character words
+(``grams``) and its context (``ctx``: the end of the message before it),
+``bm25(own) + bm25(pairs) + context_weight * bm25(context)``, higher is better; each table
+gives its best ``limit`` items and the union is ranked. The phrases come from
 ``text.term_phrases`` (never from user text directly). A caller may also ask for the items
 written in given intervals (a question about "last Friday"), whatever their words. This
 module only reads.
@@ -91,20 +92,27 @@ def run_candidates(
     context_weight: float,
     between: Sequence[tuple[float, float]] = (),
     memo: CommonMemo | None = None,
+    pairs: Sequence[str] = (),
 ) -> list[Candidate]:
-    """Return up to ``limit`` items matching any of ``phrases``, best first.
+    """Return up to ``limit`` items matching any of ``phrases`` or ``pairs``, best first.
+
+    ``pairs`` are quoted CJK two-character words, looked up in ``grams``; an item's score is
+    the sum of its BM25 in ``fts`` and in ``grams``.
 
     Items written in one of the ``between`` intervals (POSIX times, end excluded) join with a
     score of 0 when they do not match: the newest ``limit`` of each interval.
     """
     scores: dict[int, float] = {}
-    if phrases:
-        memo = memo if memo is not None else CommonMemo()
-        rare = [phrase for phrase in phrases if not _common(conn, phrase, memo)]
-        expression = " OR ".join(rare or phrases[:2])
+    memo = memo if memo is not None else CommonMemo()
+    for table, group in (("fts", phrases), ("grams", pairs)):
+        if not group:
+            continue
+        rare = [phrase for phrase in group if not _common(conn, table, phrase, memo)]
+        expression = " OR ".join(rare or group[:2])
         score = _scores if rare else _window_scores
-        scores = score(conn, "fts", expression, filters, limit)
-        if context_weight > 0:
+        for doc, value in score(conn, table, expression, filters, limit).items():
+            scores[doc] = scores.get(doc, 0.0) + value
+        if context_weight > 0 and table == "fts":
             for doc, extra in score(conn, "ctx", expression, filters, limit).items():
                 scores[doc] = scores.get(doc, 0.0) + context_weight * extra
     best = sorted(scores, key=lambda doc: (-scores[doc], -doc))[:limit]
@@ -123,12 +131,12 @@ def _written(
     return [doc for (doc,) in conn.execute(sql, (*span, *args, limit))]
 
 
-def _common(conn: sqlite3.Connection, phrase: str, memo: CommonMemo) -> bool:
-    known = memo.known.get(phrase)
+def _common(conn: sqlite3.Connection, table: str, phrase: str, memo: CommonMemo) -> bool:
+    known = memo.known.get(f"{table}:{phrase}")
     if known is None:
-        sql = "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)"
+        sql = f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)"  # noqa: S608 -- table is a literal
         known = bool(conn.execute(sql, (phrase, COMMON)).fetchone()[0] >= COMMON)
-        memo.known[phrase] = known
+        memo.known[f"{table}:{phrase}"] = known
     return known
 
 

@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from reverie.clock import parse_wall_clock
-from reverie.search.text import fingerprint, message_body, segment
+from reverie.search.text import cjk_pairs, fingerprint, message_body, segment
 
 if TYPE_CHECKING:
     from reverie.messages import Message
@@ -179,6 +179,8 @@ def _write_batch(conn: sqlite3.Connection, first_id: int, batch: list[_Row]) -> 
         "INSERT INTO fts(rowid, body) VALUES (?, ?)",
         [(first_id + offset, segment(row[6])) for offset, row in enumerate(batch)],
     )
+    pairs = ((first_id + offset, cjk_pairs(row[6])) for offset, row in enumerate(batch))
+    conn.executemany("INSERT INTO grams(rowid, pairs) VALUES (?, ?)", [p for p in pairs if p[1]])
     conn.executemany(
         "INSERT INTO ctx(rowid, context) VALUES (?, ?)",
         [(first_id + offset, segment(row[7])) for offset, row in enumerate(batch) if row[7]],
@@ -224,6 +226,7 @@ def _delete(conn: sqlite3.Connection, where: str, args: tuple[str, ...]) -> int:
     ids = f"SELECT id FROM docs WHERE {where}"  # noqa: S608 -- ``where`` is one of two literals
     conn.execute(f"DELETE FROM fts WHERE rowid IN ({ids})", args)  # noqa: S608
     conn.execute(f"DELETE FROM ctx WHERE rowid IN ({ids})", args)  # noqa: S608
+    conn.execute(f"DELETE FROM grams WHERE rowid IN ({ids})", args)  # noqa: S608
     return conn.execute(f"DELETE FROM docs WHERE {where}", args).rowcount  # noqa: S608
 
 

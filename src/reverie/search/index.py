@@ -46,7 +46,7 @@ from reverie.search.hits import SOURCES, RefreshStats, SearchHit, Source
 from reverie.search.index_file import IndexFile, is_corruption
 from reverie.search.query import Filters, run_query, run_ref
 from reverie.search.refs import parse_ref
-from reverie.search.text import match_expression, term_phrases
+from reverie.search.text import is_cjk_pair, match_expression, term_phrases
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -171,8 +171,9 @@ class SearchIndex:
             between: also the newest ``limit`` items written in each of these intervals
                 (start included, end excluded; timezone-aware), matching or not (score 0).
         """
-        phrases = term_phrases(terms)
-        if (not phrases and not between) or limit < 1:
+        pairs = [f'"{term}"' for term in dict.fromkeys(terms) if is_cjk_pair(term)]
+        phrases = term_phrases([term for term in terms if not is_cjk_pair(term)])
+        if (not phrases and not pairs and not between) or limit < 1:
             return []
         spans = [
             (require_aware(start).timestamp(), require_aware(end).timestamp())
@@ -190,6 +191,7 @@ class SearchIndex:
                 context_weight=context_weight,
                 between=spans,
                 memo=self._memo,
+                pairs=pairs,
             ),
             only=session_key,
         )
