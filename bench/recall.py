@@ -13,7 +13,7 @@ and the mean prompt tokens; and per variant search R@5 and R@10 (the fraction of
 among the first 5 or 10 results: ``search()`` for "search", recall's own ranking for the rest).
 Variants: ``off`` (recall disabled: reverie before recall), ``truncation`` (the newest messages
 that fit the budget), ``bm25`` (recall with every ranking step off), each step alone on top
-of bm25, and ``all`` (the defaults).
+of bm25, ``all`` (the defaults), and ``all`` with one step added or taken away.
 
 Latency (``--latency N``): a workspace of N items (half history entries, half messages over
 50 sessions; Zipfian words, ``recalllib.filler``), indexed once, each session compacted up to
@@ -69,6 +69,9 @@ VARIANTS: dict[str, RecallOptions] = {
     "+present": replace(BASE, present_boost=DEFAULT.present_boost),
     "+dedup": replace(BASE, dedup=True),
     "all": DEFAULT,
+    "all+context": replace(DEFAULT, context_weight=0.3),
+    "all-names-out": replace(DEFAULT, name_query=True),
+    "all-present": replace(DEFAULT, present_boost=0),
 }
 FUSED: dict[str, tuple[RecallOptions, Callable[[MemoryEngine], Sequence[RankedSource]]]] = {}
 """Variants that fuse other rankers with recall's by reciprocal rank (``reverie.recall.fusion``).

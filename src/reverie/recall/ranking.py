@@ -178,27 +178,30 @@ def dedup(ranked: Iterable[Ranked]) -> Iterator[Ranked]:
         words = frozenset(_WORDS.findall(item.candidate.text.lower()))
         if words in exact:
             continue
-        size = len(words)
-        # Only items of similar length can be near-duplicates: compare those alone.
-        similar = (other for length, other in seen if size <= 2 * length and length <= 2 * size)
-        if size and any(_contained(words, other) for other in similar):
+        if words and _near_any(words, seen):
             continue
         exact.add(words)
-        seen.append((size, words))
+        seen.append((len(words), words))
         yield item
 
 
-def _contained(words: frozenset[str], other: frozenset[str]) -> bool:
-    """Whether two items of similar length share all words, but for one in ten beyond ten.
+def _near_any(words: frozenset[str], seen: list[tuple[int, frozenset[str]]]) -> bool:
+    """Whether ``words`` is a near-duplicate of any seen item.
 
-    Short items must match word for word: "we called him Ziggy" is not a duplicate of "we
-    called him Biscuit", the one word that differs is the point; and a short reply is not a
-    duplicate of a long message that happens to hold its words.
+    Near-duplicates are of similar length (neither twice the other) and share all words, but
+    for one in ten beyond the first ten of the shorter. Short items must match word for word:
+    "we called him Ziggy" is not a duplicate of "we called him Biscuit", the one word that
+    differs is the point; and a short reply is not a duplicate of a long message that happens
+    to hold its words. One loop, no call per pair: this runs for every pair of candidates.
     """
-    small, large = (words, other) if len(words) <= len(other) else (other, words)
-    if 2 * len(small) < len(large):
-        return False
-    return len(small - large) <= max(0, len(small) - 10) // 10
+    size = len(words)
+    for length, other in seen:
+        if size <= length:
+            if 2 * size >= length and len(words - other) <= max(0, size - 10) // 10:
+                return True
+        elif 2 * length >= size and len(other - words) <= max(0, length - 10) // 10:
+            return True
+    return False
 
 
 _EPOCH = datetime.fromtimestamp(0).astimezone()
