@@ -54,6 +54,7 @@ BASE = RecallOptions(
     date_boost=0,
     expand_boost=0,
     present_boost=0,
+    question_penalty=0,
     dedup=False,
 )
 DEFAULT = RecallOptions()
@@ -67,11 +68,13 @@ VARIANTS: dict[str, RecallOptions] = {
     "+dates": replace(BASE, date_boost=DEFAULT.date_boost),
     "+expand": replace(BASE, expand_boost=DEFAULT.expand_boost),
     "+present": replace(BASE, present_boost=DEFAULT.present_boost),
+    "+questions-down": replace(BASE, question_penalty=DEFAULT.question_penalty),
     "+dedup": replace(BASE, dedup=True),
     "all": DEFAULT,
     "all+context": replace(DEFAULT, context_weight=0.3),
     "all-names-out": replace(DEFAULT, name_query=True),
     "all-present": replace(DEFAULT, present_boost=0),
+    "all-questions-down": replace(DEFAULT, question_penalty=0),
 }
 FUSED: dict[str, tuple[RecallOptions, Callable[[MemoryEngine], Sequence[RankedSource]]]] = {}
 """Variants that fuse other rankers with recall's by reciprocal rank (``reverie.recall.fusion``).

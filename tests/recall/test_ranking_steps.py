@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -177,3 +178,15 @@ def test_a_dated_question_recalls_that_day_not_items_sharing_its_numbers(
     )
 
     assert [item.text for item in found.items] == ["We adopted a kitten today!"]
+
+
+def test_an_item_that_is_itself_a_question_ranks_below_a_statement() -> None:
+    told = _candidate("At home we now have two goldfish and a cat.", index=0, day=1)
+    asked = _candidate("Anything new at home?", index=1, day=2)
+    signals = Signals(terms=("home",), keys=frozenset())
+
+    ranked = list(rank([told, asked], signals, _bm25()))
+    plain = list(rank([told, asked], signals, replace(_bm25(), question_penalty=0)))
+
+    assert [r.candidate.message_index for r in ranked] == [0, 1]
+    assert [r.candidate.message_index for r in plain] == [1, 0]  # equal scores: newest first

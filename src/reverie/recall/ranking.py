@@ -11,6 +11,9 @@ at a lower weight). Each is then scored
           + present_boost x how new it is within the pool (0 oldest, 1 newest), only for a
             question about the present ("where does she live now?"): an update beats the
             fact it replaced
+          - question_penalty if the item itself ends with a question mark (a question asks,
+            it does not tell: "Anything new at home?" is not what "which animals live in
+            her home?" looks for)
 
 and near-duplicates are dropped (an item of similar length whose words are all in a better
 item's, but for one in ten beyond the first ten).
@@ -53,6 +56,7 @@ class RecallOptions:
         expand_boost: added for holding all the terms of the recent turns (0: off).
         present_boost: added to the newest candidate of a question about the present, in
             proportion for older ones (0: off).
+        question_penalty: taken from an item that is itself a question (0: off).
         dedup: drop near-duplicates of better items.
         history: also recall history entries (else only session messages).
         item_chars: the longest quote of one item; longer sources are excerpted.
@@ -67,6 +71,7 @@ class RecallOptions:
     date_boost: float = 0.5
     expand_boost: float = 0.2
     present_boost: float = 0.3
+    question_penalty: float = 0.2
     dedup: bool = True
     history: bool = True
     item_chars: int = 1_200
@@ -133,6 +138,8 @@ def _score(
     if signals.spans and options.date_boost and _on_a_day(candidate, signals):
         score += options.date_boost
         why.append("date")
+    if options.question_penalty and candidate.text.rstrip().endswith(("?", "？")):
+        score -= options.question_penalty
     if signals.expansion and options.expand_boost:
         extra = sum(1 for term in signals.expansion if matchers[term](lower))
         score += options.expand_boost * extra / len(signals.expansion)
