@@ -13,7 +13,7 @@ and the mean prompt tokens; and per variant search R@5 and R@10 (the fraction of
 among the first 5 or 10 results: ``search()`` for "search", recall's own ranking for the rest).
 Variants: ``off`` (recall disabled: reverie before recall), ``truncation`` (the newest messages
 that fit the budget), ``bm25`` (recall with every ranking step off), each step alone on top
-of bm25, and ``all`` (the defaults).
+of bm25, ``all`` (the defaults), and ``all`` with one step added or taken away.
 
 Latency (``--latency N``): a workspace of N items (half history entries, half messages over
 50 sessions; Zipfian words, ``recalllib.filler``), indexed once, each session compacted up to
@@ -32,7 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sized
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -42,25 +42,47 @@ from recalllib.filler import fill, questions
 from reverie import Config, MemoryEngine, Message
 from reverie.config import ModelConfig, PromptConfig
 from reverie.llm.tokens import default_counter
-from reverie.recall import RecallOptions
+from reverie.recall import RankedSource, RecallOptions
 
 WINDOWS = (4096, 8192)
 KEY = "bench:talk"
 BASE = RecallOptions(
-    context_weight=0, cover_boost=0, key_boost=0, date_boost=0, expand_boost=0, dedup=False
+    name_query=True,
+    context_weight=0,
+    cover_boost=0,
+    key_boost=0,
+    date_boost=0,
+    expand_boost=0,
+    present_boost=0,
+    question_penalty=0,
+    dedup=False,
 )
 DEFAULT = RecallOptions()
 VARIANTS: dict[str, RecallOptions] = {
     "bm25": BASE,
+    "+names-out": replace(BASE, name_query=False),
     "+context": replace(BASE, context_weight=0.3),
     "+cover": replace(BASE, cover_boost=DEFAULT.cover_boost),
     "+keys": replace(BASE, key_boost=DEFAULT.key_boost),
     "+keys+names": replace(BASE, key_boost=DEFAULT.key_boost, name_keys=True),
     "+dates": replace(BASE, date_boost=DEFAULT.date_boost),
     "+expand": replace(BASE, expand_boost=DEFAULT.expand_boost),
+    "+present": replace(BASE, present_boost=DEFAULT.present_boost),
+    "+questions-down": replace(BASE, question_penalty=DEFAULT.question_penalty),
     "+dedup": replace(BASE, dedup=True),
     "all": DEFAULT,
+    "all+context": replace(DEFAULT, context_weight=0.3),
+    "all-names-out": replace(DEFAULT, name_query=True),
+    "all-present": replace(DEFAULT, present_boost=0),
+    "all-questions-down": replace(DEFAULT, question_penalty=0),
 }
+FUSED: dict[str, tuple[RecallOptions, Callable[[MemoryEngine], Sequence[RankedSource]]]] = {}
+"""Variants that fuse other rankers with recall's by reciprocal rank (``reverie.recall.fusion``).
+
+The slot for dense retrieval: ``FUSED["all+dense"] = (DEFAULT, lambda engine: [source])``
+with ``source`` a ``RankedSource`` over ``engine``'s items; the table then shows it beside
+the lexical variants.
+"""
 
 
 class _Clock:
@@ -115,8 +137,9 @@ def _recall_at(found: list[int], gold: tuple[int, ...], k: int) -> float:
     return sum(1 for g in gold if g in found[:k]) / len(gold)
 
 
-def _ranked(engine: MemoryEngine, question: str) -> list[int]:
-    items = engine.recaller.recall(question, max_tokens=10**6, scope=KEY).items
+def _ranked(engine: MemoryEngine, question: str, now: datetime) -> list[int]:
+    """Recall's ranking of the session's messages, no budget, asked at ``now`` as a prompt is."""
+    items = engine.recaller.recall(question, max_tokens=10**6, scope=KEY, now=now).items
     newest_first = sorted(items, key=lambda i: -(i.timestamp.timestamp() if i.timestamp else 0))
     best = sorted(newest_first, key=lambda item: -item.score)  # stable: ties stay newest first
     return [i.ref.message_index for i in best if i.ref.message_index is not None][:10]
@@ -161,6 +184,7 @@ def quality(conversations: list[Conversation]) -> dict[str, object]:
     report: dict[str, object] = {f"{name}": t.report() for name, t in sorted(tallies.items())}
     report["questions"] = sum(len(c.questions) for c in conversations)
     report["gold_turns"] = sum(len(q.evidence) for c in conversations for q in c.questions)
+    report["gold_twins"] = _twins(conversations)
     report["seconds"] = round(time.perf_counter() - started, 1)
     return report
 
@@ -179,15 +203,35 @@ def _window(convo: Conversation, window: int, tallies: dict[str, _Tally]) -> Non
             tallies.setdefault("search/plain", _Tally()).search(found, question.evidence)
             trunc = _truncation(convo, budget, question.text)
             tallies.setdefault(f"{tag}/truncation", _Tally()).add(trunc, gold, budget, budget)
-            for name, options in VARIANTS.items():
-                on.recaller.options = options
+            for name, (options, sources) in _variants(on).items():
+                on.recaller.options, on.recaller.sources = options, tuple(sources)
                 text, tokens, budget = _prompt_text(on, question.text)
                 tally = tallies.setdefault(f"{tag}/{name}", _Tally())
                 tally.add(text, gold, tokens, budget)
                 if window == WINDOWS[0]:
-                    tally.search(_ranked(on, question.text), question.evidence)
+                    found = _ranked(on, question.text, convo.times[-1])
+                    tally.search(found, question.evidence)
         off.close()
         on.close()
+
+
+def _variants(engine: MemoryEngine) -> dict[str, tuple[RecallOptions, Sequence[RankedSource]]]:
+    variants: dict[str, tuple[RecallOptions, Sequence[RankedSource]]] = {
+        name: (options, ()) for name, options in VARIANTS.items()
+    }
+    variants.update({name: (options, make(engine)) for name, (options, make) in FUSED.items()})
+    return variants
+
+
+def _twins(conversations: list[Conversation]) -> int:
+    """Gold turns whose text is said more than once in their conversation (0 for an honest set)."""
+    return sum(
+        1
+        for c in conversations
+        for q in c.questions
+        for g in q.evidence
+        if c.texts.count(c.texts[g]) > 1
+    )
 
 
 def latency(size: int, queries: int = 200) -> dict[str, object]:
@@ -219,15 +263,20 @@ def latency(size: int, queries: int = 200) -> dict[str, object]:
 
 
 def _timed(call: Callable[[int], Sized], count: int) -> dict[str, float]:
-    samples, recalled = [], 0
+    """Wall-clock p50/p95 (the target) and this process's CPU p50/p95 (steady on a busy machine)."""
+    samples, cpu, recalled = [], [], 0
     for number in range(count):
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         recalled += len(call(number))
         samples.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - used) * 1000)
     samples.sort()
+    cpu.sort()
     return {
         "p50_ms": round(statistics.median(samples), 2),
         "p95_ms": round(samples[int(len(samples) * 0.95) - 1], 2),
+        "cpu_p50_ms": round(statistics.median(cpu), 2),
+        "cpu_p95_ms": round(cpu[int(len(cpu) * 0.95) - 1], 2),
         "mean_items": round(recalled / count, 1),
     }
 
@@ -238,6 +287,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--no-quality", action="store_true", help="skip the dev-set run")
     parser.add_argument("--only", default=None, help="only this conversation (e.g. en-1)")
     parser.add_argument("--share", type=float, default=None, help="recall share of the budget")
+    parser.add_argument("--table", action="store_true", help="also print the variants as Markdown")
     args = parser.parse_args(argv)
     if args.share is not None:
         SHARE.append(args.share)
@@ -248,6 +298,26 @@ def main(argv: list[str]) -> None:
     if args.latency:
         report["latency"] = latency(args.latency)
     print(json.dumps(report, indent=2))
+    if args.table and "quality" in report:
+        print(table(report["quality"]))
+
+
+def table(quality: object) -> str:
+    """The quality report's variants side by side, as a Markdown table."""
+    assert isinstance(quality, dict)
+    rows = ["| variant | recall 4k | recall 8k | prompt tokens 4k / 8k | R@5 | R@10 |"]
+    rows.append("| --- | --- | --- | --- | --- | --- |")
+    names = [key.split("/", 1)[1] for key in quality if key.startswith("4k/")]
+    for name in [*names, "plain"]:
+        small, large = quality.get(f"4k/{name}", {}), quality.get(f"8k/{name}", {})
+        ranked = small if name != "plain" else quality.get("search/plain", {})
+        tokens = f"{small.get('mean_prompt_tokens', '')} / {large.get('mean_prompt_tokens', '')}"
+        rows.append(
+            f"| `{'search()' if name == 'plain' else name}` | {small.get('context_recall', '')}"
+            f" | {large.get('context_recall', '')} | {tokens if small else ''}"
+            f" | {ranked.get('search_r5', '-')} | {ranked.get('search_r10', '-')} |"
+        )
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":

@@ -4,9 +4,12 @@
 people. Facts are planted by either speaker, some after a partner's lead-in question, some
 updated later (the question then asks for the newest value, and the gold turn is the
 update), some with relative or absolute dates; distractors reuse the facts' topic words
-without the answer, and filler chat fills the rest. Every question is a paraphrase (its wording
-is not the evidence turn's) with the indices of its gold evidence messages. Written for this
-project from scratch; it contains no public benchmark's data. Same seed, same conversations.
+without the answer, and filler chat fills the rest. The two speakers plant the same kinds of
+fact with different details, so "what did Nora call the puppy?" has one right turn; a kind
+with no detail to vary is planted for one speaker only. Every question is a paraphrase (its
+wording is not the evidence turn's) with the indices of its gold evidence messages. Written
+for this project from scratch; it contains no public benchmark's data. Same seed, same
+conversations.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from recalllib.templates import Fact, Language
+from recalllib.templates import Fact, FactFactory, Language
 from recalllib.templates_en import EN
 from recalllib.templates_zh import ZH
 
@@ -56,7 +59,7 @@ def build(seed: int = 7) -> list[Conversation]:
 def _conversation(name: str, language: Language, rng: random.Random) -> Conversation:
     pair = rng.choice(language.pairs)
     convo = Conversation(name=name, language=language.code, speakers=pair)
-    facts = [factory(rng, owner) for factory in language.facts for owner in (0, 1)]
+    facts = [fact for factory in language.facts for fact in _pair(factory, rng)]
     rng.shuffle(facts)
     slots = _schedule(facts, rng)
     day = datetime(2025, 1, 6, 18, 0, tzinfo=UTC)
@@ -64,6 +67,24 @@ def _conversation(name: str, language: Language, rng: random.Random) -> Conversa
         day += timedelta(days=rng.randint(2, 9), minutes=rng.randint(-120, 120))
         _session(convo, language, rng, day, slots.get(session, []))
     return convo
+
+
+def _pair(factory: FactFactory, rng: random.Random) -> list[Fact]:
+    """The fact for each speaker, no sentence alike (else planted for one speaker only).
+
+    Both speakers saying the very same sentence would make the gold turn ambiguous: a prompt
+    holding the other speaker's twin would count as carrying the evidence.
+    """
+    first = factory(rng, 0)
+    for _ in range(40):
+        second = factory(rng, 1)
+        if not _texts(second) & _texts(first):
+            return [first, second]
+    return [first]
+
+
+def _texts(fact: Fact) -> set[str]:
+    return {said.text.format(day="", **fact.slots) for said in fact.steps}
 
 
 def _schedule(facts: list[Fact], rng: random.Random) -> dict[int, list[tuple[Fact, int]]]:

@@ -62,6 +62,9 @@ RECALL_SHARE = 0.4
 """Default share of the input budget the "Recalled" section may use..."""
 RECALL_CAP = 4_000
 """...up to this many tokens (a large window needs no more to carry the relevant items)."""
+RECENT_SHARE = 0.25
+"""Recent history takes at most this share of the input budget (and ``recent_tokens``): older
+entries stay reachable through recall when relevant, so they never crowd it out."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -147,6 +150,20 @@ class PromptConfig:
         if self.recall_tokens is not None:
             return max(0, min(self.recall_tokens, input_budget // 2))
         return min(int(input_budget * RECALL_SHARE), RECALL_CAP)
+
+    def recent_budget(self, input_budget: int) -> int:
+        """Tokens the "Recent history" section may use for a prompt of ``input_budget`` tokens."""
+        return min(self.recent_tokens, int(input_budget * RECENT_SHARE))
+
+    def recall_ceiling(self, input_budget: int) -> int:
+        """The most the section may grow to when the rest of the prompt leaves room.
+
+        By default up to ``RECALL_CAP`` (room a short replay leaves unused is better spent on
+        memory); an explicit ``recall_tokens`` is a fixed size.
+        """
+        if self.recall_tokens is not None:
+            return self.recall_budget(input_budget)
+        return max(self.recall_budget(input_budget), min(RECALL_CAP, input_budget))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

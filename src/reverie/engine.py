@@ -112,6 +112,7 @@ class MemoryEngine(MemoryChanges):
             replay_suffix=config.compaction.replay_suffix,
             recaller=self.recaller,
             recall_tokens=config.prompt.recall_budget(config.model.input_budget),
+            input_budget=config.model.input_budget,
         )
         self._compactor = Compactor(
             backend,

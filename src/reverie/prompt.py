@@ -18,13 +18,16 @@ memory most relevant to the new user message (or, when the caller passes none, t
 in the session), quoted verbatim with date, speaker and source reference, leaving out what
 the prompt already carries (the replay, recent history, the summary). Its budget is
 ``recall_tokens``; the measure compaction uses (``minimal``) reserves it, so compaction keeps
-room for it, and it never takes more than what the rest of the prompt leaves under
-``budget``: recall never pushes a prompt over budget.
+room for it. When the rest of the prompt leaves more room under ``budget`` (a short replay,
+small durable files), the section may grow into it up to ``recall_ceiling``; it never takes
+more than what the rest leaves: recall never pushes a prompt over budget.
 
 Isolation (invariant 10): recent history carries only this session's entries, unless the
 workspace is one unified conversation; internal sessions (``dream:``, ``cron:``) never appear.
-Caps (invariant 12): at most ``recent_entries`` entries and ``recent_tokens`` tokens, newest
-kept, even when dream never runs; the log is read backwards from its end and only as far as
+Caps (invariant 12): at most ``recent_entries`` entries and ``recent_tokens`` tokens (the
+engine passes ``PromptConfig.recent_budget``: also at most a quarter of the input budget, so
+a small window keeps room for recall, which reaches the older entries), newest kept, even
+when dream never runs; the log is read backwards from its end and only as far as
 needed (lines of other sessions are skipped without parsing).
 """
 
@@ -88,7 +91,13 @@ class PromptAssembler:
         identity: str | None = None,
         recaller: Recaller | None = None,
         recall_tokens: int = 0,
+        input_budget: int | None = None,
     ) -> None:
+        """Assemble prompts; ``input_budget`` sizes recent history and recall's growth room.
+
+        Without ``input_budget`` recent history has ``config.recent_tokens`` and recall exactly
+        ``recall_tokens``; with it, ``PromptConfig.recent_budget`` and ``recall_ceiling``.
+        """
         self._stores = stores
         self._config = config
         self._counter = counter
@@ -96,6 +105,12 @@ class PromptAssembler:
         self._identity = identity if identity is not None else load("agent")
         self._recaller = recaller
         self._reserve = recall_tokens if recaller is not None else 0
+        self._ceiling = self._reserve
+        self._recent_tokens = config.recent_tokens
+        if input_budget is not None:
+            self._recent_tokens = config.recent_budget(input_budget)
+            if self._reserve:
+                self._ceiling = max(self._reserve, config.recall_ceiling(input_budget))
 
     def assemble(
         self,
@@ -168,7 +183,7 @@ class PromptAssembler:
         room = self._reserve
         if budget is not None:
             bare = self._counter.message(Message(role="system", content="\n\n".join(fixed)))
-            room = min(room, budget - others - bare)
+            room = min(self._ceiling, budget - others - bare)
         for _attempt in range(3):
             recalled = ask(max(0, room))
             if budget is None or not recalled.text:
@@ -252,7 +267,7 @@ class PromptAssembler:
             accept=lambda e: self._visible(e, session.key) and e.content.strip() != summary,
         )
         chosen: list[HistoryEntry] = []
-        budget = self._config.recent_tokens
+        budget = self._recent_tokens
         for entry in newest:
             cost = self._counter.text(entry.content) + 8
             if cost > budget:

@@ -25,3 +25,11 @@ def test_questions_are_paraphrases_with_evidence_in_their_conversation() -> None
                 assert 0 <= index < len(convo.texts)
                 assert question.text not in convo.texts[index]
     assert {convo.language for convo in build()} == {"en", "zh"}
+
+
+def test_no_gold_turn_has_a_twin_said_elsewhere_in_its_conversation() -> None:
+    for seed in (3, 7, 11):
+        for convo in build(seed):
+            for question in convo.questions:
+                for index in question.evidence:
+                    assert convo.texts.count(convo.texts[index]) == 1, (seed, convo.name)

@@ -125,7 +125,7 @@ def test_a_huge_message_is_excerpted_and_the_prompt_stays_in_budget(
 
     recalled = next(s.tokens for s in result.prompt.sections if s.name == "recalled")
     assert result.tokens <= result.budget
-    assert recalled <= engine.config.prompt.recall_budget(engine.config.model.input_budget)
+    assert recalled <= engine.config.prompt.recall_ceiling(engine.config.model.input_budget)
     assert result.recalled
     for item in result.recalled:
         assert item.text.strip("…") in huge or item.text.strip("…") in huge.replace("4817", "1234")
@@ -209,7 +209,7 @@ def test_every_prompt_stays_within_budget_whatever_the_window(
         engine.record(
             "tg:ann", [Message(role="user", content=fact), Message(role="assistant", content="ok")]
         )
-    reserve = config.prompt.recall_budget(config.model.input_budget)
+    ceiling = config.prompt.recall_ceiling(config.model.input_budget)
     sections = 0
 
     for question in ("Which locker holds box 140?", "Kestrel Yard lockers?", "locker " * 300):
@@ -217,7 +217,32 @@ def test_every_prompt_stays_within_budget_whatever_the_window(
         recalled = sum(s.tokens for s in result.prompt.sections if s.name == "recalled")
         # a pending turn larger than the budget is never dropped; recall then adds nothing
         assert result.tokens <= result.budget or recalled == 0
-        assert recalled <= reserve
+        assert recalled <= ceiling
         sections += recalled > 0
     assert sections >= 2
+    engine.close()
+
+
+@pytest.mark.parametrize("fixed", [None, 300])
+def test_recall_grows_into_room_the_rest_leaves_unless_its_size_is_set(
+    tmp_path: Path, clock: StepClock, fixed: int | None
+) -> None:
+    config = Config(model=WINDOW.model, prompt=PromptConfig(recall_tokens=fixed))
+    engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={})
+    for number in range(200):
+        said = f"Locker {number} at Kestrel Yard holds a box of old letters and photographs."
+        engine.record("tg:ann", [Message(role="user", content=said)])
+    engine.compact("tg:ann")
+    reserve = config.prompt.recall_budget(config.model.input_budget)
+
+    result = engine.prompt("tg:new", "hello")  # an empty session: its prompt is short
+    other = engine.prompt("tg:ann", "Which Kestrel Yard locker holds letters and photographs?")
+
+    recalled = sum(s.tokens for s in other.prompt.sections if s.name == "recalled")
+    assert result.tokens <= result.budget
+    assert other.tokens <= other.budget
+    if fixed is None:
+        assert recalled > reserve
+    else:
+        assert 0 < recalled <= fixed
     engine.close()

@@ -18,6 +18,14 @@ def test_the_default_budget_is_a_share_of_the_input_budget_with_a_cap() -> None:
     assert prompt.recall_budget(200_000) == RECALL_CAP
 
 
+def test_by_default_recall_may_grow_to_the_cap_and_an_explicit_size_is_fixed() -> None:
+    assert PromptConfig().recall_ceiling(6144) == RECALL_CAP
+    assert PromptConfig().recall_ceiling(2048) == 2048
+    assert PromptConfig().recall_ceiling(200_000) == RECALL_CAP
+    assert PromptConfig(recall_tokens=500).recall_ceiling(6144) == 500
+    assert PromptConfig(recall_tokens=0).recall_ceiling(6144) == 0
+
+
 def test_an_explicit_budget_wins_and_never_exceeds_half_the_input() -> None:
     assert PromptConfig(recall_tokens=500).recall_budget(6144) == 500
     assert PromptConfig(recall_tokens=50_000).recall_budget(6144) == 3072

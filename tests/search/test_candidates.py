@@ -87,3 +87,31 @@ def test_search_resolves_a_source_reference(workspace: Workspace, index: SearchI
     assert history.cursor == entry.cursor
     assert index.search("#m1@tg:ann:1", session_key="tg:other") == []
     assert index.search("#m7@tg:ann:1") == []
+
+
+def test_chinese_two_character_words_are_looked_up_as_indexed_pairs(
+    workspace: Workspace, index: SearchIndex
+) -> None:
+    together = _say(workspace, "cli:a", "我每天早上喝咖啡。")
+    _say(workspace, "cli:a", "咖喱很好吃，啡色的桌子。")  # both characters, never side by side
+    mixed = _say(workspace, "cli:a", "Coffee 咖啡 and cake")
+
+    found = index.candidates(["咖啡"], limit=10, session_key="cli:a")
+    both = index.candidates(["咖啡", "cake"], limit=10, session_key="cli:a")
+
+    assert {c.message_index for c in found} == {together, mixed}
+    assert both[0].message_index == mixed
+    assert both[0].text == "Coffee 咖啡 and cake"
+
+
+def test_pairs_of_a_rewritten_session_leave_the_index(
+    workspace: Workspace, index: SearchIndex
+) -> None:
+    _say(workspace, "cli:a", "我们周末领养了一只柯基。")
+    assert index.candidates(["柯基"], limit=5)
+
+    workspace.sessions.delete("cli:a")
+    _say(workspace, "cli:a", "今天下雨了。")
+
+    assert index.candidates(["柯基"], limit=5) == []
+    assert [c.text for c in index.candidates(["下雨"], limit=5)] == ["今天下雨了。"]

@@ -263,3 +263,35 @@ def test_an_index_path_that_cannot_be_opened_fails_refresh_but_search_answers(
     # A search still answers, from a scratch index outside the workspace (issue #14).
     assert [hit.kind for hit in index.search("harbour")] == ["history"]
     assert index.path.is_dir()
+
+
+def test_a_level_index_answers_without_writing(workspace: Workspace, index: SearchIndex) -> None:
+    _fill(workspace)
+    index.refresh()
+    before = _written(index.path)
+
+    index.search("bees")
+    index.candidates(["bees"], limit=5, session_key="cli:a")
+
+    assert _written(index.path) == before
+    _say(workspace, "cli:a", "the queen bee is back")
+    assert [hit.message_index for hit in index.search("queen", session_key="cli:a")] == [1]
+    assert _written(index.path) != before
+
+
+def test_a_deleted_session_is_noticed_by_a_scoped_query(
+    workspace: Workspace, index: SearchIndex
+) -> None:
+    _fill(workspace)
+    index.refresh()
+
+    workspace.sessions.delete("cli:b")
+
+    assert index.search("bees", session_key="cli:b") == []
+    assert index.refresh() == RefreshStats()
+
+
+def _written(path: Path) -> tuple[tuple[int, int], ...]:
+    """When the index file and its journals were last written, and their sizes."""
+    files = [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-journal")]
+    return tuple((f.stat().st_mtime_ns, f.stat().st_size) for f in files if f.exists())

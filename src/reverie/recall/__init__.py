@@ -3,13 +3,24 @@
 ``Recaller`` ranks this session's compacted messages and history entries (every
 non-internal session's in a unified workspace) against the new message with no model:
 BM25 from the search index, then key terms, named days, the user's recent turns and
-near-duplicate removal (``ranking``). ``RecallResult`` carries the items (verbatim, dated,
-with a source reference ``search`` accepts) and the "Recalled" prompt section. This package
-reads the search index only; it writes nothing and does not import ``reverie.llm``.
+near-duplicate removal (``ranking``); other rankers (``RankedSource``, e.g. the dense
+extra) are fused with it by reciprocal rank (``fusion``). ``RecallResult`` carries the
+items (verbatim, dated, with a source reference ``search`` accepts) and the "Recalled"
+prompt section. This package reads the search index only; it writes nothing and does not
+import ``reverie.llm``.
 """
 
+from reverie.recall.fusion import RankedSource, fuse
 from reverie.recall.items import RecalledItem, RecallResult
 from reverie.recall.ranking import RecallOptions
 from reverie.recall.recaller import Carried, Recaller
 
-__all__ = ["Carried", "RecallOptions", "RecallResult", "RecalledItem", "Recaller"]
+__all__ = [
+    "Carried",
+    "RankedSource",
+    "RecallOptions",
+    "RecallResult",
+    "RecalledItem",
+    "Recaller",
+    "fuse",
+]

@@ -6,7 +6,9 @@
 resolved the same way. Ranking favours items written on those days. Only the past is meant
 (a memory is asked about what happened), so a bare weekday or month is the latest one not
 after ``now``. Unrecognised wording resolves to nothing: a question without a date is ranked
-on its words alone. This module does no I/O.
+on its words alone. ``without_dates`` removes the wording that resolved, so "June 17" is not
+also searched as the words "june" and "17" (which match "as of 2025-08-17" and "June 1").
+This module does no I/O.
 """
 
 from __future__ import annotations
@@ -60,6 +62,18 @@ class DaySpan:
     def holds(self, day: date) -> bool:
         """Whether ``day`` falls in the span."""
         return self.first <= day <= self.last
+
+
+def without_dates(text: str, now: datetime) -> str:
+    """Return ``text`` with every date expression that resolves to a day span left out."""
+    today = now.date()
+    for kind, pattern in _PATTERNS:
+
+        def blank(found: re.Match[str], kind: str = kind) -> str:
+            return " " if _span(kind, found.groups(), today) is not None else found.group()
+
+        text = pattern.sub(blank, text)
+    return text
 
 
 def resolve(text: str, now: datetime) -> tuple[DaySpan, ...]:

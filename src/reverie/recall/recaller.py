@@ -3,7 +3,8 @@
 Flow: the query's terms (``terms``) and the days it names (``dates``) → a pool of candidates
 from the search index (``SearchIndex.candidates``: this session's messages and history
 entries, or every non-internal session's when the workspace is one unified conversation) →
-ranked again (``ranking``) → what the prompt already carries verbatim is dropped → the best
+ranked again (``ranking``), fused by reciprocal rank with any other ``RankedSource``'s list
+(``fusion``; e.g. dense retrieval) → what the prompt already carries verbatim is dropped → the best
 items that fit the budget are quoted, oldest first (``items``).
 
 Invariants.
@@ -18,13 +19,14 @@ Invariants.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, time, timedelta
 from typing import Protocol
 
-from reverie.recall.dates import DaySpan, resolve
+from reverie.recall.dates import DaySpan, resolve, without_dates
+from reverie.recall.fusion import RankedSource, fuse
 from reverie.recall.items import RecalledItem, RecallResult, excerpt, item_line, render
-from reverie.recall.ranking import Ranked, RecallOptions, Signals, rank
+from reverie.recall.ranking import Ranked, RecallOptions, Signals, dedup, rank
 from reverie.recall.terms import QueryTerms
 from reverie.search import Candidate, history_ref, message_ref
 from reverie.session import is_internal
@@ -81,6 +83,7 @@ class Recaller:
         *,
         counter: TokenCounter,
         options: RecallOptions | None = None,
+        sources: Sequence[RankedSource] = (),
     ) -> None:
         """Recall from the index ``index()`` returns (called per recall, so it may open lazily).
 
@@ -88,10 +91,12 @@ class Recaller:
             index: returns the search index (or any ``CandidateSource``).
             counter: counts tokens as the prompt does.
             options: ranking options (``RecallOptions()`` by default).
+            sources: other rankers (e.g. dense retrieval) fused with BM25 by reciprocal rank.
         """
         self._index = index
         self._counter = counter
         self.options = options or RecallOptions()
+        self.sources: tuple[RankedSource, ...] = tuple(sources)
 
     def recall(
         self,
@@ -114,8 +119,8 @@ class Recaller:
             now: when the query is asked ("last Friday" is resolved against it).
         """
         empty = RecallResult(query=query, budget=max(0, max_tokens))
-        terms = QueryTerms.of(query)
         spans = resolve(query, now) if now is not None and self.options.date_boost else ()
+        terms = QueryTerms.of(without_dates(query, now) if spans and now is not None else query)
         if max_tokens <= 0 or not (terms.terms or spans):
             return empty
         signals = Signals(
@@ -125,16 +130,19 @@ class Recaller:
             spans=spans,
             expansion=_expansion(context, terms),
             now=now,
+            present=terms.present,
         )
         pool = self._index().candidates(
-            terms.terms,
+            self._searched(terms, dated=bool(spans)),
             limit=self.options.pool,
             session_key=scope,
             context_weight=self.options.context_weight,
             between=[_interval(span, now) for span in spans if now is not None],
         )
         eligible = [c for c in pool if self._eligible(c, scope, carried)]
-        chosen = self._fit(rank(eligible, signals, self.options), terms.terms, max_tokens)
+        chosen = self._fit(
+            self._ranked(query, eligible, signals, scope, carried), terms.terms, max_tokens
+        )
         text = render(chosen)
         return RecallResult(
             query=query,
@@ -143,6 +151,36 @@ class Recaller:
             tokens=self._counter.text(text) if text else 0,
             budget=max_tokens,
         )
+
+    def _searched(self, terms: QueryTerms, *, dated: bool) -> tuple[str, ...]:
+        """The terms looked up in the index (the named days bring their own candidates)."""
+        if self.options.name_query:
+            return terms.terms
+        searched = terms.searched
+        return () if dated and set(searched) <= terms.names else searched
+
+    def _ranked(
+        self,
+        query: str,
+        eligible: list[Candidate],
+        signals: Signals,
+        scope: str | None,
+        carried: Carried | None,
+    ) -> Iterable[Ranked]:
+        """The lexical ranking, fused by reciprocal rank with every other source's list."""
+        if not self.sources:
+            return rank(eligible, signals, self.options)
+        lexical = list(rank(eligible, signals, replace(self.options, dedup=False)))
+        others = [
+            [
+                c
+                for c in source.ranked(query, limit=self.options.pool, scope=scope)
+                if self._eligible(c, scope, carried)
+            ]
+            for source in self.sources
+        ]
+        fused = fuse(lexical, others)
+        return dedup(fused) if self.options.dedup else fused
 
     def _eligible(self, candidate: Candidate, scope: str | None, carried: Carried | None) -> bool:
         if candidate.kind == "history" and not self.options.history:
@@ -214,8 +252,6 @@ def _item(entry: Ranked, text: str) -> RecalledItem:
 
 
 def _with_tokens(item: RecalledItem, tokens: int) -> RecalledItem:
-    from dataclasses import replace  # noqa: PLC0415
-
     return replace(item, tokens=tokens)
 
 

@@ -3,7 +3,9 @@
 ``QueryTerms.of(text)`` drops function words ("what", "did", "the"; 的, 了, 吗) so a question
 matches the content it asks about, not every message that says "did". Key terms are the
 words a question pins its answer on: names (a capitalised word that does not open the
-sentence), numbers, and phrases the user quoted; ranking boosts items that hold them. A run
+sentence), numbers, and phrases the user quoted; ranking boosts items that hold them. A
+question about the present ("now", "currently", 现在) is marked, so ranking can prefer the
+newest of facts that were updated. A run
 of Chinese or Japanese characters is searched as its overlapping two-character words (most
 Chinese words are two characters), minus those made only of function characters, since
 the index holds every character as its own token and a whole-run phrase would almost never
@@ -41,6 +43,10 @@ _WORD = re.compile("[^\\W_]+(?:['\u2019][^\\W_]+)?")
 _SENTENCE_START = re.compile(r"(?:^|[.!?。！？]\s*)$")
 _NUMBER = re.compile(r"\d")
 
+_PRESENT = re.compile(
+    r"\b(?:now|currently|current|nowadays|these days|latest|anymore|still)\b|现在|目前|如今|最近"
+)
+
 MAX_TERMS = 24
 """Terms kept from one query, key terms first."""
 
@@ -53,11 +59,13 @@ class QueryTerms:
         terms: words and phrases to search for (key terms first), lower-case.
         keys: the key terms among them (names, numbers, quoted phrases).
         names: the names among the keys.
+        present: the text asks about the present ("now", "currently", 现在).
     """
 
     terms: tuple[str, ...]
     keys: frozenset[str]
     names: frozenset[str] = frozenset()
+    present: bool = False
 
     @classmethod
     def of(cls, text: str) -> QueryTerms:
@@ -83,7 +91,23 @@ class QueryTerms:
         plain.extend(cjk_bigrams(text))
         ordered = list(dict.fromkeys([*keys, *plain]))[:MAX_TERMS]
         kept = frozenset(ordered)
-        return cls(terms=tuple(ordered), keys=frozenset(keys) & kept, names=frozenset(names) & kept)
+        return cls(
+            terms=tuple(ordered),
+            keys=frozenset(keys) & kept,
+            names=frozenset(names) & kept,
+            present=_PRESENT.search(text.lower()) is not None,
+        )
+
+    @property
+    def searched(self) -> tuple[str, ...]:
+        """The terms to look up in the index: names left out when other terms remain.
+
+        In a conversation the people's names are everywhere ("Morning Felix!"), so a question
+        naming who it is about would fill the pool with greetings; the name still counts in
+        ranking as a key term only when ``RecallOptions.name_keys`` says so.
+        """
+        topical = tuple(term for term in self.terms if term not in self.names)
+        return topical or self.terms
 
 
 def cjk_bigrams(text: str) -> list[str]:

@@ -17,6 +17,9 @@ session is indexed again from its first message. A session no longer listed is r
 ``only`` catches up one session (a scoped query needs no other); the others wait for the
 next full catch-up, their marks untouched.
 
+``is_current`` answers, reading only, whether a catch-up would change anything: a query that
+finds the index level (the usual case) then opens no write transaction at all.
+
 This module must not commit: the caller wraps a whole refresh in one transaction.
 """
 
@@ -29,7 +32,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from reverie.clock import parse_wall_clock
-from reverie.search.text import fingerprint, message_body, segment
+from reverie.search.text import cjk_pairs, fingerprint, message_body, segment
 
 if TYPE_CHECKING:
     from reverie.messages import Message
@@ -59,6 +62,40 @@ class _Mark:
     messages: int
     size: int
     fingerprint: str
+
+
+def is_current(
+    conn: sqlite3.Connection, log: HistoryLog, store: SessionStore, *, only: str | None = None
+) -> bool:
+    """Whether the index is level with the log and the journals (``only``: that session's).
+
+    Reads only (stat calls and the index's own marks). False when in any doubt; the caller then
+    catches up under its write transaction, which checks everything again.
+    """
+    try:
+        status = log.path.stat()
+    except FileNotFoundError:
+        identity, size = (0, 0), 0
+    else:
+        identity, size = (status.st_dev, status.st_ino), status.st_size
+    seen = (_meta(conn, "history_dev"), _meta(conn, "history_inode"))
+    if seen != identity or size != _meta(conn, "history_size"):
+        return False
+    marks = _marks(conn)
+    if only is None:
+        infos = store.list()
+        if {info.key for info in infos} != marks.keys():
+            return False
+    else:
+        info = store.info(only)
+        if (info is None) != (only not in marks):
+            return False
+        infos = [info] if info is not None else []
+    for info in infos:
+        mark = marks.get(info.key)
+        if mark is None or (mark.messages, mark.size) != (info.message_count, info.size):
+            return False
+    return True
 
 
 def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, int]:
@@ -142,6 +179,8 @@ def _write_batch(conn: sqlite3.Connection, first_id: int, batch: list[_Row]) -> 
         "INSERT INTO fts(rowid, body) VALUES (?, ?)",
         [(first_id + offset, segment(row[6])) for offset, row in enumerate(batch)],
     )
+    pairs = ((first_id + offset, cjk_pairs(row[6])) for offset, row in enumerate(batch))
+    conn.executemany("INSERT INTO grams(rowid, pairs) VALUES (?, ?)", [p for p in pairs if p[1]])
     conn.executemany(
         "INSERT INTO ctx(rowid, context) VALUES (?, ?)",
         [(first_id + offset, segment(row[7])) for offset, row in enumerate(batch) if row[7]],
@@ -187,6 +226,7 @@ def _delete(conn: sqlite3.Connection, where: str, args: tuple[str, ...]) -> int:
     ids = f"SELECT id FROM docs WHERE {where}"  # noqa: S608 -- ``where`` is one of two literals
     conn.execute(f"DELETE FROM fts WHERE rowid IN ({ids})", args)  # noqa: S608
     conn.execute(f"DELETE FROM ctx WHERE rowid IN ({ids})", args)  # noqa: S608
+    conn.execute(f"DELETE FROM grams WHERE rowid IN ({ids})", args)  # noqa: S608
     return conn.execute(f"DELETE FROM docs WHERE {where}", args).rowcount  # noqa: S608
 
 

@@ -40,13 +40,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from reverie.clock import require_aware
 from reverie.errors import StorageError
-from reverie.search.candidates import Candidate, run_candidates
-from reverie.search.catch_up import catch_up_history, catch_up_sessions
+from reverie.search.candidates import Candidate, CommonMemo, run_candidates
+from reverie.search.catch_up import catch_up_history, catch_up_sessions, is_current
 from reverie.search.hits import SOURCES, RefreshStats, SearchHit, Source
 from reverie.search.index_file import IndexFile, is_corruption
 from reverie.search.query import Filters, run_query, run_ref
 from reverie.search.refs import parse_ref
-from reverie.search.text import match_expression, term_phrases
+from reverie.search.text import is_cjk_pair, match_expression, term_phrases
 from reverie.store import layout
 
 if TYPE_CHECKING:
@@ -75,6 +75,7 @@ class SearchIndex:
         self._workspace = workspace
         self._file = IndexFile(path or workspace.root / INDEX_PATH, clock=workspace.clock)
         self._lock = workspace.lock("search")
+        self._memo = CommonMemo()
         self._scratch: SearchIndex | None = None
         self._scratch_dir: tempfile.TemporaryDirectory[str] | None = None
 
@@ -171,8 +172,9 @@ class SearchIndex:
             between: also the newest ``limit`` items written in each of these intervals
                 (start included, end excluded; timezone-aware), matching or not (score 0).
         """
-        phrases = term_phrases(terms)
-        if (not phrases and not between) or limit < 1:
+        pairs = [f'"{term}"' for term in dict.fromkeys(terms) if is_cjk_pair(term)]
+        phrases = term_phrases([term for term in terms if not is_cjk_pair(term)])
+        if (not phrases and not pairs and not between) or limit < 1:
             return []
         spans = [
             (require_aware(start).timestamp(), require_aware(end).timestamp())
@@ -183,7 +185,14 @@ class SearchIndex:
         )
         return self._run(
             lambda conn: run_candidates(
-                conn, phrases, filters, limit, context_weight=context_weight, between=spans
+                conn,
+                phrases,
+                filters,
+                limit,
+                context_weight=context_weight,
+                between=spans,
+                memo=self._memo,
+                pairs=pairs,
             ),
             only=session_key,
         )
@@ -246,6 +255,10 @@ class SearchIndex:
     def _catch_up(
         self, conn: sqlite3.Connection, *, rebuilt: bool, only: str | None = None
     ) -> RefreshStats:
+        if not rebuilt and is_current(
+            conn, self._workspace.history, self._workspace.sessions, only=only
+        ):
+            return RefreshStats()
         conn.execute("BEGIN IMMEDIATE")
         try:
             history_added, history_removed = catch_up_history(conn, self._workspace.history)
@@ -262,6 +275,9 @@ class SearchIndex:
             messages_removed=sessions.removed,
             sessions_reindexed=sessions.reindexed,
             rebuilt=rebuilt,
+        )
+        self._memo.changed(
+            history_added + history_removed + sessions.added + sessions.removed, rebuilt=rebuilt
         )
         if rebuilt:
             logger.info(

@@ -7,6 +7,9 @@ end of the message before it in its session (so "yes, last Saturday" can be foun
 question it answers; history entries have none). Only the previous message is used, never
 the next, so indexing stays append-only; a separate table (not a second column) keeps BM25
 over ``fts`` exactly what it was, since FTS5 normalises by the length of the whole row.
+``grams`` is a third, same rowids: the overlapping two-character words of an item's Chinese
+and Japanese runs, one token each (``text.cjk_pairs``), so recall looks up "咖啡" as one token
+instead of a phrase over the postings of 咖 and of 啡 (items without CJK text have no row).
 ``meta`` keeps the history high-water marks and the schema version; ``marks``
 keeps, per session, how many messages are indexed, the journal size seen, and a fingerprint.
 The file is a cache: everything in it can be rebuilt from the history log and the journals.
@@ -40,7 +43,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bump when the tables, the tokenizer or the segmentation change: older files are rebuilt."""
 
 _SQLITE_CORRUPT = 11
@@ -63,6 +66,7 @@ _SCHEMA = (
     ),
     f"CREATE VIRTUAL TABLE fts USING fts5(body, {_TOKENIZER})",
     f"CREATE VIRTUAL TABLE ctx USING fts5(context, {_TOKENIZER})",
+    "CREATE VIRTUAL TABLE grams USING fts5(pairs, tokenize = 'unicode61')",
     f"INSERT INTO meta(name, value) VALUES ('schema', {SCHEMA_VERSION})",  # noqa: S608
 )
 

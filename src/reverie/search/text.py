@@ -46,6 +46,23 @@ def segment(text: str) -> str:
     return _CJK_RUN.sub(lambda run: SEPARATOR + SEPARATOR.join(run.group()) + SEPARATOR, text)
 
 
+def cjk_pairs(text: str) -> str:
+    """Return every overlapping two-character word of ``text``'s CJK runs, space-separated.
+
+    A run of one character is kept as it is. Indexed as tokens (the ``grams`` table), so a
+    two-character query word costs one posting list, not a phrase over two.
+    """
+    pairs: list[str] = []
+    for run in _CJK_RUN.findall(text[:MAX_BODY_CHARS]):
+        pairs.extend([run] if len(run) == 1 else (run[i : i + 2] for i in range(len(run) - 1)))
+    return " ".join(pairs)
+
+
+def is_cjk_pair(term: str) -> bool:
+    """Whether ``term`` is one or two CJK characters (looked up in ``grams``, not as a phrase)."""
+    return 0 < len(term) <= 2 and _CJK_RUN.fullmatch(term) is not None
+
+
 def unsegment(text: str) -> str:
     """Remove the marks ``segment`` added (and any zero-width space the text had)."""
     return text.replace(SEPARATOR, "")
