@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     "redact": 0,
     "screening": 0,
     "store": 1,
+    "postgres": 1,
     "llm": 1,
     "prompts": 1,
     "prompt": 2,
