@@ -131,9 +131,16 @@ class Tenant:
         self.where = where
 
     @contextmanager
-    def transaction(self) -> Iterator[Conn]:
-        """Run one transaction scoped to this workspace (committed when the block ends)."""
+    def transaction(self, *, snapshot: bool = False) -> Iterator[Conn]:
+        """Run one transaction scoped to this workspace (committed when the block ends).
+
+        Args:
+            snapshot: every statement reads one snapshot (REPEATABLE READ), for reads that
+                must agree with each other.
+        """
         with self.database.connection(self.where) as conn, conn.transaction():
+            if snapshot:
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             conn.execute("SELECT set_config('reverie.workspace', %s, true)", (str(self.id),))
             yield conn
 

@@ -71,7 +71,7 @@ CREATE TABLE sessions (
     compacted_upto integer NOT NULL DEFAULT 0,
     summary text,
     summary_active timestamptz,
-    metadata jsonb NOT NULL DEFAULT '{}'::jsonb,
+    metadata text NOT NULL DEFAULT '{}',
     CHECK (compacted_upto BETWEEN 0 AND message_count),
     PRIMARY KEY (workspace_id, key)
 );
@@ -79,7 +79,7 @@ CREATE TABLE messages (
     workspace_id bigint NOT NULL,
     session_key text NOT NULL,
     idx integer NOT NULL CHECK (idx >= 0),
-    body jsonb NOT NULL,
+    body text NOT NULL,
     plain text NOT NULL,
     words tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, plain)) STORED,
     PRIMARY KEY (workspace_id, session_key, idx),
