@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Self
 
 from reverie.clock import Clock, system_clock
 from reverie.errors import (
@@ -108,7 +109,7 @@ class Workspace:
         create: bool = False,
         clock: Clock = system_clock,
         read_only: bool = False,
-    ) -> Workspace:
+    ) -> Self:
         """Open (or, with ``create``, lay out) the workspace at ``path``.
 
         Args:
