@@ -30,7 +30,10 @@ _TENANT_TABLES = (
     "sessions",
     "messages",
     "commits",
+    "files",
     "file_versions",
+    "rejections",
+    "quarantine",
     "ledger",
     "leases",
 )
@@ -45,7 +48,7 @@ CREATE TABLE workspace_state (
     workspace_id bigint PRIMARY KEY REFERENCES workspaces ON DELETE CASCADE,
     last_cursor bigint NOT NULL DEFAULT 0 CHECK (last_cursor >= 0),
     dream_cursor bigint NOT NULL DEFAULT 0 CHECK (dream_cursor >= 0),
-    head_commit bigint NOT NULL DEFAULT 0
+    CHECK (dream_cursor <= last_cursor)
 );
 CREATE TABLE history (
     workspace_id bigint NOT NULL REFERENCES workspaces ON DELETE CASCADE,
@@ -89,12 +92,19 @@ CREATE INDEX messages_words ON messages USING gin (words);
 CREATE TABLE commits (
     workspace_id bigint NOT NULL REFERENCES workspaces ON DELETE CASCADE,
     number bigint NOT NULL CHECK (number > 0),
+    sha text NOT NULL,
     author text NOT NULL,
     subject text NOT NULL,
     message text NOT NULL,
     at timestamptz NOT NULL,
-    dream_cursor bigint NOT NULL,
     PRIMARY KEY (workspace_id, number)
+);
+CREATE INDEX commits_sha ON commits (workspace_id, sha text_pattern_ops);
+CREATE TABLE files (
+    workspace_id bigint NOT NULL REFERENCES workspaces ON DELETE CASCADE,
+    path text NOT NULL,
+    content text NOT NULL,
+    PRIMARY KEY (workspace_id, path)
 );
 CREATE TABLE file_versions (
     workspace_id bigint NOT NULL,
@@ -119,6 +129,26 @@ CREATE TABLE leases (
     token bigint NOT NULL,
     expires_at timestamptz NOT NULL,
     PRIMARY KEY (workspace_id, name)
+);
+CREATE TABLE rejections (
+    workspace_id bigint NOT NULL REFERENCES workspaces ON DELETE CASCADE,
+    id bigserial,
+    at timestamptz NOT NULL,
+    file text NOT NULL,
+    rule text NOT NULL,
+    reason text NOT NULL,
+    PRIMARY KEY (workspace_id, id)
+);
+CREATE TABLE quarantine (
+    workspace_id bigint NOT NULL REFERENCES workspaces ON DELETE CASCADE,
+    id bigserial,
+    at timestamptz NOT NULL,
+    source text NOT NULL,
+    line integer NOT NULL,
+    "offset" bigint NOT NULL,
+    raw bytea NOT NULL,
+    reason text NOT NULL,
+    PRIMARY KEY (workspace_id, id)
 );
 CREATE TABLE reverie_schema (
     only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),

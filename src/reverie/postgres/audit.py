@@ -1,0 +1,313 @@
+"""The audit trail of one workspace in PostgreSQL: versioned rows with git's semantics.
+
+Storage model. A commit is one ``commits`` row (number 1, 2, ... per workspace, a sha-like id,
+author, subject, the message built from the real diff, time) plus one ``file_versions`` row
+for each audited path it changed (``content`` NULL when the file was removed). The dream
+cursor is audited as the path ``memory/.dream_cursor`` holding the cursor and a newline, as
+the git audit tracks the file, so ``restore`` rolls it back with the files (DESIGN.md 7).
+A path's text at commit n is its version with the highest number ≤ n.
+
+Invariants.
+- Writes (``commit``, ``restore``) hold the workspace's audit lock (a transaction advisory
+  lock), so commits of several servers are numbered one after another and never interleave.
+- ``commit`` is a no-op (None) when the working copy equals HEAD, unless ``allow_empty``.
+- The message is ``subject``, a blank line, the stat block and the capped unified diff, all
+  computed from the texts being committed (DESIGN.md 9), as ``store.audit_diff`` renders them.
+- ``restore`` first commits uncommitted edits as a snapshot, then puts every audited path and
+  the dream cursor back as of the target and records a new commit; history is never
+  rewritten, except by ``purge`` on a person's explicit ``forget --purge``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, cast
+
+from reverie.clock import Clock, system_clock
+from reverie.errors import RevisionNotFoundError
+from reverie.postgres.audit_rows import (
+    changed_at,
+    head_number,
+    resolve,
+    tree_at,
+    working_tree,
+    write_working,
+)
+from reverie.postgres.text_codec import from_db, to_db
+from reverie.store.audit_commits import SHORT_SHA_LENGTH, CommitDetail, CommitInfo
+from reverie.store.audit_diff import AuditDiff, FileVersions, commit_body, render_diff
+from reverie.store.audit_integrity import AuditIntegrity
+from reverie.store.audit_lines import LineOrigin, person_identity
+
+if TYPE_CHECKING:
+    from reverie.postgres.database import Conn, Tenant
+
+IDENTITY = "reverie <reverie@localhost>"
+SNAPSHOT_SUBJECT = "snapshot: uncommitted changes before restore"
+
+
+def _diff(old: Mapping[str, str], new: Mapping[str, str]) -> AuditDiff:
+    return render_diff(
+        FileVersions(
+            path=path,
+            old=None if path not in old else old[path].encode("utf-8"),
+            new=None if path not in new else new[path].encode("utf-8"),
+        )
+        for path in set(old) | set(new)
+    )
+
+
+class PgAudit:
+    """Commits, log, show, file_at and restore of one workspace's audited files."""
+
+    def __init__(self, tenant: Tenant, *, clock: Clock = system_clock) -> None:
+        self._tenant = tenant
+        self._clock = clock
+
+    def ensure(self) -> None:
+        """Nothing to set up: the schema holds the audit trail (``reverie init``)."""
+
+    def integrity(self) -> AuditIntegrity:
+        """Always ``ok``: the rows cannot go missing apart from the database itself."""
+        return AuditIntegrity(state="ok")
+
+    def repair(self) -> AuditIntegrity:
+        """Nothing to repair (see ``integrity``)."""
+        return self.integrity()
+
+    def commit(
+        self, subject: str, *, allow_empty: bool = False, author: str | None = None
+    ) -> CommitInfo | None:
+        """Record the working copy as a new commit (None when it equals HEAD).
+
+        Raises:
+            ValueError: the subject is blank, or the author is not ``Name [<email>]``.
+        """
+        line = " ".join(subject.split())
+        if not line:
+            raise ValueError("a commit subject must not be blank")
+        who = IDENTITY if author is None else person_identity(author).decode()
+        with self._locked() as conn:
+            return self._commit_locked(conn, line, who, allow_empty=allow_empty)
+
+    def pending_diff(self) -> AuditDiff:
+        """Return the working copy's changes against HEAD."""
+        with self._tenant.transaction(snapshot=True) as conn:
+            ws = self._tenant.id
+            return _diff(tree_at(conn, ws, head_number(conn, ws)), working_tree(conn, ws))
+
+    def log(self, n: int = 20) -> list[CommitInfo]:
+        """Return up to ``n`` commits, newest first."""
+        with self._tenant.transaction(snapshot=True) as conn:
+            rows = conn.execute(
+                "SELECT number FROM commits WHERE workspace_id = %s ORDER BY number DESC LIMIT %s",
+                (self._tenant.id, n),
+            ).fetchall()
+            return [self._describe(conn, int(str(row[0])))[0] for row in rows]
+
+    def show(self, rev: str) -> CommitDetail:
+        """Return one commit with its full diff (``HEAD``, ``HEAD~N`` or a sha prefix)."""
+        with self._tenant.transaction(snapshot=True) as conn:
+            info, diff = self._describe(conn, resolve(conn, self._tenant.id, rev))
+        return CommitDetail(info=info, diff=diff.diff)
+
+    def file_at(self, rev: str, path: str) -> bytes | None:
+        """Return an audited path's bytes as of ``rev`` (None when absent there)."""
+        with self._tenant.transaction(snapshot=True) as conn:
+            tree = tree_at(conn, self._tenant.id, resolve(conn, self._tenant.id, rev))
+        return None if path not in tree else tree[path].encode("utf-8")
+
+    def restore(self, rev: str) -> CommitInfo:
+        """Put every audited path and the dream cursor back as of ``rev``, as a new commit."""
+        with self._locked() as conn:
+            ws = self._tenant.id
+            target = resolve(conn, ws, rev)
+            self._commit_locked(conn, SNAPSHOT_SUBJECT, IDENTITY)
+            write_working(conn, ws, tree_at(conn, ws, target), working_tree(conn, ws))
+            info, _ = self._describe(conn, target)
+            subject = f"restore: {info.short} ({info.subject})"
+            made = self._commit_locked(conn, subject, IDENTITY)
+            if made is not None:
+                return made
+            head = head_number(conn, ws)
+            if head == 0:
+                raise RevisionNotFoundError(rev)
+            return self._describe(conn, head)[0]
+
+    def line_origins(
+        self, texts: Mapping[str, str], *, depth: int = 200
+    ) -> dict[str, tuple[LineOrigin, ...]]:
+        """For each line of each text, the oldest commit of the latest run that held it."""
+        with self._tenant.transaction(snapshot=True) as conn:
+            head = head_number(conn, self._tenant.id)
+            numbers = list(range(head, max(0, head - depth), -1))
+            trees = [(n, tree_at(conn, self._tenant.id, n)) for n in numbers]
+            infos = {n: self._describe(conn, n)[0] for n in numbers}
+        reached_root = len(numbers) < depth
+        return {
+            path: tuple(
+                _origin(line, path, trees, infos, reached_root) for line in text.splitlines()
+            )
+            for path, text in texts.items()
+        }
+
+    def purge(self, scrub: Callable[[str, bytes], bytes], scrub_text: Callable[[str], str]) -> int:
+        """Rewrite every stored version and message through the scrubbers; return rows changed."""
+        changed = 0
+        with self._locked() as conn:
+            ws = self._tenant.id
+            rows = conn.execute(
+                "SELECT path, number, content FROM file_versions"
+                " WHERE workspace_id = %s AND content IS NOT NULL",
+                (ws,),
+            ).fetchall()
+            for path, number, content in rows:
+                old = from_db(str(content)).encode("utf-8")
+                new = scrub(str(path), old)
+                if new != old:
+                    changed += 1
+                    conn.execute(
+                        "UPDATE file_versions SET content = %s"
+                        " WHERE workspace_id = %s AND path = %s AND number = %s",
+                        (to_db(new.decode("utf-8", "replace")), ws, path, number),
+                    )
+            changed += self._scrub_messages(conn, scrub_text)
+        return changed
+
+    def objects_holding(self, holds: Callable[[bytes], bool]) -> list[str]:
+        """Return ``<sha>:<path>`` of every version (and ``<sha>`` of every message) that holds."""
+        found: list[str] = []
+        with self._tenant.transaction(snapshot=True) as conn:
+            for sha, path, content in conn.execute(
+                "SELECT c.sha, v.path, v.content FROM file_versions v JOIN commits c"
+                " USING (workspace_id, number) WHERE v.workspace_id = %s AND v.content IS NOT NULL",
+                (self._tenant.id,),
+            ).fetchall():
+                if holds(from_db(str(content)).encode("utf-8")):
+                    found.append(f"{sha}:{path}")
+            for sha, message in conn.execute(
+                "SELECT sha, message FROM commits WHERE workspace_id = %s", (self._tenant.id,)
+            ).fetchall():
+                if holds(from_db(str(message)).encode("utf-8")):
+                    found.append(str(sha))
+        return found
+
+    def close(self) -> None:
+        """Nothing to release (connections belong to the database's pool)."""
+
+    def _locked(self) -> _Locked:
+        return _Locked(self._tenant)
+
+    def _commit_locked(
+        self, conn: Conn, subject: str, author: str, *, allow_empty: bool = False
+    ) -> CommitInfo | None:
+        ws = self._tenant.id
+        head = head_number(conn, ws)
+        old, new = tree_at(conn, ws, head), working_tree(conn, ws)
+        diff = _diff(old, new)
+        if not diff.changed and not allow_empty:
+            return None
+        number, moment = head + 1, self._clock()
+        sha = hashlib.sha1(  # noqa: S324 (an id, not a security measure)
+            f"{self._tenant.name}\0{number}\0{subject}\0{moment.isoformat()}".encode()
+        ).hexdigest()
+        message = f"{subject}\n\n{commit_body(diff)}"
+        conn.execute(
+            "INSERT INTO commits (workspace_id, number, sha, author, subject, message, at)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (ws, number, sha, author, to_db(subject), to_db(message), moment),
+        )
+        for change in diff.files:
+            text = new.get(change.path)
+            conn.execute(
+                "INSERT INTO file_versions (workspace_id, path, number, content)"
+                " VALUES (%s, %s, %s, %s)",
+                (ws, change.path, number, None if text is None else to_db(text)),
+            )
+        return self._describe(conn, number)[0]
+
+    def _describe(self, conn: Conn, number: int) -> tuple[CommitInfo, AuditDiff]:
+        row = conn.execute(
+            "SELECT sha, subject, message, at, author FROM commits"
+            " WHERE workspace_id = %s AND number = %s",
+            (self._tenant.id, number),
+        ).fetchone()
+        if row is None:
+            raise RevisionNotFoundError(str(number))
+        sha, subject, message, at, author = row
+        diff = changed_at(conn, self._tenant.id, number, _diff)
+        info = CommitInfo(
+            sha=str(sha),
+            short=str(sha)[:SHORT_SHA_LENGTH],
+            subject=from_db(str(subject)),
+            message=from_db(str(message)),
+            time=cast("datetime", at),
+            files=diff.files,
+            author=str(author),
+        )
+        return info, diff
+
+    def _scrub_messages(self, conn: Conn, scrub_text: Callable[[str], str]) -> int:
+        changed = 0
+        for number, subject, message in conn.execute(
+            "SELECT number, subject, message FROM commits WHERE workspace_id = %s",
+            (self._tenant.id,),
+        ).fetchall():
+            old = (from_db(str(subject)), from_db(str(message)))
+            new = (scrub_text(old[0]), scrub_text(old[1]))
+            if new != old:
+                changed += 1
+                conn.execute(
+                    "UPDATE commits SET subject = %s, message = %s"
+                    " WHERE workspace_id = %s AND number = %s",
+                    (to_db(new[0]), to_db(new[1]), self._tenant.id, number),
+                )
+        return changed
+
+
+class _Locked:
+    """A transaction of one workspace holding its audit lock until it ends."""
+
+    def __init__(self, tenant: Tenant) -> None:
+        self._tenant = tenant
+        self._context = tenant.transaction()
+
+    def __enter__(self) -> Conn:
+        conn = self._context.__enter__()
+        conn.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended('reverie.audit.' || %s, 0))",
+            (str(self._tenant.id),),
+        )
+        return conn
+
+    def __exit__(self, *exc: object) -> None:
+        self._context.__exit__(*exc)  # type: ignore[arg-type]
+
+
+def _origin(
+    line: str,
+    path: str,
+    trees: list[tuple[int, dict[str, str]]],
+    infos: Mapping[int, CommitInfo],
+    reached_root: bool,  # noqa: FBT001
+) -> LineOrigin:
+    if not line.strip():
+        return LineOrigin(line=line)
+    oldest: int | None = None
+    for number, tree in trees:  # newest first: the run of commits that hold the line
+        if line not in tree.get(path, "").splitlines():
+            break
+        oldest = number
+    if oldest is None:
+        return LineOrigin(line=line)
+    info = infos[oldest]
+    return LineOrigin(
+        line=line,
+        sha=info.sha,
+        subject=info.subject,
+        author=info.author,
+        time=info.time,
+        at_or_before=oldest == trees[-1][0] and not reached_root,
+    )
