@@ -30,6 +30,8 @@ LAYERS: dict[str, int] = {
     "screening": 0,
     "store": 1,
     "postgres": 1,
+    "postgres_index": 2,
+    "postgres_backend": 3,
     "llm": 1,
     "prompts": 1,
     "ports": 2,

@@ -9,6 +9,11 @@ nothing else in reverie imports this package unless a ``postgresql://`` store is
 - ``sessions``: session messages and state (one row per message).
 - ``leases``: dream and compaction leases that expire when their holder dies.
 - ``audit``: durable files as versioned rows (commit, log, show, restore, dream cursor).
-- ``ledger`` and ``search``: model-call records, and full-text search over entries and messages.
+- ``files``: the durable files' working copy and the dream cursor.
+- ``records``: the ledger, rejected rules and quarantined lines.
+- ``locks``: named locks across servers (leases with a heartbeat).
 - ``local_cluster``: a throwaway cluster on loopback for tests and benchmarks.
+
+Search (``reverie.postgres_index``) and the ``Backend`` bundle (``reverie.postgres_backend``)
+sit in the layers above, beside ``reverie.search`` and ``reverie.file_backend``.
 """

@@ -21,7 +21,7 @@ Invariants (DESIGN.md 1 and 2, across servers on different machines).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -30,9 +30,11 @@ from reverie.clock import Clock, require_aware, system_clock
 from reverie.postgres.text_codec import from_db, to_db
 from reverie.store.cursors import validate_cursor
 from reverie.store.entries import HistoryEntry, nanobot_timestamp, prepared_content
+from reverie.store.history import TrimResult
 
 if TYPE_CHECKING:
     from reverie.postgres.database import Conn, Tenant
+    from reverie.store.quarantine import BadLine
 
 _COLUMNS = "cursor, stamp, content, session_key, at, range_start, range_end, kind"
 
@@ -46,15 +48,6 @@ class NewEntry:
     source_range: tuple[int, int] | None = None
     kind: str | None = None
     at: datetime | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PgTrimResult:
-    """What ``trim`` did: entries dropped and kept, and the last cursor dropped (0 if none)."""
-
-    dropped: int
-    kept: int
-    dropped_through: int
 
 
 class PgHistoryLog:
@@ -111,17 +104,35 @@ class PgHistoryLog:
         return [_entry(row) for row in rows]
 
     def read_recent(
-        self, since: int, *, limit: int, session_key: str | None = None
+        self,
+        since: int,
+        *,
+        limit: int,
+        needle: bytes | None = None,
+        accept: Callable[[HistoryEntry], bool] | None = None,
+        max_lines: int = 5_000,
     ) -> list[HistoryEntry]:
-        """Return up to ``limit`` of the newest entries above ``since``, newest first."""
-        query = f"SELECT {_COLUMNS} FROM history WHERE workspace_id = %s AND cursor > %s"
-        params: list[object] = [self._tenant.id, since]
-        if session_key is not None:
-            query += " AND session_key = %s"
-            params.append(to_db(session_key))
+        """Return up to ``limit`` of the newest entries above ``since``, newest first.
+
+        At most ``max_lines`` entries are read (newest first), so the cost is bounded; an
+        entry whose JSON line lacks ``needle`` or that ``accept`` refuses is skipped.
+        """
         with self._tenant.transaction() as conn:
-            rows = conn.execute(query + " ORDER BY cursor DESC LIMIT %s", [*params, limit])
-            return [_entry(row) for row in rows.fetchall()]
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM history WHERE workspace_id = %s AND cursor > %s"
+                " ORDER BY cursor DESC LIMIT %s",
+                (self._tenant.id, since, max_lines),
+            ).fetchall()
+        found: list[HistoryEntry] = []
+        for row in rows:
+            entry = _entry(row)
+            if needle is not None and needle not in entry.to_line():
+                continue
+            if accept is None or accept(entry):
+                found.append(entry)
+                if len(found) >= limit:
+                    break
+        return found
 
     def last_cursor(self) -> int:
         """Return the highest cursor handed out so far (0 for a new log)."""
@@ -131,14 +142,14 @@ class PgHistoryLog:
         """Return the last cursor dream consumed (0 before the first dream)."""
         return self._state()[1]
 
-    def entries(self) -> Iterable[HistoryEntry]:
+    def entries(self) -> Iterator[HistoryEntry]:
         """Yield every entry, oldest first (in pages, so memory stays bounded)."""
         after = 0
         while page := self.read_since(after, 1000):
             yield from page
             after = page[-1].cursor
 
-    def trim(self, keep: int = 1000) -> PgTrimResult:
+    def trim(self, keep: int = 1000) -> TrimResult:
         """Drop the oldest entries the dream cursor has passed, keeping at least ``keep``."""
         if keep < 0:
             raise ValueError(f"keep must be >= 0, got {keep}")
@@ -156,7 +167,7 @@ class PgHistoryLog:
                 {"ws": self._tenant.id, "total": total, "keep": keep},
             ).fetchone()
         dropped, through = (int(str(row[0])), int(str(row[1]))) if row else (0, 0)
-        return PgTrimResult(dropped=dropped, kept=total - dropped, dropped_through=through)
+        return TrimResult(dropped=dropped, kept=total - dropped, dropped_through=through)
 
     def edit(self, changes: Mapping[int, str | None]) -> list[HistoryEntry]:
         """Replace the content of entries by cursor, or drop them (None); return them before."""
@@ -182,6 +193,13 @@ class PgHistoryLog:
                         (to_db(content), *params),
                     )
         return before
+
+    def repair(self) -> list[BadLine]:
+        """Nothing to repair: a transaction is whole or absent, never a torn line."""
+        return []
+
+    def close(self) -> None:
+        """Nothing to release (connections belong to the database's pool)."""
 
     def _state(self) -> tuple[int, int]:
         with self._tenant.transaction() as conn:

@@ -82,6 +82,8 @@ CREATE TABLE messages (
     workspace_id bigint NOT NULL,
     session_key text NOT NULL,
     idx integer NOT NULL CHECK (idx >= 0),
+    role text NOT NULL,
+    at timestamptz,
     body text NOT NULL,
     plain text NOT NULL,
     words tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, plain)) STORED,

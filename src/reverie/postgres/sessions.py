@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, cast
 from reverie.clock import Clock, system_clock
 from reverie.errors import DatabaseError, InputError
 from reverie.messages import Message
+from reverie.postgres.records import PgQuarantine
 from reverie.postgres.text_codec import from_db, to_db
 from reverie.session import ArchivedSummary, Session, SessionInfo
 
@@ -56,6 +57,41 @@ class PgSessionStore:
     def __init__(self, tenant: Tenant, *, clock: Clock = system_clock) -> None:
         self._tenant = tenant
         self._clock = clock
+        self._quarantine = PgQuarantine(tenant)
+
+    @property
+    def quarantine(self) -> PgQuarantine:
+        """Where unreadable records would go (a transaction never leaves one)."""
+        return self._quarantine
+
+    def put(self, session: Session) -> SessionInfo:
+        """Replace session ``session.key`` whole (imports), in one transaction."""
+        with self._tenant.transaction() as conn:
+            key = to_db(session.key)
+            conn.execute(
+                "DELETE FROM sessions WHERE workspace_id = %s AND key = %s", (self._tenant.id, key)
+            )
+            conn.execute(
+                "INSERT INTO sessions (workspace_id, key, created_at, updated_at, message_count,"
+                " compacted_upto, summary, summary_active, metadata)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    *(self._tenant.id, key, session.created_at, session.updated_at),
+                    *(len(session.messages), session.compacted_upto),
+                    *_summary_columns(session),
+                    _json(dict(session.metadata)),
+                ),
+            )
+            _insert(conn, self._tenant.id, session.key, 0, list(session.messages))
+        info = self.info(session.key)
+        assert info is not None, "the session was just written"
+        return info
+
+    def repair(self, key: str) -> None:
+        """Nothing to repair: a transaction is whole or absent (``key`` is accepted)."""
+
+    def close(self) -> None:
+        """Nothing to release (connections belong to the database's pool)."""
 
     def append(self, key: str, message: Message) -> int:
         """Append one message; return its index in the session."""
@@ -108,10 +144,10 @@ class PgSessionStore:
         return self.info(key) is not None
 
     def list(self) -> list[SessionInfo]:
-        """Return every session's info, most recently updated first."""
+        """Return every session's info, sorted by key."""
         with self._tenant.transaction() as conn:
             rows = conn.execute(
-                f"SELECT {_STATE} FROM sessions WHERE workspace_id = %s ORDER BY updated_at DESC",
+                f"SELECT {_STATE} FROM sessions WHERE workspace_id = %s ORDER BY key",
                 (self._tenant.id,),
             ).fetchall()
         return [_info(row) for row in rows]
@@ -239,13 +275,22 @@ class PgSessionStore:
 def _insert(conn: Conn, workspace_id: int, key: str, first: int, batch: list[Message]) -> None:
     with conn.cursor() as cur:
         cur.executemany(
-            "INSERT INTO messages (workspace_id, session_key, idx, body, plain)"
-            " VALUES (%s, %s, %s, %s, %s)",
+            "INSERT INTO messages (workspace_id, session_key, idx, role, at, body, plain)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
             [
-                (workspace_id, to_db(key), first + i, _json(m.to_json()), plain_text(m))
+                (
+                    *(workspace_id, to_db(key), first + i, m.role, m.timestamp),
+                    *(_json(m.to_json()), plain_text(m)),
+                )
                 for i, m in enumerate(batch)
             ],
         )
+
+
+def _summary_columns(session: Session) -> tuple[str | None, datetime | None]:
+    if session.summary is None:
+        return (None, None)
+    return (to_db(session.summary.text), session.summary.last_active)
 
 
 def _json(value: object) -> str:
