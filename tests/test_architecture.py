@@ -32,6 +32,7 @@ LAYERS: dict[str, int] = {
     "postgres": 1,
     "postgres_index": 2,
     "postgres_backend": 3,
+    "backend_transfer": 3,
     "llm": 1,
     "prompts": 1,
     "ports": 2,

@@ -82,10 +82,9 @@ class PgIndex:
         include_internal: bool = False,
     ) -> list[SearchHit]:
         """Return the items that best match ``query``, best first, with a snippet each."""
-        text = "ts_headline('simple', {col}, to_tsquery('simple', %(q)s), %(opts)s)"
         rows = self._run(
             tsquery([query]),
-            text,
+            headline=True,
             limit=limit,
             session_key=session_key,
             between=(since, until),
@@ -119,7 +118,6 @@ class PgIndex:
         """Items matching any of ``terms``, with their whole text, best first."""
         rows = self._run(
             tsquery(terms),
-            "{col}",
             limit=limit,
             session_key=session_key,
             between=(None, None),
@@ -128,7 +126,7 @@ class PgIndex:
         )
         for start, end in between:
             rows += self._run(
-                "", "{col}", limit=limit, session_key=session_key, between=(start, end),
+                "", limit=limit, session_key=session_key, between=(start, end),
                 sources=("history", "messages"), include_internal=include_internal,
             )  # fmt: skip
         seen: set[tuple[object, ...]] = set()
@@ -145,8 +143,8 @@ class PgIndex:
     def _run(
         self,
         query: str,
-        text: str,
         *,
+        headline: bool = False,
         limit: int,
         session_key: str | None,
         between: tuple[datetime | None, datetime | None],
@@ -162,7 +160,7 @@ class PgIndex:
             ("messages", _MESSAGES, "plain"),
         ):
             if source in sources:
-                sql = template.format(rank=rank, text=text.format(col=column))
+                sql = template.format(rank=rank, text=column)
                 if not query:
                     sql = sql.replace(" AND words @@ to_tsquery('simple', %(q)s)", "")
                 parts.append(_filtered(sql, session_key, between, include_internal))
@@ -177,6 +175,12 @@ class PgIndex:
             "limit": limit,
         }
         sql = " UNION ALL ".join(parts) + " ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
+        if headline:  # only for the rows kept: ts_headline re-parses the whole text
+            sql = (
+                "SELECT kind, cursor, key, idx, role, at, rank, ts_headline('simple', body,"
+                f" to_tsquery('simple', %(q)s), %(opts)s) FROM ({sql})"
+                " AS top (kind, cursor, key, idx, role, at, rank, body) ORDER BY 7 DESC, 6 DESC"
+            )
         with self._tenant.transaction() as conn:
             return _fetch(conn, sql, params)
 

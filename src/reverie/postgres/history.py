@@ -21,12 +21,14 @@ Invariants (DESIGN.md 1 and 2, across servers on different machines).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from reverie.clock import Clock, require_aware, system_clock
+from reverie.errors import InputError
 from reverie.postgres.text_codec import from_db, to_db
 from reverie.store.cursors import validate_cursor
 from reverie.store.entries import HistoryEntry, nanobot_timestamp, prepared_content
@@ -91,6 +93,31 @@ class PgHistoryLog:
             made = [_numbered(entry, first + i) for i, entry in enumerate(prepared)]
             _insert(conn, self._tenant.id, made)
         return made
+
+    def import_entries(self, entries: Sequence[HistoryEntry], *, floor: int = 0) -> int:
+        """Insert entries with their own cursors into an empty log (moving a workspace here).
+
+        Cursors must be strictly increasing; the last cursor handed out becomes the highest
+        of them and ``floor`` (a source whose newest entries were trimmed or forgotten).
+        Returns how many were inserted.
+
+        Raises:
+            InputError: the log is not empty, or the cursors are not strictly increasing.
+        """
+        cursors = [entry.cursor for entry in entries]
+        if any(b <= a for a, b in itertools.pairwise(cursors)):
+            raise InputError("imported entries must have strictly increasing cursors")
+        last = max([floor, *cursors])
+        with self._tenant.transaction() as conn:
+            row = conn.execute(
+                "UPDATE workspace_state SET last_cursor = %s WHERE workspace_id = %s"
+                " AND last_cursor = 0 RETURNING 1",
+                (last, self._tenant.id),
+            ).fetchone()
+            if row is None and last > 0:
+                raise InputError(f"the history log of {self._tenant.where} is not empty")
+            _insert(conn, self._tenant.id, entries)
+        return len(entries)
 
     def read_since(self, cursor: int, limit: int | None = None) -> list[HistoryEntry]:
         """Return entries whose cursor is above ``cursor``, oldest first, at most ``limit``."""
@@ -235,25 +262,30 @@ def _numbered(entry: HistoryEntry, cursor: int) -> HistoryEntry:
 
 
 def _insert(conn: Conn, workspace_id: int, entries: Sequence[HistoryEntry]) -> None:
+    rows = [_row(workspace_id, e) for e in entries]
+    sql = (
+        f"INSERT INTO history (workspace_id, {_COLUMNS})"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    )
+    if len(rows) == 1:  # executemany's pipeline costs more than one plain statement
+        conn.execute(sql, rows[0])
+        return
     with conn.cursor() as cur:
-        cur.executemany(
-            f"INSERT INTO history (workspace_id, {_COLUMNS})"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            [
-                (
-                    workspace_id,
-                    e.cursor,
-                    e.timestamp,
-                    to_db(e.content),
-                    None if e.session_key is None else to_db(e.session_key),
-                    e.time,
-                    e.range[0] if e.range else None,
-                    e.range[1] if e.range else None,
-                    e.kind,
-                )
-                for e in entries
-            ],
-        )
+        cur.executemany(sql, rows)
+
+
+def _row(workspace_id: int, e: HistoryEntry) -> tuple[object, ...]:
+    return (
+        workspace_id,
+        e.cursor,
+        e.timestamp,
+        to_db(e.content),
+        None if e.session_key is None else to_db(e.session_key),
+        e.time,
+        e.range[0] if e.range else None,
+        e.range[1] if e.range else None,
+        e.kind,
+    )
 
 
 def _entry(row: Sequence[object]) -> HistoryEntry:
