@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+import time
+from datetime import timedelta
 
 import pytest
 
@@ -11,6 +13,7 @@ from reverie.postgres.audit import PgAudit
 from reverie.postgres.database import Tenant
 from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
 from reverie.postgres.history import PgHistoryLog
+from reverie.postgres.leases import LeaseLostError, PgLeases
 
 
 def test_commit_records_the_real_diff_and_is_a_no_op_when_nothing_changed(
@@ -106,3 +109,27 @@ def test_line_origins_purge_and_objects_holding(tenant: Tenant) -> None:
     )
     assert changed == 2
     assert audit.objects_holding(lambda b: b"4817" in b) == []
+
+
+def test_a_publish_after_the_lease_was_taken_over_writes_nothing(tenant: Tenant) -> None:
+    log, files, audit = PgHistoryLog(tenant), PgMemoryFiles(tenant), PgAudit(tenant)
+    for i in range(3):
+        log.append(f"e{i}")
+    paused = PgLeases(tenant, holder="paused-server")
+    lease = paused.acquire("dream", timedelta(milliseconds=100))
+    assert lease is not None
+    time.sleep(0.2)  # a long pause: the lease expires, another server takes over
+    assert PgLeases(tenant, holder="other").acquire("dream", timedelta(seconds=5)) is not None
+    with pytest.raises(LeaseLostError):
+        audit.publish(
+            {"memory/MEMORY.md": "stale dream\n"},
+            subject="dream: 1-3",
+            dream_cursor=3,
+            fence=lambda conn: paused.fence(conn, lease),
+        )
+    assert files.read("MEMORY") == ""
+    assert PgDreamCursor(tenant).read() == 0
+    assert audit.log() == []
+    made = audit.publish({"memory/MEMORY.md": "fresh\n"}, subject="dream: 1-3", dream_cursor=3)
+    assert made is not None
+    assert [f.path for f in made.files] == ["memory/.dream_cursor", "memory/MEMORY.md"]

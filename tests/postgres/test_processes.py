@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from reverie.postgres.audit import PgAudit
 from reverie.postgres.database import Tenant
+from reverie.postgres.files import PgMemoryFiles
 from reverie.postgres.history import PgHistoryLog
 from reverie.postgres.sessions import PgSessionStore
 
@@ -102,6 +104,28 @@ def test_a_lease_is_granted_once_and_expires_after_its_holder_is_killed(
             break
         time.sleep(0.3)
     assert lines == ["got 2", "done"]  # the next grant has a larger fencing token
+
+
+def test_two_dreaming_processes_consume_each_entry_once_when_one_is_killed(
+    pg_url: str, tenant: Tenant
+) -> None:
+    log = PgHistoryLog(tenant)
+    for i in range(60):
+        log.append(f"fact {i}")
+    victim = _spawn(pg_url, tenant, "dream", "1")
+    survivor = _spawn(pg_url, tenant, "dream", "1")
+    assert victim.stdout is not None
+    victim.stdout.readline()  # the victim has published at least once (or the race went on)
+    victim.send_signal(signal.SIGKILL)
+    victim.communicate()
+    survivor.communicate(timeout=120)
+    subjects = [c.subject for c in PgAudit(tenant).log(100)]
+    ranges = sorted(tuple(int(n) for n in s.removeprefix("dream: ").split("-")) for s in subjects)
+    covered = [c for first, last in ranges for c in range(first, last + 1)]
+    assert covered == list(range(1, 61))  # every entry dreamt once, none twice
+    memory = PgMemoryFiles(tenant).read("MEMORY").splitlines()
+    assert sorted(memory) == sorted(f"- fact {i}" for i in range(60))
+    assert log.dream_cursor() == 60
 
 
 def _lines(process: subprocess.Popen[str]) -> list[str]:

@@ -35,6 +35,7 @@ from reverie.postgres.audit_rows import (
     working_tree,
     write_working,
 )
+from reverie.postgres.files import write_path
 from reverie.postgres.text_codec import from_db, to_db
 from reverie.store.audit_commits import SHORT_SHA_LENGTH, CommitDetail, CommitInfo
 from reverie.store.audit_diff import AuditDiff, FileVersions, commit_body, render_diff
@@ -91,6 +92,39 @@ class PgAudit:
         who = IDENTITY if author is None else person_identity(author).decode()
         with self._locked() as conn:
             return self._commit_locked(conn, line, who, allow_empty=allow_empty)
+
+    def publish(
+        self,
+        changes: Mapping[str, str | None],
+        *,
+        subject: str,
+        dream_cursor: int | None = None,
+        fence: Callable[[Conn], None] | None = None,
+    ) -> CommitInfo | None:
+        """Write files (None: remove), set the dream cursor and commit, all in one transaction.
+
+        This is a dream's publish on a server backend: another server sees all of it or none
+        of it, and a crash at any instant leaves the old state. ``fence`` runs first in the
+        same transaction (``PgLeases.fence``): when the caller's lease was lost, it raises
+        and nothing is written.
+
+        Raises:
+            LeaseLostError: raised by ``fence``.
+        """
+        line = " ".join(subject.split())
+        if not line:
+            raise ValueError("a commit subject must not be blank")
+        with self._locked() as conn:
+            if fence is not None:
+                fence(conn)
+            for path, text in changes.items():
+                write_path(conn, self._tenant.id, path, text)
+            if dream_cursor is not None:
+                conn.execute(
+                    "UPDATE workspace_state SET dream_cursor = %s WHERE workspace_id = %s",
+                    (dream_cursor, self._tenant.id),
+                )
+            return self._commit_locked(conn, line, IDENTITY)
 
     def pending_diff(self) -> AuditDiff:
         """Return the working copy's changes against HEAD."""
