@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 from reverie.clock import Clock, require_aware, system_clock
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from reverie.postgres.database import Conn, Tenant
     from reverie.store.quarantine import BadLine
 
-_COLUMNS = "cursor, stamp, content, session_key, at, range_start, range_end, kind"
+_COLUMNS = "cursor, stamp, content, session_key, at, at_offset, range_start, range_end, kind"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -265,7 +265,7 @@ def _insert(conn: Conn, workspace_id: int, entries: Sequence[HistoryEntry]) -> N
     rows = [_row(workspace_id, e) for e in entries]
     sql = (
         f"INSERT INTO history (workspace_id, {_COLUMNS})"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
     )
     if len(rows) == 1:  # executemany's pipeline costs more than one plain statement
         conn.execute(sql, rows[0])
@@ -282,6 +282,7 @@ def _row(workspace_id: int, e: HistoryEntry) -> tuple[object, ...]:
         to_db(e.content),
         None if e.session_key is None else to_db(e.session_key),
         e.time,
+        _offset(e.time),
         e.range[0] if e.range else None,
         e.range[1] if e.range else None,
         e.kind,
@@ -289,13 +290,28 @@ def _row(workspace_id: int, e: HistoryEntry) -> tuple[object, ...]:
 
 
 def _entry(row: Sequence[object]) -> HistoryEntry:
-    cursor, stamp, content, session_key, at, start, end, kind = row
+    cursor, stamp, content, session_key, at, offset, start, end, kind = row
     return HistoryEntry(
         cursor=int(str(cursor)),
         timestamp=str(stamp),
         content=from_db(str(content)),
         session_key=None if session_key is None else from_db(str(session_key)),
-        time=at if isinstance(at, datetime) else None,
+        time=_in_zone(at, offset),
         range=(int(str(start)), int(str(end))) if start is not None and end is not None else None,
         kind=None if kind is None else str(kind),
     )
+
+
+def _offset(moment: datetime | None) -> int | None:
+    # timestamptz keeps the instant, not the writer's zone; the offset is kept beside it so
+    # an entry reads back as written ("09:22+02:00", not "07:22+00:00").
+    offset = None if moment is None else moment.utcoffset()
+    return None if offset is None else int(offset.total_seconds())
+
+
+def _in_zone(at: object, offset: object) -> datetime | None:
+    if not isinstance(at, datetime):
+        return None
+    if not isinstance(offset, int):
+        return at
+    return at.astimezone(timezone(timedelta(seconds=offset)))

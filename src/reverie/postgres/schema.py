@@ -57,6 +57,7 @@ CREATE TABLE history (
     content text NOT NULL,
     session_key text,
     at timestamptz,
+    at_offset integer,
     range_start integer,
     range_end integer,
     kind text,
