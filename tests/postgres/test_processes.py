@@ -43,15 +43,15 @@ def _acked(process: subprocess.Popen[str]) -> list[tuple[int, str]]:
 def test_four_processes_appending_get_distinct_gap_free_cursors(
     pg_url: str, tenant: Tenant
 ) -> None:
-    workers = [_spawn(pg_url, tenant, "append", "150", f"w{i}") for i in range(4)]
+    workers = [_spawn(pg_url, tenant, "append", "100", f"w{i}") for i in range(4)]
     follower = PgHistoryLog(tenant)
     seen: list[int] = []
     while any(w.poll() is None for w in workers):
         seen += [e.cursor for e in follower.read_since(seen[-1] if seen else 0)]
     acked = [pair for w in workers for pair in _acked(w)]
     seen += [e.cursor for e in follower.read_since(seen[-1] if seen else 0)]
-    assert sorted(c for c, _ in acked) == list(range(1, 601))
-    assert seen == list(range(1, 601))  # the follower missed none and saw them in order
+    assert sorted(c for c, _ in acked) == list(range(1, 401))
+    assert seen == list(range(1, 401))  # the follower missed none and saw them in order
     stored = {e.cursor: e.content for e in follower.read_since(0)}
     assert all(stored[c] == text for c, text in acked)
 
@@ -60,9 +60,9 @@ def test_a_killed_appender_loses_no_acknowledged_entry_and_leaves_no_gap(
     pg_url: str, tenant: Tenant
 ) -> None:
     victim = _spawn(pg_url, tenant, "append", "100000", "victim")
-    steady = _spawn(pg_url, tenant, "append", "200", "steady")
+    steady = _spawn(pg_url, tenant, "append", "60", "steady")
     assert victim.stdout is not None
-    for _ in range(30):  # let the victim acknowledge some entries first
+    for _ in range(10):  # let the victim acknowledge some entries first
         victim.stdout.readline()
     victim.send_signal(signal.SIGKILL)
     rest, _ = victim.communicate()
@@ -78,28 +78,28 @@ def test_a_killed_appender_loses_no_acknowledged_entry_and_leaves_no_gap(
 def test_two_processes_appending_to_one_session_keep_every_message(
     pg_url: str, tenant: Tenant
 ) -> None:
-    workers = [_spawn(pg_url, tenant, "session", "100", f"s{i}", "tg:shared") for i in range(3)]
+    workers = [_spawn(pg_url, tenant, "session", "60", f"s{i}", "tg:shared") for i in range(3)]
     acked = [pair for w in workers for pair in _acked(w)]
     session = PgSessionStore(tenant).load("tg:shared")
-    assert sorted(i for i, _ in acked) == list(range(300))
+    assert sorted(i for i, _ in acked) == list(range(180))
     assert [m.content for m in session.messages] == [text for _, text in sorted(acked)]
 
 
 def test_a_lease_is_granted_once_and_expires_after_its_holder_is_killed(
     pg_url: str, tenant: Tenant
 ) -> None:
-    holder = _spawn(pg_url, tenant, "lease", "dream", "1.5", "60")
+    holder = _spawn(pg_url, tenant, "lease", "dream", "2", "60")
     assert holder.stdout is not None
     assert holder.stdout.readline().strip() == "got 1"
-    rival = _spawn(pg_url, tenant, "lease", "dream", "1.5", "0")
+    rival = _spawn(pg_url, tenant, "lease", "dream", "2", "0")
     assert _lines(rival) == ["busy", "done"]  # the heartbeat keeps the lease past its ttl
-    time.sleep(2)
-    assert _lines(_spawn(pg_url, tenant, "lease", "dream", "1.5", "0")) == ["busy", "done"]
+    time.sleep(2.5)
+    assert _lines(_spawn(pg_url, tenant, "lease", "dream", "2", "0")) == ["busy", "done"]
     holder.send_signal(signal.SIGKILL)
     holder.communicate()
     deadline = time.monotonic() + 10
     while True:
-        lines = _lines(_spawn(pg_url, tenant, "lease", "dream", "1.5", "0"))
+        lines = _lines(_spawn(pg_url, tenant, "lease", "dream", "2", "0"))
         if lines != ["busy", "done"] or time.monotonic() > deadline:
             break
         time.sleep(0.3)

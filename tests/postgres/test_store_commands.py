@@ -5,9 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+
+from reverie.file_backend import FileBackend
+from reverie.messages import Message
 
 pytestmark = pytest.mark.slow
 
@@ -29,24 +33,29 @@ def test_init_import_list_and_export_a_workspace(tmp_path: Path, pg_url: str) ->
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
     env |= {"HOME": str(tmp_path), "REVERIE_STORE": pg_url}
     folder = tmp_path / "ws"
-    _reverie("init", str(folder), env=env)
-    examples = Path(__file__).parents[2] / "examples"
-    _reverie("ingest", str(examples / "conversations.json"), "-w", str(folder), env=env)
+    made = FileBackend.open(folder, create=True)
+    at = datetime(2026, 9, 7, 9, 22, tzinfo=timezone(timedelta(hours=2)))
+    made.history.append("User: lives in Utrecht", session_key="tg:mira", at=at)
+    made.sessions.append(
+        "tg:mira", Message(role="user", content="I moved to Utrecht", timestamp=at)
+    )
+    made.files.write("USER", "# User\n\n- Lives in Utrecht\n")
+    made.close()
     said = _reverie("store", "init", "-w", "cli-team", env=env)
     assert "workspace 'cli-team' ready" in said
-    assert "secret" not in said
     imported = _reverie("store", "import", str(folder), "-w", "cli-team", env=env)
-    assert "imported" in imported
+    assert "imported 1 entries, 1 sessions (1 messages), 3 files" in imported
     assert "cli-team" in _reverie("store", "list", env=env).split()
-    again = _reverie("store", "import", str(folder), "-w", "cli-team", env=env, expect=1)
-    assert "not empty" in again
     out = tmp_path / "out"
     _reverie("store", "export", str(out), "-w", "cli-team", env=env)
     before = (folder / "memory" / "history.jsonl").read_bytes()
     assert (out / "memory" / "history.jsonl").read_bytes() == before
     assert (out / "USER.md").read_text() == (folder / "USER.md").read_text()
-    listed = _reverie("sessions", "-w", str(out), env=env)
-    assert listed == _reverie("sessions", "-w", str(folder), env=env)
+    exported = FileBackend.open(out)
+    try:
+        assert exported.sessions.load("tg:mira").messages[0].content == "I moved to Utrecht"
+    finally:
+        exported.close()
 
 
 def test_a_missing_store_is_one_clear_line(tmp_path: Path) -> None:
