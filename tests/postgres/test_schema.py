@@ -94,3 +94,16 @@ def test_a_connection_that_names_no_workspace_sees_no_rows(
     with database.connection() as conn:
         assert conn.execute("SELECT count(*) FROM history").fetchone() == (0,)
         assert conn.execute("SELECT count(*) FROM sessions").fetchone() == (0,)
+
+
+def test_connections_killed_by_the_database_are_replaced_without_a_failed_call(
+    pg_url: str, tenant: Tenant
+) -> None:
+    log = PgHistoryLog(tenant)
+    log.append("before")
+    admin = pg_url.replace("reverie_app@", "postgres@").rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'reverie_app'"
+        )
+    assert log.append("after").cursor == 2

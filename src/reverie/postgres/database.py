@@ -52,6 +52,9 @@ class Database:
             timeout=timeout,
             open=False,
             kwargs={"autocommit": True, "connect_timeout": 10},
+            # A connection is checked before it is lent (one empty round trip), so a database
+            # restart or fail-over costs no failed call: dead connections are replaced.
+            check=ConnectionPool.check_connection,
             name="reverie",
         )
         try:
