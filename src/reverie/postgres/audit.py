@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, cast
 
 from reverie.clock import Clock, system_clock
 from reverie.errors import RevisionNotFoundError
+from reverie.postgres.audit_rewrite import holding, line_origin, rewrite_messages, rewrite_versions
 from reverie.postgres.audit_rows import (
     changed_at,
     head_number,
@@ -182,51 +183,22 @@ class PgAudit:
         reached_root = len(numbers) < depth
         return {
             path: tuple(
-                _origin(line, path, trees, infos, reached_root) for line in text.splitlines()
+                line_origin(line, path, trees, infos, reached_root=reached_root)
+                for line in text.splitlines()
             )
             for path, text in texts.items()
         }
 
     def purge(self, scrub: Callable[[str, bytes], bytes], scrub_text: Callable[[str], str]) -> int:
         """Rewrite every stored version and message through the scrubbers; return rows changed."""
-        changed = 0
         with self._locked() as conn:
             ws = self._tenant.id
-            rows = conn.execute(
-                "SELECT path, number, content FROM file_versions"
-                " WHERE workspace_id = %s AND content IS NOT NULL",
-                (ws,),
-            ).fetchall()
-            for path, number, content in rows:
-                old = from_db(str(content)).encode("utf-8")
-                new = scrub(str(path), old)
-                if new != old:
-                    changed += 1
-                    conn.execute(
-                        "UPDATE file_versions SET content = %s"
-                        " WHERE workspace_id = %s AND path = %s AND number = %s",
-                        (to_db(new.decode("utf-8", "replace")), ws, path, number),
-                    )
-            changed += self._scrub_messages(conn, scrub_text)
-        return changed
+            return rewrite_versions(conn, ws, scrub) + rewrite_messages(conn, ws, scrub_text)
 
     def objects_holding(self, holds: Callable[[bytes], bool]) -> list[str]:
         """Return ``<sha>:<path>`` of every version (and ``<sha>`` of every message) that holds."""
-        found: list[str] = []
         with self._tenant.transaction(snapshot=True) as conn:
-            for sha, path, content in conn.execute(
-                "SELECT c.sha, v.path, v.content FROM file_versions v JOIN commits c"
-                " USING (workspace_id, number) WHERE v.workspace_id = %s AND v.content IS NOT NULL",
-                (self._tenant.id,),
-            ).fetchall():
-                if holds(from_db(str(content)).encode("utf-8")):
-                    found.append(f"{sha}:{path}")
-            for sha, message in conn.execute(
-                "SELECT sha, message FROM commits WHERE workspace_id = %s", (self._tenant.id,)
-            ).fetchall():
-                if holds(from_db(str(message)).encode("utf-8")):
-                    found.append(str(sha))
-        return found
+            return holding(conn, self._tenant.id, holds)
 
     def close(self) -> None:
         """Nothing to release (connections belong to the database's pool)."""
@@ -283,23 +255,6 @@ class PgAudit:
         )
         return info, diff
 
-    def _scrub_messages(self, conn: Conn, scrub_text: Callable[[str], str]) -> int:
-        changed = 0
-        for number, subject, message in conn.execute(
-            "SELECT number, subject, message FROM commits WHERE workspace_id = %s",
-            (self._tenant.id,),
-        ).fetchall():
-            old = (from_db(str(subject)), from_db(str(message)))
-            new = (scrub_text(old[0]), scrub_text(old[1]))
-            if new != old:
-                changed += 1
-                conn.execute(
-                    "UPDATE commits SET subject = %s, message = %s"
-                    " WHERE workspace_id = %s AND number = %s",
-                    (to_db(new[0]), to_db(new[1]), self._tenant.id, number),
-                )
-        return changed
-
 
 class _Locked:
     """A transaction of one workspace holding its audit lock until it ends."""
@@ -318,30 +273,3 @@ class _Locked:
 
     def __exit__(self, *exc: object) -> None:
         self._context.__exit__(*exc)  # type: ignore[arg-type]
-
-
-def _origin(
-    line: str,
-    path: str,
-    trees: list[tuple[int, dict[str, str]]],
-    infos: Mapping[int, CommitInfo],
-    reached_root: bool,  # noqa: FBT001
-) -> LineOrigin:
-    if not line.strip():
-        return LineOrigin(line=line)
-    oldest: int | None = None
-    for number, tree in trees:  # newest first: the run of commits that hold the line
-        if line not in tree.get(path, "").splitlines():
-            break
-        oldest = number
-    if oldest is None:
-        return LineOrigin(line=line)
-    info = infos[oldest]
-    return LineOrigin(
-        line=line,
-        sha=info.sha,
-        subject=info.subject,
-        author=info.author,
-        time=info.time,
-        at_or_before=oldest == trees[-1][0] and not reached_root,
-    )
