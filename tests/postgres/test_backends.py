@@ -171,3 +171,37 @@ def test_ledger_and_rejections_read_back_what_was_appended(backend: Backend) -> 
     assert backend.ledger.summary().by_job["dream"].tokens_in == 10
     backend.rejections.append([RejectedRule(file="SOUL.md", rule="r", reason="why")], time=at)
     assert [r.rule.rule for r in backend.rejections.latest()] == ["r"]
+
+
+def test_read_recent_is_newest_first_and_bounded(backend: Backend) -> None:
+    for i in range(6):
+        backend.history.append(f"e{i}", session_key="a" if i % 2 else "b")
+    recent = backend.history.read_recent(0, limit=2, accept=lambda e: e.session_key == "a")
+    assert [e.content for e in recent] == ["e5", "e3"]
+    assert [e.content for e in backend.history.read_recent(0, limit=9, max_lines=2)] == [
+        "e5",
+        "e4",
+    ]
+
+
+def test_forgetting_messages_leaves_tombstones_in_place(backend: Backend) -> None:
+    backend.sessions.append_many(
+        "tg:a", [Message(role="user", content="code 4817"), Message(role="assistant", content="ok")]
+    )
+    backend.sessions.redact("tg:a", [0])
+    messages = backend.sessions.load("tg:a").messages
+    assert [(m.role, m.content) for m in messages] == [("user", "[forgotten]"), ("assistant", "ok")]
+    assert backend.sessions.delete("tg:a")
+    assert not backend.sessions.exists("tg:a")
+
+
+def test_an_unchanged_commit_is_a_no_op_and_show_names_the_diff(backend: Backend) -> None:
+    backend.files.write("MEMORY", "# Memory\n\n- Harbour moorings are free in May\n")
+    made = backend.audit.commit("edit: MEMORY.md")
+    assert made is not None
+    assert backend.audit.commit("edit: MEMORY.md") is None
+    detail = backend.audit.show(made.short)
+    assert "+- Harbour moorings are free in May" in detail.diff
+    assert backend.audit.file_at("HEAD", "memory/MEMORY.md") == (
+        b"# Memory\n\n- Harbour moorings are free in May\n"
+    )
