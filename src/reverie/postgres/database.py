@@ -141,7 +141,9 @@ class Tenant:
             snapshot: every statement reads one snapshot (REPEATABLE READ), for reads that
                 must agree with each other.
         """
-        with self.database.connection(self.where) as conn, conn.transaction():
+        # Pipeline mode: BEGIN, the workspace setting and the statements that need no answer
+        # go out together; the client waits only where it reads a result, and at COMMIT.
+        with self.database.connection(self.where) as conn, conn.pipeline(), conn.transaction():
             if snapshot:
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             conn.execute("SELECT set_config('reverie.workspace', %s, true)", (str(self.id),))

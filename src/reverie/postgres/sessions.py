@@ -165,10 +165,10 @@ class PgSessionStore:
         """Delete a session and its messages; True when it existed."""
         with self._tenant.transaction() as conn:
             gone = conn.execute(
-                "DELETE FROM sessions WHERE workspace_id = %s AND key = %s",
+                "DELETE FROM sessions WHERE workspace_id = %s AND key = %s RETURNING 1",
                 (self._tenant.id, to_db(key)),
-            )
-            return gone.rowcount > 0
+            ).fetchone()
+            return gone is not None
 
     def set_compacted_upto(self, key: str, upto: int) -> SessionInfo:
         """Move the compaction mark (0 ≤ upto ≤ message count, checked under the row lock).
