@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from reverie.postgres.audit import PgAudit
-from reverie.postgres.database import Tenant
+from reverie.postgres.database import Database, Tenant
 from reverie.postgres.files import PgMemoryFiles
 from reverie.postgres.history import PgHistoryLog
 from reverie.postgres.sessions import PgSessionStore
+from reverie.postgres_index import PgIndex
 
 pytestmark = pytest.mark.slow
 
@@ -126,6 +127,20 @@ def test_two_dreaming_processes_consume_each_entry_once_when_one_is_killed(
     memory = PgMemoryFiles(tenant).read("MEMORY").splitlines()
     assert sorted(memory) == sorted(f"- fact {i}" for i in range(60))
     assert log.dream_cursor() == 60
+
+
+def test_a_fact_written_through_one_process_is_found_by_another_at_once(
+    pg_url: str, tenant: Tenant
+) -> None:
+    writer = _spawn(pg_url, tenant, "session", "1", "my locker code is 4817", "tg:alice")
+    assert _acked(writer) == [(0, "my locker code is 4817-0")]
+    other_server = Database(pg_url)
+    try:
+        index = PgIndex(other_server.tenant(tenant.name))
+        hits = index.search("locker", session_key="tg:alice")
+        assert [(h.session_key, h.message_index) for h in hits] == [("tg:alice", 0)]
+    finally:
+        other_server.close()
 
 
 def _lines(process: subprocess.Popen[str]) -> list[str]:
