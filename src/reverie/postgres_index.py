@@ -8,7 +8,9 @@ to do, and every server sees every other server's writes at once.
 
 Ranking. A query matches items holding any of its words (an OR, as BM25 in the file backend
 does); ``ts_rank_cd`` (cover density: how many query words and how close together, with the
-length normalisation ``32``) orders them, newest first on ties. What PostgreSQL does not
+length normalisation ``32``) orders them, newest first on ties. Only the newest ``WINDOW``
+matches of each source are ranked, so a query of very common words costs a bounded time (the
+folder index makes the same trade, at the price of older items). What PostgreSQL does not
 offer: BM25's inverse document frequency (a rare word weighs as much as a common one) and
 word segmentation for Chinese or Japanese (a run of CJK characters is one word), so recall
 in those languages is weaker than the file backend's; ``docs/scale-out.md`` says so.
@@ -40,14 +42,27 @@ if TYPE_CHECKING:
 _WORD = re.compile(r"\w+")
 _INTERNAL = "^(dream|cron):"
 _HEADLINE = f"StartSel={SNIPPET_OPEN}, StopSel={SNIPPET_CLOSE}, MaxWords=24, MinWords=8"
+_MATCH = " AND words @@ to_tsquery('simple', %(q)s)"
+# Each source: the keys of its newest WINDOW matches first (no text read), then their rows.
 _HISTORY = (
-    "SELECT 'history', cursor, session_key, NULL::integer, NULL::text, at, {rank},"
-    " {text} FROM history WHERE workspace_id = %(ws)s AND words @@ to_tsquery('simple', %(q)s)"
+    "SELECT 'history' AS kind, h.cursor, h.session_key, NULL::integer AS idx,"
+    " NULL::text AS role, h.at, h.words, h.content AS body FROM history AS h JOIN ({keys})"
+    " AS w USING (cursor) WHERE h.workspace_id = %(ws)s"
 )
 _MESSAGES = (
-    "SELECT 'message', NULL::bigint, session_key, idx, role, at, {rank},"
-    " {text} FROM messages WHERE workspace_id = %(ws)s AND words @@ to_tsquery('simple', %(q)s)"
+    "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
+    " m.words, m.plain AS body FROM messages AS m JOIN ({keys}) AS w USING (session_key, idx)"
+    " WHERE m.workspace_id = %(ws)s"
 )
+_KEYS = {
+    "history": ("SELECT cursor FROM history WHERE workspace_id = %(ws)s", " ORDER BY cursor DESC"),
+    "messages": (
+        "SELECT session_key, idx FROM messages WHERE workspace_id = %(ws)s",
+        " ORDER BY at DESC NULLS LAST",
+    ),
+}
+WINDOW = 2_000
+"""Per source, only the newest this many matching items are ranked (as the folder index)."""
 
 
 def tsquery(words: Sequence[str]) -> str:
@@ -153,17 +168,34 @@ class PgIndex:
     ) -> list[tuple[object, ...]]:
         if not query and between == (None, None):
             return []
+        parts = [
+            template.format(
+                keys=_filtered(
+                    _KEYS[source][0] + (_MATCH if query else ""),
+                    session_key,
+                    between,
+                    include_internal,
+                )
+                + _KEYS[source][1]
+                + " LIMIT %(window)s"
+            )
+            for source, template in (("history", _HISTORY), ("messages", _MESSAGES))
+            if source in sources
+        ]
         rank = "ts_rank_cd(words, to_tsquery('simple', %(q)s), 32)" if query else "0.0"
-        parts: list[str] = []
-        for source, template, column in (
-            ("history", _HISTORY, "content"),
-            ("messages", _MESSAGES, "plain"),
-        ):
-            if source in sources:
-                sql = template.format(rank=rank, text=column)
-                if not query:
-                    sql = sql.replace(" AND words @@ to_tsquery('simple', %(q)s)", "")
-                parts.append(_filtered(sql, session_key, between, include_internal))
+        text = "ts_headline('simple', body, to_tsquery('simple', %(q)s), %(opts)s)"
+        # Ranking reads each candidate's tsvector and ts_headline re-parses its text: both
+        # run only on the newest WINDOW matches, and the headline only on the rows returned.
+        sql = (
+            f"SELECT kind, cursor, session_key, idx, role, at, {rank} AS rank, body"
+            f" FROM ({' UNION ALL '.join(f'({part})' for part in parts)}) AS pool"
+            " ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
+        )
+        if headline:
+            sql = (
+                f"SELECT kind, cursor, session_key, idx, role, at, rank, {text}"
+                f" FROM ({sql}) AS top ORDER BY 7 DESC, 6 DESC NULLS LAST"
+            )
         params = {
             "ws": self._tenant.id,
             "q": query,
@@ -173,14 +205,8 @@ class PgIndex:
             "until": between[1],
             "internal": _INTERNAL,
             "limit": limit,
+            "window": WINDOW,
         }
-        sql = " UNION ALL ".join(parts) + " ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
-        if headline:  # only for the rows kept: ts_headline re-parses the whole text
-            sql = (
-                "SELECT kind, cursor, key, idx, role, at, rank, ts_headline('simple', body,"
-                f" to_tsquery('simple', %(q)s), %(opts)s) FROM ({sql})"
-                " AS top (kind, cursor, key, idx, role, at, rank, body) ORDER BY 7 DESC, 6 DESC"
-            )
         with self._tenant.transaction() as conn:
             return _fetch(conn, sql, params)
 
@@ -199,7 +225,7 @@ def _filtered(
         sql += " AND at >= %(since)s"
     if between[1] is not None:
         sql += " AND at <= %(until)s"
-    return f"({sql})"
+    return sql
 
 
 def _fetch(conn: Conn, sql: str, params: dict[str, object]) -> list[tuple[object, ...]]:
