@@ -168,34 +168,9 @@ class PgIndex:
     ) -> list[tuple[object, ...]]:
         if not query and between == (None, None):
             return []
-        parts = [
-            template.format(
-                keys=_filtered(
-                    _KEYS[source][0] + (_MATCH if query else ""),
-                    session_key,
-                    between,
-                    include_internal,
-                )
-                + _KEYS[source][1]
-                + " LIMIT %(window)s"
-            )
-            for source, template in (("history", _HISTORY), ("messages", _MESSAGES))
-            if source in sources
-        ]
-        rank = "ts_rank_cd(words, to_tsquery('simple', %(q)s), 32)" if query else "0.0"
-        text = "ts_headline('simple', body, to_tsquery('simple', %(q)s), %(opts)s)"
-        # Ranking reads each candidate's tsvector and ts_headline re-parses its text: both
-        # run only on the newest WINDOW matches, and the headline only on the rows returned.
-        sql = (
-            f"SELECT kind, cursor, session_key, idx, role, at, {rank} AS rank, body"
-            f" FROM ({' UNION ALL '.join(f'({part})' for part in parts)}) AS pool"
-            " ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
+        sql = _ranked_sql(
+            bool(query), sources, _filters(session_key, between, include_internal), headline
         )
-        if headline:
-            sql = (
-                f"SELECT kind, cursor, session_key, idx, role, at, rank, {text}"
-                f" FROM ({sql}) AS top ORDER BY 7 DESC, 6 DESC NULLS LAST"
-            )
         params = {
             "ws": self._tenant.id,
             "q": query,
@@ -211,12 +186,12 @@ class PgIndex:
             return _fetch(conn, sql, params)
 
 
-def _filtered(
-    sql: str,
+def _filters(
     session_key: str | None,
     between: tuple[datetime | None, datetime | None],
     include_internal: bool,  # noqa: FBT001
 ) -> str:
+    sql = ""
     if session_key is not None:
         sql += " AND session_key = %(key)s"
     elif not include_internal:
@@ -226,6 +201,40 @@ def _filtered(
     if between[1] is not None:
         sql += " AND at <= %(until)s"
     return sql
+
+
+def _ranked_sql(
+    matching: bool,  # noqa: FBT001
+    sources: Sequence[Source],
+    filters: str,
+    headline: bool,  # noqa: FBT001
+) -> str:
+    parts = [
+        template.format(
+            keys=_KEYS[source][0]
+            + (_MATCH if matching else "")
+            + filters
+            + _KEYS[source][1]
+            + " LIMIT %(window)s"
+        )
+        for source, template in (("history", _HISTORY), ("messages", _MESSAGES))
+        if source in sources
+    ]
+    rank = "ts_rank_cd(words, to_tsquery('simple', %(q)s), 32)" if matching else "0.0"
+    # Ranking reads each candidate's tsvector and ts_headline re-parses its text: both run
+    # only on the newest WINDOW matches, and the headline only on the rows returned.
+    sql = (
+        f"SELECT kind, cursor, session_key, idx, role, at, {rank} AS rank, body"
+        f" FROM ({' UNION ALL '.join(f'({part})' for part in parts)}) AS pool"
+        " ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
+    )
+    if not headline:
+        return sql
+    text = "ts_headline('simple', body, to_tsquery('simple', %(q)s), %(opts)s)"
+    return (
+        f"SELECT kind, cursor, session_key, idx, role, at, rank, {text}"
+        f" FROM ({sql}) AS top ORDER BY 7 DESC, 6 DESC NULLS LAST"
+    )
 
 
 def _fetch(conn: Conn, sql: str, params: dict[str, object]) -> list[tuple[object, ...]]:
