@@ -85,3 +85,16 @@ def test_a_lost_lease_fences_off_the_commit(tenant: Tenant) -> None:
     again = first.acquire("dream", timedelta(seconds=5))
     assert again is not None
     assert again.token == taken.token + 1
+
+
+def test_quarantined_lines_keep_their_bytes_and_place(tenant: Tenant) -> None:
+    from pathlib import Path
+
+    from reverie.postgres.records import PgQuarantine
+    from reverie.store.quarantine import BadLine
+
+    quarantine = PgQuarantine(tenant)
+    bad = BadLine(source=Path("import.jsonl"), line=7, offset=120, raw=b"\xff{", reason="bad")
+    quarantine.keep([bad], now=datetime(2026, 11, 30, tzinfo=UTC))
+    quarantine.keep([], now=datetime(2026, 11, 30, tzinfo=UTC))
+    assert quarantine.records() == [bad]

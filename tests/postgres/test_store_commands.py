@@ -1,4 +1,4 @@
-"""``reverie store``: init, list, import and export through the real command line."""
+"""``reverie store``: init, list, import and export (in-process, and the real command line)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from reverie.cli import app
 from reverie.file_backend import FileBackend
 from reverie.messages import Message
 
@@ -29,8 +31,14 @@ def _reverie(*args: str, env: dict[str, str], expect: int = 0) -> str:
     return proc.stdout + proc.stderr
 
 
+def _store(*args: str, env: dict[str, str | None], expect: int = 0) -> str:
+    result = CliRunner().invoke(app, ["store", *args], env=env)
+    assert result.exit_code == expect, result.output
+    return result.output
+
+
 def test_init_import_list_and_export_a_workspace(tmp_path: Path, pg_url: str) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("REVERIE_")}
     env |= {"HOME": str(tmp_path), "REVERIE_STORE": pg_url}
     folder = tmp_path / "ws"
     made = FileBackend.open(folder, create=True)
@@ -41,13 +49,16 @@ def test_init_import_list_and_export_a_workspace(tmp_path: Path, pg_url: str) ->
     )
     made.files.write("USER", "# User\n\n- Lives in Utrecht\n")
     made.close()
-    said = _reverie("store", "init", "-w", "cli-team", env=env)
+    said = _store("init", "-w", "cli-team", env=env)
     assert "workspace 'cli-team' ready" in said
-    imported = _reverie("store", "import", str(folder), "-w", "cli-team", env=env)
+    imported = _store("import", str(folder), "-w", "cli-team", env=env)
     assert "imported 1 entries, 1 sessions (1 messages), 3 files" in imported
-    assert "cli-team" in _reverie("store", "list", env=env).split()
+    assert "cli-team" in _store("list", env=env).split()
+    assert "not empty" in _store("import", str(folder), "-w", "cli-team", env=env, expect=1)
     out = tmp_path / "out"
-    _reverie("store", "export", str(out), "-w", "cli-team", env=env)
+    _store("export", str(out), "-w", "cli-team", env=env)
+    assert "not empty" in _store("export", str(out), "-w", "cli-team", env=env, expect=1)
+    assert "postgresql://" in _store("list", "--store", "/tmp/x", env=env, expect=1)
     before = (folder / "memory" / "history.jsonl").read_bytes()
     assert (out / "memory" / "history.jsonl").read_bytes() == before
     assert (out / "USER.md").read_text() == (folder / "USER.md").read_text()
