@@ -73,3 +73,15 @@ def test_a_missing_store_is_one_clear_line(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
     said = _reverie("store", "list", env=env | {"HOME": str(tmp_path)}, expect=1)
     assert said.strip() == "error: no store: give --store postgresql://... or set REVERIE_STORE"
+
+
+def test_init_with_a_store_initialises_the_database_not_a_folder(
+    tmp_path: Path, pg_url: str
+) -> None:
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("REVERIE_")}
+    env |= {"HOME": str(tmp_path)}
+    result = CliRunner().invoke(app, ["init", "--store", pg_url, "-w", "from-init"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "workspace 'from-init' ready" in result.output
+    assert not (tmp_path / ".reverie").exists()
+    assert "from-init" in _store("list", "--store", pg_url, env=env).split()
