@@ -31,6 +31,8 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     ├── LockTimeoutError            a cross-process lock was not acquired in time
     ├── IngestBusyError             another process is ingesting into the workspace
     ├── StorageError                an I/O operation on a workspace file failed (path kept)
+    ├── DatabaseError               the PostgreSQL store failed or refused (where kept, no password)
+    │   └── SchemaVersionError          its schema is missing, older or newer than this reverie's
     └── ModelError                  a model call failed (or could not be made)
         ├── ModelHTTPError              the endpoint answered with an HTTP error (status, body kept)
         │   ├── ModelRateLimitError         429: too many requests (retry_after kept)
@@ -273,6 +275,26 @@ class StorageError(ReverieError):
     def __init__(self, message: str, *, path: Path) -> None:
         super().__init__(f"{message}: {path}")
         self.path = path
+
+
+class DatabaseError(ReverieError):
+    """The PostgreSQL store failed or refused an operation (``reverie.postgres``).
+
+    ``where`` names the database (URL without its password) and the workspace.
+    """
+
+    def __init__(self, message: str, *, where: str) -> None:
+        super().__init__(f"{where}: {message}")
+        self.where = where
+
+
+class SchemaVersionError(DatabaseError):
+    """The database schema is missing, older or newer than the one this reverie speaks."""
+
+    def __init__(self, message: str, *, where: str, found: int, expected: int) -> None:
+        super().__init__(message, where=where)
+        self.found = found
+        self.expected = expected
 
 
 class ModelError(ReverieError):

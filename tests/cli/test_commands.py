@@ -20,7 +20,7 @@ from reverie.messages import Message
 
 COMMANDS: tuple[str, ...] = ("init", "ask", "chat", "ingest", "history", "search", "sessions")
 COMMANDS += ("status", "cost", "doctor", "dream", "compact", "log", "show", "restore", "why")
-COMMANDS += ("forget",)
+COMMANDS += ("forget", "store")
 
 
 @pytest.fixture

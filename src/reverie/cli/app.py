@@ -23,6 +23,7 @@ from reverie.cli import (
     reach_commands,
     read_commands,
     session_commands,
+    store_commands,
 )
 from reverie.cli.context import Options, WorkspaceOption
 from reverie.cli.failure import CommandFailedError, release, report
@@ -101,6 +102,7 @@ read_commands.register(app)
 memory_commands.register(app)
 provenance_commands.register(app)
 reach_commands.register(app)
+store_commands.register(app)
 
 
 def main() -> None:

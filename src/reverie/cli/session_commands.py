@@ -16,6 +16,8 @@ import typer
 from reverie.cli.context import DEFAULT_SESSION, WorkspaceOption, engine, workspace_path
 from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, err, notice, out
+from reverie.cli.store_commands import StoreOption
+from reverie.cli.store_commands import init as store_init
 from reverie.config_file import CONFIG_NAME, CONFIG_TEMPLATE, default_workspace
 
 if TYPE_CHECKING:
@@ -33,11 +35,19 @@ def init(
     ] = None,
     *,
     workspace: WorkspaceOption = None,
+    store: StoreOption = None,
 ) -> None:
-    """Lay out the workspace and write a commented reverie.toml (never overwriting one)."""
+    """Lay out the workspace and write a commented reverie.toml (never overwriting one).
+
+    With ``--store postgresql://...`` (or ``$REVERIE_STORE``): apply the database schema's
+    migrations and make the workspace named by PATH or ``-w`` there (``reverie store init``).
+    """
     from rich.text import Text
 
     workspace = path or workspace_path(ctx, workspace)
+    if store:
+        store_init(store, str(workspace) if workspace is not None else "default")
+        return
     root = (workspace or default_workspace()).expanduser()
     config = root / CONFIG_NAME
     if config.exists():

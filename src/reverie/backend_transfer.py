@@ -1,0 +1,99 @@
+"""Moving a workspace between backends (folder ⇄ PostgreSQL), losing nothing on the way.
+
+``transfer(source, target)`` copies, through the storage seam, everything a workspace
+remembers into an *empty* target: every history entry with its own cursor, timestamp, time,
+session, range and kind (gaps left by a trim or a forget stay gaps; the last cursor handed
+out stays the floor, so no cursor is ever reused), every session whole (messages, mark,
+summary, metadata), the durable files, the dream cursor, the ledger and the rejected rules;
+then it records one audit commit in the target. The audit history itself is not copied: the
+target's trail starts at the import (the source keeps its own).
+
+A folder target is written as nanobot's files: ``memory/history.jsonl`` gets each entry's
+JSON line as the folder backend writes it, and ``memory/.cursor`` the floor. What it must not
+do: merge into a target that already holds history or sessions (``InputError``), or change
+the source.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from reverie.errors import InputError, StorageError
+from reverie.file_backend import FileBackend
+from reverie.ports import Backend
+from reverie.postgres_backend import PgBackend
+from reverie.store import layout
+from reverie.store.cursors import CursorFloor
+from reverie.store.entries import HistoryEntry
+from reverie.store.memory_files import MEMORY_FILE_NAMES
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TransferResult:
+    """What ``transfer`` copied."""
+
+    entries: int
+    sessions: int
+    messages: int
+    files: int
+    ledger_records: int
+
+
+def transfer(
+    source: Backend, target: Backend, *, subject: str = "import: workspace"
+) -> TransferResult:
+    """Copy everything ``source`` remembers into the empty ``target`` (see the module doc).
+
+    Raises:
+        InputError: the target already holds history or sessions.
+    """
+    if target.history.last_cursor() > 0 or target.sessions.list():
+        raise InputError("the target workspace is not empty; transfer never merges")
+    entries = list(source.history.entries())
+    _put_history(target, entries, floor=source.history.last_cursor())
+    messages = 0
+    sessions = source.sessions.list()
+    for info in sessions:
+        session = source.sessions.load(info.key)
+        target.sessions.put(session)
+        messages += len(session.messages)
+    files = 0
+    for name in MEMORY_FILE_NAMES:
+        text = source.files.read(name)
+        if text:
+            target.files.write(name, text)
+            files += 1
+    target.dream_cursor.write(source.dream_cursor.read())
+    records = [record for record in source.ledger.records() if record is not None]
+    for record in records:
+        target.ledger.append(record)
+    for rejection in source.rejections.latest(1_000_000):
+        target.rejections.append([rejection.rule], time=rejection.time)
+    target.audit.commit(subject, allow_empty=True)
+    return TransferResult(
+        entries=len(entries),
+        sessions=len(sessions),
+        messages=messages,
+        files=files,
+        ledger_records=len(records),
+    )
+
+
+def _put_history(target: Backend, entries: list[HistoryEntry], *, floor: int) -> None:
+    if isinstance(target, PgBackend):
+        target.history.import_entries(entries, floor=floor)
+        return
+    if not isinstance(target, FileBackend):
+        raise InputError(f"cannot place history with its cursors in {type(target).__name__}")
+    path = target.root / layout.HISTORY
+    try:
+        with path.open("ab") as handle:
+            for entry in entries:
+                handle.write(entry.to_line())
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise StorageError(f"cannot write history ({exc.strerror})", path=path) from exc
+    if floor > 0:
+        CursorFloor(target.root / layout.CURSOR).advance(floor)

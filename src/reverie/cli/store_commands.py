@@ -1,0 +1,132 @@
+"""``reverie store``: a PostgreSQL store shared by several servers (docs/scale-out.md).
+
+``init`` applies the schema's migrations and makes a workspace; ``list`` names the
+workspaces; ``import`` moves a workspace folder into the database and ``export`` moves a
+database workspace into a new folder, losing nothing (``reverie.backend_transfer``). The
+store is ``--store URL`` (default ``$REVERIE_STORE``), the workspace inside it ``-w NAME``
+(default ``default``). Needs the ``postgres`` extra. The other commands still run on a
+folder: the engine is not yet built on a database workspace.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from reverie.cli.failure import fail
+
+store_app = typer.Typer(
+    name="store",
+    help="A PostgreSQL store shared by several reverie servers: init, list, import, export.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+StoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        envvar="REVERIE_STORE",
+        help="The database: postgresql://user@host:port/dbname (default: $REVERIE_STORE).",
+        show_default=False,
+    ),
+]
+NameOption = Annotated[
+    str, typer.Option("--workspace", "-w", help="The workspace inside the database.")
+]
+FolderArgument = Annotated[Path, typer.Argument(help="The workspace folder.")]
+
+
+def _url(store: str | None) -> str:
+    if not store:
+        fail("no store: give --store postgresql://... or set REVERIE_STORE")
+    if not store.startswith(("postgresql://", "postgres://")):
+        fail("--store takes a postgresql:// URL (a folder workspace needs no store)")
+    return store
+
+
+@store_app.command("init")
+def init(store: StoreOption = None, workspace: NameOption = "default") -> None:
+    """Create or migrate the schema, then make the workspace (both idempotent)."""
+    from reverie.postgres.database import Database
+
+    database = Database(_url(store))
+    try:
+        before, after = database.init()
+        database.tenant(workspace, create=True)
+    finally:
+        database.close()
+    change = f"schema version {after}" if before == after else f"schema {before} -> {after}"
+    typer.echo(f"{change}; workspace {workspace!r} ready in {database.where}")
+
+
+@store_app.command("list")
+def list_workspaces(store: StoreOption = None) -> None:
+    """Print the name of every workspace in the database."""
+    from reverie.postgres.database import Database
+
+    database = Database(_url(store))
+    try:
+        database.check()
+        names = database.workspaces()
+    finally:
+        database.close()
+    for name in names:
+        typer.echo(name)
+
+
+@store_app.command("import")
+def import_folder(
+    folder: FolderArgument, store: StoreOption = None, workspace: NameOption = "default"
+) -> None:
+    """Move a workspace folder into an empty database workspace (the folder is unchanged)."""
+    from reverie.backend_transfer import transfer
+    from reverie.file_backend import FileBackend
+    from reverie.postgres_backend import PgBackend
+
+    source = FileBackend.open(folder, create=False)
+    try:
+        target = PgBackend.open(_url(store), workspace, create=True)
+        try:
+            done = transfer(source, target, subject=f"import: from folder {folder.name}")
+        finally:
+            target.close()
+    finally:
+        source.close()
+    typer.echo(
+        f"imported {done.entries} entries, {done.sessions} sessions ({done.messages} messages),"
+        f" {done.files} files into {workspace!r}"
+    )
+
+
+@store_app.command("export")
+def export_folder(
+    folder: FolderArgument, store: StoreOption = None, workspace: NameOption = "default"
+) -> None:
+    """Copy a database workspace into a new workspace folder (nanobot's files plus sessions)."""
+    from reverie.backend_transfer import transfer
+    from reverie.file_backend import FileBackend
+    from reverie.postgres_backend import PgBackend
+
+    if folder.exists() and any(folder.iterdir()):
+        fail(f"{folder} is not empty; export writes a new workspace folder")
+    source = PgBackend.open(_url(store), workspace)
+    try:
+        target = FileBackend.open(folder, create=True)
+        try:
+            done = transfer(source, target, subject=f"import: from database workspace {workspace}")
+        finally:
+            target.close()
+    finally:
+        source.close()
+    typer.echo(
+        f"exported {done.entries} entries, {done.sessions} sessions ({done.messages} messages),"
+        f" {done.files} files to {folder}"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``store`` group to ``app``."""
+    app.add_typer(store_app)

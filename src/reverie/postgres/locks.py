@@ -1,0 +1,76 @@
+"""Named locks across servers (dream, ingest, compaction of one session), built on leases.
+
+``PgLock.hold`` takes the lease ``lock:<name>`` of the workspace, waiting up to ``timeout``
+(0 tries once), keeps it alive with a heartbeat while the block runs, and releases it at the
+end. A server that dies while holding one (SIGKILL, power loss, lost network) stops its
+heartbeat, and the lock frees itself ``ttl`` later (``reverie.postgres.leases``). Within one
+process, a thread lock first orders the threads, so the database sees one holder per process.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reverie.errors import LockTimeoutError
+from reverie.postgres.leases import PgLeases
+
+if TYPE_CHECKING:
+    from reverie.postgres.database import Tenant
+
+DEFAULT_TTL = timedelta(seconds=30)
+_POLL = 0.05
+
+
+class PgLock:
+    """One named lock of one workspace, exclusive across threads, processes and machines."""
+
+    def __init__(
+        self,
+        tenant: Tenant,
+        name: str,
+        *,
+        holder: str,
+        timeout: float = 60.0,
+        ttl: timedelta = DEFAULT_TTL,
+    ) -> None:
+        self._leases = PgLeases(tenant, holder=holder)
+        self._name = f"lock:{name}"
+        self._where = Path(f"{tenant.where} {self._name}")
+        self._timeout = timeout
+        self._ttl = ttl
+        self._local = threading.Lock()
+
+    @contextmanager
+    def hold(self, *, timeout: float | None = None) -> Iterator[None]:
+        """Hold the lock for the block.
+
+        Raises:
+            LockTimeoutError: not acquired within ``timeout`` (0: on the first try).
+        """
+        wait = self._timeout if timeout is None else timeout
+        deadline = time.monotonic() + wait
+        taken = (
+            self._local.acquire(timeout=wait) if wait > 0 else self._local.acquire(blocking=False)
+        )
+        if not taken:
+            raise LockTimeoutError(self._where, wait)
+        try:
+            while True:
+                with self._leases.hold(self._name, self._ttl) as lease:
+                    if lease is not None:
+                        yield
+                        return
+                if time.monotonic() >= deadline:
+                    raise LockTimeoutError(self._where, wait)
+                time.sleep(_POLL)
+        finally:
+            self._local.release()
+
+    def close(self) -> None:
+        """Nothing stays open between holds."""

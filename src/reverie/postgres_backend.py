@@ -1,0 +1,142 @@
+"""``PgBackend``: one workspace of a PostgreSQL database as a ``reverie.ports.Backend``.
+
+Every store of the workspace (sessions, history, dream cursor, durable files, audit, ledger,
+rejected rules, quarantine), its named locks and its search index, all over one connection
+pool, each scoped to the workspace by row-level security (``reverie.postgres``). Several
+processes on several machines may open the same workspace at once: every invariant of
+DESIGN.md then holds across them (``docs/scale-out.md`` says how, and at what cost).
+
+Opening checks the schema (``SchemaVersionError`` when it is missing, older or newer);
+``init`` applies the migrations and makes the workspace, as ``reverie init`` does.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+
+from reverie.clock import Clock, system_clock
+from reverie.postgres.audit import PgAudit
+from reverie.postgres.database import Database, Tenant
+from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
+from reverie.postgres.history import PgHistoryLog
+from reverie.postgres.locks import PgLock
+from reverie.postgres.records import PgLedger, PgQuarantine, PgRejections
+from reverie.postgres.sessions import PgSessionStore
+from reverie.postgres_index import PgIndex
+
+
+def holder_name() -> str:
+    """Return a name for this process among every server: host, pid and a random part."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+class PgBackend:
+    """The stores, locks and index of one workspace in a PostgreSQL database."""
+
+    def __init__(self, database: Database, tenant: Tenant, *, clock: Clock = system_clock) -> None:
+        self.database = database
+        self.tenant = tenant
+        self._clock = clock
+        self._holder = holder_name()
+        self._sessions = PgSessionStore(tenant, clock=clock)
+        self._history = PgHistoryLog(tenant, clock=clock)
+        self._cursor = PgDreamCursor(tenant)
+        self._files = PgMemoryFiles(tenant)
+        self._audit = PgAudit(tenant, clock=clock)
+        self._ledger = PgLedger(tenant)
+        self._rejections = PgRejections(tenant)
+        self._locks: dict[str, PgLock] = {}
+
+    @classmethod
+    def open(
+        cls,
+        url: str,
+        workspace: str,
+        *,
+        create: bool = False,
+        clock: Clock = system_clock,
+        max_connections: int = 8,
+    ) -> PgBackend:
+        """Open workspace ``workspace`` of the database at ``url`` (made first if ``create``).
+
+        With ``create``, the schema is created or migrated first (``reverie init``).
+
+        Raises:
+            SchemaVersionError: the schema is missing, older or newer than this reverie's.
+            DatabaseError: the database cannot be reached, or no such workspace.
+        """
+        database = Database(url, max_connections=max_connections)
+        try:
+            if create:
+                database.init()
+            tenant = database.tenant(workspace, create=create)
+        except BaseException:
+            database.close()
+            raise
+        return cls(database, tenant, clock=clock)
+
+    @property
+    def location(self) -> str:
+        """The database (without credentials) and the workspace's name, for people."""
+        return self.tenant.where
+
+    @property
+    def clock(self) -> Clock:
+        """The time source the stores stamp with."""
+        return self._clock
+
+    @property
+    def sessions(self) -> PgSessionStore:
+        """Live sessions."""
+        return self._sessions
+
+    @property
+    def history(self) -> PgHistoryLog:
+        """The history log."""
+        return self._history
+
+    @property
+    def dream_cursor(self) -> PgDreamCursor:
+        """The dream cursor."""
+        return self._cursor
+
+    @property
+    def quarantine(self) -> PgQuarantine:
+        """Lines kept aside (the sessions' quarantine; a transaction never tears a line)."""
+        return self._sessions.quarantine
+
+    @property
+    def files(self) -> PgMemoryFiles:
+        """The durable files."""
+        return self._files
+
+    @property
+    def audit(self) -> PgAudit:
+        """The audit trail."""
+        return self._audit
+
+    @property
+    def ledger(self) -> PgLedger:
+        """The model-call ledger."""
+        return self._ledger
+
+    @property
+    def rejections(self) -> PgRejections:
+        """Refused SOUL.md rules."""
+        return self._rejections
+
+    def lock(self, name: str) -> PgLock:
+        """Return the lock ``name`` of this workspace, shared with every server."""
+        if name not in self._locks:
+            self._locks[name] = PgLock(self.tenant, name, holder=self._holder)
+        return self._locks[name]
+
+    def open_index(self) -> PgIndex:
+        """Return the search index (the tables themselves; nothing to build)."""
+        return PgIndex(self.tenant)
+
+    def close(self) -> None:
+        """Close the connection pool (the backend may not be used afterwards)."""
+        self.database.close()

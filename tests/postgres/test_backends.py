@@ -1,0 +1,232 @@
+"""One contract, two backends: the invariants of the storage seam on files and on PostgreSQL.
+
+Each test runs against the file backend (a workspace folder) and the PostgreSQL backend (a
+workspace in the test cluster), through ``reverie.ports`` only. mypy checks that every
+PostgreSQL class conforms to its protocol (the assignments below).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from reverie.errors import LockTimeoutError
+from reverie.file_backend import FileBackend
+from reverie.llm.metered import ModelCall
+from reverie.messages import Message
+from reverie.ports import (
+    AuditPort,
+    Backend,
+    CursorPort,
+    HistoryPort,
+    IndexPort,
+    LedgerPort,
+    LockPort,
+    MemoryFilesPort,
+    QuarantinePort,
+    RejectionsPort,
+    SessionsPort,
+)
+from reverie.postgres.audit import PgAudit
+from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
+from reverie.postgres.history import PgHistoryLog
+from reverie.postgres.locks import PgLock
+from reverie.postgres.records import PgLedger, PgQuarantine, PgRejections
+from reverie.postgres.sessions import PgSessionStore
+from reverie.postgres_backend import PgBackend
+from reverie.postgres_index import PgIndex
+from reverie.screening import RejectedRule
+from reverie.store.ledger import LedgerRecord
+
+AUDIT: type[AuditPort] = PgAudit
+BACKEND: type[Backend] = PgBackend
+CURSOR: type[CursorPort] = PgDreamCursor
+HISTORY: type[HistoryPort] = PgHistoryLog
+INDEX: type[IndexPort] = PgIndex
+LEDGER: type[LedgerPort] = PgLedger
+LOCK: type[LockPort] = PgLock
+FILES: type[MemoryFilesPort] = PgMemoryFiles
+QUARANTINE: type[QuarantinePort] = PgQuarantine
+REJECTIONS: type[RejectionsPort] = PgRejections
+SESSIONS: type[SessionsPort] = PgSessionStore
+
+
+@pytest.fixture(params=["file", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    opened: Backend
+    if request.param == "file":
+        opened = FileBackend.open(tmp_path / "ws", create=True)
+    else:
+        url = request.getfixturevalue("pg_url")
+        opened = PgBackend.open(url, f"contract-{secrets.token_hex(5)}", create=True)
+    yield opened
+    opened.close()
+
+
+def test_cursors_from_many_threads_are_distinct_and_gap_free(backend: Backend) -> None:
+    def work(tag: int) -> None:
+        for i in range(20):
+            backend.history.append(f"t{tag}-{i}", session_key=f"cli:{tag}")
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [e.cursor for e in backend.history.read_since(0)] == list(range(1, 121))
+    assert backend.history.last_cursor() == 120
+    assert [e.cursor for e in backend.history.read_since(118)] == [119, 120]
+
+
+def test_sessions_keep_messages_and_the_mark(backend: Backend) -> None:
+    at = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    sent = [Message(role="user", content=f"m{i}", timestamp=at) for i in range(5)]
+    assert backend.sessions.append_many("tg:alice", sent) == range(5)
+    backend.sessions.set_compacted_upto("tg:alice", 2)
+    session = backend.sessions.load("tg:alice")
+    assert list(session.messages) == sent
+    assert [m.content for m in session.pending] == ["m2", "m3", "m4"]
+    assert [info.key for info in backend.sessions.list()] == ["tg:alice"]
+
+
+def test_restore_rolls_the_dream_cursor_back_with_the_files(backend: Backend) -> None:
+    for i in range(4):
+        backend.history.append(f"e{i}")
+    backend.files.write("USER", "# User\n\n- Lives in Lisbon\n")
+    backend.dream_cursor.write(2)
+    first = backend.audit.commit("dream: first")
+    backend.files.write("USER", "# User\n\n- Lives in Porto\n")
+    backend.dream_cursor.write(4)
+    backend.audit.commit("dream: second")
+    assert first is not None
+    backend.audit.restore(first.sha)
+    assert "Lisbon" in backend.files.read("USER")
+    assert backend.dream_cursor.read() == 2
+    assert backend.audit.log(1)[0].subject.startswith("restore: ")
+
+
+def test_trim_never_drops_an_undreamt_entry(backend: Backend) -> None:
+    for i in range(6):
+        backend.history.append(f"e{i}")
+    backend.dream_cursor.write(3)
+    result = backend.history.trim(keep=0)
+    assert result.dropped == 3
+    assert [e.cursor for e in backend.history.entries()] == [4, 5, 6]
+    assert backend.history.append("next").cursor == 7
+
+
+def test_a_lock_is_exclusive(backend: Backend) -> None:
+    lock, other = backend.lock("dream"), backend.lock("dream")
+    entered = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with lock.hold(timeout=5):
+            entered.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert entered.wait(10)
+    with pytest.raises(LockTimeoutError), other.hold(timeout=0):
+        pass
+    release.set()
+    thread.join()
+    with other.hold(timeout=5):
+        pass
+
+
+def test_search_finds_entries_and_messages_and_leaves_internal_sessions_out(
+    backend: Backend,
+) -> None:
+    backend.history.append("User moved to Porto in March", session_key="tg:alice")
+    backend.sessions.append("tg:alice", Message(role="user", content="my locker code is 4817"))
+    backend.sessions.append("dream:1", Message(role="user", content="porto internal note"))
+    index = backend.open_index()
+    try:
+        index.refresh()
+        hits = index.search("porto")
+        assert [(h.kind, h.cursor) for h in hits] == [("history", 1)]
+        assert "Porto" in hits[0].snippet
+        found = index.search("locker code")
+        assert [(h.kind, h.session_key, h.message_index) for h in found] == [
+            ("message", "tg:alice", 0)
+        ]
+        assert index.search("porto", include_internal=True, sources=("messages",))
+        candidates = index.candidates(["locker"], limit=5)
+        assert [c.text for c in candidates] == ["my locker code is 4817"]
+    finally:
+        index.close()
+
+
+def test_ledger_and_rejections_read_back_what_was_appended(backend: Backend) -> None:
+    at = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    backend.ledger.append(
+        LedgerRecord(time=at, job="dream", outcome="ok", model="m", tokens_in=10, tokens_out=2)
+    )
+    assert backend.ledger.summary().by_job["dream"].tokens_in == 10
+    backend.rejections.append([RejectedRule(file="SOUL.md", rule="r", reason="why")], time=at)
+    assert [r.rule.rule for r in backend.rejections.latest()] == ["r"]
+
+
+def test_a_metered_call_is_kept_with_its_estimate_and_the_location_names_no_secret(
+    backend: Backend,
+) -> None:
+    at = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    call = ModelCall(
+        time=at,
+        job="compaction",
+        outcome="error",
+        model="m",
+        tokens_in=0,
+        tokens_out=0,
+        estimated_in=321,
+        duration_ms=12.5,
+        session_key="cli:a",
+        reason="ProviderError",
+    )
+    backend.ledger.append_call(call)
+    [record] = [r for r in backend.ledger.records() if r is not None]
+    assert (record.job, record.outcome, record.estimated_in) == ("compaction", "error", 321)
+    assert (record.session_key, record.reason) == ("cli:a", "ProviderError")
+    assert backend.location
+    assert "@" not in backend.location
+
+
+def test_read_recent_is_newest_first_and_bounded(backend: Backend) -> None:
+    for i in range(6):
+        backend.history.append(f"e{i}", session_key="a" if i % 2 else "b")
+    recent = backend.history.read_recent(0, limit=2, accept=lambda e: e.session_key == "a")
+    assert [e.content for e in recent] == ["e5", "e3"]
+    assert [e.content for e in backend.history.read_recent(0, limit=9, max_lines=2)] == [
+        "e5",
+        "e4",
+    ]
+
+
+def test_forgetting_messages_leaves_tombstones_in_place(backend: Backend) -> None:
+    backend.sessions.append_many(
+        "tg:a", [Message(role="user", content="code 4817"), Message(role="assistant", content="ok")]
+    )
+    backend.sessions.redact("tg:a", [0])
+    messages = backend.sessions.load("tg:a").messages
+    assert [(m.role, m.content) for m in messages] == [("user", "[forgotten]"), ("assistant", "ok")]
+    assert backend.sessions.delete("tg:a")
+    assert not backend.sessions.exists("tg:a")
+
+
+def test_an_unchanged_commit_is_a_no_op_and_show_names_the_diff(backend: Backend) -> None:
+    backend.files.write("MEMORY", "# Memory\n\n- Harbour moorings are free in May\n")
+    made = backend.audit.commit("edit: MEMORY.md")
+    assert made is not None
+    assert backend.audit.commit("edit: MEMORY.md") is None
+    detail = backend.audit.show(made.short)
+    assert "+- Harbour moorings are free in May" in detail.diff
+    assert backend.audit.file_at("HEAD", "memory/MEMORY.md") == (
+        b"# Memory\n\n- Harbour moorings are free in May\n"
+    )

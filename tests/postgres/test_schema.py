@@ -1,0 +1,109 @@
+"""Schema versions and tenancy: a workspace's queries never reach another's rows."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from reverie.errors import DatabaseError, SchemaVersionError
+from reverie.postgres import schema
+from reverie.postgres.database import Database, Tenant, describe_url
+from reverie.postgres.history import PgHistoryLog
+
+
+def test_init_twice_applies_nothing_the_second_time(database: Database) -> None:
+    assert database.init() == (schema.SCHEMA_VERSION, schema.SCHEMA_VERSION)
+    database.check()
+
+
+def test_a_newer_schema_is_refused_with_a_clear_error(database: Database) -> None:
+    with psycopg.connect(database.url, autocommit=True) as conn:
+        conn.execute("UPDATE reverie_schema SET version = version + 1")
+        try:
+            with pytest.raises(SchemaVersionError, match="newer") as info:
+                database.check()
+            assert info.value.found == schema.SCHEMA_VERSION + 1
+            with pytest.raises(SchemaVersionError, match="upgrade reverie"):
+                database.init()
+        finally:
+            conn.execute("UPDATE reverie_schema SET version = version - 1")
+
+
+def test_an_older_schema_asks_for_init(database: Database) -> None:
+    with psycopg.connect(database.url, autocommit=True) as conn:
+        conn.execute("UPDATE reverie_schema SET version = 0")
+        try:
+            with pytest.raises(SchemaVersionError, match="reverie init"):
+                database.tenant("anything")
+        finally:
+            conn.execute("UPDATE reverie_schema SET version = %s", (schema.SCHEMA_VERSION,))
+
+
+def test_an_empty_database_is_not_initialised(pg_url: str) -> None:
+    admin = pg_url.replace("reverie_app@", "postgres@")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE empty_one OWNER reverie_app")
+    empty = Database(pg_url.rsplit("/", 1)[0] + "/empty_one")
+    try:
+        with pytest.raises(SchemaVersionError, match="no reverie schema"):
+            empty.check()
+    finally:
+        empty.close()
+
+
+def test_an_unknown_workspace_is_an_error_unless_created(database: Database) -> None:
+    with pytest.raises(DatabaseError, match="no such workspace"):
+        database.tenant("nobody-made-this")
+    made = database.tenant("made-now", create=True)
+    assert database.tenant("made-now").id == made.id
+    assert "made-now" in database.workspaces()
+
+
+def test_errors_name_the_database_without_credentials() -> None:
+    assert describe_url("postgresql://u:secret@db.example:6543/mem") == (
+        "postgresql://db.example:6543/mem"
+    )
+
+
+def test_a_workspace_cannot_read_or_write_another_workspaces_rows(
+    database: Database, tenant: Tenant
+) -> None:
+    other = database.tenant(f"{tenant.name}-other", create=True)
+    PgHistoryLog(tenant).append("alpha secret of the first workspace")
+    PgHistoryLog(other).append("beta of the second")
+    with tenant.transaction() as conn:
+        # Even a query that names the other workspace's id explicitly sees none of its rows.
+        rows = conn.execute(
+            "SELECT content FROM history WHERE workspace_id = %s", (other.id,)
+        ).fetchall()
+        assert rows == []
+        assert conn.execute("SELECT count(*) FROM history").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM workspace_state").fetchone() == (1,)
+    with pytest.raises(DatabaseError, match="row-level security"), tenant.transaction() as conn:
+        conn.execute(
+            "INSERT INTO history (workspace_id, cursor, stamp, content) VALUES (%s, 99, '', 'x')",
+            (other.id,),
+        )
+    assert [e.content for e in PgHistoryLog(other).read_since(0)] == ["beta of the second"]
+
+
+def test_a_connection_that_names_no_workspace_sees_no_rows(
+    database: Database, tenant: Tenant
+) -> None:
+    PgHistoryLog(tenant).append("visible only inside its workspace")
+    with database.connection() as conn:
+        assert conn.execute("SELECT count(*) FROM history").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM sessions").fetchone() == (0,)
+
+
+def test_connections_killed_by_the_database_are_replaced_without_a_failed_call(
+    pg_url: str, tenant: Tenant
+) -> None:
+    log = PgHistoryLog(tenant)
+    log.append("before")
+    admin = pg_url.replace("reverie_app@", "postgres@").rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'reverie_app'"
+        )
+    assert log.append("after").cursor == 2
