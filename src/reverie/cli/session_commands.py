@@ -16,7 +16,6 @@ import typer
 from reverie.cli.context import DEFAULT_SESSION, WorkspaceOption, engine, workspace_path
 from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, err, notice, out
-from reverie.config_file import CONFIG_NAME, CONFIG_TEMPLATE, default_workspace
 
 if TYPE_CHECKING:
     from reverie.agent import TurnResult
@@ -36,6 +35,8 @@ def init(
 ) -> None:
     """Lay out the workspace and write a commented reverie.toml (never overwriting one)."""
     from rich.text import Text
+
+    from reverie.config_file import CONFIG_NAME, CONFIG_TEMPLATE, default_workspace
 
     workspace = path or workspace_path(ctx, workspace)
     root = (workspace or default_workspace()).expanduser()
