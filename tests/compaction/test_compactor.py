@@ -76,7 +76,7 @@ def test_over_budget_the_oldest_turns_become_one_tagged_entry(workspace: Workspa
 
 
 def test_a_long_conversation_never_sends_a_prompt_over_budget(workspace: Workspace) -> None:
-    # 300 turns are some 36 compactions over every phase of the 7-turn length cycle; each
+    # 300 turns are some 57 compactions over every phase of the 7-turn length cycle; each
     # turn reloads the whole session, so the cost grows with the square of the turns.
     turns = 300
     provider = ScriptedProvider(*itertools.repeat(_facts, turns))
