@@ -20,8 +20,8 @@ from reverie.cli.coercion import PlainRuntimeParam
 HEAVY = ("anthropic", "dulwich", "openai", "pydantic", "rich")
 """Packages that no command-line start pays for before a command needs them."""
 
-NOT_FOR_STATUS = ("anthropic", "openai", "pydantic")
-"""Packages ``reverie status`` does without (it reads files; it builds no provider)."""
+NOT_FOR_STATUS = ("anthropic", "croniter", "openai", "pydantic")
+"""Packages ``reverie status`` does without (it reads files; no provider, no cron set)."""
 
 PROGRAM = """
 import json, sys
@@ -60,7 +60,7 @@ def test_help_loads_no_heavy_package() -> None:
     assert sorted(loaded_after("--help") & set(HEAVY)) == []
 
 
-def test_status_loads_no_model_sdk_and_no_pydantic(tmp_path: Path) -> None:
+def test_status_loads_no_model_sdk_no_pydantic_and_no_cron_parser(tmp_path: Path) -> None:
     from reverie import MemoryEngine
 
     MemoryEngine.open(tmp_path / "ws", create=True).close()
