@@ -1,7 +1,13 @@
-"""Shared fixtures: a fresh workspace in tmp_path, a controllable clock, a loopback endpoint."""
+"""Shared fixtures: a fresh workspace in tmp_path, a controllable clock, a loopback endpoint.
+
+Every test also leaves the ``reverie`` logger as it found it: the command line configures it
+once per process (``reverie.cli.app``), and under pytest-xdist any test may be the first
+in-process command of its worker; a handler left on a closed test stream would break the next.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -28,6 +34,15 @@ class StepClock:
 
     def advance(self, delta: timedelta) -> None:
         self.now += delta
+
+
+@pytest.fixture(autouse=True)
+def _reverie_logger() -> Iterator[None]:
+    logger = logging.getLogger("reverie")
+    handlers, level = list(logger.handlers), logger.level
+    yield
+    logger.handlers[:] = handlers
+    logger.setLevel(level)
 
 
 @pytest.fixture

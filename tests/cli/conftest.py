@@ -1,9 +1,15 @@
-"""Fixtures for CLI tests: ``reverie`` run as a real subprocess on a fresh workspace.
+"""Fixtures for CLI tests: ``reverie`` run on a fresh workspace, in-process or as a process.
 
-``cli.run(...)`` runs ``python -m reverie`` with an environment that has no ``REVERIE_*``
-variable of the person running the tests, ``HOME`` inside tmp_path, a wide ``COLUMNS`` and
+``cli.run(...)`` runs the command with an environment that has no ``REVERIE_*`` variable of the
+person running the tests, ``HOME`` inside tmp_path, a wide ``COLUMNS`` and
 ``REVERIE_WORKSPACE`` pointing at a fresh workspace. Background schedules are off (idle
 minutes and dream interval 0) so nothing runs that a test did not ask for.
+
+The ``cli`` fixture runs each command in-process through typer's ``CliRunner``: one engine
+opened and closed per command, so state passes between commands only on disk, as between
+processes, at a fraction of a process start. ``cli_process`` runs ``python -m reverie`` as a
+real subprocess, for the tests where the process is what is proven (the README walk, the
+console script, signals and terminals).
 """
 
 from __future__ import annotations
@@ -27,25 +33,43 @@ class Cli:
 
     workspace: Path
     env: dict[str, str] = field(default_factory=dict)
+    in_process: bool = False
 
     def run(
         self, *args: str, expect: int | None = 0, stdin: str | None = None
     ) -> subprocess.CompletedProcess[str]:
         """Run ``reverie ARGS``; check the exit status unless ``expect`` is None."""
-        proc = subprocess.run(
-            [sys.executable, "-m", "reverie", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            input=stdin,
-            timeout=120,
-            check=False,
-        )
+        if self.in_process:
+            proc = self._invoke(list(args), stdin)
+        else:
+            proc = subprocess.run(
+                [sys.executable, "-m", "reverie", *args],
+                env=self.env,
+                capture_output=True,
+                text=True,
+                input=stdin,
+                timeout=120,
+                check=False,
+            )
         if expect is not None:
             assert proc.returncode == expect, (
                 f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
             )
         return proc
+
+    def _invoke(self, args: list[str], stdin: str | None) -> subprocess.CompletedProcess[str]:
+        """The command in this process, with exactly ``env`` as its environment."""
+        from typer.testing import CliRunner
+
+        from reverie.cli import app
+
+        outside: dict[str, str | None] = {key: None for key in os.environ if key not in self.env}
+        result = CliRunner().invoke(
+            app, args, input=stdin, env={**outside, **self.env}, catch_exceptions=False
+        )
+        return subprocess.CompletedProcess(
+            ["reverie", *args], result.exit_code, result.stdout, result.stderr
+        )
 
     def json(self, *args: str, expect: int = 0) -> Any:
         """Run ``reverie ARGS --json`` and parse its stdout."""
@@ -85,6 +109,13 @@ def clean_env(home: Path, workspace: Path) -> dict[str, str]:
 
 @pytest.fixture
 def cli(tmp_path: Path) -> Cli:
-    """A CLI runner on the (not yet created) workspace ``tmp_path/ws``."""
+    """The commands in-process on the (not yet created) workspace ``tmp_path/ws``."""
+    workspace = tmp_path / "ws"
+    return Cli(workspace=workspace, env=clean_env(tmp_path, workspace), in_process=True)
+
+
+@pytest.fixture
+def cli_process(tmp_path: Path) -> Cli:
+    """The commands as real ``python -m reverie`` processes on ``tmp_path/ws``."""
     workspace = tmp_path / "ws"
     return Cli(workspace=workspace, env=clean_env(tmp_path, workspace))

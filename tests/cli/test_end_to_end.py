@@ -1,11 +1,14 @@
-"""The CLI end to end, as a person uses it: real subprocesses against loopback model endpoints."""
+"""The CLI end to end, as a person uses it, against loopback model endpoints.
+
+Commands run in-process (the ``cli`` fixture): each opens and closes its own engine, so what one
+command leaves for the next is only what is on disk, as between processes. The README's
+quickstart (``test_readme_flows``) walks the same path through real ``reverie`` processes.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-
-import pytest
 
 from reverie.engine import MemoryEngine
 from reverie.messages import Message
@@ -32,7 +35,6 @@ def _chat_until_compacted(cli: Cli, chat: LoopbackServer, memory: LoopbackServer
     assert memory.requests, "the small context window should have forced a compaction"
 
 
-@pytest.mark.slow  # about twenty CLI processes, five of them calling a model
 def test_multi_session_chat_compacts_dreams_commits_and_restores(
     cli: Cli, loopback: LoopbackServer
 ) -> None:
@@ -119,7 +121,6 @@ def test_model_free_compact_and_dream_say_so(cli: Cli) -> None:
     assert '"model": "model-free"' in ledger
 
 
-@pytest.mark.slow  # one CLI process per command
 def test_every_json_output_parses(cli: Cli, loopback: LoopbackServer) -> None:
     cli.run("init")
     _seed_model_free(cli.workspace)

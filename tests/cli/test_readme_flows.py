@@ -57,8 +57,9 @@ def _user_md_edit(workspace: Path) -> str:
 
 @pytest.mark.slow  # seven CLI processes, three of them calling the model
 def test_quickstart_init_then_environment_runs_memory_through_the_model(
-    cli: Cli, loopback: LoopbackServer
+    cli_process: Cli, loopback: LoopbackServer
 ) -> None:
+    cli = cli_process  # real processes: the README walk as a person runs it
     for key in ("REVERIE_IDLE_MINUTES", "REVERIE_DREAM_INTERVAL_MINUTES", "REVERIE_API_KEY"):
         cli.env.pop(key)
     cli.run("init")

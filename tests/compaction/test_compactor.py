@@ -76,10 +76,13 @@ def test_over_budget_the_oldest_turns_become_one_tagged_entry(workspace: Workspa
 
 
 def test_a_long_conversation_never_sends_a_prompt_over_budget(workspace: Workspace) -> None:
-    provider = ScriptedProvider(*itertools.repeat(_facts, 2000))
+    # 300 turns are some 57 compactions over every phase of the 7-turn length cycle; each
+    # turn reloads the whole session, so the cost grows with the square of the turns.
+    turns = 300
+    provider = ScriptedProvider(*itertools.repeat(_facts, turns))
     compactor, assembler, summariser = build(workspace, provider, chat_window=3000, max_output=500)
     worst = 0
-    for turn in range(2000):
+    for turn in range(turns):
         user = f"turn {turn}: " + "tell me more about the plan " * (turn % 7 + 1)
         compactor.ensure_budget("cli:long", user_text=user)
         prompt = assembler.assemble(
@@ -89,7 +92,7 @@ def test_a_long_conversation_never_sends_a_prompt_over_budget(workspace: Workspa
         workspace.sessions.append("cli:long", Message(role="user", content=user))
         workspace.sessions.append("cli:long", Message(role="assistant", content="sure " * 40))
     assert worst <= compactor.budget
-    assert 0 < len(provider.requests) < 2000
+    assert 20 <= len(provider.requests) < turns
     for request in provider.requests:
         assert (
             count_request(request)

@@ -2,9 +2,10 @@
 
 Each case ends where one clean ingest ends: the same messages, history entries and durable
 facts, nothing pending, no ingest marker left. The workers fork from one imported parent
-(``ingest_worker.py``), so 24 kill points cost seconds, not minutes; the kill instants are
-spread evenly over the measured length of a clean run (a deterministic schedule), so they land
-in the import, the replay and compaction, and the dream runs and their commits.
+(``ingest_worker.py``), so a kill point costs one partial and one full ingest, not a start-up;
+the ``KILL_POINTS`` instants are spread evenly over the measured length of a clean run (a
+deterministic schedule), so they land in the import, the replay and compaction, and the dream
+runs and their commits.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from tests.ingest.ingest_worker import CONFIG
 
 WORKER = Path(__file__).with_name("ingest_worker.py")
 ROOT = Path(__file__).parents[2]
-KILL_POINTS = 20
+KILL_POINTS = 12
 CITIES = ("Oslo", "Lyon", "Porto", "Gdansk", "Utrecht", "Bergen", "Turin", "Ghent")
 TOOLS = ("Postgres", "DuckDB", "Redis", "SQLite", "Kafka", "Flink", "Spark", "Arrow")
 

@@ -25,6 +25,7 @@ from reverie.cli import (
     session_commands,
     store_commands,
 )
+from reverie.cli.coercion import plain_values
 from reverie.cli.context import Options, WorkspaceOption
 from reverie.cli.failure import CommandFailedError, release, report
 from reverie.errors import ReverieError
@@ -32,6 +33,10 @@ from reverie.errors import ReverieError
 
 class ReverieGroup(TyperGroup):
     """The top-level command group, turning expected errors into one line and exit status 1."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        plain_values(self)  # before parsing: no pydantic for plain options (cli.coercion)
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         """Run the command; report reverie's own errors without a traceback."""

@@ -18,7 +18,6 @@ from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, err, notice, out
 from reverie.cli.store_commands import StoreOption
 from reverie.cli.store_commands import init as store_init
-from reverie.config_file import CONFIG_NAME, CONFIG_TEMPLATE, default_workspace
 
 if TYPE_CHECKING:
     from reverie.agent import TurnResult
@@ -43,6 +42,8 @@ def init(
     migrations and make the workspace named by PATH or ``-w`` there (``reverie store init``).
     """
     from rich.text import Text
+
+    from reverie.config_file import CONFIG_NAME, CONFIG_TEMPLATE, default_workspace
 
     workspace = path or workspace_path(ctx, workspace)
     if store:

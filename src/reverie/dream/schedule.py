@@ -71,10 +71,12 @@ class Schedule:
         Raises:
             ConfigError: ``config.cron`` is not a valid cron expression.
         """
-        from croniter import croniter  # noqa: PLC0415 (~0.1 s to import; only cron needs it)
+        if config.cron is not None:
+            from croniter import croniter  # noqa: PLC0415 (~0.1 s to import; only cron needs it)
 
-        if config.cron is not None and not croniter.is_valid(config.cron):
-            raise ConfigError(f"dream.cron is not a cron expression: {config.cron!r}", key="cron")
+            if not croniter.is_valid(config.cron):
+                message = f"dream.cron is not a cron expression: {config.cron!r}"
+                raise ConfigError(message, key="cron")
         self.config = config
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
