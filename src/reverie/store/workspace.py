@@ -37,11 +37,14 @@ repairs the history log (torn tail, invalid lines to the quarantine).
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
+from typing import cast
 
 from reverie.clock import Clock, system_clock
 from reverie.errors import (
     AuditError,
+    ConfigError,
     CursorError,
     StorageError,
     WorkspaceDamagedError,
@@ -60,17 +63,24 @@ from reverie.store.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryF
 from reverie.store.quarantine import BadLine, Quarantine
 from reverie.store.rejections import RejectionLog
 from reverie.store.sessions import SessionStore
+from reverie.store.sessions_sqlite import SqliteSessionStore
 
 logger = logging.getLogger(__name__)
 
 FORMAT = 1
 """The workspace format this reverie writes and reads."""
 
+SESSION_STORES = ("journal", "sqlite")
+"""Session backends: ``journal`` (default) or ``sqlite`` (experimental; ``docs/storage.md``)."""
+
+SESSION_STORE_ENV = "REVERIE_SESSION_STORE"
+"""The environment variable that picks the session backend when ``open`` is not told."""
+
 
 class Workspace:
     """An open workspace: its history log, memory files, cursors and audit repository."""
 
-    def __init__(self, root: Path, *, clock: Clock) -> None:
+    def __init__(self, root: Path, *, clock: Clock, session_store: str = "journal") -> None:
         self.root = root
         self.clock = clock
         memory = root / "memory"
@@ -93,9 +103,7 @@ class Workspace:
             root / layout.REJECTED_RULES, lock=self._kept_lock("rejections")
         )
         self.audit = AuditRepo(root, lock=self._kept_lock("audit"), clock=clock)
-        self.sessions = SessionStore(
-            root / "sessions", state_dir=root / ".reverie", locks_dir=self.locks_dir, clock=clock
-        )
+        self.sessions = _session_store(root, self.locks_dir, clock, session_store)
         self.repairs: list[BadLine] = []
         self.read_only = False
         """Opened only to read: upkeep writes were tried and may have failed."""
@@ -108,6 +116,7 @@ class Workspace:
         create: bool = False,
         clock: Clock = system_clock,
         read_only: bool = False,
+        session_store: str | None = None,
     ) -> Workspace:
         """Open (or, with ``create``, lay out) the workspace at ``path``.
 
@@ -120,12 +129,16 @@ class Workspace:
                 of an open (temp-file sweep, history repair, audit set-up) is tried but may
                 fail (a read-only or full disk, a damaged ``.git``), and damaged cursor files
                 are left for ``doctor`` to report instead of refusing the open.
+            session_store: ``journal`` or ``sqlite`` (default: ``$REVERIE_SESSION_STORE``,
+                else ``journal``); see ``docs/storage.md``.
 
         Raises:
             WorkspaceMissingError: nothing at ``path`` and ``create`` is false.
             WorkspaceFormatError: written by a newer reverie.
             WorkspaceDamagedError: a file or folder of the layout is unusable.
+            ConfigError: ``session_store`` names no backend.
         """
+        store = _store_kind(session_store)
         root = Path(path).expanduser().absolute()
         _check_root(root, create=create and not read_only)
         _check_links(root)
@@ -135,7 +148,7 @@ class Workspace:
             _check_readable(root)
         else:
             _check_layout(root)
-        workspace = cls(root, clock=clock)
+        workspace = cls(root, clock=clock, session_store=store)
         workspace.read_only = read_only
         try:
             for folder in (
@@ -174,6 +187,26 @@ class Workspace:
         self.sessions.close()
         for lock in self._kept:
             lock.close()
+
+
+def _store_kind(chosen: str | None) -> str:
+    kind = chosen if chosen is not None else os.environ.get(SESSION_STORE_ENV) or "journal"
+    if kind not in SESSION_STORES:
+        where = "session_store" if chosen is not None else SESSION_STORE_ENV
+        expected = ", ".join(SESSION_STORES)
+        raise ConfigError(f"{where} is {kind!r}; expected one of {expected}", key=where)
+    return kind
+
+
+def _session_store(root: Path, locks_dir: Path, clock: Clock, kind: str) -> SessionStore:
+    if kind == "sqlite":
+        # Same public operations as SessionStore (the storage seam's session protocol);
+        # cast until the engine's callers are typed against that protocol.
+        store = SqliteSessionStore(root / "sessions", state_dir=root / ".reverie", clock=clock)
+        return cast("SessionStore", store)
+    return SessionStore(
+        root / "sessions", state_dir=root / ".reverie", locks_dir=locks_dir, clock=clock
+    )
 
 
 def _check_root(root: Path, *, create: bool) -> None:
