@@ -34,18 +34,28 @@ import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from reverie.clock import Clock, require_aware
 from reverie.errors import StorageError
-from reverie.inbound import check_session_key, valid_json
+from reverie.inbound import check_session_key
 from reverie.session import ArchivedSummary, Session, SessionInfo, safe_mark
 from reverie.store.quarantine import Quarantine
-from reverie.store.redaction import tombstone
-from reverie.store.session_records import MessageRecord, encode, parse, parse_time
+from reverie.store.session_records import MessageRecord, encode
+from reverie.store.sessions_sql import (
+    ROW,
+    SCHEMA,
+    Row,
+    json_text,
+    message_of,
+    select,
+    summary_json,
+    summary_of,
+    tombstone_rows,
+    update,
+)
 
 if TYPE_CHECKING:
     from reverie.messages import JSONObject, JSONValue, Message
@@ -54,57 +64,6 @@ DATABASE = "sessions.sqlite3"
 """The database's file name inside ``.reverie/``."""
 
 _REPLAYS_KEPT = 32
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sessions(
-  id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL, messages INTEGER NOT NULL DEFAULT 0, mark INTEGER NOT NULL DEFAULT 0,
-  summary TEXT, metadata TEXT NOT NULL DEFAULT '{}', size INTEGER NOT NULL DEFAULT 0,
-  generation TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS messages(
-  session INTEGER NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL,
-  PRIMARY KEY(session, idx));
-"""
-_ROW = "id, key, created_at, updated_at, messages, mark, summary, metadata, size, generation"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Row:
-    id: int
-    key: str
-    created_at: datetime
-    updated_at: datetime
-    messages: int
-    mark: int
-    summary: str | None
-    metadata: str
-    size: int
-    generation: str
-
-    @classmethod
-    def of(cls, row: tuple[Any, ...]) -> _Row:
-        ident, key, created, updated, count, mark, summary, metadata, size, generation = row
-        return cls(
-            id=ident,
-            key=key,
-            created_at=parse_time(created),
-            updated_at=parse_time(updated),
-            messages=count,
-            mark=mark,
-            summary=summary,
-            metadata=metadata,
-            size=size,
-            generation=generation,
-        )
-
-    def info(self) -> SessionInfo:
-        return SessionInfo(
-            key=self.key,
-            created_at=self.created_at,
-            updated_at=self.updated_at,
-            message_count=self.messages,
-            compacted_upto=safe_mark(self.mark, self.messages) or 0,
-            size=self.size,
-        )
 
 
 class SqliteSessionStore:
@@ -145,7 +104,7 @@ class SqliteSessionStore:
         """Return session ``key`` as stored now (an empty, unsaved session if there is none)."""
         check_session_key(key)
         with self._read() as conn:
-            row = _select(conn, key) if conn is not None else None
+            row = select(conn, key) if conn is not None else None
             if conn is None or row is None:
                 self._replays.pop(key, None)
                 now = self._now()
@@ -158,35 +117,35 @@ class SqliteSessionStore:
             messages=messages,
             metadata=json.loads(row.metadata),
             compacted_upto=safe_mark(row.mark, row.messages) or 0,
-            summary=_summary(row.summary),
+            summary=summary_of(row.summary),
         )
 
     def exists(self, key: str) -> bool:
         """Return whether session ``key`` has been written."""
         check_session_key(key)
         with self._read() as conn:
-            return conn is not None and _select(conn, key) is not None
+            return conn is not None and select(conn, key) is not None
 
     def list(self) -> list[SessionInfo]:
         """Return every session's key, times, message count, mark and size, sorted by key."""
         with self._read() as conn:
             if conn is None:
                 return []
-            rows = conn.execute(f"SELECT {_ROW} FROM sessions ORDER BY key").fetchall()  # noqa: S608
-        return [_Row.of(row).info() for row in rows]
+            rows = conn.execute(f"SELECT {ROW} FROM sessions ORDER BY key").fetchall()  # noqa: S608
+        return [Row.of(row).info() for row in rows]
 
     def info(self, key: str) -> SessionInfo | None:
         """What ``list()`` reports about one session (None: no such session)."""
         check_session_key(key)
         with self._read() as conn:
-            row = _select(conn, key) if conn is not None else None
+            row = select(conn, key) if conn is not None else None
         return None if row is None else row.info()
 
     def delete(self, key: str) -> bool:
         """Delete session ``key``; return whether it existed."""
         check_session_key(key)
         with self._write() as conn:
-            row = _select(conn, key)
+            row = select(conn, key)
             if row is not None:
                 conn.execute("DELETE FROM messages WHERE session = ?", (row.id,))
                 conn.execute("DELETE FROM sessions WHERE id = ?", (row.id,))
@@ -200,12 +159,12 @@ class SqliteSessionStore:
             row = self._row_for_write(conn, key, at)
             if safe_mark(upto, row.messages) is None:
                 raise ValueError(f"mark {upto!r} is outside 0..{row.messages}")
-            return _update(conn, row, at, mark=upto)
+            return update(conn, row, at, mark=upto)
 
     def set_summary(self, key: str, text: str, last_active: datetime) -> SessionInfo:
         """Record the latest archived summary of session ``key``."""
         summary = ArchivedSummary(text=text, last_active=require_aware(last_active))
-        return self._set(key, summary=_summary_json(summary))
+        return self._set(key, summary=summary_json(summary))
 
     def clear_summary(self, key: str) -> SessionInfo:
         """Forget the archived summary of session ``key`` (once it has been shown)."""
@@ -217,7 +176,7 @@ class SqliteSessionStore:
         with self._write() as conn:
             row = self._row_for_write(conn, key, at)
             merged: JSONObject = {**json.loads(row.metadata), **values}
-            return _update(conn, row, at, metadata=_json_text(merged))
+            return update(conn, row, at, metadata=json_text(merged))
 
     def put(self, session: Session) -> SessionInfo:
         """Replace session ``session.key`` with ``session`` in one transaction (imports)."""
@@ -231,15 +190,15 @@ class SqliteSessionStore:
                 "INSERT INTO messages(session, idx, body) VALUES (?, ?, ?)",
                 [(row.id, n, body) for n, body in enumerate(bodies)],
             )
-            return _update(
+            return update(
                 conn,
                 row,
                 at,
                 created_at=session.created_at.isoformat(),
                 messages=len(bodies),
                 mark=session.compacted_upto,
-                summary=None if summary is None else _summary_json(summary),
-                metadata=_json_text(dict(session.metadata)),
+                summary=None if summary is None else summary_json(summary),
+                metadata=json_text(dict(session.metadata)),
                 grown=sum(len(body) for body in bodies),
                 generation=secrets.token_hex(8),
             )
@@ -252,12 +211,12 @@ class SqliteSessionStore:
         """Replace the messages at ``indices`` with tombstones (``forget``); see ``redaction``."""
         at = self._now()
         with self._write() as conn:
-            row = _select(conn, key)
+            row = select(conn, key)
             if row is None:
                 return
             conn.execute("PRAGMA secure_delete = ON")
-            grown = _tombstone_rows(conn, row, indices)
-            _update(
+            grown = tombstone_rows(conn, row, indices)
+            update(
                 conn,
                 row,
                 at,
@@ -276,13 +235,24 @@ class SqliteSessionStore:
                 self._conn.close()
                 self._conn = None
 
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction on the database (committed on exit; used by the migration)."""
+        with self._write() as conn:
+            yield conn
+
+    @staticmethod
+    def has_row(conn: sqlite3.Connection, key: str) -> bool:
+        """Whether session ``key`` has a row (inside ``transaction``)."""
+        return select(conn, key) is not None
+
     def _now(self) -> datetime:
         return require_aware(self._clock())
 
     def _set(self, key: str, **values: object) -> SessionInfo:
         at = self._now()
         with self._write() as conn:
-            return _update(conn, self._row_for_write(conn, key, at), at, **values)
+            return update(conn, self._row_for_write(conn, key, at), at, **values)
 
     def _connect(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -293,7 +263,7 @@ class SqliteSessionStore:
                 )
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
-                conn.executescript(_SCHEMA)
+                conn.executescript(SCHEMA)
             except (OSError, sqlite3.Error) as exc:
                 raise StorageError(f"cannot open sessions ({exc})", path=self.database) from exc
             self._conn = conn
@@ -331,9 +301,9 @@ class SqliteSessionStore:
             finally:
                 conn.execute("COMMIT")
 
-    def _row_for_write(self, conn: sqlite3.Connection, key: str, at: datetime) -> _Row:
+    def _row_for_write(self, conn: sqlite3.Connection, key: str, at: datetime) -> Row:
         check_session_key(key)
-        row = _select(conn, key)
+        row = select(conn, key)
         if row is not None:
             return row
         stamp = at.isoformat()
@@ -341,11 +311,11 @@ class SqliteSessionStore:
             "INSERT INTO sessions(key, created_at, updated_at, generation) VALUES (?, ?, ?, ?)",
             (key, stamp, stamp, secrets.token_hex(8)),
         )
-        found = _select(conn, key)
+        found = select(conn, key)
         assert found is not None
         return found
 
-    def _messages(self, conn: sqlite3.Connection, row: _Row) -> tuple[Message, ...]:
+    def _messages(self, conn: sqlite3.Connection, row: Row) -> tuple[Message, ...]:
         kept = self._replays.get(row.key)
         start, known = 0, cast("tuple[Message, ...]", ())
         if kept is not None and kept[0] == row.generation and len(kept[1]) <= row.messages:
@@ -355,74 +325,9 @@ class SqliteSessionStore:
             "SELECT body FROM messages WHERE session = ? AND idx >= ? ORDER BY idx",
             (row.id, start),
         ).fetchall()
-        messages = known + tuple(_message(body) for (body,) in bodies)
+        messages = known + tuple(message_of(body) for (body,) in bodies)
         self._replays[row.key] = (row.generation, messages)
         self._replays.move_to_end(row.key)
         while len(self._replays) > _REPLAYS_KEPT:
             self._replays.popitem(last=False)
         return messages
-
-
-def _select(conn: sqlite3.Connection, key: str) -> _Row | None:
-    found = conn.execute(f"SELECT {_ROW} FROM sessions WHERE key = ?", (key,)).fetchone()  # noqa: S608
-    return None if found is None else _Row.of(found)
-
-
-def _update(conn: sqlite3.Connection, row: _Row, at: datetime, **values: object) -> SessionInfo:
-    """Set ``values`` (columns) and ``updated_at`` on ``row``; return the new info."""
-    grown = values.pop("grown", 0)
-    values["updated_at"] = at.isoformat()
-    columns = ", ".join(f"{name} = ?" for name in values)
-    conn.execute(
-        f"UPDATE sessions SET {columns}, size = size + ? + 1 WHERE id = ?",  # noqa: S608
-        (*values.values(), grown, row.id),
-    )
-    found = _select(conn, row.key)
-    assert found is not None
-    return found.info()
-
-
-def _tombstone_rows(conn: sqlite3.Connection, row: _Row, indices: Collection[int]) -> int:
-    grown = 0
-    for index in sorted(set(indices)):
-        found = conn.execute(
-            "SELECT body FROM messages WHERE session = ? AND idx = ?", (row.id, index)
-        ).fetchone()
-        if found is None:
-            continue
-        record = parse(found[0].encode("utf-8"))
-        assert isinstance(record, MessageRecord)
-        body = encode(MessageRecord(at=record.at, message=tombstone(record.message)))
-        conn.execute(
-            "UPDATE messages SET body = ? WHERE session = ? AND idx = ?",
-            (body.decode("utf-8"), row.id, index),
-        )
-        grown += len(body)
-    return grown
-
-
-def _message(body: str) -> Message:
-    record = parse(body.encode("utf-8"))
-    assert isinstance(record, MessageRecord)
-    return record.message
-
-
-def _summary_json(summary: ArchivedSummary) -> str:
-    return _json_text({"text": summary.text, "last_active": summary.last_active.isoformat()})
-
-
-def _json_text(value: JSONObject) -> str:
-    """``value`` as JSON text SQLite can store (a lone surrogate becomes U+FFFD)."""
-    text = json.dumps(value, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(valid_json(value, where="a session record")[0], ensure_ascii=False)
-    return text
-
-
-def _summary(text: str | None) -> ArchivedSummary | None:
-    if text is None:
-        return None
-    value = json.loads(text)
-    return ArchivedSummary(text=value["text"], last_active=parse_time(value["last_active"]))

@@ -62,6 +62,7 @@ from reverie.store.locks import ProcessLock
 from reverie.store.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryFiles
 from reverie.store.quarantine import BadLine, Quarantine
 from reverie.store.rejections import RejectionLog
+from reverie.store.session_migration import has_journals, migrate_journals
 from reverie.store.sessions import SessionStore
 from reverie.store.sessions_sqlite import SqliteSessionStore
 
@@ -160,6 +161,8 @@ class Workspace:
                 sweep_temp_files(folder)
             workspace.repairs = workspace.history.repair()
             workspace.audit.ensure()
+            if store == "sqlite" and not read_only:
+                _move_journals(workspace)
         except (StorageError, AuditError, CursorError, OSError) as exc:
             if not read_only:
                 raise
@@ -207,6 +210,23 @@ def _session_store(root: Path, locks_dir: Path, clock: Clock, kind: str) -> Sess
     return SessionStore(
         root / "sessions", state_dir=root / ".reverie", locks_dir=locks_dir, clock=clock
     )
+
+
+def _move_journals(workspace: Workspace) -> None:
+    """Move journals left in ``sessions/`` into the SQLite store (``session_migration``)."""
+    root = workspace.root
+    journals = SessionStore(
+        root / "sessions",
+        state_dir=root / ".reverie",
+        locks_dir=workspace.locks_dir,
+        clock=workspace.clock,
+    )
+    try:
+        if has_journals(journals):
+            target = cast("SqliteSessionStore", workspace.sessions)
+            migrate_journals(journals, target, workspace.lock("sessions-migration"))
+    finally:
+        journals.close()
 
 
 def _check_root(root: Path, *, create: bool) -> None:
