@@ -7,6 +7,7 @@ Tests that take ``kind`` run against both session backends (journal and SQLite, 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -42,13 +43,14 @@ def kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    Workspace.open(tmp_path / "ws", create=True).close()
+    Workspace.open(tmp_path / "ws", create=True, session_store="journal").close()
     return tmp_path / "ws"
 
 
 @pytest.fixture
 def workspace(root: Path) -> Iterator[Workspace]:
-    ws = Workspace.open(root, clock=StepClock())
+    kind = os.environ.get(SESSION_STORE_ENV, "journal")  # set by ``kind``; else the journal's
+    ws = Workspace.open(root, clock=StepClock(), session_store=kind)
     yield ws
     ws.close()
 
@@ -268,7 +270,7 @@ def test_put_replaces_a_session_whole(kind: str, workspace: Workspace) -> None:
 def test_temp_files_of_dead_writers_are_swept_on_open(root: Path) -> None:
     dead = root / "sessions" / ".k.journal.999999999.abcd1234.rvtmp"
     dead.write_bytes(b"partial snapshot")
-    Workspace.open(root).close()
+    Workspace.open(root, session_store="journal").close()
     assert not dead.exists()
 
 

@@ -44,6 +44,7 @@ LOCKS = ".reverie/locks"
 FORMAT = ".reverie/format"
 REJECTED_RULES = ".reverie/rejected-rules.jsonl"
 AUDIT_ROOT = ".reverie/audit-root"
+SESSIONS_DB = ".reverie/sessions.sqlite3"
 GIT = ".git"
 
 DURABLE: tuple[str, ...] = (SOUL, USER, MEMORY)
@@ -65,6 +66,7 @@ CHECKED: tuple[str, ...] = (
     SKILLS,
     PROMPT_OVERRIDE,
     STATE,
+    SESSIONS_DB,
     GIT,
 )
 """Every fixed path ``find_unsafe_links`` inspects (skill folders and journals are added)."""

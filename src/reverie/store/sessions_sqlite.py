@@ -42,6 +42,7 @@ from reverie.clock import Clock, require_aware
 from reverie.errors import StorageError
 from reverie.inbound import check_session_key
 from reverie.session import ArchivedSummary, Session, SessionInfo, safe_mark
+from reverie.store import layout
 from reverie.store.quarantine import Quarantine
 from reverie.store.session_records import MessageRecord, encode
 from reverie.store.sessions_sql import (
@@ -60,7 +61,7 @@ from reverie.store.sessions_sql import (
 if TYPE_CHECKING:
     from reverie.messages import JSONObject, JSONValue, Message
 
-DATABASE = "sessions.sqlite3"
+DATABASE = Path(layout.SESSIONS_DB).name
 """The database's file name inside ``.reverie/``."""
 
 _REPLAYS_KEPT = 32
@@ -254,19 +255,14 @@ class SqliteSessionStore:
         with self._write() as conn:
             return update(conn, self._row_for_write(conn, key, at), at, **values)
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, *, write: bool = True) -> sqlite3.Connection:
         if self._conn is None:
             try:
-                self.database.parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(
-                    self.database, isolation_level=None, check_same_thread=False, timeout=60
-                )
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = NORMAL")
-                conn.executescript(SCHEMA)
+                self._conn = _open(self.database)
             except (OSError, sqlite3.Error) as exc:
-                raise StorageError(f"cannot open sessions ({exc})", path=self.database) from exc
-            self._conn = conn
+                if write:
+                    raise StorageError(f"cannot open sessions ({exc})", path=self.database) from exc
+                self._conn = _open_read_only(self.database)  # a read-only mount or a full disk
         return self._conn
 
     @contextmanager
@@ -294,7 +290,7 @@ class SqliteSessionStore:
             if self._conn is None and not self.database.exists():
                 yield None
                 return
-            conn = self._connect()
+            conn = self._connect(write=False)
             conn.execute("BEGIN")
             try:
                 yield conn
@@ -331,3 +327,35 @@ class SqliteSessionStore:
         while len(self._replays) > _REPLAYS_KEPT:
             self._replays.popitem(last=False)
         return messages
+
+
+def _open(database: Path) -> sqlite3.Connection:
+    for path in (database, *(database.with_name(database.name + end) for end in ("-wal", "-shm"))):
+        if path.is_symlink():  # writes would land wherever it leads
+            raise StorageError("refusing a symlink in place of the sessions database", path=path)
+    database.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(database, isolation_level=None, check_same_thread=False, timeout=60)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.executescript(SCHEMA)
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+def _open_read_only(database: Path) -> sqlite3.Connection:
+    """Open to read where nothing can be written: ``mode=ro``, else ``immutable`` (no WAL)."""
+    failure: sqlite3.Error | None = None
+    for flags in ("mode=ro", "immutable=1"):
+        uri = f"{database.as_uri()}?{flags}"
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("SELECT count(*) FROM sessions").fetchone()
+        except sqlite3.Error as exc:
+            conn.close()
+            failure = exc
+            continue
+        return conn
+    raise StorageError(f"cannot read sessions ({failure})", path=database)

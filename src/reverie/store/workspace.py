@@ -7,9 +7,10 @@ Layout (nanobot-compatible; reverie's own state lives in ``.reverie/``)::
     memory/.dream_cursor                           last cursor dream consumed (git-audited)
     memory/history.quarantine.jsonl                lines taken out of the log, never dropped
     memory/ledger.jsonl                            one line per model call of a memory job
-    sessions/                                      session journals (``<stem>.journal``); in
-                                                   an adopted workspace, made by the first write
-    .reverie/sessions/                             session checkpoints (a cache for list())
+    .reverie/sessions.sqlite3 (+ -wal, -shm)       the sessions (SQLite in WAL mode, the default)
+    sessions/                                      journals of the older session backend, moved
+                                                   into the database on the first open
+    .reverie/sessions/                             journal checkpoints (a cache for list())
     .reverie/sessions.quarantine.jsonl             journal lines taken out, never dropped
     .reverie/format                                workspace format number
     .reverie/rejected-rules.jsonl                  SOUL.md rules screening refused
@@ -71,8 +72,8 @@ logger = logging.getLogger(__name__)
 FORMAT = 1
 """The workspace format this reverie writes and reads."""
 
-SESSION_STORES = ("journal", "sqlite")
-"""Session backends: ``journal`` (default) or ``sqlite`` (experimental; ``docs/storage.md``)."""
+SESSION_STORES = ("sqlite", "journal")
+"""Session backends: ``sqlite`` (default) or ``journal`` (the older one; ``docs/storage.md``)."""
 
 SESSION_STORE_ENV = "REVERIE_SESSION_STORE"
 """The environment variable that picks the session backend when ``open`` is not told."""
@@ -81,7 +82,7 @@ SESSION_STORE_ENV = "REVERIE_SESSION_STORE"
 class Workspace:
     """An open workspace: its history log, memory files, cursors and audit repository."""
 
-    def __init__(self, root: Path, *, clock: Clock, session_store: str = "journal") -> None:
+    def __init__(self, root: Path, *, clock: Clock, session_store: str = "sqlite") -> None:
         self.root = root
         self.clock = clock
         memory = root / "memory"
@@ -130,8 +131,9 @@ class Workspace:
                 of an open (temp-file sweep, history repair, audit set-up) is tried but may
                 fail (a read-only or full disk, a damaged ``.git``), and damaged cursor files
                 are left for ``doctor`` to report instead of refusing the open.
-            session_store: ``journal`` or ``sqlite`` (default: ``$REVERIE_SESSION_STORE``,
-                else ``journal``); see ``docs/storage.md``.
+            session_store: ``sqlite`` or ``journal`` (default: ``$REVERIE_SESSION_STORE``,
+                else ``sqlite``; opening with ``sqlite`` moves any journals into the database);
+                see ``docs/storage.md``.
 
         Raises:
             WorkspaceMissingError: nothing at ``path`` and ``create`` is false.
@@ -149,6 +151,7 @@ class Workspace:
             _check_readable(root)
         else:
             _check_layout(root)
+        _check_store(root, store)
         workspace = cls(root, clock=clock, session_store=store)
         workspace.read_only = read_only
         try:
@@ -193,12 +196,22 @@ class Workspace:
 
 
 def _store_kind(chosen: str | None) -> str:
-    kind = chosen if chosen is not None else os.environ.get(SESSION_STORE_ENV) or "journal"
+    kind = chosen if chosen is not None else os.environ.get(SESSION_STORE_ENV) or "sqlite"
     if kind not in SESSION_STORES:
         where = "session_store" if chosen is not None else SESSION_STORE_ENV
         expected = ", ".join(SESSION_STORES)
         raise ConfigError(f"{where} is {kind!r}; expected one of {expected}", key=where)
     return kind
+
+
+def _check_store(root: Path, kind: str) -> None:
+    """Refuse the journal backend on a workspace whose sessions moved into the database."""
+    if kind == "journal" and (root / layout.SESSIONS_DB).exists():
+        raise ConfigError(
+            f"the sessions of {root} are in {layout.SESSIONS_DB}; the journal backend"
+            " would not see them (open it with session_store='sqlite')",
+            key="session_store",
+        )
 
 
 def _session_store(root: Path, locks_dir: Path, clock: Clock, kind: str) -> SessionStore:
