@@ -63,9 +63,7 @@ from reverie.store.locks import ProcessLock
 from reverie.store.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryFiles
 from reverie.store.quarantine import BadLine, Quarantine
 from reverie.store.rejections import RejectionLog
-from reverie.store.session_migration import has_journals, migrate_journals
 from reverie.store.sessions import SessionStore
-from reverie.store.sessions_sqlite import SqliteSessionStore
 
 logger = logging.getLogger(__name__)
 
@@ -216,6 +214,8 @@ def _check_store(root: Path, kind: str) -> None:
 
 def _session_store(root: Path, locks_dir: Path, clock: Clock, kind: str) -> SessionStore:
     if kind == "sqlite":
+        from reverie.store.sessions_sqlite import SqliteSessionStore  # noqa: PLC0415
+
         # Same public operations as SessionStore (the storage seam's session protocol);
         # cast until the engine's callers are typed against that protocol.
         store = SqliteSessionStore(root / "sessions", state_dir=root / ".reverie", clock=clock)
@@ -227,6 +227,9 @@ def _session_store(root: Path, locks_dir: Path, clock: Clock, kind: str) -> Sess
 
 def _move_journals(workspace: Workspace) -> None:
     """Move journals left in ``sessions/`` into the SQLite store (``session_migration``)."""
+    from reverie.store.session_migration import has_journals, migrate_journals  # noqa: PLC0415
+    from reverie.store.sessions_sqlite import SqliteSessionStore  # noqa: PLC0415
+
     root = workspace.root
     journals = SessionStore(
         root / "sessions",
