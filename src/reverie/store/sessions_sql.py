@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from reverie.inbound import valid_json
+from reverie.messages import Message
 from reverie.session import ArchivedSummary, Session, SessionInfo, safe_mark
 from reverie.store.redaction import tombstone
 from reverie.store.session_records import MessageRecord, encode, parse, parse_time
@@ -21,7 +22,7 @@ from reverie.store.session_records import MessageRecord, encode, parse, parse_ti
 if TYPE_CHECKING:
     import sqlite3
 
-    from reverie.messages import JSONObject, Message
+    from reverie.messages import JSONObject
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions(
@@ -121,7 +122,17 @@ def tombstone_rows(conn: sqlite3.Connection, row: Row, indices: Collection[int])
 
 
 def message_of(body: str) -> Message:
-    """The message a body (a journal ``msg`` line) holds."""
+    r"""The message a body (a journal ``msg`` line) holds.
+
+    A body without a ``\\u`` escape (every body this store writes: it stores UTF-8 text, and
+    a lone surrogate was replaced before) is read directly; any other goes through
+    ``session_records.parse``, which repairs escaped surrogates and names what is wrong.
+    """
+    if "\\u" not in body:
+        try:
+            return Message.from_json(json.loads(body)["m"])
+        except (ValueError, KeyError, TypeError):
+            pass  # parse() below says what is wrong
     record = parse(body.encode("utf-8"))
     assert isinstance(record, MessageRecord)
     return record.message
