@@ -89,17 +89,18 @@ class SqliteSessionStore:
         at = self._now()
         bodies = [encode(MessageRecord(at=at, message=m)).decode("utf-8") for m in messages]
         with self._write() as conn:
-            row = self._row_for_write(conn, key, at)
+            found = conn.execute("SELECT id, messages FROM sessions WHERE key = ?", (key,))
+            ident, first = found.fetchone() or self._new_row(conn, key, at)
             conn.executemany(
                 "INSERT INTO messages(session, idx, body) VALUES (?, ?, ?)",
-                [(row.id, row.messages + n, body) for n, body in enumerate(bodies)],
+                [(ident, first + n, body) for n, body in enumerate(bodies)],
             )
             grown = sum(len(body) for body in bodies)
             conn.execute(
                 "UPDATE sessions SET messages = ?, updated_at = ?, size = size + ? WHERE id = ?",
-                (row.messages + len(bodies), at.isoformat(), grown, row.id),
+                (first + len(bodies), at.isoformat(), grown, ident),
             )
-        return range(row.messages, row.messages + len(bodies))
+        return range(first, first + len(bodies))
 
     def load(self, key: str) -> Session:
         """Return session ``key`` as stored now (an empty, unsaved session if there is none)."""
@@ -310,6 +311,10 @@ class SqliteSessionStore:
         found = select(conn, key)
         assert found is not None
         return found
+
+    def _new_row(self, conn: sqlite3.Connection, key: str, at: datetime) -> tuple[int, int]:
+        row = self._row_for_write(conn, key, at)
+        return row.id, row.messages
 
     def _messages(self, conn: sqlite3.Connection, row: Row) -> tuple[Message, ...]:
         kept = self._replays.get(row.key)
