@@ -40,7 +40,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import cast
+from typing import Self, cast
 
 from reverie.clock import Clock, system_clock
 from reverie.errors import (
@@ -117,7 +117,7 @@ class Workspace:
         clock: Clock = system_clock,
         read_only: bool = False,
         session_store: str | None = None,
-    ) -> Workspace:
+    ) -> Self:
         """Open (or, with ``create``, lay out) the workspace at ``path``.
 
         Args:

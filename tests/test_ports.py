@@ -1,0 +1,68 @@
+"""The file backend conforms to the storage seam (``reverie.ports``), checked by mypy and run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reverie.file_backend import FileBackend
+from reverie.ports import (
+    AuditPort,
+    Backend,
+    CursorPort,
+    HistoryPort,
+    IndexPort,
+    LedgerPort,
+    LockPort,
+    LocksPort,
+    MemoryFilesPort,
+    QuarantinePort,
+    RejectionsPort,
+    SessionsPort,
+    Stores,
+)
+from reverie.search.index import SearchIndex
+from reverie.store.audit import AuditRepo
+from reverie.store.cursors import DreamCursor
+from reverie.store.history import HistoryLog
+from reverie.store.ledger import Ledger
+from reverie.store.locks import ProcessLock
+from reverie.store.memory_files import MemoryFiles
+from reverie.store.quarantine import Quarantine
+from reverie.store.rejections import RejectionLog
+from reverie.store.sessions import SessionStore
+from reverie.store.sessions_sqlite import SqliteSessionStore
+from reverie.store.workspace import Workspace
+
+# mypy checks each assignment: a concrete class that drifts from its protocol fails the gate.
+AUDIT: type[AuditPort] = AuditRepo
+BACKEND: type[Backend] = FileBackend
+CURSOR: type[CursorPort] = DreamCursor
+HISTORY: type[HistoryPort] = HistoryLog
+INDEX: type[IndexPort] = SearchIndex
+LEDGER: type[LedgerPort] = Ledger
+LOCK: type[LockPort] = ProcessLock
+LOCKS: type[LocksPort] = Workspace
+FILES: type[MemoryFilesPort] = MemoryFiles
+QUARANTINE: type[QuarantinePort] = Quarantine
+REJECTIONS: type[RejectionsPort] = RejectionLog
+SESSIONS: type[SessionsPort] = SessionStore
+SQLITE_SESSIONS: type[SessionsPort] = SqliteSessionStore
+STORES: type[Stores] = Workspace
+
+
+def test_the_file_backend_opens_as_a_backend_and_its_parts_work(tmp_path: Path) -> None:
+    backend: Backend = FileBackend.open(tmp_path / "ws", create=True)
+    try:
+        entry = backend.history.append("the user prefers tea", session_key="cli:a")
+        assert backend.history.read_since(0) == [entry]
+        backend.dream_cursor.write(entry.cursor)
+        assert backend.dream_cursor.read() == entry.cursor
+        with backend.lock("dream").hold(timeout=0):
+            pass
+        index = backend.open_index()
+        try:
+            assert [hit.cursor for hit in index.search("tea")] == [entry.cursor]
+        finally:
+            index.close()
+    finally:
+        backend.close()
