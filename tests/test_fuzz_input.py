@@ -25,6 +25,7 @@ from reverie.engine import MemoryEngine
 from reverie.errors import InputError, ReverieError
 from reverie.inbound import MAX_MESSAGE_CHARS, has_surrogate_escape
 from tests.conftest import StepClock
+from tests.store.stored_sessions import stored_session_bytes
 
 SMALL = Config(model=ModelConfig(context_window=2_000, max_output_tokens=300))
 ODD = ("\ud83d", "\ude00", "\udc00\ud800", "\x00", "\x07", "\x1b[2J", "\u202e", "\u200f", "\ufeff")
@@ -62,10 +63,12 @@ def engine() -> Iterator[MemoryEngine]:
 
 
 def _stored_text_is_valid(root: Path) -> None:
-    for path in [*root.glob("sessions/*.journal"), root / "memory" / "history.jsonl"]:
-        data = path.read_bytes()
+    for where, data in (
+        ("sessions", stored_session_bytes(root)),
+        ("history", (root / "memory" / "history.jsonl").read_bytes()),
+    ):
         data.decode("utf-8")  # strict
-        assert not has_surrogate_escape(data), path
+        assert not has_surrogate_escape(data), where
     for name in ("SOUL.md", "USER.md", "memory/MEMORY.md"):
         (root / name).read_bytes().decode("utf-8")
 

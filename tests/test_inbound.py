@@ -24,7 +24,9 @@ from reverie.inbound import (
     valid_json,
     valid_text,
 )
+from reverie.store.workspace import SESSION_STORE_ENV
 from tests.conftest import StepClock
+from tests.store.stored_sessions import stored_session_bytes
 
 NO_MODEL = Config(model=ModelConfig(context_window=8000, max_output_tokens=500))
 
@@ -98,7 +100,8 @@ def test_a_lone_surrogate_is_stored_as_replacement_and_counted(
     assert engine.search("tea")
     assert engine.search("\ud800 tea") is not None
     assert engine.doctor().ok
-    raw = engine.workspace.sessions.path("s").read_bytes()
+    raw = stored_session_bytes(engine.workspace.root)
+    assert raw
     raw.decode("utf-8")  # strict: every stored byte is valid UTF-8
     assert not has_surrogate_escape(raw)
     assert "\ufffd" in engine.workspace.sessions.load("s").messages[0].text
@@ -106,8 +109,9 @@ def test_a_lone_surrogate_is_stored_as_replacement_and_counted(
 
 
 def test_a_journal_written_with_surrogate_escapes_reads_clean(
-    tmp_path: Path, clock: StepClock
+    tmp_path: Path, clock: StepClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv(SESSION_STORE_ENV, "journal")  # a journal an older reverie wrote
     engine = _engine(tmp_path, clock)
     engine.record("old", [{"role": "user", "content": "fine"}])
     path = engine.workspace.sessions.path("old")

@@ -30,6 +30,7 @@ from reverie.store.memory_files import MemoryFiles
 from reverie.store.quarantine import Quarantine
 from reverie.store.rejections import RejectionLog
 from reverie.store.sessions import SessionStore
+from reverie.store.sessions_sqlite import SqliteSessionStore
 from reverie.store.workspace import Workspace
 
 # mypy checks each assignment: a concrete class that drifts from its protocol fails the gate.
@@ -45,6 +46,7 @@ FILES: type[MemoryFilesPort] = MemoryFiles
 QUARANTINE: type[QuarantinePort] = Quarantine
 REJECTIONS: type[RejectionsPort] = RejectionLog
 SESSIONS: type[SessionsPort] = SessionStore
+SQLITE_SESSIONS: type[SessionsPort] = SqliteSessionStore
 STORES: type[Stores] = Workspace
 
 

@@ -75,7 +75,9 @@ class Session:
 class SessionInfo:
     """What ``list()`` reports about one session, known without reading its messages.
 
-    ``size`` is the byte size of the session's journal file.
+    ``size`` is the bytes written for the session: the journal's file size, or for the SQLite
+    store a count that grows with every write (so a reader comparing (count, size) sees each
+    change).
     """
 
     key: str

@@ -6,8 +6,9 @@ MODE "big" does the same with every third message ~200,000 characters long, to w
 window in which a kill tears a record.
 MODE "state": per message also sets the mark and ten metadata values (printing "mark<TAB>n"
 and "meta<TAB>n" once acknowledged), so superseded records pile up and the journal is
-rewritten as a snapshot every few messages. Every line is flushed, so a parent that SIGKILLs
-this process knows exactly what was acknowledged.
+rewritten as a snapshot every few messages (SNAPSHOT_MIN applies to the journal backend; the
+SQLite one, picked by ``REVERIE_SESSION_STORE``, has no snapshots). Every line is flushed, so
+a parent that SIGKILLs this process knows exactly what was acknowledged.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def main() -> None:
     root, key, tag, count, mode = sys.argv[1:6]
     workspace = Workspace.open(root)
     store = workspace.sessions
-    if len(sys.argv) > 6:
+    if len(sys.argv) > 6 and isinstance(store, SessionStore):
         store = SessionStore(
             workspace.root / "sessions",
             state_dir=workspace.root / ".reverie",

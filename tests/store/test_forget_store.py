@@ -22,8 +22,9 @@ from reverie.store.provenance_file import (
 )
 from reverie.store.redaction import FORGOTTEN
 from reverie.store.scrub import Needle, scrub_blob, scrub_jsonl
-from reverie.store.sessions import SessionStore
+from reverie.store.workspace import SESSION_STORES
 from tests.conftest import StepClock
+from tests.store.stored_sessions import stored_session_bytes
 
 AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
@@ -86,7 +87,9 @@ def test_editing_entries_keeps_every_other_line_and_the_cursor_floor(workspace: 
     assert workspace.history.append("next").cursor == 5
 
 
-def test_a_redacted_message_keeps_its_place_role_and_tool_ids(workspace: Workspace) -> None:
+@pytest.mark.parametrize("kind", SESSION_STORES)
+def test_a_redacted_message_keeps_its_place_role_and_tool_ids(tmp_path: Path, kind: str) -> None:
+    workspace = Workspace.open(tmp_path / "ws", create=True, session_store=kind)
     store = workspace.sessions
     call = ToolCall(id="c1", name="note", arguments='{"text": "lives in Porto"}')
     store.append_many(
@@ -102,21 +105,18 @@ def test_a_redacted_message_keeps_its_place_role_and_tool_ids(workspace: Workspa
     store.set_compacted_upto("tg:1", 2)
     store.redact("tg:1", {0, 1, 2}, summary=True)
     root = workspace.root
-    fresh = SessionStore(
-        root / "sessions",
-        state_dir=root / ".reverie",
-        locks_dir=root / ".reverie" / "locks",
-        clock=StepClock(),
-    )
-    session = fresh.load("tg:1")
+    fresh = Workspace.open(root, clock=StepClock(), session_store=kind)
+    session = fresh.sessions.load("tg:1")
     assert [m.role for m in session.messages] == ["user", "assistant", "tool", "user"]
     assert [m.content for m in session.messages[:3:2]] == [FORGOTTEN, FORGOTTEN]
     assert session.messages[1].tool_calls == (ToolCall(id="c1", name="note", arguments="{}"),)
     assert session.messages[2].tool_call_id == "c1"
     assert session.messages[3].content == "Thanks."
     assert (session.compacted_upto, session.summary) == (2, None)
-    assert b"Porto" not in store.path("tg:1").read_bytes()
+    assert b"Porto" not in stored_session_bytes(root)
     assert store.append("tg:1", Message(role="user", content="more")) == 4
+    fresh.close()
+    workspace.close()
 
 
 def test_scrub_jsonl_finds_the_text_inside_base64(tmp_path: Path) -> None:

@@ -1,17 +1,25 @@
-"""The session store in one process: round trips, state records, staleness, repair, snapshots."""
+"""The session store in one process: round trips, state records, staleness, repair, snapshots.
+
+Tests that take ``kind`` run against both session backends (journal and SQLite, chosen through
+``REVERIE_SESSION_STORE``); the others test the journal's own files (torn lines, snapshots).
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from reverie import ArchivedSummary, Message, SessionError, ToolCall, Workspace
 from reverie.store.session_records import MarkRecord, MessageRecord, encode
 from reverie.store.sessions import SessionStore
+from reverie.store.sessions_sqlite import SqliteSessionStore
+from reverie.store.workspace import SESSION_STORE_ENV, SESSION_STORES
 
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
@@ -25,20 +33,34 @@ class StepClock:
         return self.now
 
 
+@pytest.fixture(params=SESSION_STORES)
+def kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test against each session backend (workspaces opened here pick it up)."""
+    chosen = str(request.param)
+    monkeypatch.setenv(SESSION_STORE_ENV, chosen)
+    return chosen
+
+
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    Workspace.open(tmp_path / "ws", create=True).close()
+    Workspace.open(tmp_path / "ws", create=True, session_store="journal").close()
     return tmp_path / "ws"
 
 
 @pytest.fixture
 def workspace(root: Path) -> Iterator[Workspace]:
-    ws = Workspace.open(root, clock=StepClock())
+    kind = os.environ.get(SESSION_STORE_ENV, "journal")  # set by ``kind``; else the journal's
+    ws = Workspace.open(root, clock=StepClock(), session_store=kind)
     yield ws
     ws.close()
 
 
-def _store(root: Path, snapshot_min: int = 64) -> SessionStore:
+def _store(root: Path, snapshot_min: int = 64, kind: str = "journal") -> SessionStore:
+    if kind == "sqlite":
+        sqlite = SqliteSessionStore(
+            root / "sessions", state_dir=root / ".reverie", clock=StepClock()
+        )
+        return cast("SessionStore", sqlite)  # same operations; no journal paths
     return SessionStore(
         root / "sessions",
         state_dir=root / ".reverie",
@@ -52,7 +74,7 @@ def _user(text: str) -> Message:
     return Message(role="user", content=text)
 
 
-def test_messages_round_trip_with_every_field(workspace: Workspace) -> None:
+def test_messages_round_trip_with_every_field(kind: str, workspace: Workspace) -> None:
     stamp = datetime(2026, 11, 29, 22, 15, 3, 120000, tzinfo=UTC)
     messages = [
         Message(role="system", content="be brief"),
@@ -74,14 +96,14 @@ def test_messages_round_trip_with_every_field(workspace: Workspace) -> None:
     assert session.created_at < session.updated_at
 
 
-def test_unknown_session_loads_empty_and_is_not_created(workspace: Workspace) -> None:
+def test_unknown_session_loads_empty_and_is_not_created(kind: str, workspace: Workspace) -> None:
     session = workspace.sessions.load("nobody")
     assert session.messages == ()
     assert not workspace.sessions.exists("nobody")
     assert workspace.sessions.list() == []
 
 
-def test_state_records_set_mark_summary_and_merge_metadata(workspace: Workspace) -> None:
+def test_state_records_set_mark_summary_and_merge_metadata(kind: str, workspace: Workspace) -> None:
     store = workspace.sessions
     store.append_many("k", [_user("a"), _user("b"), _user("c")])
     store.set_compacted_upto("k", 2)
@@ -100,7 +122,7 @@ def test_state_records_set_mark_summary_and_merge_metadata(workspace: Workspace)
     assert store.load("k").summary is None
 
 
-def test_mark_outside_the_session_is_refused(workspace: Workspace) -> None:
+def test_mark_outside_the_session_is_refused(kind: str, workspace: Workspace) -> None:
     workspace.sessions.append("k", _user("a"))
     with pytest.raises(ValueError, match="outside"):
         workspace.sessions.set_compacted_upto("k", 2)
@@ -123,8 +145,8 @@ def test_corrupt_mark_resets_to_zero_with_a_warning(
     assert store.list()[0].compacted_upto == 0
 
 
-def test_a_stale_process_sees_the_other_processes_messages(root: Path) -> None:
-    first, second = _store(root), _store(root)
+def test_a_stale_process_sees_the_other_processes_messages(kind: str, root: Path) -> None:
+    first, second = _store(root, kind=kind), _store(root, kind=kind)
     first.append("k", _user("one"))
     stale = first.load("k")
     second.append_many("k", [_user("two"), _user("three")])
@@ -134,8 +156,8 @@ def test_a_stale_process_sees_the_other_processes_messages(root: Path) -> None:
     assert first.list()[0].message_count == 4
 
 
-def test_a_journal_recreated_by_another_process_is_read_afresh(root: Path) -> None:
-    first, second = _store(root), _store(root)
+def test_a_journal_recreated_by_another_process_is_read_afresh(kind: str, root: Path) -> None:
+    first, second = _store(root, kind=kind), _store(root, kind=kind)
     first.append_many("k", [_user("old-1"), _user("old-2")])
     second.delete("k")
     second.append_many("k", [_user("new-1"), _user("new-2"), _user("new-3")])
@@ -143,7 +165,7 @@ def test_a_journal_recreated_by_another_process_is_read_afresh(root: Path) -> No
     assert [m.text for m in first.load("k").messages] == ["new-1", "new-2", "new-3", "new-4"]
 
 
-def test_delete_removes_the_session(workspace: Workspace) -> None:
+def test_delete_removes_the_session(kind: str, workspace: Workspace) -> None:
     store = workspace.sessions
     store.append("gone", _user("x"))
     store.append("kept", _user("y"))
@@ -174,13 +196,13 @@ def test_list_reports_each_session_without_reading_messages(root: Path) -> None:
     assert _store(root).list()[1].message_count == 3
 
 
-def test_list_catches_up_with_appends_after_the_checkpoint(root: Path) -> None:
-    writer = _store(root)
+def test_list_catches_up_with_appends_after_the_checkpoint(kind: str, root: Path) -> None:
+    writer = _store(root, kind=kind)
     writer.append("k", _user("1"))
     writer.close()
-    assert _store(root).list()[0].message_count == 1
+    assert _store(root, kind=kind).list()[0].message_count == 1
     writer.append_many("k", [_user("2"), _user("3")])
-    assert _store(root).list()[0].message_count == 3
+    assert _store(root, kind=kind).list()[0].message_count == 3
 
 
 def test_torn_tail_is_quarantined_before_the_next_append(workspace: Workspace) -> None:
@@ -227,7 +249,7 @@ def test_superseded_records_trigger_an_atomic_snapshot(root: Path) -> None:
     assert store.append("k", _user("4")) == 4
 
 
-def test_put_replaces_a_session_whole(workspace: Workspace) -> None:
+def test_put_replaces_a_session_whole(kind: str, workspace: Workspace) -> None:
     store = workspace.sessions
     store.append("k", _user("old"))
     session = store.load("k")
@@ -248,7 +270,7 @@ def test_put_replaces_a_session_whole(workspace: Workspace) -> None:
 def test_temp_files_of_dead_writers_are_swept_on_open(root: Path) -> None:
     dead = root / "sessions" / ".k.journal.999999999.abcd1234.rvtmp"
     dead.write_bytes(b"partial snapshot")
-    Workspace.open(root).close()
+    Workspace.open(root, session_store="journal").close()
     assert not dead.exists()
 
 

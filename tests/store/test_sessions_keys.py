@@ -43,7 +43,7 @@ HOSTILE_KEYS = [
 
 
 def test_hostile_keys_map_to_distinct_files_inside_sessions(tmp_path: Path) -> None:
-    workspace = Workspace.open(tmp_path / "ws", create=True)
+    workspace = Workspace.open(tmp_path / "ws", create=True, session_store="journal")
     sessions = (tmp_path / "ws" / "sessions").resolve()
     paths = [workspace.sessions.path(key) for key in HOSTILE_KEYS]
     assert all(path.resolve().parent == sessions for path in paths)
@@ -57,7 +57,7 @@ def test_hostile_keys_map_to_distinct_files_inside_sessions(tmp_path: Path) -> N
     assert sorted(info.key for info in workspace.sessions.list()) == sorted(HOSTILE_KEYS)
     assert sorted(p.name for p in sessions.iterdir()) == sorted(p.name for p in paths)
     workspace.close()
-    reopened = Workspace.open(tmp_path / "ws")
+    reopened = Workspace.open(tmp_path / "ws", session_store="journal")
     assert sorted(info.key for info in reopened.sessions.list()) == sorted(HOSTILE_KEYS)
 
 

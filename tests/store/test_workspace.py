@@ -77,7 +77,8 @@ def test_opening_a_nanobot_workspace_writes_nothing_but_reverie_state(
     with MemoryEngine.open(root, environ={}) as engine:
         engine.record("cli:a", [Message(role="user", content="hi")])
         assert engine.workspace.sessions.load("cli:a").messages[0].content == "hi"
-    assert (root / "sessions").is_dir()
+    assert (root / ".reverie" / "sessions.sqlite3").is_file()  # sessions live in .reverie/
+    assert not (root / "sessions").exists()
 
 
 def test_an_existing_nanobot_workspace_opens_unchanged(tmp_path: Path, clock: StepClock) -> None:

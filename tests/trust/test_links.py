@@ -141,7 +141,7 @@ def test_a_session_journal_linked_outside_is_never_appended_to(
     tmp_path: Path, outside: Path
 ) -> None:
     root = _fresh(tmp_path)
-    workspace = Workspace.open(root)
+    workspace = Workspace.open(root, session_store="journal")
     try:
         workspace.sessions.append("cli:default", Message(role="user", content="hello"))
         journal = next((root / "sessions").glob("*.journal"))
@@ -154,6 +154,26 @@ def test_a_session_journal_linked_outside_is_never_appended_to(
         assert any(f.check == "links" for f in examine(workspace).findings)
     finally:
         workspace.close()
+
+
+def test_a_sessions_database_linked_outside_is_never_written(tmp_path: Path, outside: Path) -> None:
+    root = _fresh(tmp_path)
+    workspace = Workspace.open(root)
+    try:
+        workspace.sessions.append("cli:default", Message(role="user", content="hello"))
+        workspace.sessions.close()
+        database = root / ".reverie" / "sessions.sqlite3"
+        for path in root.glob(".reverie/sessions.sqlite3*"):
+            path.unlink()
+        database.symlink_to(outside / "secret.txt")
+        with pytest.raises(StorageError, match="symlink"):
+            workspace.sessions.append("cli:default", Message(role="user", content="more"))
+        assert (outside / "secret.txt").read_text(encoding="utf-8") == SECRET + "\n"
+        assert any(f.check == "links" for f in examine(workspace).findings)
+    finally:
+        workspace.close()
+    with pytest.raises(OutsideLinkError):
+        Workspace.open(root)
 
 
 def test_a_ledger_linked_after_open_is_never_appended_to(tmp_path: Path, outside: Path) -> None:

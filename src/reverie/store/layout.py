@@ -56,6 +56,7 @@ DREAM_JOURNAL = ".reverie/dream-publish.json"
 PROVENANCE = ".reverie/provenance.json"
 INGEST_MARKER = ".reverie/ingest.json"
 IMPORTED = ".reverie/imported.json"
+SESSIONS_DB = ".reverie/sessions.sqlite3"
 GIT = ".git"
 GIT_INIT_SCRATCH = ".reverie-git-init"
 """Where a new audit repository is made before one rename puts its ``.git`` in place."""
@@ -79,6 +80,7 @@ CHECKED: tuple[str, ...] = (
     SKILLS,
     PROMPT_OVERRIDE,
     STATE,
+    SESSIONS_DB,
     GIT,
 )
 """Every fixed path ``find_unsafe_links`` inspects (skill folders and journals are added)."""

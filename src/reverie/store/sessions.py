@@ -1,4 +1,8 @@
-"""The session store: one append-only journal per conversation under ``sessions/``.
+"""The journal session store: one append-only journal per conversation under ``sessions/``.
+
+The older backend: SQLite (``sessions_sqlite``) is the default, and opening a workspace with it
+moves these journals into the database (``session_migration``; see docs/storage.md). This
+store stays as the source of that move and as ``session_store="journal"``.
 
 Storage model. ``sessions/<stem>.journal`` (stem from ``session_keys``) holds the records of
 ``session_records``: a head, then messages and small state records in the order they were

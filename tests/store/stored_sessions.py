@@ -1,0 +1,23 @@
+"""What the session stores hold on disk, as bytes: journal files and the database's rows."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from reverie.store import layout
+
+
+def stored_session_bytes(root: Path) -> bytes:
+    """Every journal's bytes, then every message body and state column of the database."""
+    parts = [path.read_bytes() for path in sorted(root.glob("sessions/*.journal"))]
+    database = root / layout.SESSIONS_DB
+    if database.exists():
+        with closing(sqlite3.connect(database)) as conn:
+            rows = conn.execute("SELECT body FROM messages ORDER BY session, idx").fetchall()
+            rows += conn.execute(
+                "SELECT metadata || coalesce(summary, '') FROM sessions"
+            ).fetchall()
+        parts += [str(value).encode("utf-8") + b"\n" for (value,) in rows]
+    return b"".join(parts)
