@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta, timezone
+
 from reverie import Message, Workspace
 from reverie.search import SearchIndex
 from reverie.search.candidates import COMMON
@@ -115,3 +117,17 @@ def test_pairs_of_a_rewritten_session_leave_the_index(
 
     assert index.candidates(["柯基"], limit=5) == []
     assert [c.text for c in index.candidates(["下雨"], limit=5)] == ["今天下雨了。"]
+
+
+def test_a_message_at_the_calendars_edge_reads_back_clamped(
+    workspace: Workspace, index: SearchIndex
+) -> None:
+    # 9999-12-31T23:00-05:00 is later than the last UTC time a datetime holds.
+    edge = datetime(9999, 12, 31, 23, 0, tzinfo=timezone(timedelta(hours=-5)))
+    workspace.sessions.append(
+        "cli:a", Message(role="user", content="the vault code", timestamp=edge)
+    )
+
+    [found] = index.candidates(["vault"], limit=5)
+
+    assert found.timestamp == datetime.max.replace(tzinfo=UTC)

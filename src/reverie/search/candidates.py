@@ -25,8 +25,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
+from reverie.clock import from_epoch
 from reverie.search.hits import SourceKind
 from reverie.search.query import Filters, conditions
 from reverie.search.text import unsegment
@@ -186,7 +187,7 @@ def _candidate(
         kind="history" if kind == "history" else "message",
         score=score,
         text=unsegment(body),
-        timestamp=datetime.fromtimestamp(ts, UTC) if ts is not None else None,
+        timestamp=from_epoch(ts) if ts is not None else None,
         session_key=key,
         cursor=cursor,
         message_index=position,
