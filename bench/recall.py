@@ -207,6 +207,7 @@ def latency(size: int, queries: int = 200) -> dict[str, object]:
         one = _timed(lambda n: engine.prompt("cli:s7", asked[n]).recalled, len(asked))
         rotating = _timed(lambda n: engine.prompt(f"cli:s{n % 50}", asked[n]).recalled, len(asked))
         alone = _timed(lambda n: engine.recall(asked[n], session="cli:s7").items, len(asked))
+        dense = _dense_latency(engine, asked) if DENSE else None  # recall-dense
         engine.close()
     return {
         "items": size,
@@ -215,6 +216,7 @@ def latency(size: int, queries: int = 200) -> dict[str, object]:
         "prompt_one_session": one,
         "prompt_rotating_sessions": rotating,
         "recall_alone": alone,
+        **({"dense": dense} if dense else {}),
     }
 
 
@@ -232,19 +234,50 @@ def _timed(call: Callable[[int], Sized], count: int) -> dict[str, float]:
     }
 
 
+DENSE: list[str] = []
+"""``--dense``: also the dense recall variants (``recalllib.dense``); holds the cache path."""
+
+
+def _dense_quality(conversations: list[Conversation]) -> dict[str, object]:
+    from recalllib import dense
+
+    return dense.quality(
+        conversations,
+        windows=WINDOWS,
+        play=_play,
+        prompt_text=_prompt_text,
+        ranked=_ranked,
+        tally=_Tally,
+        cache=Path(DENSE[0]),
+        base=BASE,
+    )
+
+
+def _dense_latency(engine: MemoryEngine, asked: list[str]) -> dict[str, object]:
+    from recalllib import dense
+
+    return dense.latency(engine, asked, _timed)
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=int, default=0, help="items for the latency run")
     parser.add_argument("--no-quality", action="store_true", help="skip the dev-set run")
     parser.add_argument("--only", default=None, help="only this conversation (e.g. en-1)")
     parser.add_argument("--share", type=float, default=None, help="recall share of the budget")
+    parser.add_argument("--dense", action="store_true", help="dense recall variants (extra)")
+    parser.add_argument("--dense-cache", default="/tmp/reverie-bench-e5.npz", help="vectors memo")
     args = parser.parse_args(argv)
+    if args.dense:
+        DENSE.append(args.dense_cache)
     if args.share is not None:
         SHARE.append(args.share)
     report: dict[str, object] = {}
     if not args.no_quality:
         conversations = [c for c in build() if args.only in (None, c.name)]
         report["quality"] = quality(conversations)
+        if DENSE:
+            report["dense"] = _dense_quality(conversations)
     if args.latency:
         report["latency"] = latency(args.latency)
     print(json.dumps(report, indent=2))

@@ -39,6 +39,7 @@ LAYERS: dict[str, int] = {
     "doctor": 2,
     "search": 2,
     "recall": 2,
+    "dense": 2,
     "modelfree": 2,
     "provenance": 2,
     "importers": 2,

@@ -31,6 +31,7 @@ from reverie.compaction.result import CompactionResult
 from reverie.compaction.summariser import ModelSummariser
 from reverie.config import Config
 from reverie.config_file import default_workspace, load_config
+from reverie.dense import open_dense
 from reverie.doctor import DoctorReport, examine
 from reverie.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file
 from reverie.dream.result import DreamResult
@@ -128,7 +129,11 @@ class MemoryEngine(MemoryReads):
             if memory_provider is not None and config.dream.mode != "model-free"
             else "model-free"
         )
-        self.recaller = Recaller(lambda: self.index, counter=counter)
+        # Dense recall (reverie.dense) when [recall] embeddings allows and the extra is there.
+        self.dense, self.dense_status = open_dense(
+            config.recall.embeddings, workspace.root, lambda: self.index
+        )
+        self.recaller = Recaller(lambda: self.index, counter=counter, dense=self.dense)
         self.assembler = PromptAssembler(
             workspace,
             config=config.prompt,
@@ -305,6 +310,7 @@ class MemoryEngine(MemoryReads):
             mode=self.mode,
             chat_model=self.config.model.model,
             memory_model=self.config.memory.model,
+            recall=self.dense_status.line,
         )
 
     def doctor(self) -> DoctorReport:
@@ -330,6 +336,8 @@ class MemoryEngine(MemoryReads):
         """Release open files."""
         if self._index is not None:
             self._index.close()
+        if self.dense is not None:
+            self.dense.store.close()
         self.workspace.close()
 
     def __enter__(self) -> MemoryEngine:

@@ -23,6 +23,7 @@ from datetime import datetime, time, timedelta
 from typing import Protocol
 
 from reverie.recall.dates import DaySpan, resolve
+from reverie.recall.fusion import DenseSource, fuse
 from reverie.recall.items import RecalledItem, RecallResult, excerpt, item_line, render
 from reverie.recall.ranking import Ranked, RecallOptions, Signals, rank
 from reverie.recall.terms import QueryTerms
@@ -81,6 +82,7 @@ class Recaller:
         *,
         counter: TokenCounter,
         options: RecallOptions | None = None,
+        dense: DenseSource | None = None,
     ) -> None:
         """Recall from the index ``index()`` returns (called per recall, so it may open lazily).
 
@@ -88,10 +90,12 @@ class Recaller:
             index: returns the search index (or any ``CandidateSource``).
             counter: counts tokens as the prompt does.
             options: ranking options (``RecallOptions()`` by default).
+            dense: items by meaning, fused with the lexical ranking (None: lexical only).
         """
         self._index = index
         self._counter = counter
         self.options = options or RecallOptions()
+        self.dense = dense
 
     def recall(
         self,
@@ -134,7 +138,12 @@ class Recaller:
             between=[_interval(span, now) for span in spans if now is not None],
         )
         eligible = [c for c in pool if self._eligible(c, scope, carried)]
-        chosen = self._fit(rank(eligible, signals, self.options), terms.terms, max_tokens)
+        ranked: Iterable[Ranked] = rank(eligible, signals, self.options)
+        if self.dense is not None:  # dense recall (reverie.dense): fused by reciprocal rank
+            nearest = self.dense.nearest(query, limit=self.options.pool // 2, session_key=scope)
+            near = [c for c in nearest if self._eligible(c, scope, carried)]
+            ranked = fuse(ranked, near, depth=self.options.pool)
+        chosen = self._fit(ranked, terms.terms, max_tokens)
         text = render(chosen)
         return RecallResult(
             query=query,

@@ -1,0 +1,178 @@
+"""Dense recall in bench/recall.py (``--dense``): what fusing embeddings buys, and what it costs.
+
+Quality: each conversation is played as in the main table (``play``), once per window, and
+each question is asked with recall's defaults (``all``), then with dense recall fused in
+(``all+dense``, and ``bm25+dense``: dense on top of plain BM25). Same figures as the main
+table: context recall at 4k and 8k, mean prompt tokens, R@5 and R@10 of recall's ranking.
+The vectors come from the real model of the embeddings extra; they are memoised by text in
+a cache file outside the repository (``--dense-cache``), so a second run does not encode
+the dev set again. The index-time cost is the CPU time per item encoded (when not cached).
+
+Latency (with ``--latency N``): the workspace of the main latency run, every item given a
+vector (random unit vectors: encoding 100k items with the real model would take hours on
+this machine; the query cost does not depend on what the stored vectors hold), then
+``prompt()`` and ``recall()`` with dense recall on, the query encoded by the real model.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from recalllib.devset import Conversation
+from reverie import MemoryEngine
+from reverie.dense.encoder import E5Encoder
+from reverie.dense.retriever import DenseRetriever
+from reverie.dense.vectors import VECTORS_PATH, VectorStore
+from reverie.recall import RecallOptions
+
+Vectors = npt.NDArray[np.float32]
+
+
+class CachedEncoder:
+    """The extra's encoder, memoised by text in an ``.npz`` file; counts CPU time per item."""
+
+    def __init__(self, path: Path) -> None:
+        self.inner = E5Encoder()
+        self.name, self.dim = self.inner.name, self.inner.dim
+        self.path = path
+        self.memo: dict[tuple[bool, str], Vectors] = {}
+        self.encoded = 0
+        self.cpu = 0.0
+        if path.exists():
+            with np.load(path, allow_pickle=False) as data:
+                for kind, text, row in zip(data["kinds"], data["texts"], data["rows"], strict=True):
+                    self.memo[(bool(kind), str(text))] = row
+
+    def queries(self, texts: Sequence[str]) -> Vectors:
+        return self._get(texts, query=True)
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        return self._get(texts, query=False)
+
+    def _get(self, texts: Sequence[str], *, query: bool) -> Vectors:
+        missing = [t for t in dict.fromkeys(texts) if (query, t) not in self.memo]
+        if missing:
+            started = time.process_time()
+            rows = self.inner.queries(missing) if query else self.inner.passages(missing)
+            self.cpu += time.process_time() - started
+            self.encoded += len(missing)
+            for text, row in zip(missing, rows, strict=True):
+                self.memo[(query, text)] = row
+        return np.stack([self.memo[(query, t)] for t in texts]).astype(np.float32)
+
+    def save(self) -> None:
+        keys = list(self.memo)
+        np.savez(
+            self.path,
+            kinds=np.array([k for k, _ in keys]),
+            texts=np.array([t for _, t in keys]),
+            rows=np.stack([self.memo[k] for k in keys]),
+        )
+
+
+def attach(engine: MemoryEngine, encoder: Any) -> DenseRetriever:
+    """Give ``engine``'s recall a dense retriever with ``encoder`` (as the extra would)."""
+    store = VectorStore(engine.workspace.root / VECTORS_PATH, model=encoder.name, dim=encoder.dim)
+    dense = DenseRetriever(lambda: engine.index, store, encoder, per_call=10**9)
+    engine.recaller.dense = dense
+    return dense
+
+
+VARIANTS: dict[str, tuple[RecallOptions, bool]] = {
+    "all": (RecallOptions(), False),
+    "all+dense": (RecallOptions(), True),
+}
+
+
+def quality(
+    conversations: list[Conversation],
+    *,
+    windows: Sequence[int],
+    play: Callable[..., MemoryEngine],
+    prompt_text: Callable[[MemoryEngine, str], tuple[str, int, int]],
+    ranked: Callable[[MemoryEngine, str], list[int]],
+    tally: Callable[[], Any],
+    cache: Path,
+    base: RecallOptions,
+) -> dict[str, object]:
+    import tempfile
+
+    encoder = CachedEncoder(cache)
+    variants = {**VARIANTS, "bm25+dense": (base, True)}
+    tallies: dict[str, Any] = {}
+    started = time.perf_counter()
+    for window in windows:
+        tag = f"{window // 1024}k"
+        for convo in conversations:
+            with tempfile.TemporaryDirectory() as folder:
+                engine = play(convo, window, Path(folder), recall=True)
+                dense = attach(engine, encoder)
+                dense.catch_up()
+                for question in convo.questions:
+                    gold = [convo.texts[i] for i in question.evidence]
+                    for name, (options, on) in variants.items():
+                        engine.recaller.options = options
+                        engine.recaller.dense = dense if on else None
+                        text, tokens, budget = prompt_text(engine, question.text)
+                        t = tallies.setdefault(f"{tag}/{name}", tally())
+                        t.add(text, gold, tokens, budget)
+                        if window == windows[0]:
+                            t.search(ranked(engine, question.text), question.evidence)
+                engine.close()
+        encoder.save()
+    report: dict[str, object] = {name: t.report() for name, t in sorted(tallies.items())}
+    report["encoded_items"] = encoder.encoded
+    if encoder.encoded:
+        report["index_cpu_ms_per_item"] = round(1000 * encoder.cpu / encoder.encoded, 1)
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    return report
+
+
+class RandomEncoder:
+    """Random unit vectors for stored items; the real model for queries (latency run)."""
+
+    def __init__(self) -> None:
+        self.inner = E5Encoder()
+        self.name, self.dim = "latency-random", self.inner.dim
+        self.rng = np.random.default_rng(7)
+
+    def queries(self, texts: Sequence[str]) -> Vectors:
+        return self.inner.queries(texts)
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        rows = self.rng.standard_normal((len(texts), self.dim)).astype(np.float32)
+        unit: Vectors = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        return unit
+
+
+def latency(
+    engine: MemoryEngine,
+    asked: list[str],
+    timed: Callable[[Callable[[int], Any], int], dict[str, float]],
+) -> dict[str, object]:
+    """Dense on for the latency workspace ``engine`` (filled and indexed); time the calls."""
+    dense = attach(engine, RandomEncoder())
+    started = time.perf_counter()
+    dense.catch_up()
+    filled = time.perf_counter() - started
+    random.Random(3).shuffle(asked)
+    one = timed(lambda n: engine.prompt("cli:s7", asked[n]).recalled, len(asked))
+    alone = timed(lambda n: engine.recall(asked[n], session="cli:s7").items, len(asked))
+    encode = timed(lambda n: dense.encoder.queries([asked[n]]), len(asked))
+    vector = dense.encoder.queries(["what did we decide about the harbour?"])[0]
+    scan = timed(lambda _n: dense.store.nearest(vector, limit=40, session_key=None), len(asked))
+    return {
+        "vectors": len(dense.store),
+        "store_fill_seconds_random_vectors": round(filled, 1),
+        "prompt_one_session_dense": one,
+        "recall_alone_dense": alone,
+        "query_encoding_alone": encode,
+        "nearest_over_all_vectors": scan,
+    }
