@@ -35,6 +35,8 @@ logger = logging.getLogger(__name__)
 PASSAGE_CHARS = 2_000
 """Only the start of a long item is encoded (the model reads 512 tokens at most)."""
 BATCH = 32
+DEPTH = 40
+"""Nearest items fused per query by default (bench/recall.py --dense compares depths)."""
 
 
 class Followed(Protocol):
@@ -63,12 +65,17 @@ class DenseRetriever:
         encoder: Encoder,
         *,
         per_call: int = 2_048,
+        depth: int = DEPTH,
     ) -> None:
-        """Follow ``index()`` into ``store``, encoding with ``encoder``."""
+        """Follow ``index()`` into ``store``, encoding with ``encoder``.
+
+        ``depth``: at most this many nearest items per query, whatever the caller asks.
+        """
         self._index = index
         self.store = store
         self.encoder = encoder
         self.per_call = per_call
+        self.depth = depth
 
     def nearest(self, query: str, *, limit: int, session_key: str | None) -> list[Candidate]:
         """Return up to ``limit`` items nearest to ``query`` in meaning, best first.
@@ -78,6 +85,7 @@ class DenseRetriever:
             limit: at most this many.
             session_key: only this session's items; None: every session's.
         """
+        limit = min(limit, self.depth)
         try:
             self.catch_up(only=session_key, per_call=self.per_call)
             vector = self.encoder.queries([query])[0]

@@ -3,8 +3,10 @@
 Flow: the query's terms (``terms``) and the days it names (``dates``) → a pool of candidates
 from the search index (``SearchIndex.candidates``: this session's messages and history
 entries, or every non-internal session's when the workspace is one unified conversation) →
-ranked again (``ranking``) → what the prompt already carries verbatim is dropped → the best
-items that fit the budget are quoted, oldest first (``items``).
+ranked again (``ranking``) → fused, when a ``DenseSource`` is given (the embeddings extra,
+``reverie.dense``), with the items nearest in meaning by reciprocal rank (``fusion``) → what
+the prompt already carries verbatim is dropped → the best items that fit the budget are
+quoted, oldest first (``items``).
 
 Invariants.
 - Isolation (DESIGN.md invariant 10): with ``scope`` set, only that session's messages and
