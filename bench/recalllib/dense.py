@@ -85,13 +85,15 @@ def attach(engine: MemoryEngine, encoder: Any) -> DenseRetriever:
     return dense
 
 
-VARIANTS: dict[str, tuple[RecallOptions, int]] = {
-    "all": (RecallOptions(), 0),
-    "all+dense": (RecallOptions(), 40),
-    "all+dense@10": (RecallOptions(), 10),
-    "all+dense@5": (RecallOptions(), 5),
+VARIANTS: dict[str, tuple[RecallOptions, int, float]] = {
+    "all": (RecallOptions(), 0, 1.0),
+    "all+dense": (RecallOptions(), 40, 1.0),
+    "all+dense@10": (RecallOptions(), 10, 1.0),
+    "all+dense@80": (RecallOptions(), 80, 1.0),
+    "all+dense*0.7": (RecallOptions(), 40, 0.7),
+    "all+dense*1.5": (RecallOptions(), 40, 1.5),
 }
-"""Ranking options and how many nearest items are fused (0: dense off)."""
+"""Ranking options, how many nearest items are fused (0: dense off), and their weight."""
 
 
 def quality(
@@ -108,7 +110,7 @@ def quality(
     import tempfile
 
     encoder = CachedEncoder(cache)
-    variants = {**VARIANTS, "bm25+dense": (base, 40)}
+    variants = {**VARIANTS, "bm25+dense": (base, 40, 1.0)}
     tallies: dict[str, Any] = {}
     started = time.perf_counter()
     for window in windows:
@@ -120,10 +122,10 @@ def quality(
                 dense.catch_up()
                 for question in convo.questions:
                     gold = [convo.texts[i] for i in question.evidence]
-                    for name, (options, depth) in variants.items():
+                    for name, (options, depth, weight) in variants.items():
                         engine.recaller.options = options
                         engine.recaller.dense = dense if depth else None
-                        dense.depth = depth
+                        dense.depth, dense.weight = depth, weight
                         text, tokens, budget = prompt_text(engine, question.text)
                         t = tallies.setdefault(f"{tag}/{name}", tally())
                         t.add(text, gold, tokens, budget)

@@ -66,11 +66,14 @@ class DenseRetriever:
         *,
         per_call: int = 2_048,
         depth: int = DEPTH,
+        weight: float = 1.0,
     ) -> None:
         """Follow ``index()`` into ``store``, encoding with ``encoder``.
 
-        ``depth``: at most this many nearest items per query, whatever the caller asks.
+        ``depth``: at most this many nearest items per query, whatever the caller asks;
+        ``weight``: of this list in the fusion, against 1 for the lexical ranking.
         """
+        self.weight = weight
         self._index = index
         self.store = store
         self.encoder = encoder

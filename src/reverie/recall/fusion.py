@@ -23,6 +23,9 @@ RRF_K = 60.0
 class DenseSource(Protocol):
     """Items nearest to a query in meaning (``reverie.dense.DenseRetriever``)."""
 
+    weight: float
+    """Weight of the dense list against 1 for the lexical one."""
+
     def nearest(self, query: str, *, limit: int, session_key: str | None) -> list[Candidate]:
         """Up to ``limit`` items of the scope, best first."""
         ...

@@ -142,9 +142,9 @@ class Recaller:
         eligible = [c for c in pool if self._eligible(c, scope, carried)]
         ranked: Iterable[Ranked] = rank(eligible, signals, self.options)
         if self.dense is not None:  # dense recall (reverie.dense): fused by reciprocal rank
-            nearest = self.dense.nearest(query, limit=self.options.pool // 2, session_key=scope)
+            nearest = self.dense.nearest(query, limit=self.options.pool, session_key=scope)
             near = [c for c in nearest if self._eligible(c, scope, carried)]
-            ranked = fuse(ranked, near, depth=self.options.pool)
+            ranked = fuse(ranked, near, depth=self.options.pool, dense_weight=self.dense.weight)
         chosen = self._fit(ranked, terms.terms, max_tokens)
         text = render(chosen)
         return RecallResult(
