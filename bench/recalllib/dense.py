@@ -92,6 +92,10 @@ VARIANTS: dict[str, tuple[RecallOptions, int, float]] = {
     "all+dense@80": (RecallOptions(), 80, 1.0),
     "all+dense*0.7": (RecallOptions(), 40, 0.7),
     "all+dense*1.5": (RecallOptions(), 40, 1.5),
+    "all+dense@80*0.7": (RecallOptions(), 80, 0.7),
+    "all+dense@160": (RecallOptions(), 160, 1.0),
+    "all+dense@320": (RecallOptions(), 320, 1.0),
+    "all(pool 320)": (RecallOptions(pool=320), 0, 1.0),
 }
 """Ranking options, how many nearest items are fused (0: dense off), and their weight."""
 

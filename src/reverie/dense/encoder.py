@@ -108,7 +108,9 @@ class E5Encoder:
         import numpy as np  # noqa: PLC0415 -- only with the extra
 
         if self._model is None:
-            self._model = importlib.import_module(self._module).E5()
+            # One thread: the engine shares the machine with its agent; OpenMP threads that
+            # spin at barriers slowed a query 50-fold on two busy cores (bench/recall.py).
+            self._model = importlib.import_module(self._module).E5(num_threads=1)
         method = self._model.query if query else self._model.passage
         out = np.asarray(method(list(texts)), dtype=np.float32)
         return out.reshape(len(texts), self.dim)

@@ -92,7 +92,7 @@ class DenseRetriever:
         try:
             self.catch_up(only=session_key, per_call=self.per_call)
             vector = self.encoder.queries([query])[0]
-            found = self.store.nearest(vector, limit=2 * limit, session_key=session_key)
+            found = self.store.nearest(vector, limit=limit + 16, session_key=session_key)
         except (sqlite3.Error, OSError, ReverieError, RuntimeError, ValueError) as exc:
             logger.warning("dense recall skipped: %s", exc)
             return []

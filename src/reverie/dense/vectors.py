@@ -135,14 +135,14 @@ class VectorStore:
         ``session_key``: only that session's items; None: every item.
         """
         self._open()
-        matrix = self._matrix[: self._used]
         if session_key is None:
             rows = np.arange(self._used)
+            scores = self._matrix[: self._used] @ query.astype(np.float32)  # a view, no copy
         else:
             rows = np.asarray(self._by_session.get(session_key, ()), dtype=np.int64)
+            scores = self._matrix[rows] @ query.astype(np.float32)
         if not len(rows):
             return []
-        scores = matrix[rows] @ query.astype(np.float32)
         count = min(limit, len(rows))
         best = np.argpartition(-scores, count - 1)[:count]
         best = best[np.argsort(-scores[best], kind="stable")]
@@ -176,6 +176,8 @@ class VectorStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 30000")
+        # A cache: a file damaged by a power cut is deleted and filled again (see above).
+        conn.execute("PRAGMA synchronous = OFF")
         for statement in _SCHEMA:
             conn.execute(statement)
         meta = dict(conn.execute("SELECT name, value FROM meta").fetchall())
