@@ -35,8 +35,8 @@ logger = logging.getLogger(__name__)
 PASSAGE_CHARS = 2_000
 """Only the start of a long item is encoded (the model reads 512 tokens at most)."""
 BATCH = 32
-DEPTH = 40
-"""Nearest items fused per query by default (bench/recall.py --dense compares depths)."""
+DEPTH = 80
+"""Nearest items fused per query by default: recall's pool (bench/recall.py --dense)."""
 
 
 class Followed(Protocol):
