@@ -106,3 +106,12 @@ def test_with_the_extra_the_bundled_model_recalls_by_meaning_offline(
     assert facts["tg:li"] not in [item.text for item in dog.items]
     assert (engine.workspace.root / ".reverie" / "vectors.sqlite").is_file()
     engine.close()
+
+
+def test_a_package_that_refuses_to_import_counts_as_absent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "reverie_refused_extra", None)  # what `import` refuses
+
+    status = probe("auto", module="reverie_refused_extra")
+
+    assert not status.on
+    assert "pip install 'reverie[embeddings]'" in status.reason
