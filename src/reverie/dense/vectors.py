@@ -75,6 +75,7 @@ class VectorStore:
         self._refs: list[str] = []
         self._rows: dict[str, int] = {}
         self._by_session: dict[str | None, list[int]] = {}
+        self._row_arrays: dict[str, npt.NDArray[np.int64]] = {}
         self._hashes: list[bytes] = []
         self._matrix: npt.NDArray[np.float32] = np.zeros((0, dim), dtype=np.float32)
         self._used = 0
@@ -139,7 +140,7 @@ class VectorStore:
             rows = np.arange(self._used)
             scores = self._matrix[: self._used] @ query.astype(np.float32)  # a view, no copy
         else:
-            rows = np.asarray(self._by_session.get(session_key, ()), dtype=np.int64)
+            rows = self._session_rows(session_key)
             scores = self._matrix[rows] @ query.astype(np.float32)
         if not len(rows):
             return []
@@ -148,12 +149,22 @@ class VectorStore:
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(self._refs[int(rows[n])], float(scores[n])) for n in best]
 
+    def _session_rows(self, session_key: str) -> npt.NDArray[np.int64]:
+        """The rows of one session, as an array kept until the session gets a new row."""
+        cached = self._row_arrays.get(session_key)
+        rows = self._by_session.get(session_key, [])
+        if cached is None or len(cached) != len(rows):
+            cached = np.asarray(rows, dtype=np.int64)
+            self._row_arrays[session_key] = cached
+        return cached
+
     def close(self) -> None:
         """Close the file (the store opens it again on next use)."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None
             self._refs, self._rows, self._by_session, self._hashes = [], {}, {}, []
+            self._row_arrays = {}
             self._used = 0
 
     def _meta(self) -> dict[str, str]:
