@@ -1,6 +1,7 @@
 """Benchmark recall: does the evidence reach the prompt, and how fast is ``prompt()``?
 
 Run: .venv/bin/python bench/recall.py [--latency N] [--only NAME]   (prints one JSON object)
+     [--no-quality] [--dense quality|latency|both]   (dense recall: ``recalllib.dense``)
 
 Quality. Each conversation of the seeded dev set (``recalllib.devset``: English and Chinese,
 planted facts, updates, dates, distractors; questions paraphrased, with gold evidence turns)
@@ -251,6 +252,7 @@ def latency(size: int, queries: int = 200) -> dict[str, object]:
         one = _timed(lambda n: engine.prompt("cli:s7", asked[n]).recalled, len(asked))
         rotating = _timed(lambda n: engine.prompt(f"cli:s{n % 50}", asked[n]).recalled, len(asked))
         alone = _timed(lambda n: engine.recall(asked[n], session="cli:s7").items, len(asked))
+        dense = _dense_latency(engine, asked) if DENSE[1:] in (["latency"], ["both"]) else None
         engine.close()
     return {
         "items": size,
@@ -259,6 +261,7 @@ def latency(size: int, queries: int = 200) -> dict[str, object]:
         "prompt_one_session": one,
         "prompt_rotating_sessions": rotating,
         "recall_alone": alone,
+        **({"dense": dense} if dense else {}),
     }
 
 
@@ -281,6 +284,31 @@ def _timed(call: Callable[[int], Sized], count: int) -> dict[str, float]:
     }
 
 
+DENSE: list[str] = []
+"""``--dense``: the cache path and what to run (``recalllib.dense``); empty: no dense run."""
+
+
+def _dense_quality(conversations: list[Conversation]) -> dict[str, object]:
+    from recalllib import dense
+
+    return dense.quality(
+        conversations,
+        windows=WINDOWS,
+        play=_play,
+        prompt_text=_prompt_text,
+        ranked=_ranked,
+        tally=_Tally,
+        cache=Path(DENSE[0]),
+        base=BASE,
+    )
+
+
+def _dense_latency(engine: MemoryEngine, asked: list[str]) -> dict[str, object]:
+    from recalllib import dense
+
+    return dense.latency(engine, asked, _timed)
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=int, default=0, help="items for the latency run")
@@ -288,13 +316,24 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--only", default=None, help="only this conversation (e.g. en-1)")
     parser.add_argument("--share", type=float, default=None, help="recall share of the budget")
     parser.add_argument("--table", action="store_true", help="also print the variants as Markdown")
+    parser.add_argument(
+        "--dense",
+        choices=("quality", "latency", "both"),
+        default=None,
+        help="dense recall (the embeddings extra): its own table, its latency, or both",
+    )
+    parser.add_argument("--dense-cache", default="/tmp/reverie-bench-e5.npz", help="vectors memo")
     args = parser.parse_args(argv)
+    if args.dense:
+        DENSE.extend((args.dense_cache, args.dense))
     if args.share is not None:
         SHARE.append(args.share)
     report: dict[str, object] = {}
+    conversations = [c for c in build() if args.only in (None, c.name)]
     if not args.no_quality:
-        conversations = [c for c in build() if args.only in (None, c.name)]
         report["quality"] = quality(conversations)
+    if args.dense in ("quality", "both"):
+        report["dense"] = _dense_quality(conversations)
     if args.latency:
         report["latency"] = latency(args.latency)
     print(json.dumps(report, indent=2))

@@ -50,6 +50,7 @@ LAYERS: dict[str, int] = {
     "doctor": 2,
     "search": 2,
     "recall": 2,
+    "dense": 2,
     "modelfree": 2,
     "provenance": 2,
     "importers": 2,
@@ -96,6 +97,15 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
         ("ingest", "dream"),
         ("ingest", "importers"),
         ("ingest", "ingest_guard"),
+        # dense recall follows the search index and returns its candidates
+        ("dense", "search"),
+        # the PostgreSQL stores keep the file stores' value types and rules (entries, ledger
+        # records, audit values, the layout's file names); its search returns the index's
+        ("postgres", "store"),
+        ("postgres_index", "search"),
+        # moving a workspace between the two backends names both
+        ("backend_transfer", "file_backend"),
+        ("backend_transfer", "postgres_backend"),
         # the storage seam names the index's value types; processes depend on the seam
         ("ports", "search"),
         *((group, "ports") for group, layer in LAYERS.items() if layer == 2),

@@ -18,6 +18,8 @@ TOML layout (every key optional)::
     [dream]        batch_entries, entry_chars, file_chars, max_rounds, token_budget,
                    interval_minutes, cron, pending_trigger, keep_history, stall_rounds, mode
     [prompt]       recent_entries, recent_tokens, unified_session, recall_tokens
+    [recall]       embeddings ("auto": dense recall when the embeddings extra is installed;
+                   "off")
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from reverie.errors import ConfigError
 
 ProviderKind = Literal["openai", "anthropic"]
 DreamMode = Literal["auto", "model", "model-free"]
+EmbeddingsMode = Literal["auto", "off"]
 
 AUTO_OUTPUT_TOKENS = 0
 """``max_output_tokens`` value meaning "derive it from the context window"."""
@@ -167,6 +170,14 @@ class PromptConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RecallConfig:
+    """How recall finds items besides the lexical ranking (``reverie.dense``)."""
+
+    embeddings: EmbeddingsMode = "off"
+    """"auto": fuse dense (by meaning) recall when the embeddings extra is installed."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     """Every setting of a workspace, with DESIGN.md's defaults."""
 
@@ -175,6 +186,7 @@ class Config:
     compaction: CompactionConfig = field(default_factory=CompactionConfig)
     dream: DreamConfig = field(default_factory=DreamConfig)
     prompt: PromptConfig = field(default_factory=PromptConfig)
+    recall: RecallConfig = field(default_factory=RecallConfig)
 
     @property
     def memory(self) -> ModelConfig:
@@ -194,6 +206,7 @@ class Config:
             "compaction": CompactionConfig,
             "dream": DreamConfig,
             "prompt": PromptConfig,
+            "recall": RecallConfig,
         }
         unknown = sorted(set(data) - set(sections))
         if unknown:

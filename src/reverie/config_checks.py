@@ -22,6 +22,7 @@ from reverie.errors import ConfigError
 
 PROVIDERS = ("openai", "anthropic")
 DREAM_MODES = ("auto", "model", "model-free")
+EMBEDDINGS_MODES = ("auto", "off")
 YEAR_MINUTES = 525_600.0
 
 RANGES: dict[str, tuple[float, float]] = {
@@ -98,6 +99,11 @@ def check(config: Any) -> None:
     if config.dream.mode not in DREAM_MODES:
         raise _fail(
             "dream.mode", f"must be one of {', '.join(DREAM_MODES)}, got {config.dream.mode!r}"
+        )
+    if config.recall.embeddings not in EMBEDDINGS_MODES:
+        raise _fail(
+            "recall.embeddings",
+            f"must be one of {', '.join(EMBEDDINGS_MODES)}, got {config.recall.embeddings!r}",
         )
     if config.dream.cron is not None and not _valid_cron(config.dream.cron):
         raise _fail(

@@ -19,6 +19,7 @@ environment. Env variables:
     REVERIE_DREAM_MODE       dream.mode (auto | model | model-free)
     REVERIE_UNIFIED_SESSION  prompt.unified_session (1/true/yes)
     REVERIE_RECALL_TOKENS    prompt.recall_tokens (0 disables recall)
+    REVERIE_RECALL_EMBEDDINGS  recall.embeddings (auto or off)
 
 Secrets never live in ``reverie.toml`` (it may be shared): the key comes from the env variable
 named by ``model.api_key_env``, or from ``model.api_key_file``, a file outside the workspace.
@@ -53,6 +54,7 @@ _ENV: dict[str, tuple[str, str, type]] = {
     "REVERIE_DREAM_MODE": ("dream", "mode", str),
     "REVERIE_UNIFIED_SESSION": ("prompt", "unified_session", bool),
     "REVERIE_RECALL_TOKENS": ("prompt", "recall_tokens", int),
+    "REVERIE_RECALL_EMBEDDINGS": ("recall", "embeddings", str),
 }
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from reverie.clock import Clock, system_clock
 from reverie.compaction.attempt import Summariser
@@ -37,6 +37,7 @@ from reverie.compaction.result import CompactionResult
 from reverie.compaction.summariser import ModelSummariser
 from reverie.config import Config
 from reverie.config_file import default_workspace, load_config
+from reverie.dense import open_dense
 from reverie.doctor import DoctorReport, examine
 from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
     # The agent, ingest and forget are imported where they run: a command that needs none of
     # them (status, search) should not pay for importing them at start-up.
     from reverie.agent import ChatAgent, TurnResult
+    from reverie.dense.retriever import Followed
     from reverie.ingest import IngestReport, Progress
 
 Mode = Literal["model", "model-free"]
@@ -104,7 +106,7 @@ class MemoryEngine(MemoryChanges):
             if memory_provider is not None and config.dream.mode != "model-free"
             else "model-free"
         )
-        self.recaller = Recaller(lambda: self.index, counter=counter)
+        self.recaller = self._open_recall(backend)
         self._assembler = PromptAssembler(
             backend,
             config=config.prompt,
@@ -121,6 +123,22 @@ class MemoryEngine(MemoryChanges):
             input_budget=config.model.input_budget,
             config=config.compaction,
             counter=counter,
+        )
+
+    def _open_recall(self, backend: Backend) -> Recaller:
+        """Recall over the search index, fused with dense recall when that is on."""
+        # Dense recall (reverie.dense) when [recall] embeddings allows and the extra is there;
+        # its vectors sit beside the search index, so only a folder workspace has them.
+        folder = backend.root if isinstance(backend, FileBackend) else None
+        self.dense, self.dense_status = open_dense(
+            self.config.recall.embeddings,
+            folder,
+            lambda: cast("Followed", self.index),  # a folder's index: a SearchIndex
+        )
+        return Recaller(
+            lambda: self.index,
+            counter=self.counter,
+            sources=(self.dense,) if self.dense is not None else (),
         )
 
     @classmethod
@@ -293,6 +311,7 @@ class MemoryEngine(MemoryChanges):
             mode=self.mode,
             chat_model=self.config.model.model,
             memory_model=self.config.memory.model,
+            recall=self.dense_status.line,
         )
 
     def doctor(self) -> DoctorReport:
@@ -318,6 +337,8 @@ class MemoryEngine(MemoryChanges):
         """Release open files."""
         if self._index is not None:
             self._index.close()
+        if self.dense is not None:
+            self.dense.store.close()
         self._stores.close()
 
     def __enter__(self) -> MemoryEngine:

@@ -48,10 +48,18 @@ class Status:
     damaged: tuple[str, ...] = ()
     """Files status could not read (shown instead of failing; ``doctor`` says more)."""
     rejected_rules: tuple[RecordedRejection, ...] = ()
+    recall: str = "BM25 only"
+    """How recall ranks: BM25 only, or fused with dense recall (and why it is off)."""
 
 
 def gather(
-    stores: Stores, dreamer: Dreamer, *, mode: str, chat_model: str, memory_model: str
+    stores: Stores,
+    dreamer: Dreamer,
+    *,
+    mode: str,
+    chat_model: str,
+    memory_model: str,
+    recall: str = "BM25 only",
 ) -> Status:
     """Collect the status of ``stores`` (a damaged cursor or state is listed in ``damaged``)."""
     damaged: list[str] = []
@@ -83,6 +91,7 @@ def gather(
         jobs={"chat": chat_model or "(none)", "compaction": memory, "dream": memory},
         damaged=tuple(damaged),
         rejected_rules=tuple(stores.rejections.latest(REJECTED_SHOWN)),
+        recall=recall,
     )
 
 

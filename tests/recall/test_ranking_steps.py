@@ -38,6 +38,9 @@ def _candidate(text: str, *, index: int, day: int, key: str = "cli:a") -> Candid
 class ListSource:
     """A fake ranker: returns the candidates it was given, and records what it was asked."""
 
+    name = "fake"
+    weight = 1.0
+
     def __init__(self, found: list[Candidate]) -> None:
         self.found = found
         self.asked: list[tuple[str, str | None]] = []
@@ -87,6 +90,9 @@ def test_reciprocal_rank_lifts_items_both_lists_hold_and_admits_new_ones() -> No
     assert [r.candidate.message_index for r in fused] == [1, 0, 2]
     assert fused[0].why == ("x",)
     assert fused[2].why == ("fused",)
+    named = fuse(lexical, [[c, b]], weights=(1.0, 2.0), names=["dense"])
+    assert [r.candidate.message_index for r in named] == [1, 2, 0]
+    assert [r.why for r in named] == [("x", "dense"), ("dense",), ("x",)]
     assert fuse(lexical, []) == [
         Ranked(candidate=a, score=1 / 61, why=("x",)),
         Ranked(candidate=b, score=1 / 62, why=("x",)),

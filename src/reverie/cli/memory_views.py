@@ -30,6 +30,7 @@ def status_view(status: Status) -> RenderableType:
         ("history", _history_line(status)),
         ("files", _files_line(status)),
         ("sessions", str(status.sessions)),
+        ("recall", status.recall),
         ("last dream", _last_dream_line(status)),
         ("next dream", _next_dream_line(status)),
         ("ledger", _totals_line(status.ledger) or "no memory job has run"),

@@ -27,6 +27,12 @@ RRF_K = 60
 class RankedSource(Protocol):
     """A ranker recall can fuse with its own: its best candidates for a query, best first."""
 
+    name: str
+    """What the items it found say in ``why`` (e.g. ``dense``)."""
+
+    weight: float
+    """This list's weight in the fusion, against 1 for recall's own ranking."""
+
     def ranked(self, query: str, *, limit: int, scope: str | None) -> list[Candidate]:
         """Return at most ``limit`` candidates for ``query`` (``scope``: one session's only)."""
         ...
@@ -43,6 +49,7 @@ def fuse(
     *,
     k: int = RRF_K,
     weights: Sequence[float] = (),
+    names: Sequence[str] = (),
 ) -> list[Ranked]:
     """Return the items of ``lexical`` and ``others`` ranked by reciprocal rank, best first.
 
@@ -51,19 +58,29 @@ def fuse(
         others: each other ranker's list, best first.
         k: the RRF constant.
         weights: one per list, ``lexical`` first (default 1 each).
+        names: one per other list: added to the ``why`` of each item it holds (without
+            names, an item only another list found says ``fused``).
     """
     lists: list[Sequence[Candidate]] = [[r.candidate for r in lexical], *others]
     reasons = {identity(r.candidate): r.why for r in lexical}
     scores: dict[tuple[str, int | None, str | None, int | None], float] = {}
     found: dict[tuple[str, int | None, str | None, int | None], Candidate] = {}
+    named: dict[tuple[str, int | None, str | None, int | None], tuple[str, ...]] = {}
     for number, ranked in enumerate(lists):
         weight = weights[number] if number < len(weights) else 1.0
+        name = names[number - 1] if 0 < number <= len(names) else None
         for position, candidate in enumerate(ranked, start=1):
             key = identity(candidate)
             found.setdefault(key, candidate)
             scores[key] = scores.get(key, 0.0) + weight / (k + position)
+            if name is not None:
+                named[key] = (*named.get(key, ()), name)
     order = sorted(scores, key=lambda key: -scores[key])
     return [
-        Ranked(candidate=found[key], score=scores[key], why=reasons.get(key, ("fused",)))
+        Ranked(
+            candidate=found[key],
+            score=scores[key],
+            why=(*reasons.get(key, ()), *named.get(key, ())) or ("fused",),
+        )
         for key in order
     ]

@@ -179,7 +179,12 @@ class Recaller:
             ]
             for source in self.sources
         ]
-        fused = fuse(lexical, others)
+        fused = fuse(
+            lexical,
+            others,
+            weights=(1.0, *(source.weight for source in self.sources)),
+            names=[source.name for source in self.sources],
+        )
         return dedup(fused) if self.options.dedup else fused
 
     def _eligible(self, candidate: Candidate, scope: str | None, carried: Carried | None) -> bool:

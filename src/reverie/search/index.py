@@ -44,8 +44,9 @@ from reverie.search.candidates import Candidate, CommonMemo, run_candidates
 from reverie.search.catch_up import catch_up_history, catch_up_sessions, is_current
 from reverie.search.hits import SOURCES, RefreshStats, SearchHit, Source
 from reverie.search.index_file import IndexFile, is_corruption
+from reverie.search.items import ItemsAfter, items_after, items_named
 from reverie.search.query import Filters, run_query, run_ref
-from reverie.search.refs import parse_ref
+from reverie.search.refs import SourceRef, parse_ref
 from reverie.search.text import is_cjk_pair, match_expression, term_phrases
 from reverie.store import layout
 
@@ -196,6 +197,23 @@ class SearchIndex:
             ),
             only=session_key,
         )
+
+    # Followers (dense recall, ``reverie.dense``): what was indexed after a mark, items by name.
+    def items_after(
+        self, after: int, *, seen: str | None, limit: int, only: str | None = None
+    ) -> ItemsAfter:
+        """Return up to ``limit`` items indexed after row ``after`` (see ``search.items``).
+
+        ``only``: catch up only that session (and history) first, as a scoped query does.
+        """
+        return self._run(lambda conn: items_after(conn, after, seen, limit), only=only)
+
+    def items_named(
+        self, refs: Sequence[SourceRef], *, session_key: str | None = None
+    ) -> list[Candidate]:
+        """Return the items ``refs`` name, in that order, as candidates (score 0)."""
+        filters = Filters(sources=frozenset(SOURCES), session_key=session_key)
+        return self._run(lambda conn: items_named(conn, refs, filters), only=session_key)
 
     def _scratch_index(self) -> SearchIndex:
         """An index in a temporary folder, built once per engine (for unwritable workspaces)."""

@@ -1,0 +1,240 @@
+"""Dense recall in bench/recall.py (``--dense``): what fusing embeddings buys, and what it costs.
+
+Quality: each conversation is played as in the main table (``play``), once per window, and
+each question is asked with recall's defaults (``all``), then with dense recall fused in
+(``all+dense``, and ``bm25+dense``: dense on top of plain BM25). Same figures as the main
+table: context recall at 4k and 8k, mean prompt tokens, R@5 and R@10 of recall's ranking.
+The vectors come from the real model of the embeddings extra; they are memoised by text in
+a cache file outside the repository (``--dense-cache``), so a second run does not encode
+the dev set again. The index-time cost is the CPU time per item encoded (when not cached).
+
+Latency (with ``--latency N``): the workspace of the main latency run, every item given a
+vector (random unit vectors: encoding 100k items with the real model would take hours on
+this machine; the query cost does not depend on what the stored vectors hold), then
+``prompt()`` and ``recall()`` with dense recall on, the query encoded by the real model.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from recalllib.devset import Conversation
+from reverie import MemoryEngine
+from reverie.dense.encoder import E5Encoder
+from reverie.dense.retriever import DenseRetriever, Followed
+from reverie.dense.vectors import VECTORS_PATH, Mark, VectorStore
+from reverie.recall import RecallOptions
+
+Vectors = npt.NDArray[np.float32]
+
+
+class CachedEncoder:
+    """The extra's encoder, memoised by text in an ``.npz`` file; counts CPU time per item."""
+
+    def __init__(self, path: Path) -> None:
+        self.inner = E5Encoder()
+        self.name, self.dim = self.inner.name, self.inner.dim
+        self.path = path
+        self.memo: dict[tuple[bool, str], Vectors] = {}
+        self.encoded = 0
+        self.cpu = 0.0
+        if path.exists():
+            with np.load(path, allow_pickle=False) as data:
+                for kind, text, row in zip(data["kinds"], data["texts"], data["rows"], strict=True):
+                    self.memo[(bool(kind), str(text))] = row
+
+    def queries(self, texts: Sequence[str]) -> Vectors:
+        return self._get(texts, query=True)
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        return self._get(texts, query=False)
+
+    def _get(self, texts: Sequence[str], *, query: bool) -> Vectors:
+        missing = [t for t in dict.fromkeys(texts) if (query, t) not in self.memo]
+        if missing:
+            started = time.process_time()
+            rows = self.inner.queries(missing) if query else self.inner.passages(missing)
+            self.cpu += time.process_time() - started
+            self.encoded += len(missing)
+            for text, row in zip(missing, rows, strict=True):
+                self.memo[(query, text)] = row
+        return np.stack([self.memo[(query, t)] for t in texts]).astype(np.float32)
+
+    def save(self) -> None:
+        keys = list(self.memo)
+        np.savez(
+            self.path,
+            kinds=np.array([k for k, _ in keys]),
+            texts=np.array([t for _, t in keys]),
+            rows=np.stack([self.memo[k] for k in keys]),
+        )
+
+
+def attach(engine: MemoryEngine, encoder: Any) -> DenseRetriever:
+    """Give ``engine``'s recall a dense retriever with ``encoder`` (as the extra would)."""
+    store = VectorStore(engine.workspace.root / VECTORS_PATH, model=encoder.name, dim=encoder.dim)
+    # A folder workspace's index is a SearchIndex, which the retriever follows.
+    dense = DenseRetriever(lambda: cast("Followed", engine.index), store, encoder, per_call=10**9)
+    engine.recaller.sources = (dense,)
+    return dense
+
+
+VARIANTS: dict[str, tuple[RecallOptions, int, float]] = {
+    "all": (RecallOptions(), 0, 1.0),
+    "all(pool 320)": (RecallOptions(pool=320), 0, 1.0),
+    "all+dense": (RecallOptions(), 80, 1.0),
+    "all+dense*0.7": (RecallOptions(), 80, 0.7),
+    "all+dense@40": (RecallOptions(), 40, 1.0),
+    "all+dense@40*1.5": (RecallOptions(), 40, 1.5),
+    "all+dense@10": (RecallOptions(), 10, 1.0),
+}
+"""Ranking options, how many nearest items are fused (0: dense off), and their weight."""
+
+
+def quality(
+    conversations: list[Conversation],
+    *,
+    windows: Sequence[int],
+    play: Callable[..., MemoryEngine],
+    prompt_text: Callable[[MemoryEngine, str], tuple[str, int, int]],
+    ranked: Callable[[MemoryEngine, str, datetime], list[int]],
+    tally: Callable[[], Any],
+    cache: Path,
+    base: RecallOptions,
+) -> dict[str, object]:
+    import tempfile
+
+    encoder = CachedEncoder(cache)
+    variants = {**VARIANTS, "bm25+dense": (base, 40, 1.0)}  # (measured at depth 40)
+    tallies: dict[str, Any] = {}
+    started = time.perf_counter()
+    for window in windows:
+        tag = f"{window // 1024}k"
+        for convo in conversations:
+            with tempfile.TemporaryDirectory() as folder:
+                engine = play(convo, window, Path(folder), recall=True)
+                dense = attach(engine, encoder)
+                dense.catch_up()
+                for question in convo.questions:
+                    gold = [convo.texts[i] for i in question.evidence]
+                    for name, (options, depth, weight) in variants.items():
+                        engine.recaller.options = options
+                        engine.recaller.sources = (dense,) if depth else ()
+                        dense.depth, dense.weight = depth, weight
+                        text, tokens, budget = prompt_text(engine, question.text)
+                        t = tallies.setdefault(f"{tag}/{name}", tally())
+                        t.add(text, gold, tokens, budget)
+                        if window == windows[0]:
+                            t.search(
+                                ranked(engine, question.text, convo.times[-1]),
+                                question.evidence,
+                            )
+                engine.close()
+        encoder.save()
+    report: dict[str, object] = {name: t.report() for name, t in sorted(tallies.items())}
+    report["encoded_items"] = encoder.encoded
+    report["index_cpu_ms_per_item"] = _index_cost(encoder.inner, conversations)
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    return report
+
+
+def _index_cost(encoder: E5Encoder, conversations: list[Conversation]) -> dict[str, float]:
+    """CPU ms to encode one dev-set message (batches of 32, as the retriever does), by language."""
+    cost: dict[str, float] = {}
+    for convo in conversations:
+        if convo.language in cost:
+            continue
+        sample = convo.texts[:128]
+        started = time.process_time()
+        for start in range(0, len(sample), 32):
+            encoder.passages(sample[start : start + 32])
+        cost[convo.language] = round(1000 * (time.process_time() - started) / len(sample), 1)
+    return cost
+
+
+class RandomEncoder:
+    """Random unit vectors for stored items; the real model for queries (latency run)."""
+
+    def __init__(self) -> None:
+        self.inner = E5Encoder()
+        self.name, self.dim = "latency-random", self.inner.dim
+        self.rng = np.random.default_rng(7)
+
+    def queries(self, texts: Sequence[str]) -> Vectors:
+        return self.inner.queries(texts)
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        rows = self.rng.standard_normal((len(texts), self.dim)).astype(np.float32)
+        unit: Vectors = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        return unit
+
+
+def latency(
+    engine: MemoryEngine,
+    asked: list[str],
+    timed: Callable[[Callable[[int], Any], int], dict[str, float]],
+) -> dict[str, object]:
+    """Dense on for the latency workspace ``engine`` (filled and indexed); time the calls."""
+    dense = attach(engine, RandomEncoder())
+    started = time.perf_counter()
+    dense.catch_up()
+    filled = time.perf_counter() - started
+    random.Random(3).shuffle(asked)
+    one = timed(lambda n: engine.prompt("cli:s7", asked[n]).recalled, len(asked))
+    alone = timed(lambda n: engine.recall(asked[n], session="cli:s7").items, len(asked))
+    encode = timed(lambda n: dense.encoder.queries([asked[n]]), len(asked))
+    vector = dense.encoder.queries(["what did we decide about the harbour?"])[0]
+    scan = timed(lambda _n: dense.store.nearest(vector, limit=40, session_key=None), len(asked))
+    return {
+        "store_100k": _store_scan(100_000, timed),
+        "vectors": len(dense.store),
+        "store_fill_seconds_random_vectors": round(filled, 1),
+        "prompt_one_session_dense": one,
+        "recall_alone_dense": alone,
+        "query_encoding_alone": encode,
+        "nearest_over_all_vectors": scan,
+    }
+
+
+def _store_scan(size: int, timed: Callable[[Callable[[int], Any], int], Any]) -> dict[str, object]:
+    """The vector store alone at ``size`` random vectors over 50 sessions: nearest 80."""
+    import tempfile
+
+    rng = np.random.default_rng(11)
+    with tempfile.TemporaryDirectory() as folder:
+        store = VectorStore(Path(folder) / "v.sqlite", model="scan", dim=384)
+        started = time.perf_counter()
+        for start in range(0, size, 4096):
+            count = min(4096, size - start)
+            rows = rng.standard_normal((count, 384)).astype(np.float32)
+            rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+            items = [
+                (f"#m{start + n}@s{(start + n) % 50}", f"s{(start + n) % 50}", str(start + n))
+                for n in range(count)
+            ]
+            store.add(items, rows, Mark(after=start + count, seen=items[-1][0]))
+        filled = time.perf_counter() - started
+        store.close()
+        started = time.perf_counter()
+        loaded = VectorStore(Path(folder) / "v.sqlite", model="scan", dim=384)
+        assert len(loaded) == size  # loads the file into memory
+        opened = time.perf_counter() - started
+        vector = rows[0]
+        one = timed(lambda _n: loaded.nearest(vector, limit=80, session_key="s7"), 200)
+        every = timed(lambda _n: loaded.nearest(vector, limit=80, session_key=None), 200)
+        loaded.close()
+    return {
+        "vectors": size,
+        "write_seconds": round(filled, 1),
+        "load_seconds": round(opened, 1),
+        "nearest_one_session": one,
+        "nearest_all_sessions": every,
+    }

