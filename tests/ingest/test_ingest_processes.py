@@ -169,14 +169,22 @@ def test_sigkill_at_any_point_then_rerun_equals_one_clean_ingest(
         length = min(worker.run(tmp_path / "warm-up"), worker.run(tmp_path / "clean"))
         clean = _outcome(tmp_path / "clean")
         interrupted = 0
-        for point in range(KILL_POINTS):
-            workspace = tmp_path / f"killed-{point}"
+        # Kill points spread over the run; under a changing load a run can end before its
+        # kill, so the schedule shrinks when that happens and more points are tried, until
+        # most kills have landed inside an ingest (at most three rounds of points).
+        for attempt in range(3 * KILL_POINTS):
+            if attempt >= KILL_POINTS and interrupted >= KILL_POINTS // 2:
+                break
+            point = attempt % KILL_POINTS
+            workspace = tmp_path / f"killed-{attempt}"
             pid = worker.start(workspace)
             time.sleep(0.9 * length * (point + 0.5) / KILL_POINTS)
             with contextlib.suppress(ProcessLookupError):  # it may have finished already
                 os.kill(pid, signal.SIGKILL)
             status, _ = worker.wait()
             interrupted += status != 0
+            if status == 0:
+                length *= 0.8
             worker.run(workspace)
             assert _outcome(workspace) == clean, f"kill point {point} of {KILL_POINTS}"
     finally:
