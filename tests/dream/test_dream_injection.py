@@ -27,6 +27,7 @@ INJECTION = (
 BOOKKEEPING = re.compile(
     r"memory/\.dream_cursor|memory/ledger\.jsonl|\.reverie/dream-state\.json"
     r"|\.reverie/(locks|sessions)/.*|\.reverie/history\.checked|sessions/dream%3a.*"
+    r"|\.reverie/sessions\.sqlite3(-wal|-shm)?"  # the dream's own transcript session
     r"|\.git/(objects/.*|refs/heads/main|logs/.*|index)"
 )
 
@@ -76,6 +77,8 @@ def test_an_obeyed_injection_changes_nothing_outside_reverie_bookkeeping(
     changed = {path.removeprefix("ws/") for path in changed_paths(before, tree_hashes(tmp_path))}
     unexpected = sorted(path for path in changed if not BOOKKEEPING.fullmatch(path))
     assert unexpected == []
+    # The session database changed only by the dream's own transcript.
+    assert all(info.key.startswith("dream:") for info in workspace.sessions.list())
     assert not (tmp_path / "x").exists()
     assert not (outside / "x").exists()
     assert not (outside / "SKILL.md").exists()
