@@ -167,6 +167,19 @@ class PromptConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class StoreConfig:
+    """Where the workspace's memory lives: an empty ``url`` means this folder itself.
+
+    A ``postgresql://`` URL puts it in that database, in the workspace called ``workspace``
+    (default: the folder's name); the folder then holds only ``reverie.toml``. Keep the
+    password out of the URL (``PGPASSWORD`` or ``~/.pgpass``): the file may be shared.
+    """
+
+    url: str = ""
+    workspace: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     """Every setting of a workspace, with DESIGN.md's defaults."""
 
@@ -175,6 +188,7 @@ class Config:
     compaction: CompactionConfig = field(default_factory=CompactionConfig)
     dream: DreamConfig = field(default_factory=DreamConfig)
     prompt: PromptConfig = field(default_factory=PromptConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
 
     @property
     def memory(self) -> ModelConfig:
@@ -194,6 +208,7 @@ class Config:
             "compaction": CompactionConfig,
             "dream": DreamConfig,
             "prompt": PromptConfig,
+            "store": StoreConfig,
         }
         unknown = sorted(set(data) - set(sections))
         if unknown:

@@ -5,6 +5,8 @@ everything below takes a ``Config`` value. Precedence: built-in defaults < ``rev
 environment. Env variables:
 
     REVERIE_WORKSPACE        the workspace folder (read by the CLI and ``default_workspace``)
+    REVERIE_STORE            a postgresql:// URL: the workspace is ``-w NAME`` in that
+                             database (read by ``reverie.store_select``, not here)
     REVERIE_BASE_URL         model.base_url
     REVERIE_API_KEY          the API key (the default ``model.api_key_env``)
     REVERIE_MODEL            model.model
@@ -62,15 +64,17 @@ def default_workspace(environ: Mapping[str, str] | None = None) -> Path:
     return Path(env.get("REVERIE_WORKSPACE") or DEFAULT_WORKSPACE).expanduser()
 
 
-def load_config(workspace: Path, environ: Mapping[str, str] | None = None) -> Config:
+def load_config(workspace: Path | None, environ: Mapping[str, str] | None = None) -> Config:
     """Read ``workspace/reverie.toml`` (if any) and apply the ``REVERIE_*`` overrides.
+
+    ``workspace`` None (a database workspace named by ``REVERIE_STORE``): no file is read.
 
     Raises:
         ConfigError: the file is not valid TOML, or a key or value is invalid (the error
             names the key, and the env variable when it came from one).
     """
     env = os.environ if environ is None else environ
-    data = _read_toml(workspace / CONFIG_NAME)
+    data = {} if workspace is None else _read_toml(workspace / CONFIG_NAME)
     for name, (section, key, kind) in _ENV.items():
         if name in env and env[name] != "":
             table = data.setdefault(section, {})
@@ -82,7 +86,7 @@ def load_config(workspace: Path, environ: Mapping[str, str] | None = None) -> Co
     except ConfigError as exc:
         raise _naming_env(exc, env) from exc
     for model in (config.model, config.memory_model):
-        if model is not None and model.api_key_file is not None:
+        if model is not None and model.api_key_file is not None and workspace is not None:
             _check_key_file(Path(model.api_key_file).expanduser(), workspace)
     return config
 
@@ -182,4 +186,8 @@ CONFIG_TEMPLATE = """\
 # recent_entries = 50
 # recent_tokens = 8000
 # unified_session = false             # true: one conversation across all sessions
+
+[store]                               # empty: memory lives in this folder
+# url = "postgresql://reverie@db.example/reverie"   # memory in that database (no password here)
+# workspace = "team"                  # its name there (default: this folder's name)
 """

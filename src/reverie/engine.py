@@ -36,7 +36,6 @@ from reverie.compaction.idle import IdleScanner
 from reverie.compaction.result import CompactionResult
 from reverie.compaction.summariser import ModelSummariser
 from reverie.config import Config
-from reverie.config_file import default_workspace, load_config
 from reverie.doctor import DoctorReport, examine
 from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
@@ -49,7 +48,6 @@ from reverie.engine_results import (
     describe_hit,
 )
 from reverie.errors import ModelNotConfiguredError
-from reverie.file_backend import FileBackend
 from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
 from reverie.llm.metered import MeteredModel
 from reverie.llm.provider import Provider, ToolSchema
@@ -62,6 +60,7 @@ from reverie.recall import Recaller, RecallResult
 from reverie.search import SearchHit
 from reverie.status import Status, gather
 from reverie.store.audit_integrity import AuditIntegrity
+from reverie.store_select import open_backend
 from reverie.token_estimate import TokenCounter
 
 if TYPE_CHECKING:
@@ -124,7 +123,7 @@ class MemoryEngine(MemoryChanges):
         )
 
     @classmethod
-    def open(
+    def open(  # noqa: PLR0913 (keyword-only options: where, settings, models, time)
         cls,
         workspace: Path | str | None = None,
         config: Config | None = None,
@@ -135,11 +134,13 @@ class MemoryEngine(MemoryChanges):
         clock: Clock = system_clock,
         environ: Mapping[str, str] | None = None,
         read_only: bool = False,
+        store: str | None = None,
     ) -> MemoryEngine:
-        """Open the engine on a workspace.
+        """Open the engine on a workspace: a folder, or a workspace of a PostgreSQL database.
 
         Args:
-            workspace: the folder (default: ``$REVERIE_WORKSPACE`` or ``~/.reverie/default``).
+            workspace: the folder (default: ``$REVERIE_WORKSPACE`` or ``~/.reverie/default``);
+                with a store, the workspace's name in the database (default ``default``).
             config: settings (default: ``reverie.toml`` plus ``REVERIE_*`` overrides).
             create: lay out the workspace if it does not exist.
             provider: the chat model (default: built from ``config.model``).
@@ -149,10 +150,20 @@ class MemoryEngine(MemoryChanges):
             environ: environment variables to read instead of ``os.environ``.
             read_only: for reads only (status, log, search, history, doctor): works on a
                 read-only or full disk and on damaged cursor or git files (``Workspace.open``).
+            store: a ``postgresql://`` URL (default: ``$REVERIE_STORE``, else ``[store] url``
+                of the folder's ``reverie.toml``, else none: the folder); see
+                ``reverie.store_select``.
         """
-        path = Path(workspace) if workspace is not None else default_workspace(environ)
-        opened = FileBackend.open(path, create=create, clock=clock, read_only=read_only)
-        config = config if config is not None else load_config(opened.root, environ)
+        opened = open_backend(
+            workspace,
+            store=store,
+            config=config,
+            environ=environ,
+            create=create,
+            clock=clock,
+            read_only=read_only,
+        )
+        config = opened.config
         chat = provider if provider is not None else deferred_provider(config.model, environ)
         memory = memory_provider
         if memory is None:
@@ -160,7 +171,7 @@ class MemoryEngine(MemoryChanges):
                 deferred_provider(config.memory_model, environ) if config.memory_model else chat
             )
         return cls(
-            opened,
+            opened.backend,
             config=config,
             chat_provider=chat,
             memory_provider=memory,
@@ -246,7 +257,7 @@ class MemoryEngine(MemoryChanges):
         """The dream runner in this engine's mode (model, or model-free without one)."""
         provider = self._memory if self.mode == "model" else None
         return Dreamer(
-            self.workspace,
+            self._folder("dream"),
             provider,
             config=self.config.dream,
             counter=self._memory_counter,
@@ -260,7 +271,12 @@ class MemoryEngine(MemoryChanges):
         return self.dreamer().run(trigger=trigger, dry_run=dry_run)
 
     def dream_if_due(self) -> DreamResult | None:
-        """Run dream when its schedule says so (interval, cron, pending entries); else None."""
+        """Run dream when its schedule says so (interval, cron, pending entries); else None.
+
+        None on a database workspace, where dream does not run yet (``dream`` says so).
+        """
+        if not self.on_folder:
+            return None
         dreamer = self.dreamer()
         decision = dreamer.should_run()
         return dreamer.run(trigger=decision.trigger or "schedule") if decision.run else None
@@ -278,7 +294,7 @@ class MemoryEngine(MemoryChanges):
         from reverie.ingest import IngestJob, run_ingest  # noqa: PLC0415
 
         job = IngestJob(
-            workspace=self.workspace,
+            workspace=self._folder("ingest"),
             compaction=self._compactor,
             dream=lambda: self.dream(trigger="ingest"),
             mode=self.mode,
@@ -289,7 +305,7 @@ class MemoryEngine(MemoryChanges):
         """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
         return gather(
             self._stores,
-            self.dreamer(),
+            self.dreamer() if self.on_folder else None,
             mode=self.mode,
             chat_model=self.config.model.model,
             memory_model=self.config.memory.model,
@@ -297,7 +313,7 @@ class MemoryEngine(MemoryChanges):
 
     def doctor(self) -> DoctorReport:
         """Check the workspace's integrity (``report.ok`` is False on problems)."""
-        return examine(self.workspace)
+        return examine(self._folder("doctor"))
 
     def repair_audit(self) -> AuditIntegrity:
         """Start a new audit repository if ``.git`` is missing, or accept a replaced one.

@@ -37,6 +37,7 @@ class MemoryChanges(MemoryReads):
         A commit older than a trim raises ``RestoreWouldLoseError`` (the entries to dream
         again are gone) unless ``force``.
         """
+        self._folder("restore")
         return self.dreamer().restore(rev, force=force)
 
     def forget(self, text: str, *, purge: bool = False) -> ForgetReport:
@@ -45,10 +46,11 @@ class MemoryChanges(MemoryReads):
         With ``purge``, also rewrite the audit history and scrub every file of the workspace
         so that no byte of ``text`` is left (see ``reverie.provenance``).
         """
+        workspace = self._folder("forget")
         self.dreamer().recover()
         from reverie.provenance.forget import forget  # noqa: PLC0415
 
-        return forget(self.workspace, text, purge=purge, index=self.index)
+        return forget(workspace, text, purge=purge, index=self.index)
 
     def edit_file(
         self,
@@ -65,9 +67,10 @@ class MemoryChanges(MemoryReads):
         from) refuses the edit with ``EditError`` if the file changed meanwhile; a dream holding
         the workspace longer than ``lock_timeout`` seconds raises ``LockTimeoutError``.
         """
+        workspace = self._folder("edit")
         exclusive = self.dreamer().exclusive(timeout=lock_timeout)
         return edit_file(
-            self.workspace,
+            workspace,
             path,
             text,
             author=author,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from reverie.cli.context import DEFAULT_SESSION, WorkspaceOption, engine, workspace_path
+from reverie.cli.context import DEFAULT_SESSION, WorkspaceOption, engine, options, workspace_path
 from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, err, notice, out
 from reverie.cli.store_commands import StoreOption
@@ -45,6 +45,7 @@ def init(
     from rich.text import Text
 
     workspace = path or workspace_path(ctx, workspace)
+    store = store or options(ctx).store
     if store:
         store_init(store, str(workspace) if workspace is not None else "default")
         return

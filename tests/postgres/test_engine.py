@@ -1,0 +1,138 @@
+"""``MemoryEngine`` on a PostgreSQL workspace: selection, the operations that run, the refusals."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from reverie.engine import MemoryEngine
+from reverie.errors import ConfigError, DatabaseError, StoreUnsupportedError
+from reverie.postgres.database import Database
+from reverie.postgres_backend import PgBackend
+from tests.llm.loopback import LoopbackServer, chat_text
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def name(pg_url: str) -> str:
+    """A new, empty workspace in the test database."""
+    made = f"eng-{secrets.token_hex(5)}"
+    database = Database(pg_url)
+    try:
+        database.tenant(made, create=True)
+    finally:
+        database.close()
+    return made
+
+
+@pytest.fixture
+def memory(pg_url: str, name: str) -> Iterator[MemoryEngine]:
+    with MemoryEngine.open(name, store=pg_url, environ={}) as opened:
+        yield opened
+
+
+def _said(memory: MemoryEngine, key: str, user: str, reply: str) -> None:
+    memory.record(key, [{"role": "user", "content": user}, {"role": "assistant", "content": reply}])
+
+
+def test_the_store_selects_the_database_workspace(pg_url: str, name: str, tmp_path: Path) -> None:
+    with MemoryEngine.open(name, environ={"REVERIE_STORE": pg_url}) as by_env:
+        assert not by_env.on_folder
+        assert name in by_env.location
+    folder = tmp_path / "team"
+    folder.mkdir()
+    (folder / "reverie.toml").write_text(
+        f'[store]\nurl = "{pg_url}"\nworkspace = "{name}"\n', encoding="utf-8"
+    )
+    with MemoryEngine.open(folder, environ={}) as by_file:
+        assert name in by_file.location
+    with MemoryEngine.open(tmp_path / "plain", environ={}) as plain:
+        assert plain.on_folder
+    with pytest.raises(DatabaseError, match="no such workspace"):
+        MemoryEngine.open("nobody-here", store=pg_url, environ={})
+    with pytest.raises(ConfigError, match="postgresql://"):
+        MemoryEngine.open(name, store="mysql://db/x", environ={})
+
+
+def test_record_compact_search_prompt_and_status_run_on_the_database(
+    memory: MemoryEngine,
+) -> None:
+    _said(memory, "tg:mira", "I moved to Utrecht last spring", "Noted, Utrecht.")
+    _said(memory, "tg:mira", "My cat is called Pixel", "Pixel, nice name.")
+    assert memory.compact("tg:mira").outcome == "summarised"
+    entries = memory.history()
+    assert [e.cursor for e in entries] == list(range(1, len(entries) + 1))
+    assert any("Utrecht" in e.content for e in entries)
+    assert memory.search("Utrecht")
+    assert "Pixel" in memory.recall("what is my cat called?").text
+    prompt = memory.prompt("tg:other", "Is Pixel still around?")
+    assert "Pixel" in "\n".join(str(m.content) for m in prompt.messages)
+    status = memory.status()
+    assert status.last_cursor == len(entries)
+    assert status.pending_entries == len(entries)
+    assert "PostgreSQL" in status.next_dream.reason
+    assert [s.key for s in memory.sessions()] == ["tg:mira"]
+    assert memory.session("tg:mira").compacted_upto == 4
+    assert memory.read_memory("USER") == memory.read_file("USER.md")
+    assert memory.dream_if_due() is None
+
+
+def test_compaction_with_a_model_is_metered_in_the_database(
+    pg_url: str, name: str, loopback: LoopbackServer
+) -> None:
+    env = {
+        "REVERIE_MODEL": "m",
+        "REVERIE_BASE_URL": loopback.base_url,
+        "REVERIE_API_KEY": "k",
+    }
+    loopback.script(chat_text("- [fact] Mira lives in Utrecht"))
+    with MemoryEngine.open(name, store=pg_url, environ=env) as memory:
+        assert memory.mode == "model"
+        _said(memory, "tg:mira", "I moved to Utrecht last spring", "Noted.")
+        assert memory.compact("tg:mira").outcome == "summarised"
+        assert "Mira lives in Utrecht" in memory.history()[-1].content
+        assert memory.costs().by_job["compaction"].calls == 1
+    assert loopback.pending() == 0
+
+
+REFUSED: list[tuple[str, Callable[[MemoryEngine, Path], object]]] = [
+    ("dream", lambda m, _p: m.dream()),
+    ("doctor", lambda m, _p: m.doctor()),
+    ("why", lambda m, _p: m.why("Utrecht")),
+    ("forget", lambda m, _p: m.forget("Utrecht")),
+    ("forget", lambda m, _p: m.forget_plan("Utrecht")),
+    ("restore", lambda m, _p: m.restore("HEAD")),
+    ("edit", lambda m, _p: m.edit_file("memory/MEMORY.md", "- x\n", author="t")),
+    ("ingest", lambda m, p: m.ingest([p])),
+]
+
+
+@pytest.mark.parametrize(
+    ("operation", "call"), REFUSED, ids=[f"{o}-{i}" for i, (o, _) in enumerate(REFUSED)]
+)
+def test_file_level_operations_refuse_and_change_nothing(
+    memory: MemoryEngine,
+    pg_url: str,
+    name: str,
+    tmp_path: Path,
+    operation: str,
+    call: Callable[[MemoryEngine, Path], object],
+) -> None:
+    _said(memory, "tg:mira", "I moved to Utrecht", "Noted.")
+    memory.compact("tg:mira")
+    before = (memory.history(), memory.log(), memory.read_memory("MEMORY"), memory.sessions())
+    with pytest.raises(StoreUnsupportedError, match=operation) as refused:
+        call(memory, tmp_path)
+    assert "reverie store export" in str(refused.value)
+    after = (memory.history(), memory.log(), memory.read_memory("MEMORY"), memory.sessions())
+    assert after == before
+    backend = PgBackend.open(pg_url, name)
+    try:
+        with backend.lock("dream").hold(timeout=0):  # no lease left behind
+            pass
+    finally:
+        backend.close()
