@@ -177,6 +177,8 @@ class StoreConfig:
 
     url: str = ""
     workspace: str = ""
+    lease_seconds: float = 30.0
+    """How long a lock (dream, compaction of a session) outlives a server that died holding it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

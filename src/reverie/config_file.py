@@ -21,6 +21,7 @@ environment. Env variables:
     REVERIE_DREAM_MODE       dream.mode (auto | model | model-free)
     REVERIE_UNIFIED_SESSION  prompt.unified_session (1/true/yes)
     REVERIE_RECALL_TOKENS    prompt.recall_tokens (0 disables recall)
+    REVERIE_LEASE_SECONDS    store.lease_seconds (a dead server's locks free after this)
 
 Secrets never live in ``reverie.toml`` (it may be shared): the key comes from the env variable
 named by ``model.api_key_env``, or from ``model.api_key_file``, a file outside the workspace.
@@ -55,6 +56,7 @@ _ENV: dict[str, tuple[str, str, type]] = {
     "REVERIE_DREAM_MODE": ("dream", "mode", str),
     "REVERIE_UNIFIED_SESSION": ("prompt", "unified_session", bool),
     "REVERIE_RECALL_TOKENS": ("prompt", "recall_tokens", int),
+    "REVERIE_LEASE_SECONDS": ("store", "lease_seconds", float),
 }
 
 
@@ -190,4 +192,5 @@ CONFIG_TEMPLATE = """\
 [store]                               # empty: memory lives in this folder
 # url = "postgresql://reverie@db.example/reverie"   # memory in that database (no password here)
 # workspace = "team"                  # its name there (default: this folder's name)
+# lease_seconds = 30                  # a dead server's locks free themselves after this
 """

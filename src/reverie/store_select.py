@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from reverie.clock import Clock
@@ -64,15 +65,15 @@ def open_backend(
     if url is not None:
         name = str(workspace) if workspace is not None and str(workspace) else DEFAULT_NAME
         settings = config if config is not None else load_config(None, env)
-        return Opened(
-            backend=_database(url, name, clock, "--store / REVERIE_STORE"), config=settings
-        )
+        backend = _database(url, name, clock, settings, "--store / REVERIE_STORE")
+        return Opened(backend=backend, config=settings)
     path = Path(workspace).expanduser() if workspace is not None else default_workspace(env)
     if config is None and (path / CONFIG_NAME).is_file():
         config = load_config(path, env)
     if config is not None and config.store.url:
         name = config.store.workspace or path.name
-        return Opened(backend=_database(config.store.url, name, clock, "store.url"), config=config)
+        backend = _database(config.store.url, name, clock, config, "store.url")
+        return Opened(backend=backend, config=config)
     folder = FileBackend.open(path, create=create, clock=clock, read_only=read_only)
     try:
         settings = config if config is not None else load_config(folder.root, env)
@@ -90,7 +91,7 @@ def _checked(url: str, key: str) -> str:
     return url
 
 
-def _database(url: str, name: str, clock: Clock, key: str) -> Backend:
+def _database(url: str, name: str, clock: Clock, config: Config, key: str) -> Backend:
     _checked(url, key)
     try:
         from reverie.postgres_backend import PgBackend  # noqa: PLC0415 (the postgres extra)
@@ -99,7 +100,8 @@ def _database(url: str, name: str, clock: Clock, key: str) -> Backend:
             "a postgresql:// store needs the postgres extra: pip install 'reverie[postgres]'",
             key=key,
         ) from exc
-    return PgBackend.open(url, name, clock=clock)
+    lease = timedelta(seconds=config.store.lease_seconds)
+    return PgBackend.open(url, name, clock=clock, lease_ttl=lease)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
