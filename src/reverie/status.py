@@ -22,9 +22,12 @@ from reverie.store.memory_files import MEMORY_FILE_NAMES, FileSize
 from reverie.store.rejections import RecordedRejection
 
 NO_DREAM = Decision(
-    run=False, trigger=None, reason="dream does not run on a PostgreSQL workspace yet"
+    run=False,
+    trigger=None,
+    reason="on a PostgreSQL workspace dream runs model-free when dream.pending_trigger"
+    " entries wait, or on `reverie dream`",
 )
-"""The next dream, where dream does not run."""
+"""The next dream of a database workspace (no schedule state is kept there yet)."""
 REJECTED_SHOWN = 10
 """How many of the latest refused rules ``status`` carries."""
 

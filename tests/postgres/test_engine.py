@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from reverie.dream.result import DreamResult
 from reverie.engine import MemoryEngine
-from reverie.errors import ConfigError, DatabaseError, StoreUnsupportedError
+from reverie.errors import ConfigError, DatabaseError, DreamError, StoreUnsupportedError
 from reverie.postgres.database import Database
 from reverie.postgres_backend import PgBackend
 from tests.llm.loopback import LoopbackServer, chat_text
@@ -100,7 +102,6 @@ def test_compaction_with_a_model_is_metered_in_the_database(
 
 
 REFUSED: list[tuple[str, Callable[[MemoryEngine, Path], object]]] = [
-    ("dream", lambda m, _p: m.dream()),
     ("doctor", lambda m, _p: m.doctor()),
     ("why", lambda m, _p: m.why("Utrecht")),
     ("forget", lambda m, _p: m.forget("Utrecht")),
@@ -136,3 +137,71 @@ def test_file_level_operations_refuse_and_change_nothing(
             pass
     finally:
         backend.close()
+
+
+def test_a_model_free_dream_runs_once_across_servers(pg_url: str, name: str) -> None:
+    with MemoryEngine.open(name, store=pg_url, environ={}) as memory:
+        _said(memory, "tg:mira", "I live in Utrecht and I work as a nurse.", "Noted.")
+        _said(memory, "tg:mira", "Always answer me in Dutch.", "Goed.")
+        memory.compact("tg:mira")
+        last = memory.history()[-1].cursor
+        dry = memory.dream(dry_run=True)
+        assert dry.outcome == "completed"
+        assert "Utrecht" in dry.diff
+        assert memory.status().dream_cursor == 0
+    results: list[DreamResult] = []
+    start = threading.Barrier(3)
+
+    def dream() -> None:  # each "server" has its own pool and lease holder
+        with MemoryEngine.open(name, store=pg_url, environ={}) as server:
+            start.wait()
+            results.append(server.dream())
+
+    servers = [threading.Thread(target=dream) for _ in range(3)]
+    for thread in servers:
+        thread.start()
+    for thread in servers:
+        thread.join(timeout=60)
+    outcomes = sorted(r.outcome for r in results)
+    assert outcomes.count("completed") == 1
+    assert set(outcomes) <= {"completed", "busy", "no_pending"}
+    (done,) = [r for r in results if r.outcome == "completed"]
+    assert done.cursor_after == last
+    with MemoryEngine.open(name, store=pg_url, environ={}) as memory:
+        assert "Utrecht" in memory.read_memory("USER")
+        dreams = [c for c in memory.log() if c.subject.startswith("dream:")]
+        assert [c.subject for c in dreams] == ["dream: manual (model-free)"]
+        assert memory.status().dream_cursor == last
+        assert memory.dream().outcome == "no_pending"
+        assert "dream" in memory.costs().by_job
+
+
+def test_a_publish_whose_batch_was_consumed_meanwhile_writes_nothing(
+    pg_url: str, name: str
+) -> None:
+    backend = PgBackend.open(pg_url, name)
+    try:
+        backend.history.append("User: lives in Utrecht")
+        backend.audit.publish({"USER.md": "# User\n- x\n"}, subject="dream: a", dream_cursor=1)
+        with pytest.raises(DreamError, match="moved from 0 to 1"):
+            backend.audit.publish(
+                {"USER.md": "# User\n- y\n"},
+                subject="dream: b",
+                dream_cursor=1,
+                expected_cursor=0,
+            )
+        assert backend.files.read("USER") == "# User\n- x\n"
+        assert backend.audit.log()[0].subject == "dream: a"
+    finally:
+        backend.close()
+
+
+def test_dream_with_a_model_refuses_on_the_database(
+    pg_url: str, name: str, loopback: LoopbackServer
+) -> None:
+    env = {"REVERIE_MODEL": "m", "REVERIE_BASE_URL": loopback.base_url, "REVERIE_API_KEY": "k"}
+    with MemoryEngine.open(name, store=pg_url, environ=env) as memory:
+        with pytest.raises(StoreUnsupportedError, match="dream with a model"):
+            memory.dream()
+        assert memory.dream_if_due() is None
+    assert loopback.requests == []

@@ -1,0 +1,159 @@
+"""Model-free dream on the storage seam: a database workspace that several servers share.
+
+A folder workspace dreams through ``Dreamer`` (a staging copy on disk, a publish journal, a
+git commit). A database workspace has no folder: its publish is one transaction
+(``SeamPublisher.publish``, which ``reverie.postgres.audit.PgAudit`` implements), so there is
+no journal to write and nothing to recover. One run::
+
+    take the lock "dream" without waiting       another server dreams -> outcome "busy"
+    read the batch after the dream cursor       nothing pending -> "no_pending"
+    curate it without a model (``reverie.modelfree``) into new texts of the durable files
+    guard each new text (``guard``: secrets redacted, new SOUL.md rules screened)
+    publish the files, the dream cursor and ONE commit "dream: <trigger> (model-free)" in one
+        transaction that first checks the dream cursor is still where the run read it
+        (else "conflict", nothing written: a server whose lease lapsed publishes nothing)
+    then a ledger line, the refused rules, and trim the history
+
+So across servers each entry is consumed exactly once (the lease lets one run at a time; the
+cursor check stops a run that lost its lease). Invariants 7, 8 and 9 hold as on a folder: the
+cursor moves only in a completed run's transaction and ``restore`` rolls it back with the
+files; only the three durable files are written (by name); the commit message is built from
+the real diff by the audit. Not here yet: dream with a model (its tool loop stages on disk),
+the back-off state, and the redaction-only run when nothing is pending.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Protocol, runtime_checkable
+
+from reverie.config import DreamConfig
+from reverie.dream.curated import MODEL_FREE
+from reverie.dream.guard import guard_text
+from reverie.dream.result import DreamResult
+from reverie.errors import DreamError, LockTimeoutError
+from reverie.ports import Stores
+from reverie.screening import RejectedRule
+from reverie.store.audit_commits import CommitInfo
+from reverie.store.entries import HistoryEntry
+from reverie.store.ledger import LedgerRecord
+from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
+
+
+@runtime_checkable
+class SeamPublisher(Protocol):
+    """An audit that publishes files, the dream cursor and a commit in one transaction."""
+
+    def publish(
+        self,
+        changes: Mapping[str, str | None],
+        *,
+        subject: str,
+        dream_cursor: int | None = None,
+        expected_cursor: int | None = None,
+    ) -> CommitInfo | None:
+        """Write ``changes``, set the cursor, commit; refuse if the cursor moved meanwhile."""
+
+
+def pending_reached(stores: Stores, config: DreamConfig) -> bool:
+    """Whether ``config.pending_trigger`` entries wait after the dream cursor (a scheduled run)."""
+    wanted = max(1, config.pending_trigger)
+    return len(stores.history.read_since(stores.dream_cursor.read(), wanted)) >= wanted
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Curated:
+    changes: dict[str, str]
+    result: DreamResult
+
+
+def dream_on_stores(
+    stores: Stores,
+    publisher: SeamPublisher,
+    config: DreamConfig,
+    *,
+    trigger: str = "manual",
+    dry_run: bool = False,
+) -> DreamResult:
+    """Run one model-free dream over the next batch (see the module docstring)."""
+    cursor = stores.dream_cursor.read()
+    base = DreamResult(
+        outcome="no_pending",
+        mode=MODEL_FREE,
+        trigger=trigger,
+        dry_run=dry_run,
+        cursor_before=cursor,
+        cursor_after=cursor,
+    )
+    try:
+        with stores.lock("dream").hold(timeout=0):
+            return _run_locked(stores, publisher, config, base)
+    except LockTimeoutError:
+        return replace(base, outcome="busy", reason="another server holds the dream lock")
+
+
+def _run_locked(
+    stores: Stores, publisher: SeamPublisher, config: DreamConfig, base: DreamResult
+) -> DreamResult:
+    cursor = stores.dream_cursor.read()  # again, under the lock: the last run may have moved it
+    base = replace(base, cursor_before=cursor, cursor_after=cursor)
+    entries = stores.history.read_since(cursor, max(1, config.batch_entries))
+    if not entries:
+        return replace(base, reason="no history entry after the dream cursor")
+    curated = _curate(stores, config, entries, base)
+    if base.dry_run:
+        return curated.result
+    last = entries[-1].cursor
+    try:
+        commit = publisher.publish(
+            curated.changes,
+            subject=f"dream: {curated.result.trigger}",
+            dream_cursor=last,
+            expected_cursor=cursor,
+        )
+    except DreamError as exc:
+        return replace(curated.result, outcome="conflict", reason=str(exc))
+    now = stores.clock()
+    stores.ledger.append(LedgerRecord(time=now, job="dream", outcome="completed", model=MODEL_FREE))
+    stores.rejections.append(curated.result.rejected, time=now)
+    stores.history.trim(keep=config.keep_history)
+    return replace(curated.result, cursor_after=last, commit=None if commit is None else commit.sha)
+
+
+def _curate(
+    stores: Stores, config: DreamConfig, entries: list[HistoryEntry], base: DreamResult
+) -> _Curated:
+    # Imported on use, as in ``curated``: the curator's rules cost start-up time.
+    from reverie.modelfree.curator import CuratorSettings, ModelFreeCurator  # noqa: PLC0415
+
+    files = {name: stores.files.read(name) for name in MEMORY_FILE_NAMES}
+    curator = ModelFreeCurator(CuratorSettings(file_chars=config.file_chars))
+    result = curator.curate(files, entries, today=stores.clock().astimezone().date())
+    changes: dict[str, str] = {}
+    rejected: list[RejectedRule] = []
+    diff: list[str] = []
+    for name in result.changed:
+        path = RELATIVE_PATHS[name]
+        guarded = guard_text(path, files[name], result.new_texts[name])
+        rejected += guarded.rejected
+        if guarded.text != files[name]:
+            changes[path] = guarded.text
+            diff += difflib.unified_diff(
+                files[name].splitlines(keepends=True),
+                guarded.text.splitlines(keepends=True),
+                fromfile=f"a/{path}",
+                tofile=f"b/{path}",
+            )
+    done = replace(
+        base,
+        outcome="completed",
+        trigger=f"{base.trigger} ({MODEL_FREE})",
+        rounds=1,
+        entries=len(entries),
+        files_changed=tuple(changes),
+        diff="".join(diff),
+        rejected=tuple(rejected),
+    )
+    return _Curated(changes=changes, result=done)
