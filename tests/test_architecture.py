@@ -141,7 +141,6 @@ FILE_LEVEL: frozenset[str] = frozenset(
         "reverie.dream.edit",
         "reverie.dream.locking",
         "reverie.dream.prompt",
-        "reverie.dream.rewind",
         "reverie.dream.runner",
         "reverie.provenance.forget",
         "reverie.provenance.plan",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reverie.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file
+from reverie.dream.shared import restore_on_stores
 from reverie.engine_reads import MemoryReads
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ class MemoryChanges(MemoryReads):
         A commit older than a trim raises ``RestoreWouldLoseError`` (the entries to dream
         again are gone) unless ``force``.
         """
-        self._folder("restore")
+        if not self.on_folder:
+            return restore_on_stores(self._stores, rev, force=force)
         return self.dreamer().restore(rev, force=force)
 
     def forget(self, text: str, *, purge: bool = False) -> ForgetReport:

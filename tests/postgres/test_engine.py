@@ -106,7 +106,6 @@ REFUSED: list[tuple[str, Callable[[MemoryEngine, Path], object]]] = [
     ("why", lambda m, _p: m.why("Utrecht")),
     ("forget", lambda m, _p: m.forget("Utrecht")),
     ("forget", lambda m, _p: m.forget_plan("Utrecht")),
-    ("restore", lambda m, _p: m.restore("HEAD")),
     ("edit", lambda m, _p: m.edit_file("memory/MEMORY.md", "- x\n", author="t")),
     ("ingest", lambda m, p: m.ingest([p])),
 ]
@@ -140,6 +139,9 @@ def test_file_level_operations_refuse_and_change_nothing(
 
 
 def test_a_model_free_dream_runs_once_across_servers(pg_url: str, name: str) -> None:
+    backend = PgBackend.open(pg_url, name)
+    backend.audit.commit("start", allow_empty=True)
+    backend.close()
     with MemoryEngine.open(name, store=pg_url, environ={}) as memory:
         _said(memory, "tg:mira", "I live in Utrecht and I work as a nurse.", "Noted.")
         _said(memory, "tg:mira", "Always answer me in Dutch.", "Goed.")
@@ -174,6 +176,11 @@ def test_a_model_free_dream_runs_once_across_servers(pg_url: str, name: str) -> 
         assert memory.status().dream_cursor == last
         assert memory.dream().outcome == "no_pending"
         assert "dream" in memory.costs().by_job
+        before_dream = memory.log()[1].sha
+        memory.restore(before_dream)
+        assert "Utrecht" not in memory.read_memory("USER")
+        assert memory.status().dream_cursor == 0  # the batch will be dreamt again
+        assert memory.dream().cursor_after == last
 
 
 def test_a_publish_whose_batch_was_consumed_meanwhile_writes_nothing(

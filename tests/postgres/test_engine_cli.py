@@ -77,7 +77,6 @@ REFUSED = [
     (["doctor"], "doctor"),
     (["why", "launch"], "why"),
     (["forget", "launch", "--yes"], "forget"),
-    (["restore", "HEAD"], "restore"),
     (["ingest", "."], "ingest"),
 ]
 

@@ -19,7 +19,8 @@ cursor check stops a run that lost its lease). Invariants 7, 8 and 9 hold as on 
 cursor moves only in a completed run's transaction and ``restore`` rolls it back with the
 files; only the three durable files are written (by name); the commit message is built from
 the real diff by the audit. Not here yet: dream with a model (its tool loop stages on disk),
-the back-off state, and the redaction-only run when nothing is pending.
+the back-off state, and the redaction-only run when nothing is pending. ``restore_on_stores``
+is ``restore`` for such a workspace, under the same lease.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from reverie.config import DreamConfig
 from reverie.dream.curated import MODEL_FREE
 from reverie.dream.guard import guard_text
 from reverie.dream.result import DreamResult
+from reverie.dream.rewind import check_rewind
 from reverie.errors import DreamError, LockTimeoutError
 from reverie.ports import Stores
 from reverie.screening import RejectedRule
@@ -55,6 +57,18 @@ class SeamPublisher(Protocol):
         expected_cursor: int | None = None,
     ) -> CommitInfo | None:
         """Write ``changes``, set the cursor, commit; refuse if the cursor moved meanwhile."""
+
+
+def restore_on_stores(stores: Stores, rev: str, *, force: bool = False) -> CommitInfo:
+    """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
+
+    Under the dream lease (waiting for a running dream, as on a folder), and refused with
+    ``RestoreWouldLoseError`` when ``rev`` is older than a trim, unless ``force``.
+    """
+    with stores.lock("dream").hold():
+        if not force:
+            check_rewind(stores, rev)
+        return stores.audit.restore(rev)
 
 
 def pending_reached(stores: Stores, config: DreamConfig) -> bool:
