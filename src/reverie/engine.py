@@ -37,6 +37,7 @@ from reverie.compaction.result import CompactionResult
 from reverie.compaction.summariser import ModelSummariser
 from reverie.config import Config
 from reverie.doctor import DoctorReport, examine
+from reverie.doctor_stores import examine_stores
 from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
 from reverie.dream.shared import SeamPublisher, dream_on_stores, pending_reached
@@ -329,7 +330,9 @@ class MemoryEngine(MemoryChanges):
 
     def doctor(self) -> DoctorReport:
         """Check the workspace's integrity (``report.ok`` is False on problems)."""
-        return examine(self._folder("doctor"))
+        if not self.on_folder:
+            return examine_stores(self._stores)  # the checks that apply without files
+        return examine(self.workspace)
 
     def repair_audit(self) -> AuditIntegrity:
         """Start a new audit repository if ``.git`` is missing, or accept a replaced one.

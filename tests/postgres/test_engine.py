@@ -102,7 +102,6 @@ def test_compaction_with_a_model_is_metered_in_the_database(
 
 
 REFUSED: list[tuple[str, Callable[[MemoryEngine, Path], object]]] = [
-    ("doctor", lambda m, _p: m.doctor()),
     ("why", lambda m, _p: m.why("Utrecht")),
     ("forget", lambda m, _p: m.forget("Utrecht")),
     ("forget", lambda m, _p: m.forget_plan("Utrecht")),
@@ -212,3 +211,21 @@ def test_dream_with_a_model_refuses_on_the_database(
             memory.dream()
         assert memory.dream_if_due() is None
     assert loopback.requests == []
+
+
+def test_doctor_checks_a_database_workspace(pg_url: str, name: str) -> None:
+    with MemoryEngine.open(name, store=pg_url, environ={}) as memory:
+        _said(memory, "tg:mira", "I live in Utrecht.", "Noted.")
+        memory.compact("tg:mira")
+        assert memory.doctor().ok
+    backend = PgBackend.open(pg_url, name)
+    try:
+        backend.files.write("MEMORY", "# Memory\n- the deploy key is AKIAIOSFODNN7EXAMPLE\n")
+    finally:
+        backend.close()
+    with MemoryEngine.open(name, store=pg_url, environ={}) as memory:
+        report = memory.doctor()
+    assert not report.ok
+    checks = {(f.severity, f.check) for f in report.findings}
+    assert ("problem", "secrets") in checks
+    assert ("note", "audit") in checks  # the edit is not committed yet

@@ -68,13 +68,13 @@ def test_a_person_uses_a_database_workspace_from_the_command_line(
     assert team in status["workspace"]
     cost = invoke(app, ["-w", team, "cost"], env=env)
     assert cost.exit_code == 0, cost.output
+    assert invoke(app, ["-w", team, "doctor"], env=env).exit_code == 0
     dreamed = invoke(app, ["-w", team, "dream"], env=env)
     assert dreamed.exit_code == 0, dreamed.output
     assert "dream: manual (model-free)" in invoke(app, ["-w", team, "log"], env=env).output
 
 
 REFUSED = [
-    (["doctor"], "doctor"),
     (["why", "launch"], "why"),
     (["forget", "launch", "--yes"], "forget"),
     (["ingest", "."], "ingest"),
