@@ -6,7 +6,8 @@ server. The context window is small, so both servers compact the shared sessions
 run. Mid-run one server gets SIGKILL; its clients go on through the other. Then: every
 acknowledged exchange is stored exactly once (and nothing twice), history cursors are unique
 and gap-free, no message was compacted twice, and a fact told to one server reaches the model
-through the other.
+through the other. Then the killed server comes back and both are asked to dream at the same
+moment (MCP at /mcp): one run per batch, each batch consumed once.
 """
 
 from __future__ import annotations
@@ -24,8 +25,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import anyio
+import httpx2
 import openai
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from reverie.postgres.database import Database
 from reverie.postgres_backend import PgBackend
@@ -35,6 +40,7 @@ from tests.reach.running import free_port
 pytestmark = pytest.mark.slow
 
 TOKEN = "multi-server-test-token-" + "x" * 24
+DREAM_CURSOR = "memory/.dream_cursor"
 USERS = 4
 ROUNDS = 8
 KILL_AFTER = USERS * 2
@@ -161,7 +167,7 @@ def _user_loop(index: int, servers: list[Server], tally: Tally) -> None:
 
 
 def test_two_servers_one_killed_lose_nothing_and_share_memory(
-    servers: list[Server], pg_url: str, workspace: str, loopback: LoopbackServer
+    servers: list[Server], tmp_path: Path, pg_url: str, workspace: str, loopback: LoopbackServer
 ) -> None:
     first, second = servers
     loopback.script(*(chat_text("ack") for _ in range(USERS * ROUNDS + 10)))
@@ -183,6 +189,47 @@ def test_two_servers_one_killed_lose_nothing_and_share_memory(
     (asked,) = [b for b in loopback.bodies() if marker in json.dumps(b)]
     assert "zebra-4471" in json.dumps(asked)
     _check_stored(pg_url, workspace, tally)
+    _dream_on_both(servers, tmp_path, pg_url, workspace, loopback)
+
+
+def _dream_on_both(
+    servers: list[Server], tmp_path: Path, pg_url: str, workspace: str, loopback: LoopbackServer
+) -> None:
+    """The killed server comes back; both are asked to dream at once, through MCP at /mcp."""
+    back = _start(tmp_path, pg_url, workspace, loopback, "a2")
+    servers.append(back)
+    _wait_ready(back)
+    outcomes: list[dict[str, object]] = []
+
+    async def dream(url: str) -> None:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            result = await client.call_tool("dream", {})
+            assert result.structured_content is not None, result.content
+            outcomes.append(result.structured_content)
+
+    mcp_urls = [s.url.removesuffix("/v1") + "/mcp" for s in (back, servers[1])]
+    runs = [threading.Thread(target=anyio.run, args=(dream, url)) for url in mcp_urls]
+    for thread in runs:
+        thread.start()
+    for thread in runs:
+        thread.join(timeout=60)
+    assert len(outcomes) == 2
+    assert {o["outcome"] for o in outcomes} <= {"completed", "busy", "no_pending"}
+    completed = sum(o["outcome"] == "completed" for o in outcomes)
+    assert completed >= 1
+    backend = PgBackend.open(pg_url, workspace)
+    try:
+        dreams = [c for c in reversed(backend.audit.log()) if c.subject.startswith("dream:")]
+        assert len(dreams) == completed  # one commit per completed run, none twice
+        cursors = [int(backend.audit.file_at(c.sha, DREAM_CURSOR) or b"0") for c in dreams]
+        assert cursors == sorted(set(cursors))  # each batch consumed once, in order
+        assert backend.dream_cursor.read() == cursors[-1]
+    finally:
+        backend.close()
 
 
 def _check_stored(pg_url: str, workspace: str, tally: Tally) -> None:
