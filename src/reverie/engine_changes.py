@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reverie.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file
-from reverie.dream.shared import restore_on_stores
+from reverie.dream.shared import edit_on_stores, restore_on_stores
 from reverie.engine_reads import MemoryReads
 
 if TYPE_CHECKING:
@@ -69,10 +69,18 @@ class MemoryChanges(MemoryReads):
         from) refuses the edit with ``EditError`` if the file changed meanwhile; a dream holding
         the workspace longer than ``lock_timeout`` seconds raises ``LockTimeoutError``.
         """
-        workspace = self._folder("edit")
+        if not self.on_folder:
+            return edit_on_stores(
+                self._stores,
+                path,
+                text,
+                author=author,
+                expected_sha256=expected_sha256,
+                timeout=lock_timeout,
+            )
         exclusive = self.dreamer().exclusive(timeout=lock_timeout)
         return edit_file(
-            workspace,
+            self.workspace,
             path,
             text,
             author=author,

@@ -9,9 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from reverie.dream.edit import text_sha256
 from reverie.dream.result import DreamResult
 from reverie.engine import MemoryEngine
-from reverie.errors import ConfigError, DatabaseError, DreamError, StoreUnsupportedError
+from reverie.errors import (
+    ConfigError,
+    DatabaseError,
+    DreamError,
+    EditError,
+    StoreUnsupportedError,
+)
 from reverie.postgres.database import Database
 from reverie.postgres_backend import PgBackend
 from tests.llm.loopback import LoopbackServer, chat_text
@@ -105,7 +112,6 @@ REFUSED: list[tuple[str, Callable[[MemoryEngine, Path], object]]] = [
     ("why", lambda m, _p: m.why("Utrecht")),
     ("forget", lambda m, _p: m.forget("Utrecht")),
     ("forget", lambda m, _p: m.forget_plan("Utrecht")),
-    ("edit", lambda m, _p: m.edit_file("memory/MEMORY.md", "- x\n", author="t")),
     ("ingest", lambda m, p: m.ingest([p])),
 ]
 
@@ -229,3 +235,27 @@ def test_doctor_checks_a_database_workspace(pg_url: str, name: str) -> None:
     checks = {(f.severity, f.check) for f in report.findings}
     assert ("problem", "secrets") in checks
     assert ("note", "audit") in checks  # the edit is not committed yet
+
+
+def test_a_persons_edit_is_one_commit_on_the_database(memory: MemoryEngine) -> None:
+    before = memory.read_memory("MEMORY")
+    done = memory.edit_file(
+        "memory/MEMORY.md",
+        "# Memory\r\n- The boat is in Porto",
+        author="Ada <ada@example.org>",
+        expected_sha256=text_sha256(before),
+    )
+    assert done.commit is not None
+    assert memory.read_memory("MEMORY") == "# Memory\n- The boat is in Porto\n"
+    (commit, *_) = memory.log()
+    assert commit.subject == "edit: memory/MEMORY.md"
+    assert "Ada" in commit.author
+    with pytest.raises(EditError, match="changed since you opened it"):
+        memory.edit_file("memory/MEMORY.md", "x", author="Ada", expected_sha256=text_sha256(before))
+    unchanged = memory.edit_file(
+        "memory/MEMORY.md", "# Memory\n- The boat is in Porto\n", author="Ada"
+    )
+    assert unchanged.commit is None
+    with pytest.raises(StoreUnsupportedError, match="editing skills/"):
+        memory.edit_file("skills/tea/SKILL.md", "# Tea\n", author="Ada")
+    assert len(memory.log()) == 1

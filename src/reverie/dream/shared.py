@@ -20,7 +20,8 @@ cursor moves only in a completed run's transaction and ``restore`` rolls it back
 files; only the three durable files are written (by name); the commit message is built from
 the real diff by the audit. Not here yet: dream with a model (its tool loop stages on disk),
 the back-off state, and the redaction-only run when nothing is pending. ``restore_on_stores``
-is ``restore`` for such a workspace, under the same lease.
+is ``restore`` for such a workspace, and ``edit_on_stores`` a person's edit, under the same
+lease.
 """
 
 from __future__ import annotations
@@ -31,14 +32,17 @@ from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 from reverie.config import DreamConfig
+from reverie.dream.confine import canonical_writable
 from reverie.dream.curated import MODEL_FREE
+from reverie.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, check_version, clean_edit
 from reverie.dream.guard import guard_text
 from reverie.dream.result import DreamResult
 from reverie.dream.rewind import check_rewind
-from reverie.errors import DreamError, LockTimeoutError
+from reverie.errors import DreamError, LockTimeoutError, StoreUnsupportedError
 from reverie.ports import Stores
 from reverie.screening import RejectedRule
 from reverie.store.audit_commits import CommitInfo
+from reverie.store.audit_lines import person_identity
 from reverie.store.entries import HistoryEntry
 from reverie.store.ledger import LedgerRecord
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
@@ -69,6 +73,39 @@ def restore_on_stores(stores: Stores, rev: str, *, force: bool = False) -> Commi
         if not force:
             check_rewind(stores, rev)
         return stores.audit.restore(rev)
+
+
+def edit_on_stores(
+    stores: Stores,
+    path: str,
+    text: str,
+    *,
+    author: str,
+    expected_sha256: str | None = None,
+    timeout: float = EDIT_LOCK_TIMEOUT,
+) -> EditResult:
+    """A person's edit of a durable file, as ``dream.edit.edit_file`` does it on a folder.
+
+    Under the dream lease (a running dream makes it wait up to ``timeout`` seconds), refused
+    when the file changed since ``expected_sha256``, one ``edit: <path>`` commit with the
+    person as author, none when nothing changed. Only the three durable files live in a
+    database workspace: another writable path (a skill) raises ``StoreUnsupportedError``.
+    """
+    canonical = canonical_writable(path)
+    name = next((n for n, relative in RELATIVE_PATHS.items() if relative == canonical), None)
+    if name is None:
+        raise StoreUnsupportedError(f"editing {canonical}", where=stores.location)
+    new_text = clean_edit(text, canonical)
+    person_identity(author)  # refuse a bad name before anything is written
+    with stores.lock("dream").hold(timeout=timeout):
+        current = stores.files.read(name)
+        check_version(current, expected_sha256, canonical)
+        if current == new_text:
+            return EditResult(path=canonical, commit=None)
+        stores.files.write(name, new_text)
+        return EditResult(
+            path=canonical, commit=stores.audit.commit(f"edit: {canonical}", author=author)
+        )
 
 
 def pending_reached(stores: Stores, config: DreamConfig) -> bool:
