@@ -1,6 +1,6 @@
 """Benchmark the PostgreSQL backend beside the folder backend: append, read-since, persist, search.
 
-Run: .venv/bin/python bench/postgres.py [--quick] [--no-sync]   (prints one JSON object)
+Run: .venv/bin/python bench/postgres.py [--quick] [--no-sync] [--proxy]   (prints one JSON object)
 
 Starts a throwaway PostgreSQL cluster on loopback (``reverie.postgres.local_cluster``, fsync
 and synchronous commit on, as a deployment would run it), and measures through the storage
@@ -11,10 +11,10 @@ seam (``reverie.ports``) on both backends:
 - ``read_since_ms``: the last 50 entries of a 20,000-entry log (DESIGN.md 2);
 - ``persist_ms``: one session message appended to a 2,000-message session (DESIGN.md 4);
 - ``search_ms``: one two-word query over 5,000 entries and 5,000 messages.
-The proxy (``reverie serve``) is not measured here: the engine is not yet built from a
-``Backend`` (docs/scale-out.md). ``--no-sync`` adds a cluster without fsync and synchronous
-commit, to show what the flush of each commit costs. Figures are medians on whatever machine
-runs this.
+With ``--proxy``, also the proxy's exchanges per second with 1 and 2 ``reverie serve``
+processes (``bench/pg_proxy.py``, run as its own process). ``--no-sync`` adds a cluster
+without fsync and synchronous commit, to show what the flush of each commit costs. Figures
+are medians on whatever machine runs this.
 """
 
 from __future__ import annotations
@@ -143,6 +143,10 @@ def main() -> None:
     if "--no-sync" in sys.argv:  # what the fsync of each commit costs on this disk
         with LocalCluster(durable=False) as cluster:
             results["postgres_no_sync"] = _measure("postgres", cluster.info.url, quick)
+    if "--proxy" in sys.argv:
+        script = Path(__file__).with_name("pg_proxy.py")
+        ran = subprocess.run([sys.executable, script], capture_output=True, text=True, check=True)
+        results["proxy"] = json.loads(ran.stdout)
     print(json.dumps(results, indent=2))
 
 

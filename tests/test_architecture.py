@@ -47,7 +47,9 @@ LAYERS: dict[str, int] = {
     "dream": 2,
     "agent": 2,
     "status": 2,
+    "store_select": 3,
     "doctor": 2,
+    "doctor_stores": 2,
     "search": 2,
     "recall": 2,
     "dense": 2,
@@ -93,19 +95,13 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
         ("status", "dream"),
         ("doctor", "dream"),
         ("doctor", "ingest_guard"),
+        ("doctor_stores", "doctor"),
         ("ingest", "compaction"),
         ("ingest", "dream"),
         ("ingest", "importers"),
         ("ingest", "ingest_guard"),
         # dense recall follows the search index and returns its candidates
         ("dense", "search"),
-        # the PostgreSQL stores keep the file stores' value types and rules (entries, ledger
-        # records, audit values, the layout's file names); its search returns the index's
-        ("postgres", "store"),
-        ("postgres_index", "search"),
-        # moving a workspace between the two backends names both
-        ("backend_transfer", "file_backend"),
-        ("backend_transfer", "postgres_backend"),
         # the storage seam names the index's value types; processes depend on the seam
         ("ports", "search"),
         *((group, "ports") for group, layer in LAYERS.items() if layer == 2),
@@ -114,7 +110,16 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
         ("engine", "endpoints"),
         ("engine", "engine_changes"),
         ("engine", "engine_results"),
-        ("engine", "file_backend"),
+        ("engine", "store_select"),
+        ("store_select", "config_file"),
+        ("store_select", "file_backend"),
+        ("store_select", "postgres_backend"),
+        ("backend_transfer", "file_backend"),
+        ("backend_transfer", "postgres_backend"),
+        # the PostgreSQL stores keep the file stores' value types and audit renderers;
+        # its index returns the search's value types
+        ("postgres", "store"),
+        ("postgres_index", "search"),
         ("engine_changes", "engine_reads"),
         ("endpoints", "config_file"),
         ("async_engine", "engine"),
@@ -141,7 +146,6 @@ FILE_LEVEL: frozenset[str] = frozenset(
         "reverie.dream.edit",
         "reverie.dream.locking",
         "reverie.dream.prompt",
-        "reverie.dream.rewind",
         "reverie.dream.runner",
         "reverie.provenance.forget",
         "reverie.provenance.plan",

@@ -178,6 +178,21 @@ class RecallConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class StoreConfig:
+    """Where the workspace's memory lives: an empty ``url`` means this folder itself.
+
+    A ``postgresql://`` URL puts it in that database, in the workspace called ``workspace``
+    (default: the folder's name); the folder then holds only ``reverie.toml``. Keep the
+    password out of the URL (``PGPASSWORD`` or ``~/.pgpass``): the file may be shared.
+    """
+
+    url: str = ""
+    workspace: str = ""
+    lease_seconds: float = 30.0
+    """How long a lock (dream, compaction of a session) outlives a server that died holding it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     """Every setting of a workspace, with DESIGN.md's defaults."""
 
@@ -187,6 +202,7 @@ class Config:
     dream: DreamConfig = field(default_factory=DreamConfig)
     prompt: PromptConfig = field(default_factory=PromptConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
 
     @property
     def memory(self) -> ModelConfig:
@@ -207,6 +223,7 @@ class Config:
             "dream": DreamConfig,
             "prompt": PromptConfig,
             "recall": RecallConfig,
+            "store": StoreConfig,
         }
         unknown = sorted(set(data) - set(sections))
         if unknown:

@@ -36,6 +36,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "compaction.summary_cap_chars": (100, 64_000),
     "compaction.raw_cap_chars": (100, 64_000),
     "compaction.idle_minutes": (0.0, YEAR_MINUTES),
+    "store.lease_seconds": (1.0, 3_600.0),
     "dream.batch_entries": (1, 10_000),
     "dream.entry_chars": (50, 64_000),
     "dream.file_chars": (64, 10_000_000),

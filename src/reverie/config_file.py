@@ -5,6 +5,8 @@ everything below takes a ``Config`` value. Precedence: built-in defaults < ``rev
 environment. Env variables:
 
     REVERIE_WORKSPACE        the workspace folder (read by the CLI and ``default_workspace``)
+    REVERIE_STORE            a postgresql:// URL: the workspace is ``-w NAME`` in that
+                             database (read by ``reverie.store_select``, not here)
     REVERIE_BASE_URL         model.base_url
     REVERIE_API_KEY          the API key (the default ``model.api_key_env``)
     REVERIE_MODEL            model.model
@@ -20,6 +22,7 @@ environment. Env variables:
     REVERIE_UNIFIED_SESSION  prompt.unified_session (1/true/yes)
     REVERIE_RECALL_TOKENS    prompt.recall_tokens (0 disables recall)
     REVERIE_RECALL_EMBEDDINGS  recall.embeddings (auto or off)
+    REVERIE_LEASE_SECONDS    store.lease_seconds (a dead server's locks free after this)
 
 Secrets never live in ``reverie.toml`` (it may be shared): the key comes from the env variable
 named by ``model.api_key_env``, or from ``model.api_key_file``, a file outside the workspace.
@@ -55,6 +58,7 @@ _ENV: dict[str, tuple[str, str, type]] = {
     "REVERIE_UNIFIED_SESSION": ("prompt", "unified_session", bool),
     "REVERIE_RECALL_TOKENS": ("prompt", "recall_tokens", int),
     "REVERIE_RECALL_EMBEDDINGS": ("recall", "embeddings", str),
+    "REVERIE_LEASE_SECONDS": ("store", "lease_seconds", float),
 }
 
 
@@ -64,15 +68,17 @@ def default_workspace(environ: Mapping[str, str] | None = None) -> Path:
     return Path(env.get("REVERIE_WORKSPACE") or DEFAULT_WORKSPACE).expanduser()
 
 
-def load_config(workspace: Path, environ: Mapping[str, str] | None = None) -> Config:
+def load_config(workspace: Path | None, environ: Mapping[str, str] | None = None) -> Config:
     """Read ``workspace/reverie.toml`` (if any) and apply the ``REVERIE_*`` overrides.
+
+    ``workspace`` None (a database workspace named by ``REVERIE_STORE``): no file is read.
 
     Raises:
         ConfigError: the file is not valid TOML, or a key or value is invalid (the error
             names the key, and the env variable when it came from one).
     """
     env = os.environ if environ is None else environ
-    data = _read_toml(workspace / CONFIG_NAME)
+    data = {} if workspace is None else _read_toml(workspace / CONFIG_NAME)
     for name, (section, key, kind) in _ENV.items():
         if name in env and env[name] != "":
             table = data.setdefault(section, {})
@@ -84,7 +90,7 @@ def load_config(workspace: Path, environ: Mapping[str, str] | None = None) -> Co
     except ConfigError as exc:
         raise _naming_env(exc, env) from exc
     for model in (config.model, config.memory_model):
-        if model is not None and model.api_key_file is not None:
+        if model is not None and model.api_key_file is not None and workspace is not None:
             _check_key_file(Path(model.api_key_file).expanduser(), workspace)
     return config
 
@@ -184,4 +190,9 @@ CONFIG_TEMPLATE = """\
 # recent_entries = 50
 # recent_tokens = 8000
 # unified_session = false             # true: one conversation across all sessions
+
+[store]                               # empty: memory lives in this folder
+# url = "postgresql://reverie@db.example/reverie"   # memory in that database (no password here)
+# workspace = "team"                  # its name there (default: this folder's name)
+# lease_seconds = 30                  # a dead server's locks free themselves after this
 """

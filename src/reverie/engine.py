@@ -36,11 +36,12 @@ from reverie.compaction.idle import IdleScanner
 from reverie.compaction.result import CompactionResult
 from reverie.compaction.summariser import ModelSummariser
 from reverie.config import Config
-from reverie.config_file import default_workspace, load_config
 from reverie.dense import open_dense
 from reverie.doctor import DoctorReport, examine
+from reverie.doctor_stores import examine_stores
 from reverie.dream.result import DreamResult
 from reverie.dream.runner import Dreamer
+from reverie.dream.shared import SeamPublisher, dream_on_stores, pending_reached
 from reverie.endpoints import deferred_provider
 from reverie.engine_changes import MemoryChanges
 from reverie.engine_results import (
@@ -49,8 +50,7 @@ from reverie.engine_results import (
     RecordResult,
     describe_hit,
 )
-from reverie.errors import ModelNotConfiguredError
-from reverie.file_backend import FileBackend
+from reverie.errors import ModelNotConfiguredError, StoreUnsupportedError
 from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
 from reverie.llm.metered import MeteredModel
 from reverie.llm.provider import Provider, ToolSchema
@@ -63,6 +63,7 @@ from reverie.recall import Recaller, RecallResult
 from reverie.search import SearchHit
 from reverie.status import Status, gather
 from reverie.store.audit_integrity import AuditIntegrity
+from reverie.store_select import open_backend
 from reverie.token_estimate import TokenCounter
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ class MemoryEngine(MemoryChanges):
             if memory_provider is not None and config.dream.mode != "model-free"
             else "model-free"
         )
-        self.recaller = self._open_recall(backend)
+        self.recaller = self._open_recall()
         self._assembler = PromptAssembler(
             backend,
             config=config.prompt,
@@ -125,11 +126,11 @@ class MemoryEngine(MemoryChanges):
             counter=counter,
         )
 
-    def _open_recall(self, backend: Backend) -> Recaller:
+    def _open_recall(self) -> Recaller:
         """Recall over the search index, fused with dense recall when that is on."""
         # Dense recall (reverie.dense) when [recall] embeddings allows and the extra is there;
         # its vectors sit beside the search index, so only a folder workspace has them.
-        folder = backend.root if isinstance(backend, FileBackend) else None
+        folder = self.workspace.root if self.on_folder else None
         self.dense, self.dense_status = open_dense(
             self.config.recall.embeddings,
             folder,
@@ -142,7 +143,7 @@ class MemoryEngine(MemoryChanges):
         )
 
     @classmethod
-    def open(
+    def open(  # noqa: PLR0913 (keyword-only options: where, settings, models, time)
         cls,
         workspace: Path | str | None = None,
         config: Config | None = None,
@@ -153,11 +154,13 @@ class MemoryEngine(MemoryChanges):
         clock: Clock = system_clock,
         environ: Mapping[str, str] | None = None,
         read_only: bool = False,
+        store: str | None = None,
     ) -> MemoryEngine:
-        """Open the engine on a workspace.
+        """Open the engine on a workspace: a folder, or a workspace of a PostgreSQL database.
 
         Args:
-            workspace: the folder (default: ``$REVERIE_WORKSPACE`` or ``~/.reverie/default``).
+            workspace: the folder (default: ``$REVERIE_WORKSPACE`` or ``~/.reverie/default``);
+                with a store, the workspace's name in the database (default ``default``).
             config: settings (default: ``reverie.toml`` plus ``REVERIE_*`` overrides).
             create: lay out the workspace if it does not exist.
             provider: the chat model (default: built from ``config.model``).
@@ -167,10 +170,20 @@ class MemoryEngine(MemoryChanges):
             environ: environment variables to read instead of ``os.environ``.
             read_only: for reads only (status, log, search, history, doctor): works on a
                 read-only or full disk and on damaged cursor or git files (``Workspace.open``).
+            store: a ``postgresql://`` URL (default: ``$REVERIE_STORE``, else ``[store] url``
+                of the folder's ``reverie.toml``, else none: the folder); see
+                ``reverie.store_select``.
         """
-        path = Path(workspace) if workspace is not None else default_workspace(environ)
-        opened = FileBackend.open(path, create=create, clock=clock, read_only=read_only)
-        config = config if config is not None else load_config(opened.root, environ)
+        opened = open_backend(
+            workspace,
+            store=store,
+            config=config,
+            environ=environ,
+            create=create,
+            clock=clock,
+            read_only=read_only,
+        )
+        config = opened.config
         chat = provider if provider is not None else deferred_provider(config.model, environ)
         memory = memory_provider
         if memory is None:
@@ -178,7 +191,7 @@ class MemoryEngine(MemoryChanges):
                 deferred_provider(config.memory_model, environ) if config.memory_model else chat
             )
         return cls(
-            opened,
+            opened.backend,
             config=config,
             chat_provider=chat,
             memory_provider=memory,
@@ -264,7 +277,7 @@ class MemoryEngine(MemoryChanges):
         """The dream runner in this engine's mode (model, or model-free without one)."""
         provider = self._memory if self.mode == "model" else None
         return Dreamer(
-            self.workspace,
+            self._folder("dream"),
             provider,
             config=self.config.dream,
             counter=self._memory_counter,
@@ -272,16 +285,36 @@ class MemoryEngine(MemoryChanges):
         )
 
     def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
-        """Curate the durable files from the next batch of history (all-or-nothing)."""
+        """Curate the durable files from the next batch of history (all-or-nothing).
+
+        On a database workspace: model-free, once across servers (``reverie.dream.shared``).
+        """
         if self.config.dream.mode == "model" and self._memory is None:
             raise ModelNotConfiguredError("dream.mode is 'model' but " + NO_MODEL_HINT)
+        if not self.on_folder:
+            return dream_on_stores(
+                self._stores, self._publisher(), self.config.dream, trigger=trigger, dry_run=dry_run
+            )
         return self.dreamer().run(trigger=trigger, dry_run=dry_run)
 
     def dream_if_due(self) -> DreamResult | None:
-        """Run dream when its schedule says so (interval, cron, pending entries); else None."""
+        """Run dream when its schedule says so (interval, cron, pending entries); else None.
+
+        On a database workspace: when ``dream.pending_trigger`` entries wait (model-free).
+        """
+        if not self.on_folder:
+            due = self.mode == "model-free" and pending_reached(self._stores, self.config.dream)
+            return self.dream(trigger="pending") if due else None
         dreamer = self.dreamer()
         decision = dreamer.should_run()
         return dreamer.run(trigger=decision.trigger or "schedule") if decision.run else None
+
+    def _publisher(self) -> SeamPublisher:
+        audit = self._stores.audit
+        if self.mode == "model" or not isinstance(audit, SeamPublisher):
+            operation = "dream with a model (REVERIE_DREAM_MODE=model-free dreams without one)"
+            raise StoreUnsupportedError(operation, where=self._stores.location)
+        return audit
 
     def ingest(
         self, paths: Sequence[Path], *, on_progress: Progress | None = None, wait: bool = True
@@ -296,7 +329,7 @@ class MemoryEngine(MemoryChanges):
         from reverie.ingest import IngestJob, run_ingest  # noqa: PLC0415
 
         job = IngestJob(
-            workspace=self.workspace,
+            workspace=self._folder("ingest"),
             compaction=self._compactor,
             dream=lambda: self.dream(trigger="ingest"),
             mode=self.mode,
@@ -307,7 +340,7 @@ class MemoryEngine(MemoryChanges):
         """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
         return gather(
             self._stores,
-            self.dreamer(),
+            self.dreamer() if self.on_folder else None,
             mode=self.mode,
             chat_model=self.config.model.model,
             memory_model=self.config.memory.model,
@@ -316,6 +349,8 @@ class MemoryEngine(MemoryChanges):
 
     def doctor(self) -> DoctorReport:
         """Check the workspace's integrity (``report.ok`` is False on problems)."""
+        if not self.on_folder:
+            return examine_stores(self._stores)  # the checks that apply without files
         return examine(self.workspace)
 
     def repair_audit(self) -> AuditIntegrity:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reverie.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file
+from reverie.dream.shared import edit_on_stores, restore_on_stores
 from reverie.engine_reads import MemoryReads
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ class MemoryChanges(MemoryReads):
         A commit older than a trim raises ``RestoreWouldLoseError`` (the entries to dream
         again are gone) unless ``force``.
         """
+        if not self.on_folder:
+            return restore_on_stores(self._stores, rev, force=force)
         return self.dreamer().restore(rev, force=force)
 
     def forget(self, text: str, *, purge: bool = False) -> ForgetReport:
@@ -45,10 +48,11 @@ class MemoryChanges(MemoryReads):
         With ``purge``, also rewrite the audit history and scrub every file of the workspace
         so that no byte of ``text`` is left (see ``reverie.provenance``).
         """
+        workspace = self._folder("forget")
         self.dreamer().recover()
         from reverie.provenance.forget import forget  # noqa: PLC0415
 
-        return forget(self.workspace, text, purge=purge, index=self.index)
+        return forget(workspace, text, purge=purge, index=self.index)
 
     def edit_file(
         self,
@@ -65,6 +69,15 @@ class MemoryChanges(MemoryReads):
         from) refuses the edit with ``EditError`` if the file changed meanwhile; a dream holding
         the workspace longer than ``lock_timeout`` seconds raises ``LockTimeoutError``.
         """
+        if not self.on_folder:
+            return edit_on_stores(
+                self._stores,
+                path,
+                text,
+                author=author,
+                expected_sha256=expected_sha256,
+                timeout=lock_timeout,
+            )
         exclusive = self.dreamer().exclusive(timeout=lock_timeout)
         return edit_file(
             self.workspace,

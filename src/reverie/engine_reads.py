@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from reverie.dream.confine import canonical_writable
 from reverie.dream.edit import read_writable
+from reverie.errors import StoreUnsupportedError
 from reverie.inbound import check_limit
 from reverie.ports import Backend
 from reverie.provenance.plan import ForgetPlan, plan_forget
@@ -31,10 +32,24 @@ class MemoryReads:
         """The file-backed workspace under the engine, for tests, benchmarks and file tools.
 
         Not for surfaces (``tests/test_architecture.py`` refuses it there): they use the
-        engine's operations. Raises ``TypeError`` when the engine runs on another backend.
+        engine's operations. Raises ``StoreUnsupportedError`` on a database workspace.
+        """
+        return self._folder("MemoryEngine.workspace")
+
+    @property
+    def on_folder(self) -> bool:
+        """Whether the engine runs on a folder workspace (False: a PostgreSQL workspace)."""
+        return isinstance(self._stores, Workspace)
+
+    def _folder(self, operation: str) -> Workspace:
+        """The folder workspace, for an operation whose process needs files (dream, doctor...).
+
+        Raises:
+            StoreUnsupportedError: the engine runs on a database; the message names
+                ``operation`` and says what to do instead. Nothing has been written.
         """
         if not isinstance(self._stores, Workspace):
-            raise TypeError(f"the engine runs on {type(self._stores).__name__}, not files")
+            raise StoreUnsupportedError(operation, where=self._stores.location)
         return self._stores
 
     def history(
@@ -79,11 +94,11 @@ class MemoryReads:
 
     def why(self, text: str) -> WhyReport:
         """The durable lines matching ``text``, each with the entries and messages it came from."""
-        return explain(self.workspace, text)
+        return explain(self._folder("why"), text)
 
     def forget_plan(self, text: str) -> ForgetPlan:
         """What ``forget(text)`` would remove; nothing changes (show it, then ask)."""
-        return plan_forget(self.workspace, text)
+        return plan_forget(self._folder("forget"), text)
 
     def read_memory(self, name: MemoryFileName) -> str:
         """The text of one durable file: ``"SOUL"``, ``"USER"`` or ``"MEMORY"`` ('' if absent)."""
@@ -94,8 +109,17 @@ class MemoryReads:
         return self._stores.sessions.load(session_key)
 
     def read_file(self, path: str) -> str:
-        """The text of a durable file dream may write (``SOUL.md``, ``memory/MEMORY.md``, ...)."""
-        return read_writable(self.workspace, path)
+        """The text of a durable file dream may write (``SOUL.md``, ``memory/MEMORY.md``, ...).
+
+        On a database workspace, the three durable files (its only files).
+        """
+        if isinstance(self._stores, Workspace):
+            return read_writable(self._stores, path)
+        canonical = canonical_writable(path)
+        for name, relative in RELATIVE_PATHS.items():
+            if relative == canonical:
+                return self._stores.files.read(name)
+        return ""
 
     def line_origins(self, *paths: str) -> dict[str, tuple[LineOrigin, ...]]:
         """Per durable file (default: the three), each line and the commit that last added it."""

@@ -297,6 +297,23 @@ class SchemaVersionError(DatabaseError):
         self.expected = expected
 
 
+class StoreUnsupportedError(ReverieError):
+    """An operation needs a folder workspace, and this one is in a PostgreSQL store.
+
+    Raised before anything is written; the message names the operation and what to do
+    instead (``reverie store export`` to a folder). ``operation`` is kept.
+    """
+
+    def __init__(self, operation: str, *, where: str) -> None:
+        super().__init__(
+            f"{operation} does not run on a PostgreSQL workspace yet ({where}); nothing was"
+            " changed. To run it, copy the workspace to a folder with `reverie store export"
+            " FOLDER -w NAME` and use that folder (docs/scale-out.md says what runs where)"
+        )
+        self.operation = operation
+        self.where = where
+
+
 class ModelError(ReverieError):
     """A model call failed, or could not be made.
 

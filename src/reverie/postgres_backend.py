@@ -15,13 +15,14 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+from datetime import timedelta
 
 from reverie.clock import Clock, system_clock
 from reverie.postgres.audit import PgAudit
 from reverie.postgres.database import Database, Tenant
 from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
 from reverie.postgres.history import PgHistoryLog
-from reverie.postgres.locks import PgLock
+from reverie.postgres.locks import DEFAULT_TTL, PgLock
 from reverie.postgres.records import PgLedger, PgQuarantine, PgRejections
 from reverie.postgres.sessions import PgSessionStore
 from reverie.postgres_index import PgIndex
@@ -35,8 +36,16 @@ def holder_name() -> str:
 class PgBackend:
     """The stores, locks and index of one workspace in a PostgreSQL database."""
 
-    def __init__(self, database: Database, tenant: Tenant, *, clock: Clock = system_clock) -> None:
+    def __init__(
+        self,
+        database: Database,
+        tenant: Tenant,
+        *,
+        clock: Clock = system_clock,
+        lease_ttl: timedelta = DEFAULT_TTL,
+    ) -> None:
         self.database = database
+        self.lease_ttl = lease_ttl
         self.tenant = tenant
         self._clock = clock
         self._holder = holder_name()
@@ -58,10 +67,12 @@ class PgBackend:
         create: bool = False,
         clock: Clock = system_clock,
         max_connections: int = 8,
+        lease_ttl: timedelta = DEFAULT_TTL,
     ) -> PgBackend:
         """Open workspace ``workspace`` of the database at ``url`` (made first if ``create``).
 
         With ``create``, the schema is created or migrated first (``reverie init``).
+        ``lease_ttl``: how long a lock outlives a holder that died (``store.lease_seconds``).
 
         Raises:
             SchemaVersionError: the schema is missing, older or newer than this reverie's.
@@ -75,7 +86,7 @@ class PgBackend:
         except BaseException:
             database.close()
             raise
-        return cls(database, tenant, clock=clock)
+        return cls(database, tenant, clock=clock, lease_ttl=lease_ttl)
 
     @property
     def location(self) -> str:
@@ -130,7 +141,7 @@ class PgBackend:
     def lock(self, name: str) -> PgLock:
         """Return the lock ``name`` of this workspace, shared with every server."""
         if name not in self._locks:
-            self._locks[name] = PgLock(self.tenant, name, holder=self._holder)
+            self._locks[name] = PgLock(self.tenant, name, holder=self._holder, ttl=self.lease_ttl)
         return self._locks[name]
 
     def open_index(self) -> PgIndex:

@@ -21,6 +21,13 @@ from reverie.store.ledger import JobTotals
 from reverie.store.memory_files import MEMORY_FILE_NAMES, FileSize
 from reverie.store.rejections import RecordedRejection
 
+NO_DREAM = Decision(
+    run=False,
+    trigger=None,
+    reason="on a PostgreSQL workspace dream runs model-free when dream.pending_trigger"
+    " entries wait, or on `reverie dream`",
+)
+"""The next dream of a database workspace (no schedule state is kept there yet)."""
 REJECTED_SHOWN = 10
 """How many of the latest refused rules ``status`` carries."""
 
@@ -54,14 +61,17 @@ class Status:
 
 def gather(
     stores: Stores,
-    dreamer: Dreamer,
+    dreamer: Dreamer | None,
     *,
     mode: str,
     chat_model: str,
     memory_model: str,
     recall: str = "BM25 only",
 ) -> Status:
-    """Collect the status of ``stores`` (a damaged cursor or state is listed in ``damaged``)."""
+    """Collect the status of ``stores`` (a damaged cursor or state is listed in ``damaged``).
+
+    ``dreamer`` None: dream does not run on these stores (a database workspace, for now).
+    """
     damaged: list[str] = []
     try:
         dream_cursor = stores.dream_cursor.read()
@@ -82,8 +92,8 @@ def gather(
         oldest_pending=pending[0].time if pending else None,
         files=tuple(stores.files.size(name) for name in MEMORY_FILE_NAMES),
         sessions=len(stores.sessions.list()),
-        last_dream=dreamer.state(),
-        next_dream=_next_dream(dreamer, damaged),
+        last_dream=dreamer.state() if dreamer is not None else DreamState(),
+        next_dream=_next_dream(dreamer, damaged) if dreamer is not None else NO_DREAM,
         ledger=summary.by_job,
         ledger_unreadable=summary.unreadable,
         quarantined_lines=len(stores.quarantine.records())

@@ -75,6 +75,15 @@ def _global_options(
     ctx: typer.Context,
     workspace: WorkspaceOption = None,
     *,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            help="A postgresql:// URL: -w then names a workspace in that database"
+            " (default: $REVERIE_STORE, else [store] url in reverie.toml, else the folder).",
+            show_default=False,
+        ),
+    ] = None,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Log what reverie does on stderr.")
     ] = False,
@@ -84,7 +93,7 @@ def _global_options(
     ] = False,
 ) -> None:
     """Long-term memory for LLM agents: chat, inspect and curate what is remembered."""
-    ctx.obj = Options(workspace=workspace, verbose=verbose)
+    ctx.obj = Options(workspace=workspace, store=store, verbose=verbose)
     _configure_logging(verbose=verbose)
 
 

@@ -2,7 +2,9 @@
 
 ``--workspace`` (else ``$REVERIE_WORKSPACE``, else ``~/.reverie/default``) selects the
 workspace; settings come from its ``reverie.toml`` and the ``REVERIE_*`` variables, read once by
-``MemoryEngine.open``. Commands that only read or curate memory refuse a missing workspace
+``MemoryEngine.open``. With ``--store postgresql://...`` (else ``$REVERIE_STORE``, else
+``[store] url`` in the folder's ``reverie.toml``) ``-w NAME`` names a workspace in that database
+(``reverie.store_select``). Commands that only read or curate memory refuse a missing workspace
 (``reverie init`` makes one); ``chat``, ``ask`` and ``ingest`` lay it out on first use.
 """
 
@@ -24,7 +26,8 @@ WorkspaceOption = Annotated[
     typer.Option(
         "--workspace",
         "-w",
-        help="The workspace folder (default: $REVERIE_WORKSPACE, else ~/.reverie/default).",
+        help="The workspace folder (default: $REVERIE_WORKSPACE, else ~/.reverie/default);"
+        " with --store or $REVERIE_STORE, the workspace's name in the database.",
         show_default=False,
     ),
 ]
@@ -39,6 +42,7 @@ class Options:
     """What the global options said."""
 
     workspace: Path | None = None
+    store: str | None = None
     verbose: bool = False
 
 
@@ -70,5 +74,6 @@ def engine(
     from reverie.engine import MemoryEngine
 
     path = workspace_path(ctx, workspace)
-    with MemoryEngine.open(path, create=create, read_only=read_only) as opened:
+    store = options(ctx).store
+    with MemoryEngine.open(path, create=create, read_only=read_only, store=store) as opened:
         yield opened

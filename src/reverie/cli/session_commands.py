@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from reverie.cli.context import DEFAULT_SESSION, WorkspaceOption, engine, workspace_path
+from reverie.cli.context import DEFAULT_SESSION, WorkspaceOption, engine, options, workspace_path
 from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, err, notice, out
 from reverie.cli.store_commands import StoreOption
@@ -46,6 +46,7 @@ def init(
     from reverie.config_file import CONFIG_NAME, CONFIG_TEMPLATE, default_workspace
 
     workspace = path or workspace_path(ctx, workspace)
+    store = store or options(ctx).store
     if store:
         store_init(store, str(workspace) if workspace is not None else "default")
         return

@@ -4,8 +4,9 @@
 workspaces; ``import`` moves a workspace folder into the database and ``export`` moves a
 database workspace into a new folder, losing nothing (``reverie.backend_transfer``). The
 store is ``--store URL`` (default ``$REVERIE_STORE``), the workspace inside it ``-w NAME``
-(default ``default``). Needs the ``postgres`` extra. The other commands still run on a
-folder: the engine is not yet built on a database workspace.
+(default ``default``). Needs the ``postgres`` extra. Every other command takes the same
+``--store`` (or ``$REVERIE_STORE``) and ``-w NAME`` to run on a database workspace
+(``reverie.store_select``); those whose process needs a folder say so (docs/scale-out.md).
 """
 
 from __future__ import annotations
@@ -50,30 +51,20 @@ def _url(store: str | None) -> str:
 @store_app.command("init")
 def init(store: StoreOption = None, workspace: NameOption = "default") -> None:
     """Create or migrate the schema, then make the workspace (both idempotent)."""
-    from reverie.postgres.database import Database
+    from reverie.store_select import init_database
 
-    database = Database(_url(store))
-    try:
-        before, after = database.init()
-        database.tenant(workspace, create=True)
-    finally:
-        database.close()
+    done = init_database(_url(store), workspace)
+    before, after = done.before, done.after
     change = f"schema version {after}" if before == after else f"schema {before} -> {after}"
-    typer.echo(f"{change}; workspace {workspace!r} ready in {database.where}")
+    typer.echo(f"{change}; workspace {workspace!r} ready in {done.where}")
 
 
 @store_app.command("list")
 def list_workspaces(store: StoreOption = None) -> None:
     """Print the name of every workspace in the database."""
-    from reverie.postgres.database import Database
+    from reverie.store_select import database_workspaces
 
-    database = Database(_url(store))
-    try:
-        database.check()
-        names = database.workspaces()
-    finally:
-        database.close()
-    for name in names:
+    for name in database_workspaces(_url(store)):
         typer.echo(name)
 
 

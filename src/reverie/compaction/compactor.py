@@ -14,7 +14,8 @@ Invariants.
   history as ``kind="raw"``, the mark still advances, and this call stops compacting.
 - Idempotent under crashes: an entry already in history for the same session and range (the
   process died before moving the mark) is reused, not written twice.
-- One compaction per session at a time, across threads and processes (a per-session lock);
+- One compaction per session at a time, across threads and processes (a per-session lock,
+  taken only once the prompt is found over budget: most calls need no compaction);
   messages appended meanwhile stay pending, since the mark only covers the captured range.
 """
 
@@ -90,6 +91,15 @@ class Compactor:
         """
         ratio = self._config.ratio / 2 if harder else self._config.ratio
         plan = _Plan(user_text=user_text, tools=tuple(tools), target=int(self._budget * ratio))
+        if not harder:
+            # Most calls are under budget: say so without the lock (on a database, a lease
+            # is two flushed commits). Compaction only shrinks a prompt, so a concurrent one
+            # cannot turn this answer wrong; over budget, measure again under the lock.
+            early = self._measure(self._stores.sessions.load(key), plan)
+            if early < self._budget:
+                return CompactionResult(
+                    outcome="not_needed", tokens_before=early, tokens_after=early
+                )
         with self._lock(key):
             session = self._stores.sessions.load(key)
             before = self._measure(session, plan)

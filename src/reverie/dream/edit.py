@@ -104,16 +104,11 @@ def edit_file(
         ValueError: ``author`` is not a usable name.
     """
     canonical = canonical_writable(path)
-    new_text = _clean(text, canonical)
+    new_text = clean_edit(text, canonical)
     person_identity(author)  # refuse a bad name before anything is written
     with exclusive:
         current = read_writable(workspace, canonical)
-        if expected_sha256 is not None and text_sha256(current) != expected_sha256:
-            raise EditError(
-                "the file changed since you opened it (a dream or another edit); "
-                "reload it and edit again",
-                path=canonical,
-            )
+        check_version(current, expected_sha256, canonical)
         if current == new_text:
             return EditResult(path=canonical, commit=None)
         atomic_write_text(workspace.root / canonical, new_text)
@@ -121,7 +116,18 @@ def edit_file(
         return EditResult(path=canonical, commit=commit)
 
 
-def _clean(text: str, canonical: str) -> str:
+def check_version(current: str, expected_sha256: str | None, canonical: str) -> None:
+    """Raise ``EditError`` when the file is no longer the version the person started from."""
+    if expected_sha256 is not None and text_sha256(current) != expected_sha256:
+        raise EditError(
+            "the file changed since you opened it (a dream or another edit); "
+            "reload it and edit again",
+            path=canonical,
+        )
+
+
+def clean_edit(text: str, canonical: str) -> str:
+    """The text to store: LF line ends, a final newline; ``EditError`` for NUL or too long."""
     cleaned = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x00" in cleaned:
         raise EditError("the text holds a NUL character", path=canonical)

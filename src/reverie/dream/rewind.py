@@ -5,6 +5,7 @@ cursor are dreamt again. But ``trim`` drops entries dream has consumed: when the
 older than a trim, some entries it would need are gone, and what dream had learnt from them
 would be lost (issue #14: 13 USER facts became 6). ``check_rewind`` finds that gap; the
 restore then refuses with ``RestoreWouldLoseError`` naming the cursors, unless forced.
+Works on any stores (a folder, or a database workspace: ``reverie.dream.shared``).
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from reverie.errors import RestoreWouldLoseError
+from reverie.ports import Stores
 from reverie.store import layout
 from reverie.store.cursors import parse_cursor_text
-from reverie.store.workspace import Workspace
 
 DREAM_CURSOR_PATH = layout.DREAM_CURSOR
 
 
-def trimmed_gap(workspace: Workspace, rev: str) -> tuple[int, int] | None:
+def trimmed_gap(workspace: Stores, rev: str) -> tuple[int, int] | None:
     """The cursors ``(first, last)`` a restore to ``rev`` needs but history no longer holds."""
     raw = workspace.audit.file_at(rev, DREAM_CURSOR_PATH)
     text = "" if raw is None else raw.decode("utf-8", errors="replace")
@@ -29,7 +30,7 @@ def trimmed_gap(workspace: Workspace, rev: str) -> tuple[int, int] | None:
     return (target + 1, end) if end > target else None
 
 
-def check_rewind(workspace: Workspace, rev: str) -> None:
+def check_rewind(workspace: Stores, rev: str) -> None:
     """Raise ``RestoreWouldLoseError`` when restoring ``rev`` needs trimmed entries."""
     gap = trimmed_gap(workspace, rev)
     if gap is not None:

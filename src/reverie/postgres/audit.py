@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
 from reverie.clock import Clock, system_clock
-from reverie.errors import RevisionNotFoundError
+from reverie.errors import DreamError, RevisionNotFoundError
 from reverie.postgres.audit_rewrite import holding, line_origin, rewrite_messages, rewrite_versions
 from reverie.postgres.audit_rows import (
     changed_at,
@@ -101,16 +101,19 @@ class PgAudit:
         subject: str,
         dream_cursor: int | None = None,
         fence: Callable[[Conn], None] | None = None,
+        expected_cursor: int | None = None,
     ) -> CommitInfo | None:
         """Write files (None: remove), set the dream cursor and commit, all in one transaction.
 
         This is a dream's publish on a server backend: another server sees all of it or none
         of it, and a crash at any instant leaves the old state. ``fence`` runs first in the
         same transaction (``PgLeases.fence``): when the caller's lease was lost, it raises
-        and nothing is written.
+        and nothing is written. ``expected_cursor``: publish only if the dream cursor is
+        still that (the run's batch was not consumed by another run meanwhile).
 
         Raises:
             LeaseLostError: raised by ``fence``.
+            DreamError: the dream cursor is no longer ``expected_cursor``.
         """
         line = " ".join(subject.split())
         if not line:
@@ -118,6 +121,8 @@ class PgAudit:
         with self._locked() as conn:
             if fence is not None:
                 fence(conn)
+            if expected_cursor is not None:
+                _check_cursor(conn, self._tenant.id, expected_cursor)
             for path, text in changes.items():
                 write_path(conn, self._tenant.id, path, text)
             if dream_cursor is not None:
@@ -273,3 +278,17 @@ class _Locked:
 
     def __exit__(self, *exc: object) -> None:
         self._context.__exit__(*exc)  # type: ignore[arg-type]
+
+
+def _check_cursor(conn: Conn, workspace_id: int, expected: int) -> None:
+    """Lock the workspace's state row; raise unless its dream cursor is ``expected``."""
+    row = conn.execute(
+        "SELECT dream_cursor FROM workspace_state WHERE workspace_id = %s FOR UPDATE",
+        (workspace_id,),
+    ).fetchone()
+    found = cast("int", row[0]) if row is not None else 0
+    if found != expected:
+        raise DreamError(
+            f"the dream cursor moved from {expected} to {found} during this run"
+            " (another run consumed the batch); nothing was published"
+        )

@@ -103,7 +103,10 @@ class Database:
                 )
             row = conn.execute("SELECT id FROM workspaces WHERE name = %s", (name,)).fetchone()
             if row is None:
-                raise DatabaseError("no such workspace (`reverie init` makes it)", where=where)
+                raise DatabaseError(
+                    f"no such workspace (`reverie init --store URL -w {name}` makes it)",
+                    where=where,
+                )
             tenant = Tenant(self, int(str(row[0])), name, where)
         with tenant.transaction() as conn:
             conn.execute(

@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import PurePosixPath
 
 from reverie.engine import MemoryEngine
+from reverie.errors import StoreUnsupportedError
 from reverie.provenance import LineProvenance
 from reverie.viewer.layout import ProvenanceHook
 
@@ -26,9 +27,13 @@ def engine_provenance(engine: MemoryEngine) -> ProvenanceHook:
         if len(text) < 2:
             return []
         wanted = PurePosixPath(path).name
+        try:
+            explained = engine.why(text).lines
+        except StoreUnsupportedError:  # a database workspace keeps no provenance yet
+            return []
         found = [
             item
-            for item in engine.why(text).lines
+            for item in explained
             if PurePosixPath(item.file).name == wanted and item.text.strip() == line.strip()
         ]
         return [said for item in found for said in _lines(item)]

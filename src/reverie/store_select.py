@@ -1,0 +1,141 @@
+"""Which backend a workspace is on: a folder, or a workspace of a PostgreSQL database.
+
+The rule, first match wins (``MemoryEngine.open`` applies it; the CLI passes ``--store``):
+
+1. a store URL given to ``open`` (the CLI's ``--store``) or in ``$REVERIE_STORE``: the
+   workspace is the one *named* ``workspace`` (``-w NAME``, default ``default``) in that
+   database; settings come from the ``REVERIE_*`` variables only (there is no folder);
+2. the folder's ``reverie.toml`` has ``[store] url``: the workspace is ``[store] workspace``
+   (default: the folder's name) in that database, with the folder's settings;
+3. otherwise the folder itself (``reverie.file_backend``), as always.
+
+A database workspace is never made implicitly: ``reverie init --store URL -w NAME`` applies the
+schema's migrations and makes it; opening checks the schema (``SchemaVersionError``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+from reverie.clock import Clock
+from reverie.config import Config
+from reverie.config_file import CONFIG_NAME, default_workspace, load_config
+from reverie.errors import ConfigError
+from reverie.file_backend import FileBackend
+from reverie.ports import Backend
+
+STORE_ENV = "REVERIE_STORE"
+"""The environment variable that names the database (a ``postgresql://`` URL)."""
+SCHEMES = ("postgresql://", "postgres://")
+DEFAULT_NAME = "default"
+"""The workspace's name in the database when ``-w`` names none."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Opened:
+    """The backend chosen and opened, with the settings that go with it."""
+
+    backend: Backend
+    config: Config
+
+
+def open_backend(
+    workspace: Path | str | None,
+    *,
+    store: str | None,
+    config: Config | None,
+    environ: Mapping[str, str] | None,
+    create: bool,
+    clock: Clock,
+    read_only: bool,
+) -> Opened:
+    """Open the backend the rule above selects, and its settings (``config`` if given).
+
+    Raises:
+        ConfigError: a store that is not a postgresql:// URL, or the postgres extra missing.
+        DatabaseError, SchemaVersionError: the database refused (no such workspace, ...).
+        WorkspaceMissingError: the folder does not exist and ``create`` is false.
+    """
+    env = os.environ if environ is None else environ
+    url = store or env.get(STORE_ENV) or None
+    if url is not None:
+        name = str(workspace) if workspace is not None and str(workspace) else DEFAULT_NAME
+        settings = config if config is not None else load_config(None, env)
+        backend = _database(url, name, clock, settings, "--store / REVERIE_STORE")
+        return Opened(backend=backend, config=settings)
+    path = Path(workspace).expanduser() if workspace is not None else default_workspace(env)
+    if config is None and (path / CONFIG_NAME).is_file():
+        config = load_config(path, env)
+    if config is not None and config.store.url:
+        name = config.store.workspace or path.name
+        backend = _database(config.store.url, name, clock, config, "store.url")
+        return Opened(backend=backend, config=config)
+    folder = FileBackend.open(path, create=create, clock=clock, read_only=read_only)
+    try:
+        settings = config if config is not None else load_config(folder.root, env)
+    except BaseException:
+        folder.close()
+        raise
+    return Opened(backend=folder, config=settings)
+
+
+def _checked(url: str, key: str) -> str:
+    if not url.startswith(SCHEMES):
+        raise ConfigError(
+            f"{key} must be a postgresql:// URL (a folder workspace needs no store)", key=key
+        )
+    return url
+
+
+def _database(url: str, name: str, clock: Clock, config: Config, key: str) -> Backend:
+    _checked(url, key)
+    try:
+        from reverie.postgres_backend import PgBackend  # noqa: PLC0415 (the postgres extra)
+    except ImportError as exc:
+        raise ConfigError(
+            "a postgresql:// store needs the postgres extra: pip install 'reverie[postgres]'",
+            key=key,
+        ) from exc
+    lease = timedelta(seconds=config.store.lease_seconds)
+    return PgBackend.open(url, name, clock=clock, lease_ttl=lease)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Initialised:
+    """What ``init_database`` did: the schema version before and after, and where."""
+
+    before: int
+    after: int
+    where: str
+
+
+def init_database(url: str, name: str) -> Initialised:
+    """Create or migrate the schema of the database at ``url``, then make workspace ``name``.
+
+    Both steps are idempotent (``reverie init --store URL -w NAME``, ``reverie store init``).
+    """
+    from reverie.postgres.database import Database  # noqa: PLC0415 (the postgres extra)
+
+    database = Database(_checked(url, "--store"))
+    try:
+        before, after = database.init()
+        database.tenant(name, create=True)
+    finally:
+        database.close()
+    return Initialised(before=before, after=after, where=database.where)
+
+
+def database_workspaces(url: str) -> list[str]:
+    """The names of the workspaces in the database at ``url`` (its schema checked first)."""
+    from reverie.postgres.database import Database  # noqa: PLC0415 (the postgres extra)
+
+    database = Database(_checked(url, "--store"))
+    try:
+        database.check()
+        return database.workspaces()
+    finally:
+        database.close()

@@ -1,0 +1,97 @@
+"""The CLI on a PostgreSQL workspace as a person types it: ``REVERIE_STORE=... reverie -w X``."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from reverie.cli import app
+from tests.llm.loopback import LoopbackServer, chat_text
+
+pytestmark = pytest.mark.slow
+
+
+def _env(tmp_path: Path, pg_url: str, loopback: LoopbackServer) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    return env | {
+        "HOME": str(tmp_path),
+        "COLUMNS": "200",
+        "REVERIE_STORE": pg_url,
+        "REVERIE_MODEL": "chat-model",
+        "REVERIE_BASE_URL": loopback.base_url,
+        "REVERIE_API_KEY": "test-key",
+        "REVERIE_DREAM_MODE": "model-free",
+        "REVERIE_IDLE_MINUTES": "0",
+    }
+
+
+def _reverie(*args: str, env: dict[str, str], expect: int = 0) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "reverie", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == expect, f"{proc.stdout}\n{proc.stderr}"
+    assert "Traceback" not in proc.stderr
+    return proc.stdout + proc.stderr
+
+
+def test_a_person_uses_a_database_workspace_from_the_command_line(
+    tmp_path: Path, pg_url: str, loopback: LoopbackServer
+) -> None:
+    env = _env(tmp_path, pg_url, loopback)
+    team = f"team-{secrets.token_hex(4)}"
+    assert "no such workspace" in _reverie("-w", team, "status", env=env, expect=1)
+    assert f"workspace {team!r} ready" in _reverie("init", "--store", pg_url, "-w", team, env=env)
+    loopback.script(chat_text("Noted: the launch is on Friday."))
+    said = _reverie("-w", team, "ask", "The launch moved to Friday", "-s", "cli:ana", env=env)
+    assert "Noted: the launch is on Friday." in said
+    invoke = CliRunner().invoke
+    compacted = invoke(app, ["-w", team, "compact", "cli:ana"], env=env)
+    assert compacted.exit_code == 0, compacted.output
+    history = invoke(app, ["-w", team, "history", "--json"], env=env)
+    assert "Friday" in history.output
+    assert "Friday" in invoke(app, ["-w", team, "search", "launch"], env=env).output
+    assert "cli:ana" in invoke(app, ["-w", team, "sessions"], env=env).output
+    status = json.loads(invoke(app, ["-w", team, "status", "--json"], env=env).output)
+    assert status["last_cursor"] >= 1
+    assert team in status["workspace"]
+    cost = invoke(app, ["-w", team, "cost"], env=env)
+    assert cost.exit_code == 0, cost.output
+    assert invoke(app, ["-w", team, "doctor"], env=env).exit_code == 0
+    dreamed = invoke(app, ["-w", team, "dream"], env=env)
+    assert dreamed.exit_code == 0, dreamed.output
+    assert "dream: manual (model-free)" in invoke(app, ["-w", team, "log"], env=env).output
+
+
+REFUSED = [
+    (["why", "launch"], "why"),
+    (["forget", "launch", "--yes"], "forget"),
+    (["ingest", "."], "ingest"),
+]
+
+
+@pytest.mark.parametrize(("args", "operation"), REFUSED, ids=[a[0] for a, _ in REFUSED])
+def test_commands_that_need_a_folder_refuse_with_what_to_do(
+    tmp_path: Path, pg_url: str, loopback: LoopbackServer, args: list[str], operation: str
+) -> None:
+    env = _env(tmp_path, pg_url, loopback)
+    team = f"team-{secrets.token_hex(4)}"
+    invoke = CliRunner().invoke
+    assert invoke(app, ["--store", pg_url, "init", "-w", team], env=env).exit_code == 0
+    result = invoke(app, ["--store", pg_url, "-w", team, *args], env=env)
+    assert result.exit_code == 1, result.output
+    said = " ".join(result.stderr.split())
+    assert f"error: {operation} does not run on a PostgreSQL workspace yet" in said
+    assert "reverie store export" in said
+    assert result.exception is None or isinstance(result.exception, SystemExit)
