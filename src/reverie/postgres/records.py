@@ -14,10 +14,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from reverie.clock import wall_clock
 from reverie.postgres.text_codec import from_db, to_db
 from reverie.screening import RejectedRule
-from reverie.store.ledger import CallFacts, JobTotals, LedgerRecord, LedgerSummary
+from reverie.store.ledger import CallFacts, LedgerRecord, LedgerSummary, summarise
 from reverie.store.quarantine import BadLine
 from reverie.store.rejections import RecordedRejection
 
@@ -58,15 +57,7 @@ class PgLedger:
 
     def summary(self) -> LedgerSummary:
         """Add up the ledger by job and by local day."""
-        result = LedgerSummary()
-        for record in self.records():
-            if record is None:
-                result.unreadable += 1
-                continue
-            result.by_job.setdefault(record.job, JobTotals()).add(record)
-            day = wall_clock(record.time)[:10]
-            result.by_day.setdefault((day, record.job), JobTotals()).add(record)
-        return result
+        return summarise(self.records())
 
 
 class PgRejections:

@@ -16,7 +16,7 @@ error text) is redacted before it is written.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -229,12 +229,17 @@ class Ledger:
 
     def summary(self) -> LedgerSummary:
         """Add up the ledger by job and by local day."""
-        result = LedgerSummary()
-        for record in self.records():
-            if record is None:
-                result.unreadable += 1
-                continue
-            result.by_job.setdefault(record.job, JobTotals()).add(record)
-            day = wall_clock(record.time)[:10]
-            result.by_day.setdefault((day, record.job), JobTotals()).add(record)
-        return result
+        return summarise(self.records())
+
+
+def summarise(records: Iterable[LedgerRecord | None]) -> LedgerSummary:
+    """Add ``records`` up by job and by local day (None: a record that could not be read)."""
+    result = LedgerSummary()
+    for record in records:
+        if record is None:
+            result.unreadable += 1
+            continue
+        result.by_job.setdefault(record.job, JobTotals()).add(record)
+        day = wall_clock(record.time)[:10]
+        result.by_day.setdefault((day, record.job), JobTotals()).add(record)
+    return result
