@@ -39,18 +39,15 @@ from reverie.config import Config
 from reverie.dense import open_dense
 from reverie.doctor import DoctorReport, examine
 from reverie.doctor_stores import examine_stores
-from reverie.dream.result import DreamResult
-from reverie.dream.runner import Dreamer
-from reverie.dream.shared import SeamPublisher, dream_on_stores, pending_reached
 from reverie.endpoints import deferred_provider
-from reverie.engine_changes import MemoryChanges
+from reverie.engine_jobs import MemoryJobs
 from reverie.engine_results import (
     NO_MODEL_HINT,
     PromptResult,
     RecordResult,
     describe_hit,
 )
-from reverie.errors import ModelNotConfiguredError, StoreUnsupportedError
+from reverie.errors import ModelNotConfiguredError
 from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
 from reverie.llm.metered import MeteredModel
 from reverie.llm.provider import Provider, ToolSchema
@@ -76,7 +73,7 @@ if TYPE_CHECKING:
 Mode = Literal["model", "model-free"]
 
 
-class MemoryEngine(MemoryChanges):
+class MemoryEngine(MemoryJobs):
     """reverie as a library: memory under any agent, or the built-in agent."""
 
     def __init__(
@@ -272,49 +269,6 @@ class MemoryEngine(MemoryChanges):
     def compact_idle(self, in_flight: Iterable[str] = ()) -> dict[str, CompactionResult]:
         """Compact every idle session; those in ``in_flight`` are reported ``busy``, not touched."""
         return self.idle_scanner(in_flight).scan()
-
-    def dreamer(self) -> Dreamer:
-        """The dream runner in this engine's mode (model, or model-free without one)."""
-        provider = self._memory if self.mode == "model" else None
-        return Dreamer(
-            self._folder("dream"),
-            provider,
-            config=self.config.dream,
-            counter=self._memory_counter,
-            max_output_tokens=self.config.memory.max_output_tokens,
-        )
-
-    def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
-        """Curate the durable files from the next batch of history (all-or-nothing).
-
-        On a database workspace: model-free, once across servers (``reverie.dream.shared``).
-        """
-        if self.config.dream.mode == "model" and self._memory is None:
-            raise ModelNotConfiguredError("dream.mode is 'model' but " + NO_MODEL_HINT)
-        if not self.on_folder:
-            return dream_on_stores(
-                self._stores, self._publisher(), self.config.dream, trigger=trigger, dry_run=dry_run
-            )
-        return self.dreamer().run(trigger=trigger, dry_run=dry_run)
-
-    def dream_if_due(self) -> DreamResult | None:
-        """Run dream when its schedule says so (interval, cron, pending entries); else None.
-
-        On a database workspace: when ``dream.pending_trigger`` entries wait (model-free).
-        """
-        if not self.on_folder:
-            due = self.mode == "model-free" and pending_reached(self._stores, self.config.dream)
-            return self.dream(trigger="pending") if due else None
-        dreamer = self.dreamer()
-        decision = dreamer.should_run()
-        return dreamer.run(trigger=decision.trigger or "schedule") if decision.run else None
-
-    def _publisher(self) -> SeamPublisher:
-        audit = self._stores.audit
-        if self.mode == "model" or not isinstance(audit, SeamPublisher):
-            operation = "dream with a model (REVERIE_DREAM_MODE=model-free dreams without one)"
-            raise StoreUnsupportedError(operation, where=self._stores.location)
-        return audit
 
     def ingest(
         self, paths: Sequence[Path], *, on_progress: Progress | None = None, wait: bool = True
