@@ -1,31 +1,7 @@
-"""The storage seam: what the engine and the processes use of reverie's stores, as protocols.
+"""The storage seam's protocols, one per store (``reverie.ports`` says the contract).
 
-Every store reverie keeps is reached through one of these protocols, never through a
-concrete class, so that another backend (PostgreSQL, for several reverie servers sharing one
-database; see ``docs/scale-out.md``) can stand in for the file-backed workspace. The file
-backend (``reverie.store.workspace.Workspace`` plus ``reverie.file_backend``) is the embedded
-default; ``tests/test_ports.py`` has mypy check that each file-backed class conforms.
-
-The contract each implementation keeps (DESIGN.md's invariants, stated per protocol):
-
-- ``HistoryPort.append`` allocates the next cursor and appends in one step under a lock that
-  holds across threads, processes (and, for a server backend, machines): cursors are strictly
-  increasing, never reused, and a reader following them never skips one (invariant 1).
-  ``read_since`` costs time proportional to what it returns (invariant 2). An acknowledged
-  append survives a crash (invariant 3).
-- ``CursorPort`` is the dream cursor: written only after a completed dream, rolled back by
-  ``AuditPort.restore`` with the durable files (invariant 7).
-- ``SessionsPort.append``/``append_many`` cost O(1) in the session's length (invariant 4), and
-  two processes writing one session lose nothing.
-- ``MemoryFilesPort`` addresses the durable files by a closed set of names, never by a path.
-- ``AuditPort.commit`` builds its message from the real diff (invariant 9); ``restore`` is a
-  new commit, never a rewrite (``purge`` is the one, explicit, exception).
-- ``LocksPort.lock(name)`` returns a lock exclusive across processes (dream, compaction per
-  session, ingest, search refresh), held with ``with lock.hold(timeout=...)``.
-- ``IndexPort`` answers from current data: it catches up with the stores before a query.
-
-Nothing here does anything at run time: the module holds only protocols, and its imports of
-value types are for type checking only.
+Nothing here does anything at run time: only protocols; value types are imported for type
+checking only.
 """
 
 from __future__ import annotations
@@ -36,7 +12,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from reverie.clock import Clock
     from reverie.messages import JSONValue, Message
     from reverie.screening import RejectedRule
     from reverie.search.candidates import Candidate
@@ -52,25 +27,6 @@ if TYPE_CHECKING:
     from reverie.store.memory_files import FileSize, MemoryFileName
     from reverie.store.quarantine import BadLine
     from reverie.store.rejections import RecordedRejection
-
-__all__ = [
-    "AgentStores",
-    "AuditPort",
-    "Backend",
-    "CursorPort",
-    "HistoryPort",
-    "IndexPort",
-    "LedgerPort",
-    "LockPort",
-    "LocksPort",
-    "MemoryFilesPort",
-    "PromptStores",
-    "QuarantinePort",
-    "RejectionsPort",
-    "SessionLogStores",
-    "SessionsPort",
-    "Stores",
-]
 
 
 class LockPort(Protocol):
@@ -336,81 +292,3 @@ class IndexPort(Protocol):
 
     def close(self) -> None:
         """Release what is open."""
-
-
-class SessionLogStores(LocksPort, Protocol):
-    """What compaction uses: sessions, the history log and per-session locks."""
-
-    @property
-    def sessions(self) -> SessionsPort:
-        """Live sessions."""
-
-    @property
-    def history(self) -> HistoryPort:
-        """The history log."""
-
-
-class PromptStores(Protocol):
-    """What prompt assembly reads: the durable files and the history since the dream cursor."""
-
-    @property
-    def files(self) -> MemoryFilesPort:
-        """The durable files."""
-
-    @property
-    def history(self) -> HistoryPort:
-        """The history log."""
-
-    @property
-    def dream_cursor(self) -> CursorPort:
-        """The dream cursor."""
-
-
-class AgentStores(Protocol):
-    """What the built-in agent uses: sessions and the durable files (its read tool)."""
-
-    @property
-    def sessions(self) -> SessionsPort:
-        """Live sessions."""
-
-    @property
-    def files(self) -> MemoryFilesPort:
-        """The durable files."""
-
-
-class Stores(SessionLogStores, PromptStores, AgentStores, Protocol):
-    """Every store of one workspace, as the engine and the processes reach them."""
-
-    @property
-    def location(self) -> str:
-        """Where the stores live, for people (a folder, a database name)."""
-
-    @property
-    def clock(self) -> Clock:
-        """The time source the stores stamp with."""
-
-    @property
-    def quarantine(self) -> QuarantinePort:
-        """History lines taken out of the log."""
-
-    @property
-    def audit(self) -> AuditPort:
-        """The audit history."""
-
-    @property
-    def ledger(self) -> LedgerPort:
-        """The model-call ledger."""
-
-    @property
-    def rejections(self) -> RejectionsPort:
-        """Refused SOUL.md rules."""
-
-    def close(self) -> None:
-        """Release everything open (the stores may be opened again later)."""
-
-
-class Backend(Stores, Protocol):
-    """The stores plus the search index over them: what ``MemoryEngine`` is built from."""
-
-    def open_index(self) -> IndexPort:
-        """Return a new search index over these stores (opened on first use)."""
