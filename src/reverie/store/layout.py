@@ -118,11 +118,6 @@ def check_path(root: Path, relative: str, *, write: bool = False) -> Path:
     return root / relative
 
 
-def is_safe(root: Path, relative: str, *, write: bool = False) -> bool:
-    """True when ``check_path`` would accept the path."""
-    return _problem(root, relative, write=write) is None
-
-
 def skill_files(root: Path) -> list[str]:
     """The ``skills/<name>/SKILL.md`` paths that exist as regular files through no link at all.
 
