@@ -175,13 +175,14 @@ def _fetch(conn: sqlite3.Connection, docs: list[int], scores: dict[int, float]) 
         f" FROM docs AS d JOIN fts ON fts.rowid = d.id WHERE d.id IN ({marks})"
     )
     found = {row[0]: row[1:] for row in conn.execute(sql, docs)} if docs else {}
-    return [_candidate(found[doc], scores.get(doc, 0.0)) for doc in docs if doc in found]
+    return [candidate_from_row(found[doc], scores.get(doc, 0.0)) for doc in docs if doc in found]
 
 
-def _candidate(
+def candidate_from_row(
     row: tuple[str, int | None, str | None, int | None, str | None, float | None, str],
-    score: float,
+    score: float = 0.0,
 ) -> Candidate:
+    """The candidate a ``docs`` row (kind, cursor, key, position, role, ts, body) names."""
     kind, cursor, key, position, role, ts, body = row
     return Candidate(
         kind="history" if kind == "history" else "message",

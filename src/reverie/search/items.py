@@ -15,9 +15,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
-from reverie.search.candidates import Candidate
+from reverie.search.candidates import Candidate, candidate_from_row
 from reverie.search.query import Filters, conditions
 from reverie.search.refs import SourceRef, history_ref, message_ref
 from reverie.search.text import unsegment
@@ -93,7 +92,7 @@ def items_named(
             key = [ref.session_key, ref.message_index]
         row = conn.execute(f"{select}{which}{where}", (*key, *args)).fetchone()
         if row is not None:
-            found.append(_candidate(row))
+            found.append(candidate_from_row(row))
     return found
 
 
@@ -101,19 +100,3 @@ def _ref(kind: str, cursor: int | None, key: str | None, position: int | None) -
     if kind == "history":
         return history_ref(cursor or 0)
     return message_ref(key or "", position or 0)
-
-
-def _candidate(
-    row: tuple[str, int | None, str | None, int | None, str | None, float | None, str],
-) -> Candidate:
-    kind, cursor, key, position, role, ts, body = row
-    return Candidate(
-        kind="history" if kind == "history" else "message",
-        score=0.0,
-        text=unsegment(body),
-        timestamp=datetime.fromtimestamp(ts, UTC) if ts is not None else None,
-        session_key=key,
-        cursor=cursor,
-        message_index=position,
-        role=role,
-    )
