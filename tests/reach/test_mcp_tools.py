@@ -204,3 +204,19 @@ async def test_recall_why_and_forget_work_through_the_tools(
     assert engine.search("Quasimodo") == []
     short = await client.call_tool("why", {"text": "x"})
     assert short.is_error
+
+
+async def test_a_reverie_error_reaches_the_client_with_its_message(tmp_path: Path) -> None:
+    engine = MemoryEngine.open(tmp_path / "ws", environ={"REVERIE_DREAM_MODE": "model"})
+    try:
+        async with Client(build_server(engine, watch_seconds=0.05)) as connected:
+            await connected.call_tool("remember", {"text": "I live in Porto."})
+            engine.compact("mcp:default")
+            result = await connected.call_tool("dream", {})
+    finally:
+        engine.close()
+    assert result.is_error
+    (content,) = result.content
+    assert isinstance(content, types.TextContent)
+    assert "Error executing tool dream" in content.text
+    assert "REVERIE_MODEL" in content.text  # reverie's own message says what to set

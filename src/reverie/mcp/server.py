@@ -24,7 +24,7 @@ from typing_extensions import TypedDict
 
 from reverie.engine import MemoryEngine
 from reverie.mcp.resources import FILE_TITLES, FileWatch, uri
-from reverie.mcp.tools import CURATES, TOOL_TABLE, MemoryTools
+from reverie.mcp.tools import CURATES, TOOL_TABLE, MemoryTools, async_tool_errors
 from reverie.store.memory_files import MEMORY_FILE_NAMES, MemoryFileName
 
 INSTRUCTIONS = (
@@ -101,6 +101,7 @@ def build_server(engine: MemoryEngine, *, watch_seconds: float = 2.0) -> MCPServ
 
 
 def _add_dream(server: MCPServer, engine: MemoryEngine, announcer: Announcer) -> None:
+    @async_tool_errors
     async def dream(ctx: Context) -> DreamSummary:
         result = await anyio.to_thread.run_sync(engine.dream)
         changed = await announcer.announce()

@@ -12,16 +12,19 @@ loop never blocks on a file lock, git or a model call. The engine is safe to sha
 threads (its stores hold locks across threads and processes).
 
 Errors: bad arguments (an unknown file, a malformed message) raise the SDK's ``ToolError``
-with what was wrong and where; the client gets it as a tool error, as it gets ``why`` and
-``forget`` refused on a database workspace (``StoreUnsupportedError``, with what to do).
-Nothing here holds state.
+with what was wrong and where. Every registered tool runs inside ``tool_errors``, which turns
+any ``ReverieError`` (no model configured, a busy lock, a refusal on a database workspace...)
+into a ``ToolError`` carrying reverie's own message: the SDK would otherwise report it as a
+crash, and the client would read only "Error executing tool NAME". Anything else stays a crash
+(its text stays on the server). Nothing here holds state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -29,7 +32,7 @@ from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs it for nested types below 3.12
 
 from reverie.engine import MemoryEngine
-from reverie.errors import StoreUnsupportedError
+from reverie.errors import ReverieError
 from reverie.json_data import jsonable
 from reverie.messages import Message, MessageFormatError
 from reverie.search import SearchHit
@@ -170,10 +173,7 @@ class MemoryTools:
 
     def why(self, text: RememberedText) -> dict[str, Any]:
         """Where the durable lines holding ``text`` came from (see TOOL_TABLE)."""
-        try:
-            return dict(self._engine.why(text).to_json())
-        except StoreUnsupportedError as exc:  # a database workspace: say so, and what to do
-            raise ToolError(str(exc)) from exc
+        return dict(self._engine.why(text).to_json())
 
     def forget(
         self,
@@ -183,10 +183,7 @@ class MemoryTools:
         ] = False,
     ) -> dict[str, Any]:
         """Remove a fact and what it came from or led to (see TOOL_TABLE)."""
-        try:
-            return dict(self._engine.forget(text, purge=purge).to_json())
-        except StoreUnsupportedError as exc:
-            raise ToolError(str(exc)) from exc
+        return dict(self._engine.forget(text, purge=purge).to_json())
 
     def _record(self, session: str, messages: list[Message]) -> Recorded:
         if not session.strip():
@@ -200,6 +197,36 @@ class MemoryTools:
             "count": len(result.indices),
             "compaction": result.compaction.outcome,
         }
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def tool_errors(tool: Callable[P, R]) -> Callable[P, R]:
+    """``tool``, reporting a ``ReverieError`` to the client as a ``ToolError`` with its message."""
+
+    @functools.wraps(tool)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return tool(*args, **kwargs)
+        except ReverieError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return call
+
+
+def async_tool_errors(tool: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """The asynchronous twin of ``tool_errors``."""
+
+    @functools.wraps(tool)
+    async def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await tool(*args, **kwargs)
+        except ReverieError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return call
 
 
 def parse_messages(raw: list[dict[str, Any]]) -> list[Message]:
@@ -246,10 +273,10 @@ class ToolSpec:
     annotations: ToolAnnotations
 
     def bind(self, tools: object) -> Callable[..., object]:
-        """The method of ``tools`` that implements this tool."""
+        """The method of ``tools`` that implements this tool, reporting reverie's errors."""
         found = getattr(tools, self.name)
         assert callable(found)
-        return found  # type: ignore[no-any-return]
+        return tool_errors(found)
 
 
 TOOL_TABLE: tuple[ToolSpec, ...] = (
