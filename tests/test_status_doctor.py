@@ -3,7 +3,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from reverie.config import Config
+from reverie.doctor import examine, sqlite_damage
 from reverie.engine import MemoryEngine
+from reverie.messages import Message
+from reverie.store.workspace import Workspace
 from tests.conftest import StepClock
 
 
@@ -75,3 +78,31 @@ def test_doctor_notes_quarantined_lines_without_failing(tmp_path: Path, clock: S
     report = engine.doctor()
     assert report.ok
     assert [f.check for f in report.findings] == ["quarantine"]
+
+
+def test_doctor_finds_a_damaged_session_store(tmp_path: Path, clock: StepClock) -> None:
+    engine = _engine(tmp_path, clock)
+    words = " ".join(f"word{n}" for n in range(300))
+    engine.record("cli:a", [Message(role="user", content=f"{n} {words}") for n in range(40)])
+    assert engine.doctor().ok
+    engine.close()
+    store = tmp_path / "ws" / ".reverie" / "sessions.sqlite3"
+    page = 4096
+    assert store.stat().st_size > 6 * page
+    with store.open("r+b") as raw:  # garble the middle of pages 3 to 5, header intact
+        raw.seek(2 * page + 100)
+        raw.write(b"\xff" * (3 * page))
+    report = examine(Workspace.open(tmp_path / "ws"))
+    (finding,) = [f for f in report.findings if f.check == "databases"]
+    assert finding.severity == "problem"
+    assert finding.path is not None
+    assert finding.path.endswith("sessions.sqlite3")
+    assert not report.ok
+
+
+def test_sqlite_damage_reads_a_file_that_is_not_a_database(tmp_path: Path) -> None:
+    path = tmp_path / "search.sqlite"
+    path.write_bytes(b"this is not sqlite" * 300)
+    damage = sqlite_damage(path)
+    assert damage is not None
+    assert "not a readable SQLite database" in damage

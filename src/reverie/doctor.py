@@ -12,7 +12,9 @@ already handled: quarantined lines (kept, never dropped), unreadable ledger line
 hand edits of durable files, orphan temp files of dead writers, moved-aside search indexes,
 SOUL.md lines that screening would refuse as new rules (an injected rule that predates
 screening, or one a person added by hand on purpose), and stored lines holding lone surrogates
-(reads show U+FFFD). Problems also cover cursors written by another program at the same time
+(reads show U+FFFD). Problems also cover a damaged SQLite file (``PRAGMA quick_check`` of the
+session store, the search index and the vector index, read-only; a damaged index is a note
+since reverie moves it aside and rebuilds it),  cursors written by another program at the same time
 (duplicate lines stay where they are), an unreadable ``.cursor``, an interrupted ingest (its
 sessions may hold pending messages) and a durable file that is not valid UTF-8.
 
@@ -23,6 +25,8 @@ a read-only or full disk) is reported as a problem of that check instead of stop
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,6 +95,7 @@ def examine(workspace: Workspace) -> DoctorReport:
         _ledger,
         _text,
         _ingest,
+        _databases,
     )
     for check in checks:
         try:
@@ -325,3 +330,33 @@ def _ingest(workspace: Workspace, report: DoctorReport) -> None:
         "archived; run `reverie ingest` again (any path) to finish it",
         workspace.root / MARKER,
     )
+
+
+def _databases(workspace: Workspace, report: DoctorReport) -> None:
+    """``PRAGMA quick_check`` of each SQLite file; the session store holds what nothing rebuilds."""
+    for name, rebuilt in (
+        (layout.SESSIONS_DB, False),
+        (layout.SEARCH_INDEX, True),
+        (layout.VECTORS, True),
+    ):
+        path = workspace.root / name
+        if not path.is_file():
+            continue
+        damage = sqlite_damage(path)
+        if damage is None:
+            continue
+        if rebuilt:
+            report.note("databases", f"{damage}; reverie moves it aside and rebuilds it", path)
+        else:
+            report.problem("databases", f"{damage}; restore it from a backup", path)
+
+
+def sqlite_damage(path: Path) -> str | None:
+    """What ``PRAGMA quick_check`` finds wrong with the SQLite file at ``path`` (None: sound)."""
+    try:
+        with closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as connection:
+            rows = connection.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.DatabaseError as exc:
+        return f"not a readable SQLite database ({exc})"
+    found = [str(row[0]) for row in rows]
+    return None if found == ["ok"] else "damaged: " + "; ".join(found[:3])
