@@ -13,10 +13,11 @@ hand edits of durable files, orphan temp files of dead writers, moved-aside sear
 SOUL.md lines that screening would refuse as new rules (an injected rule that predates
 screening, or one a person added by hand on purpose), and stored lines holding lone surrogates
 (reads show U+FFFD). Problems also cover a damaged SQLite file (``PRAGMA quick_check`` of the
-session store, the search index and the vector index, read-only; a damaged index is a note
-since reverie moves it aside and rebuilds it),  cursors written by another program at the same time
-(duplicate lines stay where they are), an unreadable ``.cursor``, an interrupted ingest (its
-sessions may hold pending messages) and a durable file that is not valid UTF-8.
+session store, the search index and the vector index, read-only; a damaged index is a note:
+it is derived, and deleting it makes reverie build it again), cursors written by another
+program at the same time (duplicate lines stay where they are), an unreadable ``.cursor``, an
+interrupted ingest (its sessions may hold pending messages) and a durable file that is not
+valid UTF-8.
 
 Doctor only reads: every check runs on its own, and a check that cannot run (a damaged file,
 a read-only or full disk) is reported as a problem of that check instead of stopping doctor.
@@ -346,7 +347,8 @@ def _databases(workspace: Workspace, report: DoctorReport) -> None:
         if damage is None:
             continue
         if rebuilt:
-            report.note("databases", f"{damage}; reverie moves it aside and rebuilds it", path)
+            again = "an index: delete it and reverie builds it again"
+            report.note("databases", f"{damage}; {again}", path)
         else:
             report.problem("databases", f"{damage}; restore it from a backup", path)
 
