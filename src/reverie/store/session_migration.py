@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reverie.clock import Clock, require_aware
+from reverie.errors import StorageError
 from reverie.store.journal_reader import SUFFIX, journal_paths, read_journal
 from reverie.store.sessions_sql import insert_session
 
@@ -40,7 +41,7 @@ def has_journals(directory: Path) -> bool:
     """Whether ``directory`` (``sessions/``) holds any journal (cheap: one listing)."""
     try:
         return bool(journal_paths(directory))
-    except OSError:
+    except StorageError:  # an unlistable folder: nothing can be moved; the open goes on
         return False
 
 
