@@ -62,8 +62,12 @@ def test_journals_move_into_the_database_whole_on_open(tmp_path: Path) -> None:
     expected = _journal_workspace(root, sessions=15, messages=6)
     with (root / "sessions" / "tg%3a1.journal").open("ab") as handle:
         handle.write(b'{"t":"msg","at":"2026-11-30T09:00:00+00:00","m":{"role":"us')  # torn
+    checkpoints = root / ".reverie" / "sessions"
+    checkpoints.mkdir()
+    (checkpoints / "tg%3a1.json").write_text("{}", encoding="utf-8")  # the old list() cache
     assert _sessions(root) == expected
     assert not list((root / "sessions").glob("*.journal"))
+    assert not checkpoints.exists()
     workspace = Workspace.open(root)
     [torn] = workspace.sessions.quarantine.records()
     assert torn.reason == "torn last line"

@@ -8,7 +8,8 @@ each one is moved into the database, one at a time, under the ``sessions-migrati
 2. In one transaction its message lines go into ``messages`` verbatim (every field, every
    append time), its mark, summary, metadata and times into ``sessions``, and its digest
    (unique per journal) into ``migrated``.
-3. After the commit the journal and its old checkpoint (``.reverie/sessions/``) are removed.
+3. After the commit the journal and its old checkpoint (``.reverie/sessions/``) are removed
+   (and that folder, once empty).
 
 A SIGKILL before step 2 commits leaves the journal and no row: the next open moves it again.
 A kill between 2 and 3 leaves both: the next open finds the digest in ``migrated`` and only
@@ -18,6 +19,7 @@ by an older reverie after the move) is left in place with a warning, never merge
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from pathlib import Path
@@ -63,6 +65,8 @@ def migrate_journals(
     with lock.hold():
         for path in journal_paths(directory):
             moved += _move(path, target, checkpoints, clock)
+        with contextlib.suppress(OSError):  # the old checkpoints' folder, once empty
+            checkpoints.rmdir()
     if moved:
         logger.info("moved %d session journals into %s", moved, target.database)
     return moved
