@@ -20,7 +20,7 @@ Latency (``--latency N``): a workspace of N items (half history entries, half me
 50 sessions; Zipfian words, ``recalllib.filler``), indexed once, each session compacted up to
 its last 8 messages and dream level with history (as a workspace in use would be), then
 ``prompt()`` with recall for 200 questions: p50 and p95 in one active session (the usual
-case: its journal is warm), and rotating over the 50 sessions (each load reads a journal of
+case: its replay is warm), and rotating over the 50 sessions (each load reads a session of
 1,000 messages), and ``recall()`` alone.
 """
 

@@ -1,7 +1,7 @@
-"""Benchmark the session stores: persist one message at growing lengths, load, list, peak RSS.
+"""Benchmark the session store: persist one message at growing lengths, load, list, peak RSS.
 
-Run: .venv/bin/python bench/sessions.py [journal|sqlite ...]   (prints one JSON object, one
-member per session backend, side by side; default: both; docs/storage.md)
+Run: .venv/bin/python bench/sessions.py   (prints one JSON object; docs/storage.md has the
+figures that decided for SQLite, the journal store's beside them)
 Target (DESIGN invariant 4, issue 3): persisting one message <= 0.3 ms and flat from 100 to
 10,000 messages. For scale, nanobot rewrites the whole file per save (1.7 ms at 100 messages,
 79 ms at 10k). Figures are medians on whatever machine runs this.
@@ -13,13 +13,11 @@ import json
 import resource
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from reverie import Message, ToolCall, Workspace
-from reverie.store.workspace import SESSION_STORES
 
 TEXT = "The user prefers short answers and is planning a trip to Kyoto in April. " * 4
 
@@ -61,38 +59,37 @@ def _median_ms(action: object, repeat: int) -> float:
     return statistics.median(timings)
 
 
-def _figures(store: str) -> dict[str, object]:
+def _figures() -> dict[str, object]:
     folder = Path(tempfile.mkdtemp(prefix="reverie-bench-sessions-"))
     try:
         root = folder / "ws"
-        workspace = Workspace.open(root, create=True, session_store=store)
+        workspace = Workspace.open(root, create=True)
         persist = {str(n): round(_persist_ms(workspace, n), 4) for n in (100, 1_000, 10_000)}
         workspace.close()
         cold_loads = []
-        for _ in range(5):  # a new process's first load replays the whole journal
-            fresh = Workspace.open(root, session_store=store)
+        for _ in range(5):  # a new process's first load reads every message
+            fresh = Workspace.open(root)
             start = time.perf_counter_ns()
             loaded = len(fresh.sessions.load("bench:persist:10000").messages)
             cold_loads.append((time.perf_counter_ns() - start) / 1e6)
             fresh.close()
         load_ms = statistics.median(cold_loads)
-        fresh = Workspace.open(root, session_store=store)
+        fresh = Workspace.open(root)
         fresh.sessions.load("bench:persist:10000")
         fresh.sessions.append("bench:persist:10000", _message(0))
         # later loads in the same process read only what was appended since
         warm_ms = _median_ms(lambda: fresh.sessions.load("bench:persist:10000"), 5)
         fresh.close()
-        lister = Workspace.open(root, session_store=store)
+        lister = Workspace.open(root)
         for n in range(1_000):
             lister.sessions.append_many(f"bench:list:{n}", [_message(i) for i in range(5)])
         lister.close()
-        shutil.rmtree(root / ".reverie" / "sessions", ignore_errors=True)  # journal checkpoints
-        cold = Workspace.open(root, session_store=store)
+        cold = Workspace.open(root)
         start = time.perf_counter_ns()
         count = len(cold.sessions.list())
         list_cold_ms = (time.perf_counter_ns() - start) / 1e6
         cold.close()
-        warm = Workspace.open(root, session_store=store)
+        warm = Workspace.open(root)
         list_ms = _median_ms(warm.sessions.list, 5)
         warm.close()
         return {
@@ -102,16 +99,15 @@ def _figures(store: str) -> dict[str, object]:
             "load_10k_messages_warm_ms": round(warm_ms, 2),
             "load_10k_messages_count": loaded,
             "list_sessions": count,
-            "list_ms_from_checkpoints": round(list_ms, 2),
-            "list_ms_without_checkpoints": round(list_cold_ms, 2),
+            "list_ms": round(list_ms, 2),
+            "list_ms_first_in_process": round(list_cold_ms, 2),
         }
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def main() -> None:
-    stores = sys.argv[1:] or list(SESSION_STORES)
-    figures: dict[str, object] = {store: _figures(store) for store in stores}
+    figures = _figures()
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     print(json.dumps(figures, indent=2))
 

@@ -24,8 +24,8 @@ from reverie.inbound import (
     valid_json,
     valid_text,
 )
-from reverie.store.workspace import SESSION_STORE_ENV
 from tests.conftest import StepClock
+from tests.store.old_journals import OldJournal, journal_path
 from tests.store.stored_sessions import stored_session_bytes
 
 NO_MODEL = Config(model=ModelConfig(context_window=8000, max_output_tokens=500))
@@ -109,20 +109,19 @@ def test_a_lone_surrogate_is_stored_as_replacement_and_counted(
 
 
 def test_a_journal_written_with_surrogate_escapes_reads_clean(
-    tmp_path: Path, clock: StepClock, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, clock: StepClock
 ) -> None:
-    monkeypatch.setenv(SESSION_STORE_ENV, "journal")  # a journal an older reverie wrote
     engine = _engine(tmp_path, clock)
-    engine.record("old", [{"role": "user", "content": "fine"}])
-    path = engine.workspace.sessions.path("old")
+    root = engine.workspace.root
+    engine.close()
+    created = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    OldJournal(key="old", created=created).message(Message(role="user", content="fine")).write(root)
     line = {"t": "msg", "at": "2026-11-30T09:00:00+00:00", "m": {"role": "user", "content": "x"}}
     escaped = json.dumps(line).replace('"x"', '"half \\ud83d here"')
-    with path.open("ab") as handle:  # what an older reverie wrote for a lone surrogate
+    with journal_path(root, "old").open("ab") as handle:  # an older reverie's lone surrogate
         handle.write(escaped.encode("ascii") + b"\n")
-    history = engine.workspace.history.path
-    with history.open("ab") as handle:
+    with (root / "memory" / "history.jsonl").open("ab") as handle:
         handle.write(b'{"cursor": 1, "timestamp": "2026-11-30 09:00", "content": "h \\udc00"}\n')
-    engine.close()
     engine = _engine(tmp_path, StepClock())
     assert engine.workspace.sessions.load("old").messages[-1].text == "half \ufffd here"
     assert [e.content for e in engine.history()] == ["h \ufffd"]

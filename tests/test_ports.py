@@ -29,7 +29,6 @@ from reverie.store.locks import ProcessLock
 from reverie.store.memory_files import MemoryFiles
 from reverie.store.quarantine import Quarantine
 from reverie.store.rejections import RejectionLog
-from reverie.store.sessions import SessionStore
 from reverie.store.sessions_sqlite import SqliteSessionStore
 from reverie.store.workspace import Workspace
 
@@ -45,8 +44,7 @@ LOCKS: type[LocksPort] = Workspace
 FILES: type[MemoryFilesPort] = MemoryFiles
 QUARANTINE: type[QuarantinePort] = Quarantine
 REJECTIONS: type[RejectionsPort] = RejectionLog
-SESSIONS: type[SessionsPort] = SessionStore
-SQLITE_SESSIONS: type[SessionsPort] = SqliteSessionStore
+SESSIONS: type[SessionsPort] = SqliteSessionStore
 STORES: type[Stores] = Workspace
 
 

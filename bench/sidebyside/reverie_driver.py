@@ -52,7 +52,7 @@ class ReverieHistory:
 
 
 class ReverieSessions:
-    """``SessionStore`` of a reverie workspace: one journal line per persisted message."""
+    """``SessionStore`` of a reverie workspace: one SQLite row per persisted message."""
 
     def __init__(self, workspace: Workspace) -> None:
         self._workspace = workspace

@@ -4,7 +4,7 @@ The worker opens the engine on the shared workspace and, until its deadline or a
 picks an action with a seeded RNG:
 
 - record: a foreign agent's turn (user, a tool call, its result, an answer) into one of three
-  shared sessions, so several processes append to one journal and race its compaction;
+  shared sessions, so several processes append to one session and race its compaction;
 - turn: the built-in agent answers in this worker's own chat session;
 - dream: one dream run (often ``busy``: another worker holds the dream lock).
 

@@ -80,7 +80,7 @@ if TYPE_CHECKING:
     from reverie.store.audit import CommitDetail, CommitInfo, LineOrigin
     from reverie.store.entries import HistoryEntry
     from reverie.store.history import TrimResult
-    from reverie.store.sessions import SessionStore
+    from reverie.store.sessions_sqlite import SessionStore
     from reverie.store.workspace import Workspace
 
 _WHERE: dict[str, str] = {
@@ -142,7 +142,7 @@ _WHERE: dict[str, str] = {
     "SessionError": "reverie.errors",
     "SessionImportError": "reverie.errors",
     "SessionInfo": "reverie.session",
-    "SessionStore": "reverie.store.sessions",
+    "SessionStore": "reverie.store.sessions_sqlite",
     "SourceEntry": "reverie.provenance",
     "SourceMessage": "reverie.provenance",
     "Status": "reverie.status",

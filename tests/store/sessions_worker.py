@@ -1,14 +1,12 @@
 """Subprocess worker for the multi-process and crash tests of the session store.
 
-Usage: sessions_worker.py WORKSPACE KEY TAG COUNT MODE [SNAPSHOT_MIN]
+Usage: sessions_worker.py WORKSPACE KEY TAG COUNT MODE
 MODE "append": appends COUNT messages "TAG-i" and prints "ack<TAB>TAG-i" after each returns;
 MODE "big" does the same with every third message ~200,000 characters long, to widen the
 window in which a kill tears a record.
 MODE "state": per message also sets the mark and ten metadata values (printing "mark<TAB>n"
-and "meta<TAB>n" once acknowledged), so superseded records pile up and the journal is
-rewritten as a snapshot every few messages (SNAPSHOT_MIN applies to the journal backend; the
-SQLite one, picked by ``REVERIE_SESSION_STORE``, has no snapshots). Every line is flushed, so
-a parent that SIGKILLs this process knows exactly what was acknowledged.
+and "meta<TAB>n" once acknowledged), so most writes are state updates. Every line is flushed,
+so a parent that SIGKILLs this process knows exactly what was acknowledged.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ from __future__ import annotations
 import sys
 
 from reverie import Message, Workspace
-from reverie.store.sessions import SessionStore
 
 
 def _say(*fields: object) -> None:
@@ -28,14 +25,6 @@ def main() -> None:
     root, key, tag, count, mode = sys.argv[1:6]
     workspace = Workspace.open(root)
     store = workspace.sessions
-    if len(sys.argv) > 6 and isinstance(store, SessionStore):
-        store = SessionStore(
-            workspace.root / "sessions",
-            state_dir=workspace.root / ".reverie",
-            locks_dir=workspace.locks_dir,
-            clock=workspace.clock,
-            snapshot_min=int(sys.argv[6]),
-        )
     for index in range(int(count)):
         text = f"{tag}-{index}"
         content = text + " " + "y" * 200_000 if mode == "big" and index % 3 == 0 else text

@@ -1,4 +1,4 @@
-"""What the session stores hold on disk, as bytes: journal files and the database's rows."""
+"""What the session store holds on disk, as bytes: the database's rows."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from reverie.store import layout
 
 
 def stored_session_bytes(root: Path) -> bytes:
-    """Every journal's bytes, then every message body and state column of the database."""
-    parts = [path.read_bytes() for path in sorted(root.glob("sessions/*.journal"))]
+    """Every message body and state column of the sessions database."""
+    parts: list[bytes] = []
     database = root / layout.SESSIONS_DB
     if database.exists():
         with closing(sqlite3.connect(database)) as conn:

@@ -22,7 +22,6 @@ from reverie.store.provenance_file import (
 )
 from reverie.store.redaction import FORGOTTEN
 from reverie.store.scrub import Needle, scrub_blob, scrub_jsonl
-from reverie.store.workspace import SESSION_STORES
 from tests.conftest import StepClock
 from tests.store.stored_sessions import stored_session_bytes
 
@@ -87,9 +86,8 @@ def test_editing_entries_keeps_every_other_line_and_the_cursor_floor(workspace: 
     assert workspace.history.append("next").cursor == 5
 
 
-@pytest.mark.parametrize("kind", SESSION_STORES)
-def test_a_redacted_message_keeps_its_place_role_and_tool_ids(tmp_path: Path, kind: str) -> None:
-    workspace = Workspace.open(tmp_path / "ws", create=True, session_store=kind)
+def test_a_redacted_message_keeps_its_place_role_and_tool_ids(tmp_path: Path) -> None:
+    workspace = Workspace.open(tmp_path / "ws", create=True)
     store = workspace.sessions
     call = ToolCall(id="c1", name="note", arguments='{"text": "lives in Porto"}')
     store.append_many(
@@ -105,7 +103,7 @@ def test_a_redacted_message_keeps_its_place_role_and_tool_ids(tmp_path: Path, ki
     store.set_compacted_upto("tg:1", 2)
     store.redact("tg:1", {0, 1, 2}, summary=True)
     root = workspace.root
-    fresh = Workspace.open(root, clock=StepClock(), session_store=kind)
+    fresh = Workspace.open(root, clock=StepClock())
     session = fresh.sessions.load("tg:1")
     assert [m.role for m in session.messages] == ["user", "assistant", "tool", "user"]
     assert [m.content for m in session.messages[:3:2]] == [FORGOTTEN, FORGOTTEN]

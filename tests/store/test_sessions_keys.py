@@ -1,8 +1,13 @@
-"""Session keys map to distinct, reversible file names that stay inside ``sessions/``."""
+"""Session keys map to distinct, reversible file names that stay inside ``sessions/``.
+
+An older reverie named its session journals so; they still name the compaction locks, and the
+names of the journals moved into the database on open (``session_migration``).
+"""
 
 from __future__ import annotations
 
 import unicodedata
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -11,6 +16,7 @@ from hypothesis import strategies as st
 
 from reverie import Message, Workspace
 from reverie.store.session_keys import is_stem, key_to_stem, lock_name, stem_to_key
+from tests.store.old_journals import OldJournal, journal_path
 
 HOSTILE_KEYS = [
     "telegram:12345",
@@ -43,22 +49,29 @@ HOSTILE_KEYS = [
 
 
 def test_hostile_keys_map_to_distinct_files_inside_sessions(tmp_path: Path) -> None:
-    workspace = Workspace.open(tmp_path / "ws", create=True, session_store="journal")
-    sessions = (tmp_path / "ws" / "sessions").resolve()
-    paths = [workspace.sessions.path(key) for key in HOSTILE_KEYS]
+    root = tmp_path / "ws"
+    Workspace.open(root, create=True).close()
+    sessions = (root / "sessions").resolve()
+    paths = [journal_path(root, key) for key in HOSTILE_KEYS]
     assert all(path.resolve().parent == sessions for path in paths)
     assert all(len(path.name.encode()) <= 255 for path in paths)
     # Distinct even on a case-insensitive file system.
     assert len({path.name.lower() for path in paths}) == len(HOSTILE_KEYS)
+
+
+def test_journals_with_hostile_keys_move_in_under_their_own_keys(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    Workspace.open(root, create=True).close()
+    created = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     for index, key in enumerate(HOSTILE_KEYS):
-        workspace.sessions.append(key, Message(role="user", content=f"message {index}"))
+        journal = OldJournal(key=key, created=created)
+        journal.message(Message(role="user", content=f"message {index}")).write(root)
+    workspace = Workspace.open(root)
+    assert sorted(info.key for info in workspace.sessions.list()) == sorted(HOSTILE_KEYS)
     for index, key in enumerate(HOSTILE_KEYS):
         assert [m.text for m in workspace.sessions.load(key).messages] == [f"message {index}"]
-    assert sorted(info.key for info in workspace.sessions.list()) == sorted(HOSTILE_KEYS)
-    assert sorted(p.name for p in sessions.iterdir()) == sorted(p.name for p in paths)
+    assert list((root / "sessions").iterdir()) == []
     workspace.close()
-    reopened = Workspace.open(tmp_path / "ws", session_store="journal")
-    assert sorted(info.key for info in reopened.sessions.list()) == sorted(HOSTILE_KEYS)
 
 
 @pytest.mark.parametrize("key", [k for k in HOSTILE_KEYS if "~" not in key_to_stem(k)])

@@ -1,14 +1,13 @@
-"""Journal records: every kind round-trips; every malformed line is refused with a reason."""
+"""Session records: a message line round-trips; every kind of old journal line parses; every
+malformed line is refused with a reason."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from reverie import ArchivedSummary, Message
-from reverie.store.lock_pool import LockPool
 from reverie.store.session_records import (
     HeadRecord,
     MarkRecord,
@@ -23,24 +22,46 @@ from reverie.store.session_records import (
 AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
 
-@pytest.mark.parametrize(
-    "record",
-    [
-        HeadRecord(key="cli:\u4e2d", journal_id="ab12", created_at=AT),
-        MessageRecord(at=AT, message=Message(role="user", content="hi")),
-        MarkRecord(at=AT, upto=3),
-        SummaryRecord(at=AT, summary=ArchivedSummary(text="s", last_active=AT)),
-        SummaryRecord(at=AT, summary=None),
-        MetadataRecord(at=AT, values={"a": [1, {"b": None}]}),
-    ],
-)
-def test_records_round_trip(
-    record: HeadRecord | MessageRecord | MarkRecord | SummaryRecord | MetadataRecord,
-) -> None:
+def test_a_message_line_round_trips() -> None:
+    record = MessageRecord(at=AT, message=Message(role="user", content="hi \u4e2d"))
     line = encode(record)
     assert line.endswith(b"\n")
     assert line.count(b"\n") == 1
     assert parse(line) == record
+
+
+_AT = '"at": "2026-11-30T09:00:00+00:00"'
+
+
+@pytest.mark.parametrize(
+    ("line", "record"),
+    [
+        (
+            (
+                '{"t": "head", "format": 1, "key": "cli:\u4e2d", "id": "ab12",'
+                ' "created_at": "2026-11-30T09:00:00+00:00"}'
+            ),
+            HeadRecord(key="cli:\u4e2d", journal_id="ab12", created_at=AT),
+        ),
+        (f'{{"t": "mark", {_AT}, "upto": 3}}', MarkRecord(at=AT, upto=3)),
+        (
+            (
+                f'{{"t": "summary", {_AT}, "summary": {{"text": "s", "last_active": '
+                '"2026-11-30T09:00:00+00:00"}}'
+            ),
+            SummaryRecord(at=AT, summary=ArchivedSummary(text="s", last_active=AT)),
+        ),
+        (f'{{"t": "summary", {_AT}, "summary": null}}', SummaryRecord(at=AT, summary=None)),
+        (
+            f'{{"t": "meta", {_AT}, "set": {{"a": [1, {{"b": null}}]}}}}',
+            MetadataRecord(at=AT, values={"a": [1, {"b": None}]}),
+        ),
+    ],
+)
+def test_every_kind_of_old_journal_line_parses(
+    line: str, record: HeadRecord | MarkRecord | SummaryRecord | MetadataRecord
+) -> None:
+    assert parse(line.encode("utf-8") + b"\n") == record
 
 
 @pytest.mark.parametrize(
@@ -67,17 +88,3 @@ def test_records_round_trip(
 def test_malformed_lines_are_refused_with_a_reason(line: bytes, reason: str) -> None:
     with pytest.raises(RecordFormatError, match=reason):
         parse(line)
-
-
-def test_lock_pool_closes_idle_locks_beyond_its_capacity(tmp_path: Path) -> None:
-    pool = LockPool(tmp_path, capacity=2)
-    with pool.hold("held"):
-        for name in ("a", "b", "c", "d"):
-            with pool.hold(name):
-                pass
-        assert len(pool._locks) == 2
-        assert "held" in pool._locks
-    pool.close()
-    assert pool._locks == {}
-    names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["a.lock", "b.lock", "c.lock", "d.lock", "held.lock"]

@@ -1,7 +1,8 @@
-"""The SQLite session store's own promises: moving journals in, forgetting, choosing the backend."""
+"""The SQLite session store's own promises: moving an older reverie's journals in, forgetting."""
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import signal
@@ -14,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from reverie import Message, Session, Workspace
-from reverie.errors import ConfigError
 from reverie.store.sessions_sqlite import DATABASE, SqliteSessionStore
-from reverie.store.workspace import SESSION_STORE_ENV
+from tests.store.old_journals import OldJournal, head, journal_path, line
 
 ROOT = Path(__file__).parents[2]
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
@@ -24,7 +24,7 @@ _WORKER = (
     "import sys\n"
     "from reverie import Workspace\n"
     "print('ready', flush=True)\n"
-    "Workspace.open(sys.argv[1], session_store='sqlite').close()\n"
+    "Workspace.open(sys.argv[1]).close()\n"
     "print('done', flush=True)\n"
 )
 
@@ -34,23 +34,23 @@ def _user(text: str) -> Message:
 
 
 def _journal_workspace(root: Path, sessions: int, messages: int) -> dict[str, Session]:
-    """Lay out a workspace whose sessions are journals; return them as loaded."""
-    workspace = Workspace.open(root, create=True, session_store="journal")
-    store = workspace.sessions
+    """Lay out a workspace whose sessions are an older reverie's journals; return them."""
+    Workspace.open(root, create=True).close()
+    expected = {}
     for n in range(sessions):
         key = f"tg:{n}" if n % 7 else "k" * 300 + str(n)  # some keys get hashed file names
-        store.append_many(key, [_user(f"{n}-{i}") for i in range(messages)])
-        store.set_compacted_upto(key, n % messages)
-        store.update_metadata(key, {"n": n, "tags": ["a"]})
+        journal = OldJournal(key=key, created=START + timedelta(hours=n))
+        for i in range(messages):
+            journal.message(_user(f"{n}-{i}"))
+        journal.set_mark(n % messages).set_metadata({"n": n, "tags": ["a"]})
         if n % 3 == 0:
-            store.set_summary(key, f"summary {n}", START + timedelta(minutes=n))
-    loaded = {info.key: store.load(info.key) for info in store.list()}
-    workspace.close()
-    return loaded
+            journal.set_summary(f"summary {n}", START + timedelta(minutes=n))
+        expected[key] = journal.write(root)
+    return expected
 
 
 def _sessions(root: Path) -> dict[str, Session]:
-    workspace = Workspace.open(root, session_store="sqlite")
+    workspace = Workspace.open(root)
     try:
         return {info.key: workspace.sessions.load(info.key) for info in workspace.sessions.list()}
     finally:
@@ -62,13 +62,71 @@ def test_journals_move_into_the_database_whole_on_open(tmp_path: Path) -> None:
     expected = _journal_workspace(root, sessions=15, messages=6)
     with (root / "sessions" / "tg%3a1.journal").open("ab") as handle:
         handle.write(b'{"t":"msg","at":"2026-11-30T09:00:00+00:00","m":{"role":"us')  # torn
+    checkpoints = root / ".reverie" / "sessions"
+    checkpoints.mkdir()
+    (checkpoints / "tg%3a1.json").write_text("{}", encoding="utf-8")  # the old list() cache
     assert _sessions(root) == expected
     assert not list((root / "sessions").glob("*.journal"))
-    workspace = Workspace.open(root, session_store="sqlite")
+    assert not checkpoints.exists()
+    workspace = Workspace.open(root)
     [torn] = workspace.sessions.quarantine.records()
     assert torn.reason == "torn last line"
     assert workspace.sessions.append("tg:1", _user("after")) == 6
     workspace.close()
+
+
+def test_a_bad_line_is_quarantined_with_its_position_and_every_message_moves(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    Workspace.open(root, create=True).close()
+    journal = OldJournal(key="k", created=START).message(_user("a")).message(_user("b"))
+    journal.set_mark(1).set_metadata({"a": 1, "b": 1}).set_metadata({"b": 2})
+    journal.data += b"not json at all\n"
+    journal.message(_user("c")).set_mark(2).set_summary("s", START)
+    expected = journal.write(root)
+    assert _sessions(root) == {"k": expected}
+    assert expected.metadata == {"a": 1, "b": 2}
+    assert expected.compacted_upto == 2
+    workspace = Workspace.open(root)
+    [bad] = workspace.sessions.quarantine.records()
+    assert (bad.line, bad.raw) == (7, b"not json at all\n")
+    assert bad.source == journal_path(root, "k")
+    workspace.close()
+
+
+def test_a_mark_outside_the_session_moves_as_zero(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    Workspace.open(root, create=True).close()
+    expected = OldJournal(key="k", created=START).message(_user("a")).set_mark(9).write(root)
+    [session] = _sessions(root).values()
+    assert session == expected
+    assert session.compacted_upto == 0
+
+
+def test_a_journal_without_a_head_moves_with_its_first_records_time(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    Workspace.open(root, create=True).close()
+    later = START + timedelta(minutes=5)
+    body = line("msg", START, m=_user("hand-made").to_json()) + line("meta", later, set={"x": 1})
+    journal_path(root, "k").write_bytes(body)
+    [session] = _sessions(root).values()
+    assert (session.key, session.created_at, session.updated_at) == ("k", START, later)
+    assert [m.text for m in session.messages] == ["hand-made"]
+    assert session.metadata == {"x": 1}
+
+
+def test_a_journal_whose_head_names_another_key_is_left_in_place(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = tmp_path / "ws"
+    Workspace.open(root, create=True).close()
+    path = journal_path(root, "b")
+    path.write_bytes(head("a", START) + line("msg", START, m=_user("x").to_json()))
+    with caplog.at_level(logging.WARNING):
+        assert _sessions(root) == {}
+    assert path.exists()
+    assert "disagree on the key" in caplog.text
 
 
 @pytest.mark.slow
@@ -110,8 +168,8 @@ def test_sigkill_during_the_move_loses_and_duplicates_nothing(tmp_path: Path) ->
 
 def test_forget_leaves_no_byte_of_the_message_in_the_database_or_its_wal(tmp_path: Path) -> None:
     root = tmp_path / "ws"
-    first = Workspace.open(root, create=True, session_store="sqlite")
-    second = Workspace.open(root, session_store="sqlite")
+    first = Workspace.open(root, create=True)
+    second = Workspace.open(root)
     first.sessions.append_many("k", [_user("keep this"), _user("the code is QX-9911-ZZ")])
     assert len(second.sessions.load("k").messages) == 2  # its replay cache now holds the secret
     first.sessions.redact("k", [1])
@@ -123,7 +181,7 @@ def test_forget_leaves_no_byte_of_the_message_in_the_database_or_its_wal(tmp_pat
 
 
 def test_sizes_grow_with_every_write_so_readers_see_each_change(tmp_path: Path) -> None:
-    workspace = Workspace.open(tmp_path / "ws", create=True, session_store="sqlite")
+    workspace = Workspace.open(tmp_path / "ws", create=True)
     store = workspace.sessions
     store.append("k", _user("a"))
     sizes = [store.list()[0].size]
@@ -137,20 +195,10 @@ def test_sizes_grow_with_every_write_so_readers_see_each_change(tmp_path: Path) 
 
 def test_opening_creates_no_database_until_the_first_write(tmp_path: Path) -> None:
     root = tmp_path / "ws"
-    workspace = Workspace.open(root, create=True, session_store="sqlite")
+    workspace = Workspace.open(root, create=True)
     assert workspace.sessions.list() == []
     assert workspace.sessions.load("k").messages == ()
     assert not (root / ".reverie" / DATABASE).exists()
     workspace.sessions.append("k", _user("x"))
     assert (root / ".reverie" / DATABASE).exists()
     workspace.close()
-
-
-def test_an_unknown_backend_is_a_config_error_naming_where_it_came_from(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with pytest.raises(ConfigError, match="session_store is 'csv'"):
-        Workspace.open(tmp_path / "ws", create=True, session_store="csv")
-    monkeypatch.setenv(SESSION_STORE_ENV, "postgres")
-    with pytest.raises(ConfigError, match=f"{SESSION_STORE_ENV} is 'postgres'"):
-        Workspace.open(tmp_path / "ws", create=True)

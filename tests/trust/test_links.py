@@ -137,20 +137,18 @@ def test_a_durable_file_linked_after_open_is_never_read(tmp_path: Path, outside:
         workspace.close()
 
 
-def test_a_session_journal_linked_outside_is_never_appended_to(
-    tmp_path: Path, outside: Path
-) -> None:
+def test_a_session_journal_linked_outside_is_never_read(tmp_path: Path, outside: Path) -> None:
     root = _fresh(tmp_path)
-    workspace = Workspace.open(root, session_store="journal")
+    journal = root / "sessions" / "cli%3adefault.journal"  # an older reverie's journal name
+    journal.symlink_to(outside / "secret.txt")
+    with pytest.raises(StorageError, match="symlink"):
+        Workspace.open(root)  # moving journals into the database refuses to read through it
+    quarantine = root / layout.SESSIONS_QUARANTINE
+    assert not quarantine.exists() or SECRET not in quarantine.read_text(encoding="utf-8")
+    assert (outside / "secret.txt").read_text(encoding="utf-8") == SECRET + "\n"
+    workspace = Workspace.open(root, read_only=True)
     try:
-        workspace.sessions.append("cli:default", Message(role="user", content="hello"))
-        journal = next((root / "sessions").glob("*.journal"))
-        journal.unlink()
-        journal.symlink_to(outside / "secret.txt")
-        workspace.sessions.close()
-        with pytest.raises(StorageError, match="symlink"):
-            workspace.sessions.append("cli:default", Message(role="user", content="more"))
-        assert (outside / "secret.txt").read_text(encoding="utf-8") == SECRET + "\n"
+        assert workspace.sessions.list() == []
         assert any(f.check == "links" for f in examine(workspace).findings)
     finally:
         workspace.close()

@@ -24,8 +24,8 @@ MAX_PUBLISHED_LINES = 5_000
 """Files longer than this in all (no durable file should be) are not attributed at all."""
 
 if TYPE_CHECKING:
+    from reverie.ports import SessionsPort
     from reverie.store.entries import HistoryEntry
-    from reverie.store.sessions import SessionStore
 
 
 def sidecar(root: Path) -> ProvenanceFile:
@@ -35,7 +35,7 @@ def sidecar(root: Path) -> ProvenanceFile:
 
 def note_run(
     root: Path,
-    sessions: SessionStore,
+    sessions: SessionsPort,
     *,
     changes: Mapping[str, str],
     entries: Sequence[HistoryEntry],

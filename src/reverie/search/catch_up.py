@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from reverie.session import SessionInfo
     from reverie.store.entries import HistoryEntry
     from reverie.store.history import HistoryLog
-    from reverie.store.sessions import SessionStore
+    from reverie.store.sessions_sqlite import SessionStore
 
 _Row = tuple[str, int | None, str | None, int | None, str | None, float | None, str, str]
 """kind, cursor, session_key, position, role, ts, body, context."""

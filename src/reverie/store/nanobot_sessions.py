@@ -34,7 +34,7 @@ from reverie.store.bounded import read_bounded
 
 if TYPE_CHECKING:
     from reverie.session import SessionInfo
-    from reverie.store.sessions import SessionStore
+    from reverie.store.sessions_sqlite import SessionStore
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,10 @@
-"""The records of a session journal: their values, their one-line JSON form, and parsing.
+"""The line format of session messages, and the records of the old session journals.
 
-A journal is JSON Lines, one record per line, each with a type ``t``::
+A stored message is one JSON line, ``{"t": "msg", "at": "...", "m": {...}}``: ``m`` is the
+message in chat-completions form (``Message.to_json``), ``at`` when it was appended. The SQLite
+store keeps this line as each message's body; it is also the ``msg`` line of the journals an
+older reverie wrote, one per session, which ``journal_reader`` reads to move them into SQLite.
+A journal held these records, one per line::
 
     {"t": "head", "format": 1, "key": "cli:default", "id": "9f0c...", "created_at": "..."}
     {"t": "msg", "at": "...", "m": {"role": "user", "content": "hi", ...}}
@@ -8,13 +12,10 @@ A journal is JSON Lines, one record per line, each with a type ``t``::
     {"t": "summary", "at": "...", "summary": {"text": "...", "last_active": "..."} | null}
     {"t": "meta", "at": "...", "set": {"channel": "telegram"}}
 
-``head`` is the first line: the full key (needed for hashed file names) and a random ``id``,
-new whenever the journal is created or rewritten, that tells a process its cached view of the
-file is stale. ``msg`` carries one
-message in chat-completions form (``Message.to_json``); ``at`` is when it was appended.
-``mark`` and ``summary`` replace earlier records of their kind; ``meta`` merges its keys into
-the metadata. Times are ISO 8601 with offset. A line that does not parse as one of these is
-a ``RecordFormatError``; the store quarantines it. This module does no I/O.
+``head`` is the first line: the full key and a random ``id``. ``mark`` and ``summary`` replace
+earlier records of their kind; ``meta`` merges its keys into the metadata. Times are ISO 8601
+with offset. Only ``msg`` lines are still written (``encode``); ``parse`` reads every kind, and
+a line that is none of them is a ``RecordFormatError``. This module does no I/O.
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ from typing import TypeAlias, cast
 from reverie.errors import InputError
 from reverie.inbound import has_surrogate_escape, valid_json
 from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
-from reverie.session import ArchivedSummary, Session
+from reverie.session import ArchivedSummary
 
 FORMAT = 1
-"""The journal format this reverie writes (in the head record)."""
+"""The newest journal format (in the head record) this reverie reads."""
 
 
 class RecordFormatError(ValueError):
@@ -81,24 +82,6 @@ class MetadataRecord:
 Record: TypeAlias = HeadRecord | MessageRecord | MarkRecord | SummaryRecord | MetadataRecord
 
 
-def records_for(session: Session, *, journal_id: str) -> tuple[HeadRecord, list[Record]]:
-    """Return the head and records of a journal holding exactly ``session``.
-
-    Every record is stamped with ``session.updated_at`` (when each message arrived is not
-    known; its own ``timestamp`` is kept).
-    """
-    at = session.updated_at
-    records: list[Record] = [MessageRecord(at=at, message=m) for m in session.messages]
-    if session.compacted_upto:
-        records.append(MarkRecord(at=at, upto=session.compacted_upto))
-    if session.summary is not None:
-        records.append(SummaryRecord(at=at, summary=session.summary))
-    if session.metadata:
-        records.append(MetadataRecord(at=at, values=dict(session.metadata)))
-    head = HeadRecord(key=session.key, journal_id=journal_id, created_at=session.created_at)
-    return head, records
-
-
 def _line(obj: JSONObject) -> bytes:
     try:
         text = json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -113,33 +96,9 @@ def _line(obj: JSONObject) -> bytes:
         return (cleaned + "\n").encode("utf-8")
 
 
-def encode(record: Record) -> bytes:
+def encode(record: MessageRecord) -> bytes:
     """Return ``record`` as one JSON line, newline included, UTF-8 encoded."""
-    match record:
-        case HeadRecord():
-            return _line(
-                {
-                    "t": "head",
-                    "format": FORMAT,
-                    "key": record.key,
-                    "id": record.journal_id,
-                    "created_at": record.created_at.isoformat(),
-                }
-            )
-        case MessageRecord():
-            return _line({"t": "msg", "at": record.at.isoformat(), "m": record.message.to_json()})
-        case MarkRecord():
-            return _line({"t": "mark", "at": record.at.isoformat(), "upto": record.upto})
-        case SummaryRecord():
-            summary: JSONValue = None
-            if record.summary is not None:
-                summary = {
-                    "text": record.summary.text,
-                    "last_active": record.summary.last_active.isoformat(),
-                }
-            return _line({"t": "summary", "at": record.at.isoformat(), "summary": summary})
-        case MetadataRecord():
-            return _line({"t": "meta", "at": record.at.isoformat(), "set": dict(record.values)})
+    return _line({"t": "msg", "at": record.at.isoformat(), "m": record.message.to_json()})
 
 
 def parse(line: bytes) -> Record:

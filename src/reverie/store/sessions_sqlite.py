@@ -1,9 +1,10 @@
-"""Sessions in one SQLite database in WAL mode, ``.reverie/sessions.sqlite3`` (experimental).
+"""The session store: sessions in one SQLite database in WAL mode, ``.reverie/sessions.sqlite3``.
 
 Storage model. Table ``sessions`` holds one row per conversation: key, times, message count,
 compaction mark, summary, metadata, a byte counter (``size``) and a generation id. Table
-``messages`` holds one row per message, keyed by (session, index); its body is the same JSON
-line a journal holds (``session_records.encode``), so both stores read and write one format.
+``messages`` holds one row per message, keyed by (session, index); its body is one JSON line
+(``session_records.encode``), the ``msg`` line of the journals an older reverie wrote, so a
+journal moves in verbatim (``session_migration``, on open; docs/storage.md).
 
 Invariants.
 - Every write is one transaction opened with ``BEGIN IMMEDIATE``: SQLite's write lock is the
@@ -72,7 +73,7 @@ class SqliteSessionStore:
 
     def __init__(self, directory: Path, *, state_dir: Path, clock: Clock) -> None:
         self.directory = directory
-        """Where journals live; kept so callers that look for journals find none."""
+        """``sessions/``, where an older reverie kept journals (``doctor`` still looks)."""
         self.database = state_dir / DATABASE
         self.quarantine = Quarantine(state_dir / "sessions.quarantine.jsonl")
         self._clock = clock
@@ -206,7 +207,7 @@ class SqliteSessionStore:
             )
 
     def repair(self, key: str) -> None:
-        """Nothing to repair: a transaction is whole or absent (kept for the interface)."""
+        """Nothing to repair: a transaction is whole or absent (``SessionsPort`` asks for it)."""
         check_session_key(key)
 
     def redact(self, key: str, indices: Collection[int], *, summary: bool = False) -> None:
@@ -332,6 +333,10 @@ class SqliteSessionStore:
         while len(self._replays) > _REPLAYS_KEPT:
             self._replays.popitem(last=False)
         return messages
+
+
+SessionStore = SqliteSessionStore
+"""The session store's public name (``reverie.SessionStore``)."""
 
 
 def _open(database: Path) -> sqlite3.Connection:

@@ -7,10 +7,10 @@ Layout (nanobot-compatible; reverie's own state lives in ``.reverie/``)::
     memory/.dream_cursor                           last cursor dream consumed (git-audited)
     memory/history.quarantine.jsonl                lines taken out of the log, never dropped
     memory/ledger.jsonl                            one line per model call of a memory job
-    .reverie/sessions.sqlite3 (+ -wal, -shm)       the sessions (SQLite in WAL mode, the default)
-    sessions/                                      journals of the older session backend, moved
-                                                   into the database on the first open
-    .reverie/sessions/                             journal checkpoints (a cache for list())
+    .reverie/sessions.sqlite3 (+ -wal, -shm)       the sessions (SQLite in WAL mode)
+    sessions/                                      journals an older reverie wrote, moved into
+                                                   the database on the next open
+    .reverie/sessions/                             their old checkpoints, removed as they move
     .reverie/sessions.quarantine.jsonl             journal lines taken out, never dropped
     .reverie/format                                workspace format number
     .reverie/rejected-rules.jsonl                  SOUL.md rules screening refused
@@ -20,9 +20,8 @@ Layout (nanobot-compatible; reverie's own state lives in ``.reverie/``)::
 
 ``Workspace.open`` lays out a new workspace only when asked to; it never rewrites a file a
 person or nanobot wrote. Opening an existing workspace (a nanobot one included) writes nothing
-outside ``.reverie/``: there ``sessions/`` appears with the first session reverie writes, the
-cursor files with the first append, and the exclude file of a git repository reverie did not
-create is left alone.
+outside ``.reverie/`` (sessions live there too): the cursor files appear with the first
+append, and the exclude file of a git repository reverie did not create is left alone.
 
 Every path comes from ``layout``, and ``open`` refuses (``OutsideLinkError``, naming the path)
 a workspace where a path reverie reads or writes is a symlink leading outside it: appends to a
@@ -31,21 +30,20 @@ would bring an outside file's text into every prompt.
 
 A workspace with a newer format number, or whose files are not what
 the layout needs (a folder where a file belongs, a cursor file that is not a number), raises a
-``WorkspaceError`` naming the path. On every open it sweeps temp files of dead writers and
-repairs the history log (torn tail, invalid lines to the quarantine).
+``WorkspaceError`` naming the path. On every open it sweeps temp files of dead writers,
+repairs the history log (torn tail, invalid lines to the quarantine) and moves any session
+journals an older reverie left into the sessions database (``session_migration``).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
-from typing import Self, cast
+from typing import TYPE_CHECKING, Self
 
 from reverie.clock import Clock, system_clock
 from reverie.errors import (
     AuditError,
-    ConfigError,
     CursorError,
     StorageError,
     WorkspaceDamagedError,
@@ -63,24 +61,20 @@ from reverie.store.locks import ProcessLock
 from reverie.store.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryFiles
 from reverie.store.quarantine import BadLine, Quarantine
 from reverie.store.rejections import RejectionLog
-from reverie.store.sessions import SessionStore
+
+if TYPE_CHECKING:
+    from reverie.store.sessions_sqlite import SqliteSessionStore
 
 logger = logging.getLogger(__name__)
 
 FORMAT = 1
 """The workspace format this reverie writes and reads."""
 
-SESSION_STORES = ("sqlite", "journal")
-"""Session backends: ``sqlite`` (default) or ``journal`` (the older one; ``docs/storage.md``)."""
-
-SESSION_STORE_ENV = "REVERIE_SESSION_STORE"
-"""The environment variable that picks the session backend when ``open`` is not told."""
-
 
 class Workspace:
     """An open workspace: its history log, memory files, cursors and audit repository."""
 
-    def __init__(self, root: Path, *, clock: Clock, session_store: str = "sqlite") -> None:
+    def __init__(self, root: Path, *, clock: Clock) -> None:
         self.root = root
         self.clock = clock
         self.locks_dir = root / layout.LOCKS
@@ -102,7 +96,7 @@ class Workspace:
             root / layout.REJECTED_RULES, lock=self._kept_lock("rejections")
         )
         self.audit = AuditRepo(root, lock=self._kept_lock("audit"), clock=clock)
-        self.sessions = _session_store(root, self.locks_dir, clock, session_store)
+        self.sessions = _session_store(root, clock)
         self.repairs: list[BadLine] = []
         self.read_only = False
         """Opened only to read: upkeep writes were tried and may have failed."""
@@ -115,7 +109,6 @@ class Workspace:
         create: bool = False,
         clock: Clock = system_clock,
         read_only: bool = False,
-        session_store: str | None = None,
     ) -> Self:
         """Open (or, with ``create``, lay out) the workspace at ``path``.
 
@@ -128,17 +121,14 @@ class Workspace:
                 of an open (temp-file sweep, history repair, audit set-up) is tried but may
                 fail (a read-only or full disk, a damaged ``.git``), and damaged cursor files
                 are left for ``doctor`` to report instead of refusing the open.
-            session_store: ``sqlite`` or ``journal`` (default: ``$REVERIE_SESSION_STORE``,
-                else ``sqlite``; opening with ``sqlite`` moves any journals into the database);
-                see ``docs/storage.md``.
 
         Raises:
             WorkspaceMissingError: nothing at ``path`` and ``create`` is false.
             WorkspaceFormatError: written by a newer reverie.
             WorkspaceDamagedError: a file or folder of the layout is unusable.
-            ConfigError: ``session_store`` names no backend.
+            StorageError: a session journal an older reverie left cannot be moved into the
+                sessions database (``session_migration``; what moved stays moved).
         """
-        store = _store_kind(session_store)
         root = Path(path).expanduser().absolute()
         _check_root(root, create=create and not read_only)
         _check_links(root)
@@ -148,8 +138,7 @@ class Workspace:
             _check_readable(root)
         else:
             _check_layout(root)
-        _check_store(root, store)
-        workspace = cls(root, clock=clock, session_store=store)
+        workspace = cls(root, clock=clock)
         workspace.read_only = read_only
         try:
             for folder in (
@@ -161,7 +150,7 @@ class Workspace:
                 sweep_temp_files(folder)
             workspace.repairs = workspace.history.repair()
             workspace.audit.ensure()
-            if store == "sqlite" and not read_only:
+            if not read_only:
                 _move_journals(workspace)
         except (StorageError, AuditError, CursorError, OSError) as exc:
             if not read_only:
@@ -197,58 +186,26 @@ class Workspace:
             lock.close()
 
 
-def _store_kind(chosen: str | None) -> str:
-    kind = chosen if chosen is not None else os.environ.get(SESSION_STORE_ENV) or "sqlite"
-    if kind not in SESSION_STORES:
-        where = "session_store" if chosen is not None else SESSION_STORE_ENV
-        expected = ", ".join(SESSION_STORES)
-        raise ConfigError(f"{where} is {kind!r}; expected one of {expected}", key=where)
-    return kind
+def _session_store(root: Path, clock: Clock) -> SqliteSessionStore:
+    # Imported here: sqlite3 is paid for by the commands that open a workspace, not by all.
+    from reverie.store.sessions_sqlite import SqliteSessionStore  # noqa: PLC0415
 
-
-def _check_store(root: Path, kind: str) -> None:
-    """Refuse the journal backend on a workspace whose sessions moved into the database."""
-    if kind == "journal" and (root / layout.SESSIONS_DB).exists():
-        raise ConfigError(
-            f"the sessions of {root} are in {layout.SESSIONS_DB}; the journal backend"
-            " would not see them (open it with session_store='sqlite')",
-            key="session_store",
-        )
-
-
-def _session_store(root: Path, locks_dir: Path, clock: Clock, kind: str) -> SessionStore:
-    if kind == "sqlite":
-        from reverie.store.sessions_sqlite import SqliteSessionStore  # noqa: PLC0415
-
-        # Same public operations as SessionStore (the storage seam's session protocol);
-        # cast until the engine's callers are typed against that protocol.
-        store = SqliteSessionStore(
-            root / layout.SESSIONS, state_dir=root / layout.STATE, clock=clock
-        )
-        return cast("SessionStore", store)
-    return SessionStore(
-        root / layout.SESSIONS, state_dir=root / layout.STATE, locks_dir=locks_dir, clock=clock
-    )
+    return SqliteSessionStore(root / layout.SESSIONS, state_dir=root / layout.STATE, clock=clock)
 
 
 def _move_journals(workspace: Workspace) -> None:
-    """Move journals left in ``sessions/`` into the SQLite store (``session_migration``)."""
+    """Move journals an older reverie left in ``sessions/`` into the database."""
     from reverie.store.session_migration import has_journals, migrate_journals  # noqa: PLC0415
-    from reverie.store.sessions_sqlite import SqliteSessionStore  # noqa: PLC0415
 
     root = workspace.root
-    journals = SessionStore(
-        root / layout.SESSIONS,
-        state_dir=root / layout.STATE,
-        locks_dir=workspace.locks_dir,
-        clock=workspace.clock,
-    )
-    try:
-        if has_journals(journals):
-            target = cast("SqliteSessionStore", workspace.sessions)
-            migrate_journals(journals, target, workspace.lock("sessions-migration"))
-    finally:
-        journals.close()
+    if has_journals(root / layout.SESSIONS):
+        migrate_journals(
+            root / layout.SESSIONS,
+            workspace.sessions,
+            workspace.lock("sessions-migration"),
+            checkpoints=root / layout.SESSION_CHECKPOINTS,
+            clock=workspace.clock,
+        )
 
 
 def _check_root(root: Path, *, create: bool) -> None:
