@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from reverie.inbound import clean_text
 from reverie.postgres.files import write_path
 from reverie.postgres.text_codec import from_db, to_db
 from reverie.store.layout import SKILL_FILE
@@ -100,7 +101,7 @@ def write_durable(tenant: Tenant, path: str, text: str) -> None:
     if path not in _MEMORY_PATHS and SKILL_FILE.fullmatch(path) is None:
         raise ValueError(f"{path!r} is not a durable file of {tenant.where}")
     with tenant.transaction() as conn:
-        write_path(conn, tenant.id, path, text)
+        write_path(conn, tenant.id, path, clean_text(text))
 
 
 def scrub_side_records(tenant: Tenant, needle: Needle) -> int:
