@@ -12,9 +12,8 @@ loop never blocks on a file lock, git or a model call. The engine is safe to sha
 threads (its stores hold locks across threads and processes).
 
 Errors: bad arguments (an unknown file, a malformed message) raise the SDK's ``ToolError``
-with what was wrong and where; the client gets it as a tool error, as it gets ``why`` and
-``forget`` refused on a database workspace (``StoreUnsupportedError``, with what to do).
-Nothing here holds state.
+with what was wrong and where; the client gets it as a tool error. ``why`` and ``forget`` run
+on a folder and on a database workspace alike. Nothing here holds state.
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs it for nested types below 3.12
 
 from reverie.engine import MemoryEngine
-from reverie.errors import StoreUnsupportedError
 from reverie.json_data import jsonable
 from reverie.messages import Message, MessageFormatError
 from reverie.search import SearchHit
@@ -170,10 +168,7 @@ class MemoryTools:
 
     def why(self, text: RememberedText) -> dict[str, Any]:
         """Where the durable lines holding ``text`` came from (see TOOL_TABLE)."""
-        try:
-            return dict(self._engine.why(text).to_json())
-        except StoreUnsupportedError as exc:  # a database workspace: say so, and what to do
-            raise ToolError(str(exc)) from exc
+        return dict(self._engine.why(text).to_json())
 
     def forget(
         self,
@@ -183,10 +178,7 @@ class MemoryTools:
         ] = False,
     ) -> dict[str, Any]:
         """Remove a fact and what it came from or led to (see TOOL_TABLE)."""
-        try:
-            return dict(self._engine.forget(text, purge=purge).to_json())
-        except StoreUnsupportedError as exc:
-            raise ToolError(str(exc)) from exc
+        return dict(self._engine.forget(text, purge=purge).to_json())
 
     def _record(self, session: str, messages: list[Message]) -> Recorded:
         if not session.strip():
