@@ -29,29 +29,39 @@ from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.store.provenance_file import Provenance, document_text, read_document
 
 if TYPE_CHECKING:
-    from reverie.postgres.database import Conn, Tenant
+    from reverie.postgres.database import Tenant
     from reverie.store.scrub import Needle
 
 _MEMORY_PATHS = tuple(RELATIVE_PATHS[name] for name in MEMORY_FILE_NAMES)
 
-_PLACES: tuple[tuple[str, str], ...] = (
-    ("history #{0}", "SELECT cursor, content FROM history WHERE workspace_id = %s"),
+_QUARANTINE_ROWS = "SELECT id, reason, raw FROM quarantine WHERE workspace_id = %s"
+_LEDGER_ROWS = "SELECT id, record::text FROM ledger WHERE workspace_id = %s"
+
+_PLACES: tuple[tuple[str, int, str], ...] = (
+    ("history #{0}", 1, "SELECT cursor, content FROM history WHERE workspace_id = %s"),
     (
         "session {0} message {1}",
+        2,
         "SELECT session_key, idx, body, plain FROM messages WHERE workspace_id = %s",
     ),
     (
         "session {0} summary or metadata",
+        1,
         "SELECT key, summary, metadata FROM sessions WHERE workspace_id = %s",
     ),
-    ("file {0}", "SELECT path, content FROM files WHERE workspace_id = %s"),
-    ("quarantine record {0}", "SELECT id, reason, raw FROM quarantine WHERE workspace_id = %s"),
-    ("ledger record {0}", "SELECT id, record::text FROM ledger WHERE workspace_id = %s"),
-    ("rejected rule {0}", "SELECT id, rule, reason FROM rejections WHERE workspace_id = %s"),
-    ("provenance records", "SELECT workspace_id, document FROM provenance WHERE workspace_id = %s"),
+    ("file {0}", 1, "SELECT path, content FROM files WHERE workspace_id = %s"),
+    ("quarantine record {0}", 1, _QUARANTINE_ROWS),
+    ("ledger record {0}", 1, _LEDGER_ROWS),
+    ("rejected rule {0}", 1, "SELECT id, rule, reason FROM rejections WHERE workspace_id = %s"),
+    (
+        "provenance records",
+        1,
+        "SELECT workspace_id, document FROM provenance WHERE workspace_id = %s",
+    ),
 )
-"""(how a place is named, the query reading it): key columns first, then the text columns."""
-_KEYS = {"history #{0}": 1, "session {0} message {1}": 2}
+"""(how a place is named, how many key columns lead its rows, the query reading its rows)."""
+_SCRUBBED = {"quarantine": _QUARANTINE_ROWS, "ledger": _LEDGER_ROWS}
+"""The side tables ``scrub_side_records`` deletes from, and the query reading their rows."""
 
 
 class PgProvenance:
@@ -106,47 +116,33 @@ def write_durable(tenant: Tenant, path: str, text: str) -> None:
 
 def scrub_side_records(tenant: Tenant, needle: Needle) -> int:
     """Delete the quarantine and ledger rows holding ``needle``; return how many went."""
+    dropped = 0
     with tenant.transaction() as conn:
-        doomed = [
-            ("quarantine", row[0])
-            for row in conn.execute(
-                "SELECT id, reason, raw FROM quarantine WHERE workspace_id = %s", (tenant.id,)
-            ).fetchall()
-            if _holds(needle, row[1:])
-        ]
-        doomed += [
-            ("ledger", row[0])
-            for row in conn.execute(
-                "SELECT id, record::text FROM ledger WHERE workspace_id = %s", (tenant.id,)
-            ).fetchall()
-            if _holds(needle, row[1:])
-        ]
-        for table, ident in doomed:
-            _delete(conn, tenant.id, table, ident)
-    return len(doomed)
+        for table, query in _SCRUBBED.items():
+            doomed = [
+                row[0]
+                for row in conn.execute(query, (tenant.id,)).fetchall()
+                if _holds(needle, row[1:])
+            ]
+            if doomed:
+                # ``table`` is one of two constant names, never input.
+                conn.execute(
+                    f"DELETE FROM {table} WHERE workspace_id = %s AND id = ANY(%s)",
+                    (tenant.id, doomed),
+                )
+            dropped += len(doomed)
+    return dropped
 
 
 def places_holding(tenant: Tenant, needle: Needle) -> list[str]:
     """Name every row of the workspace that still holds ``needle`` (outside the audit)."""
     found: list[str] = []
     with tenant.transaction(snapshot=True) as conn:
-        for name, query in _PLACES:
-            keys = _KEYS.get(name, 1)
+        for name, keys, query in _PLACES:
             for row in conn.execute(query, (tenant.id,)).fetchall():
                 if _holds(needle, row[keys:]):
                     found.append(name.format(*(from_db(str(k)) for k in row[:keys])))
     return found
-
-
-def _delete(conn: Conn, workspace_id: int, table: str, ident: object) -> None:
-    if table == "quarantine":
-        conn.execute(
-            "DELETE FROM quarantine WHERE workspace_id = %s AND id = %s", (workspace_id, ident)
-        )
-    else:
-        conn.execute(
-            "DELETE FROM ledger WHERE workspace_id = %s AND id = %s", (workspace_id, ident)
-        )
 
 
 def _holds(needle: Needle, values: tuple[object, ...]) -> bool:
