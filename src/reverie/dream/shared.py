@@ -184,6 +184,8 @@ def _note_sources(
     A record for a line not yet published is inert (records are looked up by a line's text),
     so a run that then conflicts or dies leaves nothing wrong behind.
     """
+    if not changes:
+        return
     old = stores.durable_texts()
     before = {path: old.get(path, "") for path in changes}
     at = stores.clock()
