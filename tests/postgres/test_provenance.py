@@ -244,3 +244,25 @@ def _quarantine(url: str, name: str, bad: BadLine) -> None:
         backend.quarantine.keep([bad], now=datetime(2026, 11, 30, tzinfo=UTC))
     finally:
         backend.close()
+
+
+def test_a_fact_forgotten_through_one_server_is_gone_through_the_other(
+    pg_url: str, clock: StepClock
+) -> None:
+    name = f"two-{secrets.token_hex(5)}"
+    database = Database(pg_url)
+    try:
+        database.tenant(name, create=True)
+    finally:
+        database.close()
+    with (
+        MemoryEngine.open(name, NO_MODEL, store=pg_url, clock=clock, environ={}) as a,
+        MemoryEngine.open(name, NO_MODEL, store=pg_url, clock=clock, environ={}) as b,
+    ):
+        _two_people(a)
+        assert b.why("Porto").lines[0].entries[0].session_key == "cli:me"
+        assert b.forget("Porto", purge=True).removed
+        assert a.why("Porto").lines == ()
+        assert a.search("Porto") == []
+        assert a.forget_plan("Porto").empty
+        assert a.session("cli:me").messages[2].content == FORGOTTEN
