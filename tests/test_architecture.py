@@ -151,10 +151,6 @@ FILE_LEVEL: frozenset[str] = frozenset(
         "reverie.dream.locking",
         "reverie.dream.prompt",
         "reverie.dream.runner",
-        "reverie.provenance.forget",
-        "reverie.provenance.plan",
-        "reverie.provenance.purge",
-        "reverie.provenance.why",
     }
 )
 

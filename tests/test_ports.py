@@ -15,6 +15,8 @@ from reverie.ports import (
     LockPort,
     LocksPort,
     MemoryFilesPort,
+    ProvenancePort,
+    ProvenanceStores,
     QuarantinePort,
     RejectionsPort,
     SessionsPort,
@@ -27,6 +29,7 @@ from reverie.store.history import HistoryLog
 from reverie.store.ledger import Ledger
 from reverie.store.locks import ProcessLock
 from reverie.store.memory_files import MemoryFiles
+from reverie.store.provenance_file import ProvenanceFile
 from reverie.store.quarantine import Quarantine
 from reverie.store.rejections import RejectionLog
 from reverie.store.sessions_sqlite import SqliteSessionStore
@@ -42,6 +45,8 @@ LEDGER: type[LedgerPort] = Ledger
 LOCK: type[LockPort] = ProcessLock
 LOCKS: type[LocksPort] = Workspace
 FILES: type[MemoryFilesPort] = MemoryFiles
+PROVENANCE: type[ProvenancePort] = ProvenanceFile
+PROVENANCE_STORES: type[ProvenanceStores] = FileBackend
 QUARANTINE: type[QuarantinePort] = Quarantine
 REJECTIONS: type[RejectionsPort] = RejectionLog
 SESSIONS: type[SessionsPort] = SqliteSessionStore

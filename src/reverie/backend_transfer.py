@@ -4,9 +4,9 @@
 remembers into an *empty* target: every history entry with its own cursor, timestamp, time,
 session, range and kind (gaps left by a trim or a forget stay gaps; the last cursor handed
 out stays the floor, so no cursor is ever reused), every session whole (messages, mark,
-summary, metadata), the durable files, the dream cursor, the ledger and the rejected rules;
-then it records one audit commit in the target. The audit history itself is not copied: the
-target's trail starts at the import (the source keeps its own).
+summary, metadata), the durable files, the dream cursor, the provenance records, the ledger
+and the rejected rules; then it records one audit commit in the target. The audit history
+itself is not copied: the target's trail starts at the import (the source keeps its own).
 
 A folder target is written as nanobot's files: ``memory/history.jsonl`` gets each entry's
 JSON line as the folder backend writes it, and ``memory/.cursor`` the floor. What it must not
@@ -65,6 +65,7 @@ def transfer(
             target.files.write(name, text)
             files += 1
     target.dream_cursor.write(source.dream_cursor.read())
+    target.provenance.write(source.provenance.read())  # why keeps its answers after a move
     records = [record for record in source.ledger.records() if record is not None]
     for record in records:
         target.ledger.append(record)

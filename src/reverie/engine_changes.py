@@ -45,14 +45,15 @@ class MemoryChanges(MemoryReads):
     def forget(self, text: str, *, purge: bool = False) -> ForgetReport:
         """Remove a fact, what it came from and what it led to, as one audit commit.
 
-        With ``purge``, also rewrite the audit history and scrub every file of the workspace
-        so that no byte of ``text`` is left (see ``reverie.provenance``).
+        With ``purge``, also rewrite the audit history and scrub every file (or row) of the
+        workspace so that no byte of ``text`` is left (see ``reverie.provenance``). Runs on
+        a folder and on a database workspace alike.
         """
-        workspace = self._folder("forget")
-        self.dreamer().recover()
+        if self.on_folder:  # finish an interrupted publish first (a database has none)
+            self.dreamer().recover()
         from reverie.provenance.forget import forget  # noqa: PLC0415
 
-        return forget(workspace, text, purge=purge, index=self.index)
+        return forget(self._stores, text, purge=purge, index=self.index)
 
     def edit_file(
         self,

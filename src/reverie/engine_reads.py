@@ -94,11 +94,11 @@ class MemoryReads:
 
     def why(self, text: str) -> WhyReport:
         """The durable lines matching ``text``, each with the entries and messages it came from."""
-        return explain(self._folder("why"), text)
+        return explain(self._stores, text)
 
     def forget_plan(self, text: str) -> ForgetPlan:
         """What ``forget(text)`` would remove; nothing changes (show it, then ask)."""
-        return plan_forget(self._folder("forget"), text)
+        return plan_forget(self._stores, text)
 
     def read_memory(self, name: MemoryFileName) -> str:
         """The text of one durable file: ``"SOUL"``, ``"USER"`` or ``"MEMORY"`` ('' if absent)."""

@@ -1,10 +1,11 @@
 """``PgBackend``: one workspace of a PostgreSQL database as a ``reverie.ports.Backend``.
 
 Every store of the workspace (sessions, history, dream cursor, durable files, audit, ledger,
-rejected rules, quarantine), its named locks and its search index, all over one connection
-pool, each scoped to the workspace by row-level security (``reverie.postgres``). Several
-processes on several machines may open the same workspace at once: every invariant of
-DESIGN.md then holds across them (``docs/scale-out.md`` says how, and at what cost).
+rejected rules, quarantine, provenance records), its named locks and its search index, all
+over one connection pool, each scoped to the workspace by row-level security
+(``reverie.postgres``). Several processes on several machines may open the same workspace
+at once: every invariant of DESIGN.md then holds across them (``docs/scale-out.md`` says how,
+and at what cost).
 
 Opening checks the schema (``SchemaVersionError`` when it is missing, older or newer);
 ``init`` applies the migrations and makes the workspace, as ``reverie init`` does.
@@ -16,6 +17,7 @@ import os
 import secrets
 import socket
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from reverie.clock import Clock, system_clock
 from reverie.postgres.audit import PgAudit
@@ -23,9 +25,19 @@ from reverie.postgres.database import Database, Tenant
 from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
 from reverie.postgres.history import PgHistoryLog
 from reverie.postgres.locks import DEFAULT_TTL, PgLock
+from reverie.postgres.provenance import (
+    PgProvenance,
+    durable_texts,
+    places_holding,
+    scrub_side_records,
+    write_durable,
+)
 from reverie.postgres.records import PgLedger, PgQuarantine, PgRejections
 from reverie.postgres.sessions import PgSessionStore
 from reverie.postgres_index import PgIndex
+
+if TYPE_CHECKING:
+    from reverie.store.scrub import Needle
 
 
 def holder_name() -> str:
@@ -56,6 +68,7 @@ class PgBackend:
         self._audit = PgAudit(tenant, clock=clock)
         self._ledger = PgLedger(tenant)
         self._rejections = PgRejections(tenant)
+        self._provenance = PgProvenance(tenant)
         self._locks: dict[str, PgLock] = {}
 
     @classmethod
@@ -137,6 +150,27 @@ class PgBackend:
     def rejections(self) -> PgRejections:
         """Refused SOUL.md rules."""
         return self._rejections
+
+    @property
+    def provenance(self) -> PgProvenance:
+        """The provenance records of the durable lines (``why``, ``forget``, a dream)."""
+        return self._provenance
+
+    def durable_texts(self) -> dict[str, str]:
+        """Every durable file, path -> text: the memory files, then skills."""
+        return durable_texts(self.tenant)
+
+    def write_durable(self, path: str, text: str) -> None:
+        """Replace a durable file's working text (``forget``; the audit commits it)."""
+        write_durable(self.tenant, path, text)
+
+    def scrub_side_records(self, needle: Needle) -> int:
+        """Delete the quarantine and ledger rows holding ``needle`` (``forget --purge``)."""
+        return scrub_side_records(self.tenant, needle)
+
+    def places_holding(self, needle: Needle) -> list[str]:
+        """Every row of the workspace outside the audit that still holds ``needle``."""
+        return places_holding(self.tenant, needle)
 
     def lock(self, name: str) -> PgLock:
         """Return the lock ``name`` of this workspace, shared with every server."""

@@ -18,7 +18,7 @@ import pytest
 from reverie.errors import LockTimeoutError
 from reverie.file_backend import FileBackend
 from reverie.llm.metered import ModelCall
-from reverie.messages import Message
+from reverie.messages import Message, ToolCall
 from reverie.ports import (
     AuditPort,
     Backend,
@@ -28,6 +28,7 @@ from reverie.ports import (
     LedgerPort,
     LockPort,
     MemoryFilesPort,
+    ProvenancePort,
     QuarantinePort,
     RejectionsPort,
     SessionsPort,
@@ -36,12 +37,16 @@ from reverie.postgres.audit import PgAudit
 from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
 from reverie.postgres.history import PgHistoryLog
 from reverie.postgres.locks import PgLock
+from reverie.postgres.provenance import PgProvenance
 from reverie.postgres.records import PgLedger, PgQuarantine, PgRejections
 from reverie.postgres.sessions import PgSessionStore
 from reverie.postgres_backend import PgBackend
 from reverie.postgres_index import PgIndex
 from reverie.screening import RejectedRule
 from reverie.store.ledger import LedgerRecord
+from reverie.store.provenance_file import MessageRef, Provenance, SourceRef
+from reverie.store.quarantine import BadLine
+from reverie.store.scrub import Needle
 
 AUDIT: type[AuditPort] = PgAudit
 BACKEND: type[Backend] = PgBackend
@@ -51,6 +56,7 @@ INDEX: type[IndexPort] = PgIndex
 LEDGER: type[LedgerPort] = PgLedger
 LOCK: type[LockPort] = PgLock
 FILES: type[MemoryFilesPort] = PgMemoryFiles
+PROVENANCE: type[ProvenancePort] = PgProvenance
 QUARANTINE: type[QuarantinePort] = PgQuarantine
 REJECTIONS: type[RejectionsPort] = PgRejections
 SESSIONS: type[SessionsPort] = PgSessionStore
@@ -230,3 +236,70 @@ def test_an_unchanged_commit_is_a_no_op_and_show_names_the_diff(backend: Backend
     assert backend.audit.file_at("HEAD", "memory/MEMORY.md") == (
         b"# Memory\n\n- Harbour moorings are free in May\n"
     )
+
+
+def test_provenance_records_round_trip_and_are_replaced_whole(backend: Backend) -> None:
+    assert backend.provenance.read().records == {}
+    at = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    records = Provenance()
+    source = SourceRef(
+        cursor=3,
+        session_key="tg:a",
+        time=at,
+        kind="summary",
+        range=(0, 2),
+        messages=(MessageRef(index=1, role="user", time=at),),
+    )
+    records.note("USER.md", "- Lives in Porto", (source,), at)
+    records.note("USER.md", "- Plays the cello", (SourceRef(cursor=4),), at)
+    backend.provenance.write(records)
+    assert backend.provenance.read() == records
+    del records.records[("USER.md", "plays the cello")]
+    backend.provenance.write(records)
+    assert list(backend.provenance.read().records) == [("USER.md", "lives in porto")]
+
+
+def test_durable_files_are_listed_and_replaced_by_path_and_nothing_else(backend: Backend) -> None:
+    backend.files.write("USER", "# User\n\n- Lives in Porto\n")
+    backend.files.write("SOUL", "# Soul\n")
+    texts = backend.durable_texts()
+    assert list(texts)[:2] == ["SOUL.md", "USER.md"]  # the memory files first, in order
+    assert set(texts) <= {"SOUL.md", "USER.md", "memory/MEMORY.md"}
+    assert texts["USER.md"] == "# User\n\n- Lives in Porto\n"
+    backend.write_durable("USER.md", "# User\n")
+    assert backend.files.read("USER") == "# User\n"
+    with pytest.raises(ValueError, match="durable"):
+        backend.write_durable("memory/history.jsonl", "x")
+
+
+def test_purge_steps_scrub_side_records_and_find_what_still_holds_a_text(
+    backend: Backend,
+) -> None:
+    at = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    bad = [
+        BadLine(source=Path("x"), line=1, offset=0, raw=b"Porto \xff", reason="bad"),
+        BadLine(source=Path("x"), line=2, offset=9, raw=b"Lisbon", reason="bad"),
+    ]
+    backend.quarantine.keep(bad, now=at)
+    backend.history.append("User lives in Porto", session_key="tg:a")
+    needle = Needle("porto")
+    assert any("history" in place for place in backend.places_holding(needle))
+    assert backend.scrub_side_records(needle) == 1
+    assert [b.raw for b in backend.quarantine.records()] == [b"Lisbon"]
+    assert not any("quarantine" in place for place in backend.places_holding(needle))
+    assert backend.scrub_side_records(needle) == 0
+
+
+def test_a_forgotten_tool_call_keeps_its_ids_on_both_backends(backend: Backend) -> None:
+    call = ToolCall(id="c1", name="note", arguments='{"text": "code 4817"}')
+    backend.sessions.append_many(
+        "tg:t",
+        [
+            Message(role="assistant", content="", tool_calls=(call,)),
+            Message(role="tool", content="code 4817 saved", tool_call_id="c1", name="note"),
+        ],
+    )
+    backend.sessions.redact("tg:t", [0, 1])
+    first, second = backend.sessions.load("tg:t").messages
+    assert [(c.id, c.name, c.arguments) for c in first.tool_calls] == [("c1", "note", "{}")]
+    assert (second.tool_call_id, second.name, second.content) == ("c1", "note", "[forgotten]")

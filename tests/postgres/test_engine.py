@@ -109,9 +109,6 @@ def test_compaction_with_a_model_is_metered_in_the_database(
 
 
 REFUSED: list[tuple[str, Callable[[MemoryEngine, Path], object]]] = [
-    ("why", lambda m, _p: m.why("Utrecht")),
-    ("forget", lambda m, _p: m.forget("Utrecht")),
-    ("forget", lambda m, _p: m.forget_plan("Utrecht")),
     ("ingest", lambda m, p: m.ingest([p])),
 ]
 

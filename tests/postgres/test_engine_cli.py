@@ -75,8 +75,6 @@ def test_a_person_uses_a_database_workspace_from_the_command_line(
 
 
 REFUSED = [
-    (["why", "launch"], "why"),
-    (["forget", "launch", "--yes"], "forget"),
     (["ingest", "."], "ingest"),
 ]
 
@@ -95,3 +93,31 @@ def test_commands_that_need_a_folder_refuse_with_what_to_do(
     assert f"error: {operation} does not run on a PostgreSQL workspace yet" in said
     assert "reverie store export" in said
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_why_and_forget_run_on_a_database_workspace_from_the_command_line(
+    tmp_path: Path, pg_url: str, loopback: LoopbackServer
+) -> None:
+    env = _env(tmp_path, pg_url, loopback)
+    team = f"team-{secrets.token_hex(4)}"
+    base = ["--store", pg_url, "-w", team]
+    _reverie(*base, "init", env=env)
+    for key, said in (("cli:ana", "I live in Utrecht."), ("cli:bo", "I play the cello.")):
+        loopback.script(chat_text("Noted."), chat_text(f"- [fact] User said: {said}"))
+        _reverie(*base, "ask", said, "-s", key, env=env)
+        _reverie(*base, "compact", key, env=env)
+    _reverie(*base, "dream", env=env)
+    why = json.loads(_reverie(*base, "why", "Utrecht", "--json", env=env))
+    [line] = why["lines"]
+    assert line["origin"] == "dream"
+    assert [e["session_key"] for e in line["entries"]] == ["cli:ana"]
+    assert "entry #1" in _reverie(*base, "why", "Utrecht", env=env)
+    forgot = json.loads(_reverie(*base, "forget", "Utrecht", "--yes", "--json", env=env))
+    assert forgot["commit"] is not None
+    assert forgot["lines"][0]["reason"] == "matches"
+    assert "no durable line matches" in _reverie(*base, "why", "Utrecht", env=env)
+    assert "forget: 1 line(s)" in _reverie(*base, "log", env=env)
+    purged = json.loads(_reverie(*base, "forget", "Utrecht", "--purge", "--yes", "--json", env=env))
+    assert purged["purge"]["clean"] is True
+    assert "Utrecht" not in _reverie(*base, "log", "--json", env=env)
+    assert "cello" in _reverie(*base, "why", "cello", env=env)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import psycopg
 import pytest
 
@@ -9,6 +11,8 @@ from reverie.errors import DatabaseError, SchemaVersionError
 from reverie.postgres import schema
 from reverie.postgres.database import Database, Tenant, describe_url
 from reverie.postgres.history import PgHistoryLog
+from reverie.postgres.provenance import PgProvenance
+from reverie.store.provenance_file import Provenance, SourceRef
 
 
 def test_init_twice_applies_nothing_the_second_time(database: Database) -> None:
@@ -107,3 +111,34 @@ def test_connections_killed_by_the_database_are_replaced_without_a_failed_call(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'reverie_app'"
         )
     assert log.append("after").cursor == 2
+
+
+def test_provenance_records_stay_inside_their_workspace(database: Database, tenant: Tenant) -> None:
+    other = database.tenant(f"{tenant.name}-prov", create=True)
+    records = Provenance()
+    at = datetime(2026, 11, 30, tzinfo=UTC)
+    records.note("USER.md", "- Lives in Porto", (SourceRef(cursor=1),), at)
+    PgProvenance(tenant).write(records)
+    assert PgProvenance(other).read().records == {}
+    with other.transaction() as conn:
+        assert conn.execute("SELECT count(*) FROM provenance").fetchone() == (0,)
+    assert PgProvenance(tenant).read() == records
+
+
+def test_init_migrates_a_version_1_database_to_the_provenance_table(pg_url: str) -> None:
+    admin = pg_url.replace("reverie_app@", "postgres@")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE at_v1 OWNER reverie_app")
+    url = pg_url.rsplit("/", 1)[0] + "/at_v1"
+    with psycopg.connect(url, autocommit=True) as conn:  # what a reverie of schema 1 made
+        conn.execute(schema.MIGRATIONS[0][1].encode("utf-8"))
+        conn.execute("INSERT INTO reverie_schema (version) VALUES (1)")
+    old = Database(url)
+    try:
+        with pytest.raises(SchemaVersionError, match="older"):
+            old.check()
+        assert old.init() == (1, schema.SCHEMA_VERSION)
+        tenant = old.tenant("kept", create=True)
+        assert PgProvenance(tenant).read().records == {}
+    finally:
+        old.close()

@@ -16,6 +16,7 @@ from reverie.ports import Backend
 from reverie.postgres_backend import PgBackend
 from reverie.screening import RejectedRule
 from reverie.store.ledger import LedgerRecord
+from reverie.store.provenance_file import Provenance, SourceRef
 
 AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
@@ -41,6 +42,9 @@ def _fill(backend: Backend) -> None:
     backend.files.write("USER", "# User\n\n- Lives in Porto\n")
     backend.ledger.append(LedgerRecord(time=AT, job="dream", outcome="ok", model="m"))
     backend.rejections.append([RejectedRule(file="SOUL.md", rule="r", reason="why")], time=AT)
+    records = Provenance()
+    records.note("USER.md", "- Lives in Porto", (SourceRef(cursor=5, session_key="tg:1"),), AT)
+    backend.provenance.write(records)
 
 
 def _snapshot(backend: Backend) -> object:
@@ -53,6 +57,7 @@ def _snapshot(backend: Backend) -> object:
         backend.dream_cursor.read(),
         list(backend.ledger.records()),
         backend.rejections.latest(),
+        backend.provenance.read(),
     )
 
 

@@ -9,6 +9,7 @@ no journal to write and nothing to recover. One run::
     read the batch after the dream cursor       nothing pending -> "no_pending"
     curate it without a model (``reverie.modelfree``) into new texts of the durable files
     guard each new text (``guard``: secrets redacted, new SOUL.md rules screened)
+    note the sources of the lines it adds (``reverie.provenance.record.note_changes``)
     publish the files, the dream cursor and ONE commit "dream: <trigger> (model-free)" in one
         transaction that first checks the dream cursor is still where the run read it
         (else "conflict", nothing written: a server whose lease lapsed publishes nothing)
@@ -39,7 +40,8 @@ from reverie.dream.guard import guard_text
 from reverie.dream.result import DreamResult
 from reverie.dream.rewind import check_rewind
 from reverie.errors import DreamError, LockTimeoutError, StoreUnsupportedError
-from reverie.ports import Stores
+from reverie.ports import ProvenanceStores, Stores
+from reverie.provenance.record import note_changes
 from reverie.screening import RejectedRule
 from reverie.store.audit_commits import CommitInfo
 from reverie.store.audit_lines import person_identity
@@ -121,7 +123,7 @@ class _Curated:
 
 
 def dream_on_stores(
-    stores: Stores,
+    stores: ProvenanceStores,
     publisher: SeamPublisher,
     config: DreamConfig,
     *,
@@ -146,7 +148,7 @@ def dream_on_stores(
 
 
 def _run_locked(
-    stores: Stores, publisher: SeamPublisher, config: DreamConfig, base: DreamResult
+    stores: ProvenanceStores, publisher: SeamPublisher, config: DreamConfig, base: DreamResult
 ) -> DreamResult:
     cursor = stores.dream_cursor.read()  # again, under the lock: the last run may have moved it
     base = replace(base, cursor_before=cursor, cursor_after=cursor)
@@ -157,6 +159,7 @@ def _run_locked(
     if base.dry_run:
         return curated.result
     last = entries[-1].cursor
+    _note_sources(stores, curated.changes, entries)
     try:
         commit = publisher.publish(
             curated.changes,
@@ -171,6 +174,24 @@ def _run_locked(
     stores.rejections.append(curated.result.rejected, time=now)
     stores.history.trim(keep=config.keep_history)
     return replace(curated.result, cursor_after=last, commit=None if commit is None else commit.sha)
+
+
+def _note_sources(
+    stores: ProvenanceStores, changes: Mapping[str, str], entries: list[HistoryEntry]
+) -> None:
+    """Record where the new lines came from, before publishing (``reverie.provenance``).
+
+    A record for a line not yet published is inert (records are looked up by a line's text),
+    so a run that then conflicts or dies leaves nothing wrong behind.
+    """
+    if not changes:
+        return
+    old = stores.durable_texts()
+    before = {path: old.get(path, "") for path in changes}
+    at = stores.clock()
+    note_changes(
+        stores.provenance, stores.sessions, old=before, changes=changes, entries=entries, at=at
+    )
 
 
 def _curate(

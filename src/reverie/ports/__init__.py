@@ -23,6 +23,9 @@ The contract each implementation keeps (DESIGN.md's invariants, stated per proto
 - ``LocksPort.lock(name)`` returns a lock exclusive across processes (dream, compaction per
   session, ingest, search refresh), held with ``with lock.hold(timeout=...)``.
 - ``IndexPort`` answers from current data: it catches up with the stores before a query.
+- ``ProvenancePort`` (``reverie.ports.provenance``) is replaced whole under the dream lock;
+  ``ProvenanceAccess`` gives ``why``/``forget``/``purge`` the durable files by path and the
+  backend's own purge steps, so both backends forget with the same semantics.
 
 The protocols, one per store, are in ``reverie.ports.stores``; the bundles a process or a
 backend holds (``Stores``, ``Backend``...) in ``reverie.ports.bundles``. Nothing here does
@@ -31,7 +34,15 @@ anything at run time.
 
 from __future__ import annotations
 
-from reverie.ports.bundles import AgentStores, Backend, PromptStores, SessionLogStores, Stores
+from reverie.ports.bundles import (
+    AgentStores,
+    Backend,
+    PromptStores,
+    ProvenanceStores,
+    SessionLogStores,
+    Stores,
+)
+from reverie.ports.provenance import ProvenanceAccess, ProvenancePort
 from reverie.ports.stores import (
     AuditPort,
     CursorPort,
@@ -58,6 +69,9 @@ __all__ = [
     "LocksPort",
     "MemoryFilesPort",
     "PromptStores",
+    "ProvenanceAccess",
+    "ProvenancePort",
+    "ProvenanceStores",
     "QuarantinePort",
     "RejectionsPort",
     "SessionLogStores",

@@ -2,13 +2,16 @@
 
 ``SessionLogStores`` (compaction), ``PromptStores`` (prompt assembly), ``AgentStores`` (the
 built-in agent), ``Stores`` (all of them, what the engine reaches) and ``Backend`` (``Stores``
-plus its search index: what ``MemoryEngine`` is built from).
+plus its search index and provenance access: what ``MemoryEngine`` is built from).
+``ProvenanceStores`` is ``Stores`` plus ``ProvenanceAccess``: what ``why``, ``forget`` and
+``purge`` (``reverie.provenance``) work on.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from reverie.ports.provenance import ProvenanceAccess
 from reverie.ports.stores import (
     AuditPort,
     CursorPort,
@@ -97,7 +100,11 @@ class Stores(SessionLogStores, PromptStores, AgentStores, Protocol):
         """Release everything open (the stores may be opened again later)."""
 
 
-class Backend(Stores, Protocol):
+class ProvenanceStores(Stores, ProvenanceAccess, Protocol):
+    """Every store plus provenance access: what ``why``, ``forget`` and ``purge`` work on."""
+
+
+class Backend(ProvenanceStores, Protocol):
     """The stores plus the search index over them: what ``MemoryEngine`` is built from."""
 
     def open_index(self) -> IndexPort:

@@ -170,8 +170,17 @@ CREATE POLICY one_workspace ON {table}
 """
 
 
+_V2_PROVENANCE = """
+CREATE TABLE provenance (
+    workspace_id bigint PRIMARY KEY REFERENCES workspaces ON DELETE CASCADE,
+    document text NOT NULL
+);
+"""
+"""Version 2: the provenance records of each workspace (``reverie.postgres.provenance``)."""
+
 MIGRATIONS: tuple[tuple[int, str], ...] = (
     (1, _V1 + "".join(_tenancy(table) for table in _TENANT_TABLES)),
+    (2, _V2_PROVENANCE + _tenancy("provenance")),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 """The schema version this reverie reads and writes."""

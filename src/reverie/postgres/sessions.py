@@ -28,12 +28,14 @@ from reverie.messages import Message
 from reverie.postgres.records import PgQuarantine
 from reverie.postgres.text_codec import from_db, to_db
 from reverie.session import ArchivedSummary, Session, SessionInfo
+from reverie.store.redaction import FORGOTTEN, tombstone
 
 if TYPE_CHECKING:
     from reverie.messages import JSONValue
     from reverie.postgres.database import Conn, Tenant
 
-TOMBSTONE = "[forgotten]"
+TOMBSTONE = FORGOTTEN
+"""The content of a forgotten message (the file backend's, ``reverie.store.redaction``)."""
 
 _STATE = "key, created_at, updated_at, message_count, compacted_upto, summary, summary_active"
 
@@ -213,8 +215,7 @@ class PgSessionStore:
         with self._tenant.transaction() as conn:
             for index in sorted(indices):
                 if 0 <= index < len(session.messages):
-                    old = session.messages[index]
-                    tomb = Message(role=old.role, content=TOMBSTONE, timestamp=old.timestamp)
+                    tomb = tombstone(session.messages[index])  # ids and names kept, as on files
                     conn.execute(
                         "UPDATE messages SET body = %s, plain = '' WHERE workspace_id = %s"
                         " AND session_key = %s AND idx = %s",

@@ -1,9 +1,12 @@
 """Provenance and forgetting: where each durable line came from, and removing a fact entirely.
 
 ``record.note_run`` notes the sources of the lines a dream run writes (``attribution``) in the
-sidecar (``reverie.store.provenance_file``); ``why.explain`` answers "why do you remember
-this?"; ``forget`` removes a fact with everything it came from or led to, and ``purge``
-also scrubs it from the audit history and every file of the workspace.
+sidecar (``reverie.store.provenance_file``), ``record.note_changes`` in any backend's
+``ProvenancePort``; ``why.explain`` answers "why do you remember this?"; ``forget`` removes a
+fact with everything it came from or led to, and ``purge`` also scrubs it from the audit
+history and every file (or row) of the workspace. ``why``, ``forget`` and ``purge`` take the
+storage seam (``reverie.ports.ProvenanceStores``), so they run on a folder and on a
+PostgreSQL workspace alike.
 """
 
 from __future__ import annotations

@@ -1,16 +1,23 @@
 """``forget``: remove a fact and everything it came from or led to, in one audited step.
 
+It works on the storage seam (``reverie.ports.ProvenanceStores``), so a folder and a database
+workspace forget with the same semantics; the steps below name the port each one uses.
+
 Under the dream lock (so no dream, restore or other forget runs meanwhile), the plan is
 computed afresh (``plan``) and carried out in this order::
 
     session messages   tombstoned in place (index, role and tool-call ids kept; see
                        ``redaction``); archived summaries holding the text cleared
-    history entries    removed: the log is rewritten atomically under the history lock
+    history entries    cut or removed (``HistoryPort.edit``): the folder's log is repaired
+                       (unreadable lines to its quarantine) and rewritten atomically under
+                       the history lock; a database deletes or updates the rows in one
+                       transaction
     durable lines      removed, then ONE audit commit "forget: <what, by count and id>" whose
                        body is the real diff (made even when no durable file changed)
-    sidecar            the records of forgotten lines go; other records lose the sources
-                       that were forgotten
+    provenance         the records of forgotten lines go; other records lose the sources
+                       that were forgotten (``ProvenancePort``)
     search index       caught up: it sees the rewritten log and journals and drops their rows
+                       (on a database the tables are the index: nothing to catch up)
     purge (optional)   ``purge``: audit history rewritten, side files and caches scrubbed
 
 History entries: removed, not tombstoned. The log stays sorted by cursor, ``.cursor`` keeps
@@ -34,14 +41,11 @@ from typing import TYPE_CHECKING
 
 from reverie.messages import JSONObject
 from reverie.provenance.plan import ForgetPlan, PlannedLine, plan_forget
-from reverie.provenance.purge import PurgeReport, purge_workspace
-from reverie.provenance.record import sidecar
-from reverie.store.atomic import atomic_write_text
+from reverie.provenance.purge import PurgeReport, purge_stores
 from reverie.store.provenance_file import LineRecord, Provenance, SourceRef
 
 if TYPE_CHECKING:
-    from reverie.ports import IndexPort
-    from reverie.store.workspace import Workspace
+    from reverie.ports import IndexPort, ProvenanceStores
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +76,7 @@ class ForgetReport:
 
 
 def forget(
-    workspace: Workspace, query: str, *, purge: bool = False, index: IndexPort
+    stores: ProvenanceStores, query: str, *, purge: bool = False, index: IndexPort
 ) -> ForgetReport:
     """Remove everything ``plan_forget(query)`` lists; with ``purge``, scrub every trace.
 
@@ -80,45 +84,44 @@ def forget(
         ValueError: ``query`` is blank.
         StorageError, AuditError: the disk or git failed (run the same forget again).
     """
-    lock = workspace.lock("dream")
+    lock = stores.lock("dream")
     try:
         with lock.hold():
-            plan = plan_forget(workspace, query)
-            commit = None if plan.empty else _remove(workspace, plan)
+            plan = plan_forget(stores, query)
+            commit = None if plan.empty else _remove(stores, plan)
             index.refresh()
-            purged = purge_workspace(workspace, plan, index=index) if purge else None
+            purged = purge_stores(stores, plan, index=index) if purge else None
             if purged is not None and commit is not None:  # the purge rewrote it
-                commit = workspace.audit.log(1)[0].sha
+                commit = stores.audit.log(1)[0].sha
     finally:
         lock.close()
     logger.info("forgot %s", plan.describe())
     return ForgetReport(plan=plan, commit=commit, purge=purged)
 
 
-def _remove(workspace: Workspace, plan: ForgetPlan) -> str | None:
+def _remove(stores: ProvenanceStores, plan: ForgetPlan) -> str | None:
     by_session: dict[str, set[int]] = {}
     for message in plan.messages:
         by_session.setdefault(message.session_key, set()).add(message.index)
     for key in sorted(set(by_session) | set(plan.summaries)):
-        workspace.sessions.redact(key, by_session.get(key, set()), summary=key in plan.summaries)
-    workspace.history.edit({entry.cursor: entry.kept for entry in plan.entries})
-    _remove_lines(workspace, plan.lines)
-    made = workspace.audit.commit(_subject(plan), allow_empty=True)
-    _drop_records(workspace, plan)
+        stores.sessions.redact(key, by_session.get(key, set()), summary=key in plan.summaries)
+    stores.history.edit({entry.cursor: entry.kept for entry in plan.entries})
+    _remove_lines(stores, plan.lines)
+    made = stores.audit.commit(_subject(plan), allow_empty=True)
+    _drop_records(stores, plan)
     return None if made is None else made.sha
 
 
-def _remove_lines(workspace: Workspace, lines: tuple[PlannedLine, ...]) -> None:
+def _remove_lines(stores: ProvenanceStores, lines: tuple[PlannedLine, ...]) -> None:
+    texts = stores.durable_texts()
     for file in sorted({line.file for line in lines}):
-        path = workspace.root / file
         numbers = {line.number: line.text for line in lines if line.file == file}
-        text = path.read_text(encoding="utf-8")
         kept = [
             line
-            for number, line in enumerate(text.splitlines(keepends=True), start=1)
+            for number, line in enumerate(texts.get(file, "").splitlines(keepends=True), start=1)
             if numbers.get(number) != line.rstrip()
         ]
-        atomic_write_text(path, "".join(kept))
+        stores.write_durable(file, "".join(kept))
 
 
 def _subject(plan: ForgetPlan) -> str:
@@ -133,9 +136,8 @@ def _subject(plan: ForgetPlan) -> str:
     )
 
 
-def _drop_records(workspace: Workspace, plan: ForgetPlan) -> None:
-    file = sidecar(workspace.root)
-    provenance = file.read()
+def _drop_records(stores: ProvenanceStores, plan: ForgetPlan) -> None:
+    provenance = stores.provenance.read()
     cursors = {entry.cursor for entry in plan.entries if entry.removed}
     messages = {(m.session_key, m.index) for m in plan.messages}
     kept = Provenance()
@@ -150,7 +152,7 @@ def _drop_records(workspace: Workspace, plan: ForgetPlan) -> None:
             updated=record.updated,
             sources=sources,
         )
-    file.write(kept)
+    stores.provenance.write(kept)
 
 
 def _without(source: SourceRef, messages: set[tuple[str, int]]) -> SourceRef:

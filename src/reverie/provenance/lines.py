@@ -4,16 +4,16 @@ A *durable line* is a non-blank line of SOUL.md, USER.md, memory/MEMORY.md or a 
 (``skills/<name>/SKILL.md``) that is not a Markdown heading or a code fence: in practice the
 bullets dream writes. ``matches`` decides whether a line answers a ``why``/``forget`` query:
 the query, normalised like the line (``line_key``), is a substring of it; ``resembles`` is the
-looser test ``why`` falls back on. This module only reads files.
+looser test ``why`` falls back on. This module does no I/O: the texts come from the backend
+(``ProvenanceAccess.durable_texts``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from reverie.provenance.similarity import content_tokens
-from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.store.provenance_file import line_key
 
 
@@ -41,18 +41,10 @@ def content_lines(text: str) -> list[tuple[int, str]]:
     return found
 
 
-def durable_paths(root: Path) -> list[str]:
-    """The workspace-relative durable files that exist: the three memory files, then skills."""
-    paths = [RELATIVE_PATHS[name] for name in MEMORY_FILE_NAMES]
-    skills = sorted(p.relative_to(root).as_posix() for p in root.glob("skills/*/SKILL.md"))
-    return [p for p in (*paths, *skills) if (root / p).is_file() and not (root / p).is_symlink()]
-
-
-def durable_lines(root: Path) -> list[DurableLine]:
-    """Every durable line of the workspace at ``root``, file by file, in order."""
+def durable_lines(texts: Mapping[str, str]) -> list[DurableLine]:
+    """Every durable line of ``texts`` (path -> text, as ``durable_texts`` gives), in order."""
     lines = []
-    for relative in durable_paths(root):
-        text = (root / relative).read_text(encoding="utf-8", errors="replace")
+    for relative, text in texts.items():
         lines += [DurableLine(file=relative, number=n, text=t) for n, t in content_lines(text)]
     return lines
 

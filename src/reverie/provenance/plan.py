@@ -1,7 +1,8 @@
 """What ``forget TEXT`` would remove: the plan shown (and confirmed) before anything goes.
 
-The plan is computed from the text, the durable files, the provenance sidecar, the history
-log and every session journal; it writes nothing. It holds:
+The plan is computed from the text, the durable files, the provenance records, the history
+log and every session, through the storage seam (``reverie.ports.ProvenanceStores``: a folder
+or a database workspace alike); it writes nothing. It holds:
 
 - **lines**: durable lines whose text contains TEXT (``matches``: normalised, case folded),
   and lines the forgotten entries *led to*: lines whose every recorded source is an entry
@@ -28,13 +29,12 @@ from typing import TYPE_CHECKING, Literal
 from reverie.messages import JSONObject
 from reverie.provenance.lines import DurableLine, durable_lines, matches
 from reverie.provenance.pieces import Fact
-from reverie.provenance.record import sidecar
 from reverie.store.provenance_file import LineRecord, Provenance, line_key
 from reverie.store.redaction import FORGOTTEN
 
 if TYPE_CHECKING:
     from reverie.messages import Message
-    from reverie.store.workspace import Workspace
+    from reverie.ports import ProvenanceStores
 
 Reason = Literal["matches", "led_to"]
 
@@ -146,7 +146,7 @@ def contains(text: str, query: str) -> bool:
     return bool(wanted) and wanted in " ".join(text.split()).casefold()
 
 
-def plan_forget(workspace: Workspace, query: str) -> ForgetPlan:
+def plan_forget(stores: ProvenanceStores, query: str) -> ForgetPlan:
     """Return what forgetting ``query`` removes (nothing is changed).
 
     Raises:
@@ -154,17 +154,17 @@ def plan_forget(workspace: Workspace, query: str) -> ForgetPlan:
     """
     if len("".join(query.split())) < MIN_QUERY_CHARS:
         raise ValueError(f"forget needs a text of at least {MIN_QUERY_CHARS} characters")
-    provenance = sidecar(workspace.root).read()
-    found = durable_lines(workspace.root)
+    provenance = stores.provenance.read()
+    found = durable_lines(stores.durable_texts())
     fact_records = [r for r in provenance.records.values() if matches(r.key, query)]
     fact = Fact(
         query, [r.key for r in fact_records] + [x.text for x in found if matches(x.text, query)]
     )
     cited = {s.cursor for r in fact_records for s in r.sources}
-    entries = _entries(workspace, fact, cited)
+    entries = _entries(stores, fact, cited)
     lines = _lines(found, provenance, query, {e.cursor for e in entries if e.removed})
     refs = {(s.session_key, m.index) for r in fact_records for s in r.sources for m in s.messages}
-    messages, summaries = _messages(workspace, fact, refs)
+    messages, summaries = _messages(stores, fact, refs)
     records = {(r.file, r.key) for r in fact_records}
     records |= {(line.file, line_key(line.text)) for line in lines}
     return ForgetPlan(
@@ -177,9 +177,9 @@ def plan_forget(workspace: Workspace, query: str) -> ForgetPlan:
     )
 
 
-def _entries(workspace: Workspace, fact: Fact, cited: set[int]) -> list[PlannedEntry]:
+def _entries(stores: ProvenanceStores, fact: Fact, cited: set[int]) -> list[PlannedEntry]:
     planned = []
-    for entry in workspace.history.entries():
+    for entry in stores.history.entries():
         if entry.cursor not in cited and not contains(entry.content, fact.query):
             continue
         kept = fact.cut(entry.content)
@@ -221,12 +221,12 @@ def _only_from(record: LineRecord | None, gone: set[int]) -> bool:
 
 
 def _messages(
-    workspace: Workspace, fact: Fact, refs: set[tuple[str | None, int]]
+    stores: ProvenanceStores, fact: Fact, refs: set[tuple[str | None, int]]
 ) -> tuple[list[PlannedMessage], list[str]]:
     messages: list[PlannedMessage] = []
     summaries: list[str] = []
-    for info in workspace.sessions.list():
-        session = workspace.sessions.load(info.key)
+    for info in stores.sessions.list():
+        session = stores.sessions.load(info.key)
         for index, message in enumerate(session.messages):
             says = (info.key, index) in refs and fact.cut(message.text) != message.text
             if says or _message_holds(message, fact.query):

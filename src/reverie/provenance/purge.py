@@ -1,17 +1,24 @@
 """``forget --purge``: after forgetting, leave no byte of the text anywhere in the workspace.
 
-Run by ``forget`` under the dream lock, after the ordinary removal. In order:
+Run by ``forget`` under the dream lock, after the ordinary removal, on the storage seam
+(``reverie.ports.ProvenanceStores``), folder and database alike. In order:
 
-1. the audit history is rewritten (``AuditRepo.purge``): every version of every durable file
-   loses the lines that hold the text or were forgotten, every message is rebuilt from the
-   new diff, the reflogs go, and unreachable objects are deleted (loose and packed);
-2. the quarantines and the ledger lose the records that hold it (a quarantined line is
-   base64: it is decoded to be checked);
+1. the audit history is rewritten (``AuditPort.purge``): every version of every durable file
+   loses the lines that hold the text or were forgotten, and every commit subject naming it
+   says ``[forgotten]``. In git (``AuditRepo.purge``) every message is rebuilt from the new
+   diff, the reflogs go, and unreachable objects are deleted (loose and packed); in
+   PostgreSQL (``PgAudit.purge``, ``postgres.audit_rewrite``) the versioned rows and the
+   commit messages are updated in place, in one transaction under the audit lock;
+2. the backend's side records lose the ones that hold it (``scrub_side_records``): the
+   quarantines (a quarantined line is base64 on files, bytes in a row: decoded to be
+   checked) and the ledger; a folder also deletes search indexes moved aside as damaged;
 3. the search index is rebuilt from nothing (SQLite keeps deleted text in free pages; a new
-   file has none), and indexes moved aside as damaged that hold the text are deleted;
-4. every file under the workspace, and every object in the audit repository, is checked;
-   whatever still holds the text is reported in ``leftovers`` (expected empty; a file a
-   person keeps there, e.g. ``reverie.toml``, is not reverie's to rewrite).
+   file has none; PostgreSQL's index is its tables, already without the text);
+4. every place of the workspace (``places_holding``: each file of a folder, each row of a
+   database workspace) and every object of the audit is checked; whatever still holds the
+   text is reported in ``leftovers`` (expected empty; a file a person keeps there, e.g.
+   ``reverie.toml``, is not reverie's to rewrite). A database may keep old row versions
+   until its autovacuum reclaims them; no query reaches them.
 """
 
 from __future__ import annotations
@@ -24,12 +31,11 @@ from typing import TYPE_CHECKING
 from reverie.messages import JSONObject
 from reverie.store import layout
 from reverie.store.provenance_file import line_key
-from reverie.store.scrub import Needle, files_holding, scrub_blob, scrub_jsonl
+from reverie.store.scrub import Needle, scrub_blob
 
 if TYPE_CHECKING:
-    from reverie.ports import IndexPort
+    from reverie.ports import IndexPort, ProvenanceStores
     from reverie.provenance.plan import ForgetPlan
-    from reverie.store.workspace import Workspace
 
 logger = logging.getLogger(__name__)
 
@@ -62,36 +68,26 @@ class PurgeReport:
         }
 
 
-def purge_workspace(workspace: Workspace, plan: ForgetPlan, *, index: IndexPort) -> PurgeReport:
-    """Scrub ``plan.query`` from the audit history, side files and caches; check everything.
+def purge_stores(stores: ProvenanceStores, plan: ForgetPlan, *, index: IndexPort) -> PurgeReport:
+    """Scrub ``plan.query`` from the audit history, side records and caches; check everything.
 
     Raises:
         AuditError: git failed.
-        StorageError: a file could not be rewritten.
+        StorageError, DatabaseError: a file or a row could not be rewritten.
     """
     needle = Needle(plan.query)
     keys = {key for _file, key in plan.records} | {line_key(line.text) for line in plan.lines}
     pattern = re.compile(re.escape(plan.query.strip()), re.IGNORECASE)
-    rewritten = workspace.audit.purge(
+    rewritten = stores.audit.purge(
         lambda path, data: data if path in KEPT_AS_IS else scrub_blob(data, needle, keys),
         lambda text: pattern.sub(REDACTED, text),
     )
-    dropped = 0
-    for side in (workspace.quarantine.path, workspace.sessions.quarantine.path):
-        dropped += scrub_jsonl(side, needle)
-    dropped += scrub_jsonl(workspace.ledger.path, needle)
+    dropped = stores.scrub_side_records(needle)
     index.rebuild()
-    for moved in (workspace.root / layout.STATE).glob(layout.SEARCH_INDEX_MOVED):
-        if needle.in_bytes(moved.read_bytes()):
-            moved.unlink()
-    leftovers = _leftovers(workspace, needle)
+    leftovers = [*stores.places_holding(needle)]
+    leftovers += [f"audit object {name}" for name in stores.audit.objects_holding(needle.in_bytes)]
     if leftovers:
         logger.warning("after purge, %d place(s) still hold the text", len(leftovers))
-    return PurgeReport(commits_rewritten=rewritten, records_dropped=dropped, leftovers=leftovers)
-
-
-def _leftovers(workspace: Workspace, needle: Needle) -> tuple[str, ...]:
-    root = workspace.root
-    found = [path.relative_to(root).as_posix() for path in files_holding(root, needle)]
-    found += [f".git object {sha}" for sha in workspace.audit.objects_holding(needle.in_bytes)]
-    return tuple(found)
+    return PurgeReport(
+        commits_rewritten=rewritten, records_dropped=dropped, leftovers=tuple(leftovers)
+    )

@@ -1,7 +1,8 @@
 """Noting a dream run's sources in the sidecar, just before the run publishes.
 
-``note_run`` is the one call the dream runner makes: it reads the sidecar, attributes the
-lines the run adds (``attribution``), and replaces the sidecar atomically. Published files of
+``note_run`` is the one call the folder's dream runner makes: it reads the sidecar, attributes
+the lines the run adds (``attribution``), and replaces the sidecar atomically. ``note_changes``
+does the same on any backend's ``ProvenancePort`` (a database dream uses it). Published files of
 more than ``MAX_PUBLISHED_LINES`` lines in all are not attributed (checked by counting
 newlines, before any parsing), so such a run costs dream nothing measurable. The runner holds
 the dream lock, so no other writer (dream, restore, forget) races it.
@@ -24,7 +25,7 @@ MAX_PUBLISHED_LINES = 5_000
 """Files longer than this in all (no durable file should be) are not attributed at all."""
 
 if TYPE_CHECKING:
-    from reverie.ports import SessionsPort
+    from reverie.ports import ProvenancePort, SessionsPort
     from reverie.store.entries import HistoryEntry
 
 
@@ -43,8 +44,30 @@ def note_run(
 ) -> int:
     """Record where the lines of ``changes`` (path -> new text) came from; return how many.
 
+    The folder's form of ``note_changes``: the old texts are the files under ``root``.
+
     Raises:
         StorageError: the sidecar could not be written (the run then fails before publishing).
+    """
+    old = {path: _text(root / path) for path in changes}
+    return note_changes(sidecar(root), sessions, old=old, changes=changes, entries=entries, at=at)
+
+
+def note_changes(
+    provenance: ProvenancePort,
+    sessions: SessionsPort,
+    *,
+    old: Mapping[str, str],
+    changes: Mapping[str, str],
+    entries: Sequence[HistoryEntry],
+    at: datetime,
+) -> int:
+    """Record where the lines ``changes`` adds over ``old`` came from, on any backend.
+
+    A database dream calls this with ``stores.provenance`` before it publishes.
+
+    Raises:
+        StorageError: the records could not be written (the run then fails before publishing).
     """
     if not changes:
         return 0
@@ -52,13 +75,11 @@ def note_run(
     if lines > MAX_PUBLISHED_LINES:  # checked before any parsing: dream's speed stays the same
         logger.warning("dream wrote %d lines; their provenance is not recorded", lines)
         return 0
-    file = sidecar(root)
-    provenance = file.read()
-    old = {path: _text(root / path) for path in changes}
+    records = provenance.read()
     loader = session_loader(lambda key: sessions.load(key).messages)
-    noted = attribute(provenance, old=old, new=changes, entries=entries, messages_of=loader, at=at)
+    noted = attribute(records, old=old, new=changes, entries=entries, messages_of=loader, at=at)
     if noted:
-        file.write(provenance)
+        provenance.write(records)
     return noted
 
 

@@ -3,13 +3,15 @@
 A line matches when it holds the text (normalised, case folded); when none does, the lines
 holding every content word of it ("live in Porto" finds "Lives in Porto").
 
-``explain`` reads the durable files, the sidecar, the history log and the session journals;
-it writes nothing. A line with a record is ``origin="dream"`` and lists its sources; a line
-without one is ``origin="hand"`` (a person wrote or edited it, or it predates provenance).
-A source entry that left the log (trimmed, or forgotten) keeps its cursor, session and time
-from the sidecar with ``text=None``; a message keeps its index, speaker and time, and its
-text as the journal holds it now (a message forgotten since is no longer cited). Every value
-has ``to_json()`` (plain JSON types, times in ISO 8601) for the CLI, the viewer and MCP.
+``explain`` reads the durable files, the provenance records, the history log and the
+sessions, through the storage seam (``reverie.ports.ProvenanceStores``), so it answers alike
+on a folder and on a database workspace; it writes nothing. A line with a record is
+``origin="dream"`` and lists its sources; a line without one is ``origin="hand"`` (a
+person wrote or edited it, or it predates provenance). A source entry that left the log
+(trimmed, or forgotten) keeps its cursor, session and time from the records with
+``text=None``; a message keeps its index, speaker and time, and its text as the session
+holds it now (a message forgotten since is no longer cited). Every value has ``to_json()``
+(plain JSON types, times in ISO 8601) for the CLI, the viewer and MCP.
 """
 
 from __future__ import annotations
@@ -20,12 +22,11 @@ from typing import TYPE_CHECKING, Literal
 
 from reverie.messages import JSONObject
 from reverie.provenance.lines import DurableLine, durable_lines, matches, resembles
-from reverie.provenance.record import sidecar
 from reverie.store.provenance_file import Provenance, SourceRef
 
 if TYPE_CHECKING:
     from reverie.messages import Message
-    from reverie.store.workspace import Workspace
+    from reverie.ports import ProvenanceStores
 
 Origin = Literal["dream", "hand"]
 
@@ -111,7 +112,7 @@ class WhyReport:
         return {"query": self.query, "lines": [line.to_json() for line in self.lines]}
 
 
-def explain(workspace: Workspace, query: str) -> WhyReport:
+def explain(stores: ProvenanceStores, query: str) -> WhyReport:
     """Return the durable lines matching ``query`` and where each came from.
 
     Raises:
@@ -119,9 +120,9 @@ def explain(workspace: Workspace, query: str) -> WhyReport:
     """
     if not query.strip():
         raise ValueError("why needs a text to look for")
-    provenance = sidecar(workspace.root).read()
-    resolver = _Resolver(workspace)
-    lines = durable_lines(workspace.root)
+    provenance = stores.provenance.read()
+    resolver = _Resolver(stores)
+    lines = durable_lines(stores.durable_texts())
     chosen = [line for line in lines if matches(line.text, query)]
     if not chosen:  # no line says it word for word: the lines holding all its words
         chosen = [line for line in lines if resembles(line.text, query)]
@@ -147,12 +148,12 @@ def _explain_line(line: DurableLine, provenance: Provenance, resolver: _Resolver
 class _Resolver:
     """Looks sources up in the log and the journals, loading each session once."""
 
-    def __init__(self, workspace: Workspace) -> None:
-        self._workspace = workspace
+    def __init__(self, stores: ProvenanceStores) -> None:
+        self._stores = stores
         self._sessions: dict[str, tuple[Message, ...]] = {}
 
     def entry(self, source: SourceRef) -> SourceEntry:
-        found = self._workspace.history.read_since(source.cursor - 1, 1)
+        found = self._stores.history.read_since(source.cursor - 1, 1)
         text = found[0].content if found and found[0].cursor == source.cursor else None
         messages: tuple[SourceMessage, ...] = ()
         if source.session_key is not None:
@@ -178,7 +179,7 @@ class _Resolver:
 
     def _messages(self, key: str) -> tuple[Message, ...]:
         if key not in self._sessions:
-            store = self._workspace.sessions
+            store = self._stores.sessions
             self._sessions[key] = store.load(key).messages if store.exists(key) else ()
         return self._sessions[key]
 

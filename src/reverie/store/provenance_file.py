@@ -152,13 +152,7 @@ class ProvenanceFile:
                 "provenance %s is unreadable (%s); lines read as hand-written", self.path, exc
             )
             return Provenance()
-        try:
-            return _parse(text)
-        except (ValueError, KeyError, TypeError) as exc:
-            logger.warning(
-                "provenance %s is invalid (%s); lines read as hand-written", self.path, exc
-            )
-            return Provenance()
+        return read_document(text, where=str(self.path))
 
     def write(self, provenance: Provenance) -> None:
         """Replace the sidecar atomically.
@@ -167,13 +161,30 @@ class ProvenanceFile:
             StorageError: the file could not be written.
         """
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        records = provenance.records
-        if len(records) > MAX_RECORDS:
-            newest = sorted(records.items(), key=lambda item: item[1].updated)[-MAX_RECORDS:]
-            records = dict(newest)
-        lines = [_record_json(r) for _k, r in sorted(records.items())]
-        document = {"format": PROVENANCE_FORMAT, "version": PROVENANCE_VERSION, "lines": lines}
-        atomic_write_text(self.path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+        atomic_write_text(self.path, document_text(provenance))
+
+
+def document_text(provenance: Provenance) -> str:
+    """The records as the sidecar's JSON document (bounded to ``MAX_RECORDS``, newest kept).
+
+    A database backend stores the same document, so both backends keep one format.
+    """
+    records = provenance.records
+    if len(records) > MAX_RECORDS:
+        newest = sorted(records.items(), key=lambda item: item[1].updated)[-MAX_RECORDS:]
+        records = dict(newest)
+    lines = [_record_json(r) for _k, r in sorted(records.items())]
+    document = {"format": PROVENANCE_FORMAT, "version": PROVENANCE_VERSION, "lines": lines}
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
+def read_document(text: str, *, where: str) -> Provenance:
+    """Parse ``document_text``'s output; invalid: a warning naming ``where``, and no records."""
+    try:
+        return _parse(text)
+    except (ValueError, KeyError, TypeError) as exc:
+        logger.warning("provenance %s is invalid (%s); lines read as hand-written", where, exc)
+        return Provenance()
 
 
 def _time_text(moment: datetime | None) -> str | None:

@@ -12,7 +12,6 @@ from datetime import datetime
 from pathlib import PurePosixPath
 
 from reverie.engine import MemoryEngine
-from reverie.errors import StoreUnsupportedError
 from reverie.provenance import LineProvenance
 from reverie.viewer.layout import ProvenanceHook
 
@@ -27,10 +26,7 @@ def engine_provenance(engine: MemoryEngine) -> ProvenanceHook:
         if len(text) < 2:
             return []
         wanted = PurePosixPath(path).name
-        try:
-            explained = engine.why(text).lines
-        except StoreUnsupportedError:  # a database workspace keeps no provenance yet
-            return []
+        explained = engine.why(text).lines
         found = [
             item
             for item in explained
