@@ -1,9 +1,9 @@
 """``PgBackend``: one workspace of a PostgreSQL database as a ``reverie.ports.Backend``.
 
 Every store of the workspace (sessions, history, dream cursor, durable files, audit, ledger,
-rejected rules, quarantine), its named locks and its search index, all over one connection
-pool, each scoped to the workspace by row-level security (``reverie.postgres``). Several
-processes on several machines may open the same workspace at once: every invariant of
+rejected rules, quarantine, ingest records), its named locks and its search index, all over
+one connection pool, each scoped to the workspace by row-level security (``reverie.postgres``).
+Several processes on several machines may open the same workspace at once: every invariant of
 DESIGN.md then holds across them (``docs/scale-out.md`` says how, and at what cost).
 
 Opening checks the schema (``SchemaVersionError`` when it is missing, older or newer);
@@ -22,6 +22,7 @@ from reverie.postgres.audit import PgAudit
 from reverie.postgres.database import Database, Tenant
 from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
 from reverie.postgres.history import PgHistoryLog
+from reverie.postgres.ingest_records import PgIngestRecords
 from reverie.postgres.locks import DEFAULT_TTL, PgLock
 from reverie.postgres.records import PgLedger, PgQuarantine, PgRejections
 from reverie.postgres.sessions import PgSessionStore
@@ -56,6 +57,7 @@ class PgBackend:
         self._audit = PgAudit(tenant, clock=clock)
         self._ledger = PgLedger(tenant)
         self._rejections = PgRejections(tenant)
+        self._ingest_records = PgIngestRecords(tenant)
         self._locks: dict[str, PgLock] = {}
 
     @classmethod
@@ -137,6 +139,11 @@ class PgBackend:
     def rejections(self) -> PgRejections:
         """Refused SOUL.md rules."""
         return self._rejections
+
+    @property
+    def ingest_records(self) -> PgIngestRecords:
+        """What ingest brought in and the ingest running now (``reverie.ports.ingest``)."""
+        return self._ingest_records
 
     def lock(self, name: str) -> PgLock:
         """Return the lock ``name`` of this workspace, shared with every server."""

@@ -112,7 +112,6 @@ REFUSED: list[tuple[str, Callable[[MemoryEngine, Path], object]]] = [
     ("why", lambda m, _p: m.why("Utrecht")),
     ("forget", lambda m, _p: m.forget("Utrecht")),
     ("forget", lambda m, _p: m.forget_plan("Utrecht")),
-    ("ingest", lambda m, p: m.ingest([p])),
 ]
 
 

@@ -77,7 +77,6 @@ def test_a_person_uses_a_database_workspace_from_the_command_line(
 REFUSED = [
     (["why", "launch"], "why"),
     (["forget", "launch", "--yes"], "forget"),
-    (["ingest", "."], "ingest"),
 ]
 
 

@@ -23,6 +23,8 @@ The contract each implementation keeps (DESIGN.md's invariants, stated per proto
 - ``LocksPort.lock(name)`` returns a lock exclusive across processes (dream, compaction per
   session, ingest, search refresh), held with ``with lock.hold(timeout=...)``.
 - ``IndexPort`` answers from current data: it catches up with the stores before a query.
+- ``IngestRecordsPort`` (``reverie.ports.ingest``) keeps what ingest brought in and the run
+  it is in, so a rerun adds nothing twice and finishes what an interrupted run left.
 
 The protocols, one per store, are in ``reverie.ports.stores``; the bundles a process or a
 backend holds (``Stores``, ``Backend``...) in ``reverie.ports.bundles``. Nothing here does
@@ -31,7 +33,15 @@ anything at run time.
 
 from __future__ import annotations
 
-from reverie.ports.bundles import AgentStores, Backend, PromptStores, SessionLogStores, Stores
+from reverie.ports.bundles import (
+    AgentStores,
+    Backend,
+    IngestStores,
+    PromptStores,
+    SessionLogStores,
+    Stores,
+)
+from reverie.ports.ingest import IngestRecordsPort
 from reverie.ports.stores import (
     AuditPort,
     CursorPort,
@@ -53,6 +63,8 @@ __all__ = [
     "CursorPort",
     "HistoryPort",
     "IndexPort",
+    "IngestRecordsPort",
+    "IngestStores",
     "LedgerPort",
     "LockPort",
     "LocksPort",

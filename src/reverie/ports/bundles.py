@@ -1,14 +1,16 @@
 """The storage seam's bundles: the stores a process, the engine or a backend holds together.
 
 ``SessionLogStores`` (compaction), ``PromptStores`` (prompt assembly), ``AgentStores`` (the
-built-in agent), ``Stores`` (all of them, what the engine reaches) and ``Backend`` (``Stores``
-plus its search index: what ``MemoryEngine`` is built from).
+built-in agent), ``Stores`` (all of them, what the engine reaches), ``IngestStores`` (``Stores``
+plus the ingest records: what ``reverie.ingest`` uses) and ``Backend`` (``IngestStores`` plus
+its search index: what ``MemoryEngine`` is built from).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from reverie.ports.ingest import IngestRecordsPort
 from reverie.ports.stores import (
     AuditPort,
     CursorPort,
@@ -97,7 +99,15 @@ class Stores(SessionLogStores, PromptStores, AgentStores, Protocol):
         """Release everything open (the stores may be opened again later)."""
 
 
-class Backend(Stores, Protocol):
+class IngestStores(Stores, Protocol):
+    """What ingest uses: every store plus the ingest records (``reverie.ports.ingest``)."""
+
+    @property
+    def ingest_records(self) -> IngestRecordsPort:
+        """The imported-sources marks and the record of a running ingest."""
+
+
+class Backend(IngestStores, Protocol):
     """The stores plus the search index over them: what ``MemoryEngine`` is built from."""
 
     def open_index(self) -> IndexPort:
