@@ -13,17 +13,17 @@ from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
+import psycopg
 import pytest
 from typer.testing import CliRunner
 
 from reverie.cli import app
 from reverie.config import Config
 from reverie.engine import MemoryEngine
-from reverie.errors import IngestBusyError
+from reverie.errors import SchemaVersionError
 from reverie.file_backend import FileBackend
-from reverie.ingest_guard import begin, hold_ingest
-from reverie.messages import Message
 from reverie.ports import IngestRecordsPort, Stores
+from reverie.postgres import schema
 from reverie.postgres.database import Database
 from reverie.postgres.ingest_records import PgIngestRecords
 from reverie.postgres_backend import PgBackend
@@ -159,32 +159,6 @@ def test_reingest_into_postgres_adds_nothing(
     assert (_snapshot(stores), len(stores.audit.log(100))) == before
 
 
-def test_an_interrupted_ingest_is_reported_and_finished_on_postgres(
-    tmp_path: Path, pg_url: str, name: str, stores: PgBackend
-) -> None:
-    stamp = StepClock()()
-    stores.sessions.append_many(
-        "import:openai:old", [Message(role="user", content="I live in Porto.", timestamp=stamp)]
-    )
-    begin(stores, ["import:openai:old"])
-    source = tmp_path / "a.json"
-    source.write_text(json.dumps([[{"role": "user", "content": "I prefer tea."}]]))
-    with MemoryEngine.open(name, Config(), store=pg_url, environ={}) as db:
-        report = db.doctor()
-        (finding,) = [f for f in report.findings if f.check == "ingest"]
-        assert "1 session(s), 1 message(s) not yet archived" in finding.message
-        with hold_ingest(stores):
-            assert not [f for f in db.doctor().findings if f.check == "ingest"]  # running
-            with pytest.raises(IngestBusyError, match="another ingest is running"):
-                db.ingest([source], wait=False)
-        db.ingest([source])
-        assert db.doctor().ok
-    assert stores.ingest_records.running() is None
-    old = stores.sessions.load("import:openai:old")
-    assert old.compacted_upto == len(old.messages) == 1
-    assert "Porto" in stores.files.read("USER")
-
-
 def test_the_command_line_ingests_the_examples_into_a_database_workspace(
     pg_url: str, name: str, stores: PgBackend
 ) -> None:
@@ -199,3 +173,42 @@ def test_the_command_line_ingests_the_examples_into_a_database_workspace(
     again = CliRunner().invoke(app, args, env=env)
     assert again.exit_code == 0, again.output
     assert "0 message(s) added, 54 already there; 0 history entr(ies)" in again.output
+
+
+def test_a_version_1_database_is_refused_at_open_and_migrated_by_init(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """A database made before the ingest tables: open says so, ``reverie init`` migrates it."""
+    dbname = f"v1_{secrets.token_hex(4)}"
+    admin = pg_url.replace("reverie_app@", "postgres@")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {dbname} OWNER reverie_app")
+    url = pg_url.rsplit("/", 1)[0] + "/" + dbname
+    (version, statements), *_later = schema.MIGRATIONS
+    with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
+        conn.execute(statements.encode("utf-8"))
+        conn.execute("INSERT INTO reverie_schema (version) VALUES (%s)", (version,))
+        (workspace_id,) = conn.execute(
+            "INSERT INTO workspaces (name) VALUES ('old') RETURNING id"
+        ).fetchone() or (0,)
+        conn.execute("SELECT set_config('reverie.workspace', %s, true)", (str(workspace_id),))
+        conn.execute(
+            "INSERT INTO workspace_state (workspace_id, last_cursor) VALUES (%s, 1)",
+            (workspace_id,),
+        )
+        conn.execute(
+            "INSERT INTO history (workspace_id, cursor, stamp, content)"
+            " VALUES (%s, 1, '2026-10-01 09:00', 'kept from version 1')",
+            (workspace_id,),
+        )
+    with pytest.raises(SchemaVersionError, match=f"schema version {version} is older"):
+        PgBackend.open(url, "old")
+    env = {"REVERIE_DREAM_MODE": "model-free"}
+    said = CliRunner().invoke(app, ["init", "--store", url, "-w", "old"], env=env)
+    assert said.exit_code == 0, said.output
+    assert f"schema {version} -> {schema.SCHEMA_VERSION}" in said.output
+    nano = _nanobot(tmp_path)
+    with MemoryEngine.open("old", Config(), store=url, environ={}) as memory:
+        assert memory.ingest([nano]).messages_added == 3
+        assert memory.history()[0].content == "kept from version 1"
+        assert memory.ingest([nano]).entries == 0
