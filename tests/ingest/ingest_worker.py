@@ -1,7 +1,9 @@
 """Subprocess worker for the ingest concurrency and kill-and-rerun tests.
 
-Usage: ``ingest_worker.py INPUT``. Imports reverie once, prints ``ready``, then for each line
-``WORKSPACE`` read on stdin forks a child that ingests INPUT into WORKSPACE (model-free, the
+Usage: ``ingest_worker.py INPUT [STORE_URL]``. Imports reverie once, prints ``ready``, then for
+each line ``WORKSPACE`` read on stdin forks a child that ingests INPUT into WORKSPACE (with a
+STORE_URL: into the database workspace ``database_name(WORKSPACE)``, with leases that
+expire ``LEASE_SECONDS`` after a kill; model-free, the
 small budget of ``CONFIG`` so compaction and several dream batches happen), prints the child's
 pid, waits for it and prints ``exit STATUS SECONDS``. Forking from an imported parent makes a
 fresh process cheap, so a test can kill many ingests at chosen instants in a few seconds.
@@ -13,9 +15,10 @@ import os
 import sys
 import time
 import traceback
+from dataclasses import replace
 from pathlib import Path
 
-from reverie.config import Config, DreamConfig, ModelConfig
+from reverie.config import Config, DreamConfig, ModelConfig, StoreConfig
 from reverie.engine import MemoryEngine
 
 CONFIG = Config(
@@ -24,15 +27,37 @@ CONFIG = Config(
 )
 
 
-def ingest(source: Path, workspace: Path) -> None:
+LEASE_SECONDS = 2.0
+PG_CONFIG = replace(CONFIG, store=StoreConfig(lease_seconds=LEASE_SECONDS))
+
+
+def database_name(workspace: Path) -> str:
+    """The database workspace standing for the folder ``workspace`` (its last two parts)."""
+    return f"{workspace.parent.name}-{workspace.name}"
+
+
+def ingest(source: Path, workspace: Path, store: str | None) -> None:
     """Ingest ``source`` into ``workspace`` (the child's whole life)."""
-    engine = MemoryEngine.open(workspace, CONFIG, environ={})
+    if store is None:
+        engine = MemoryEngine.open(workspace, CONFIG, environ={})
+    else:
+        from reverie.postgres.database import Database
+
+        database = Database(store, max_connections=1)
+        try:
+            database.tenant(database_name(workspace), create=True)
+        finally:
+            database.close()
+        engine = MemoryEngine.open(database_name(workspace), PG_CONFIG, store=store, environ={})
     engine.ingest([source])
     engine.close()
 
 
 def main() -> None:
     source = Path(sys.argv[1])
+    store = sys.argv[2] if len(sys.argv) > 2 else None
+    if store is not None:
+        import reverie.postgres_backend  # noqa: F401 -- imported once, before the forks
     print("ready", flush=True)
     for line in sys.stdin:
         started = time.monotonic()
@@ -40,7 +65,7 @@ def main() -> None:
         if pid == 0:
             status = 0
             try:
-                ingest(source, Path(line.strip()))
+                ingest(source, Path(line.strip()), store)
             except BaseException:  # noqa: BLE001 -- the child reports by exit status and stderr
                 traceback.print_exc()
                 status = 1
