@@ -283,6 +283,8 @@ class MemoryEngine(MemoryJobs):
         """
         from reverie.ingest import IngestJob, run_ingest  # noqa: PLC0415
 
+        if not self.on_folder and self.mode == "model":
+            self._publisher()  # ingest ends with dream: refuse it before anything is written
         job = IngestJob(
             stores=self._stores,
             compaction=self._compactor,

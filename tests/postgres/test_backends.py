@@ -230,3 +230,21 @@ def test_an_unchanged_commit_is_a_no_op_and_show_names_the_diff(backend: Backend
     assert backend.audit.file_at("HEAD", "memory/MEMORY.md") == (
         b"# Memory\n\n- Harbour moorings are free in May\n"
     )
+
+
+def test_ingest_records_keep_marks_and_the_running_ingest(backend: Backend) -> None:
+    records = backend.ingest_records
+    assert records.marks() == set()
+    assert records.running() is None
+    first, second = "a" * 64, "b" * 64
+    records.add_marks([first])
+    records.add_marks([first, second])  # a mark added twice is kept once
+    assert records.marks() == {first, second}
+    records.begin(["import:x", "import:y", "import:x"])
+    assert records.running() == ["import:x", "import:y"]
+    records.begin([])  # a run with no sessions is still a run
+    assert records.running() == []
+    records.finish()
+    assert records.running() is None
+    records.finish()  # finishing twice is harmless
+    assert records.marks() == {first, second}

@@ -20,20 +20,19 @@ from typer.testing import CliRunner
 from reverie.cli import app
 from reverie.config import Config
 from reverie.engine import MemoryEngine
-from reverie.errors import SchemaVersionError
+from reverie.errors import SchemaVersionError, StoreUnsupportedError
 from reverie.file_backend import FileBackend
+from reverie.llm.scripted import ScriptedProvider
 from reverie.ports import IngestRecordsPort, Stores
 from reverie.postgres import schema
-from reverie.postgres.database import Database
+from reverie.postgres.database import Database, Tenant
 from reverie.postgres.ingest_records import PgIngestRecords
 from reverie.postgres_backend import PgBackend
-from reverie.store.ingest_records import FolderIngestRecords
 from tests.conftest import StepClock
 
 pytestmark = pytest.mark.slow
 
-PG_RECORDS: type[IngestRecordsPort] = PgIngestRecords
-FOLDER_RECORDS: type[IngestRecordsPort] = FolderIngestRecords
+RECORDS: type[IngestRecordsPort] = PgIngestRecords  # mypy checks the conformance
 
 STILL = StepClock(step=timedelta(0))
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -212,3 +211,31 @@ def test_a_version_1_database_is_refused_at_open_and_migrated_by_init(
         assert memory.ingest([nano]).messages_added == 3
         assert memory.history()[0].content == "kept from version 1"
         assert memory.ingest([nano]).entries == 0
+
+
+def test_a_workspace_never_sees_another_workspaces_ingest_records(
+    database: Database, tenant: Tenant
+) -> None:
+    other = database.tenant(f"{tenant.name}-other", create=True)
+    PgIngestRecords(other).add_marks(["c" * 64])
+    PgIngestRecords(other).begin(["import:secret"])
+    mine = PgIngestRecords(tenant)
+    assert mine.marks() == set()
+    assert mine.running() is None
+    mine.finish()  # deletes only its own run
+    assert PgIngestRecords(other).running() == ["import:secret"]
+    with tenant.transaction() as conn:
+        assert conn.execute("SELECT count(*) FROM ingest_marks").fetchone() == (0,)
+
+
+def test_ingest_with_a_model_is_refused_before_writing_while_dream_with_one_is(
+    tmp_path: Path, pg_url: str, name: str, stores: PgBackend
+) -> None:
+    chat = ScriptedProvider()
+    with MemoryEngine.open(name, Config(), store=pg_url, provider=chat, environ={}) as memory:
+        assert memory.mode == "model"
+        with pytest.raises(StoreUnsupportedError, match="dream with a model"):
+            memory.ingest([_nanobot(tmp_path)])
+    assert stores.sessions.list() == []
+    assert stores.history.last_cursor() == 0
+    assert stores.ingest_records.running() is None
