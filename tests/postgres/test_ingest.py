@@ -23,6 +23,7 @@ from reverie.engine import MemoryEngine
 from reverie.errors import SchemaVersionError, StoreUnsupportedError
 from reverie.file_backend import FileBackend
 from reverie.llm.scripted import ScriptedProvider
+from reverie.messages import Message
 from reverie.ports import IngestRecordsPort, Stores
 from reverie.postgres import schema
 from reverie.postgres.database import Database, Tenant
@@ -239,3 +240,47 @@ def test_ingest_with_a_model_is_refused_before_writing_while_dream_with_one_is(
     assert stores.sessions.list() == []
     assert stores.history.last_cursor() == 0
     assert stores.ingest_records.running() is None
+
+
+def _lived_in(memory: MemoryEngine) -> None:
+    """A database workspace with live sessions, a compaction, a dream and a later entry."""
+    for key, fact in (("tg:ana", "I moved to Utrecht"), ("tg:ben", "we picked DuckDB")):
+        memory.record(
+            key, [Message(role="user", content=fact), Message(role="assistant", content="Noted.")]
+        )
+        memory.compact(key)
+    memory.dream()
+    memory.record("tg:ana", [Message(role="user", content="I also keep bees")])
+    memory.compact("tg:ana")
+
+
+def test_a_reverie_folder_exported_from_postgres_ingests_back_whole(
+    tmp_path: Path, pg_url: str, name: str, stores: PgBackend
+) -> None:
+    with MemoryEngine.open(name, Config(), store=pg_url, clock=STILL, environ={}) as memory:
+        _lived_in(memory)
+    folder = tmp_path / "team"
+    args = ["store", "export", str(folder), "--store", pg_url, "-w", name]
+    assert CliRunner().invoke(app, args, env={}).exit_code == 0
+    again = f"{name}-again"
+    Database(pg_url).tenant(again, create=True).database.close()
+    with MemoryEngine.open(again, Config(), store=pg_url, clock=STILL, environ={}) as memory:
+        report = memory.ingest([folder])
+        assert report.problems == ()
+        assert memory.ingest([folder]).messages_added == 0  # idempotent
+    back = PgBackend.open(pg_url, again)
+    try:
+        for info in stores.sessions.list():
+            theirs = stores.sessions.load(info.key)
+            ours = back.sessions.load(f"import:nanobot:team:{info.key}")
+            assert ours.messages == theirs.messages
+            assert ours.compacted_upto == len(ours.messages)  # all archived, none redone
+        for file in ("SOUL", "USER", "MEMORY"):  # adopted (this workspace held starter text),
+            mine = set(back.files.read(file).splitlines())  # then dreamt what theirs had not
+            assert set(stores.files.read(file).splitlines()) <= mine
+        contents = {e.content for e in back.history.entries()}
+        assert all(
+            e.content in contents for e in stores.history.read_since(stores.dream_cursor.read())
+        )
+    finally:
+        back.close()
