@@ -149,13 +149,16 @@ def _described(stores: IngestStores) -> Outcome:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
 def test_two_ingests_of_one_file_at_once_equal_one_clean_ingest(
-    tmp_path: Path, source: Path
+    tmp_path: Path, source: Path, kind: str, request: pytest.FixtureRequest
 ) -> None:
-    first, second = Worker(source), Worker(source)
+    store = request.getfixturevalue("pg_url") if kind == "postgres" else None
+    tmp_path /= secrets.token_hex(4)  # a new name for each run's database workspaces
+    first, second = Worker(source, store), Worker(source, store)
     try:
         first.run(tmp_path / "clean")
-        clean = _outcome(tmp_path / "clean")
+        clean = _outcome(tmp_path / "clean", store)
         first.start(tmp_path / "both")
         second.start(tmp_path / "both")
         assert first.wait()[0] == 0
@@ -168,7 +171,7 @@ def test_two_ingests_of_one_file_at_once_equal_one_clean_ingest(
     assert not clean.marker
     assert len(clean.entries) >= 6, clean
     assert len(clean.facts) >= 20, clean
-    assert _outcome(tmp_path / "both") == clean
+    assert _outcome(tmp_path / "both", store) == clean
 
 
 @pytest.mark.slow
