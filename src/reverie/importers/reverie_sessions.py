@@ -25,7 +25,6 @@ from reverie.errors import StorageError
 from reverie.importers.conversation import ImportProblem
 from reverie.session import Session, is_internal
 from reverie.store import layout
-from reverie.store.sessions_sqlite import SqliteSessionStore
 
 _SIDE_FILES = ("-wal",)
 
@@ -37,6 +36,8 @@ def has_reverie_sessions(root: Path) -> bool:
 
 def read_reverie_sessions(root: Path) -> tuple[list[Session], list[ImportProblem]]:
     """Every non-internal, non-empty session of the reverie workspace at ``root``."""
+    from reverie.store.sessions_sqlite import SqliteSessionStore  # noqa: PLC0415 (sqlite3: on use)
+
     source = root / layout.SESSIONS_DB
     with tempfile.TemporaryDirectory(prefix="reverie-import-") as scratch:
         copy = Path(scratch) / source.name

@@ -88,6 +88,7 @@ class Workspace:
         self.locks_dir = root / layout.LOCKS
         self._kept: list[ProcessLock] = []
         self.files = MemoryFiles(root)
+        self.ingest_records = FolderIngestRecords(root)
         self.dream_cursor = DreamCursor(root / layout.DREAM_CURSOR)
         self.quarantine = Quarantine(root / layout.QUARANTINE)
         self.history = HistoryLog(
@@ -105,7 +106,6 @@ class Workspace:
         )
         self.audit = AuditRepo(root, lock=self._kept_lock("audit"), clock=clock)
         self.sessions = _session_store(root, self.locks_dir, clock, session_store)
-        self.ingest_records = FolderIngestRecords(root)
         self.repairs: list[BadLine] = []
         self.read_only = False
         """Opened only to read: upkeep writes were tried and may have failed."""
