@@ -24,7 +24,7 @@ from tests.conftest import StepClock
 KINDS = ("folder", "postgres")
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Target:
     """An engine on one backend and its stores."""
 
