@@ -6,7 +6,9 @@ facts, nothing pending, no ingest marker left. The workers fork from one importe
 the ``KILL_POINTS`` instants are spread evenly over the measured length of a clean run (a
 deterministic schedule), so they land in the import, the replay and compaction, and the dream
 runs and their commits. The kill test runs on a workspace folder and on a PostgreSQL
-workspace (where a killed ingest's leases expire ``LEASE_SECONDS`` later, so fewer points).
+workspace (where a killed ingest's leases expire ``KILLED_LEASE_SECONDS`` later, so fewer
+points; the two ingests at once keep the default lease time, which a loaded machine cannot
+outrun).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import pytest
 
 from reverie.file_backend import FileBackend
 from reverie.ports import IngestStores
-from tests.ingest.ingest_worker import database_name
+from tests.ingest.ingest_worker import KILLED_LEASE_SECONDS, database_name
 from tests.ingest.targets import KINDS
 
 WORKER = Path(__file__).with_name("ingest_worker.py")
@@ -63,11 +65,12 @@ def source(tmp_path: Path) -> Path:
 class Worker:
     """One forking worker process (see ``ingest_worker.py``)."""
 
-    def __init__(self, source: Path, store: str | None = None) -> None:
+    def __init__(self, source: Path, store: str | None = None, lease: float | None = None) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+        options = [store, str(lease)] if store and lease else [store] if store else []
         self.process = subprocess.Popen(
-            [sys.executable, str(WORKER), str(source), *([store] if store else [])],
+            [sys.executable, str(WORKER), str(source), *options],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -182,7 +185,7 @@ def test_sigkill_at_any_point_then_rerun_equals_one_clean_ingest(
     store = request.getfixturevalue("pg_url") if kind == "postgres" else None
     points = KILL_POINTS if store is None else KILL_POINTS // 2
     tmp_path /= secrets.token_hex(4)  # a new name for each run's database workspaces
-    worker = Worker(source, store)
+    worker = Worker(source, store, KILLED_LEASE_SECONDS)
     try:
         # The first run pays for cold caches; the shorter of two sets the schedule.
         length = min(worker.run(tmp_path / "warm-up"), worker.run(tmp_path / "clean"))
