@@ -1,9 +1,11 @@
 """Benchmark ingest in model-free mode: a 10,000-message import of the example conversations.
 
-Run: .venv/bin/python bench/ingest.py [MESSAGES]   (prints one JSON object)
+Run: .venv/bin/python bench/ingest.py [MESSAGES] [--postgres]   (prints one JSON object)
 The examples are copied into many conversations (ids and numbers varied so nothing is a
 duplicate) and ingested end to end: import, compaction at a 16k context window, dream until
-nothing is pending. Reports messages per second, peak RSS and the durable files' size.
+nothing is pending. Reports messages per second, peak RSS and the durable files' size. With
+``--postgres`` the ingest goes into a workspace of a throwaway PostgreSQL cluster on loopback
+(``reverie.postgres.local_cluster``, fsync on) instead of a folder (``backend`` says which).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import resource
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from reverie.config import Config, ModelConfig
@@ -41,18 +45,42 @@ def _corpus(target: int, folder: Path) -> Path:
     return path
 
 
+@contextmanager
+def _engine(folder: Path, config: Config, *, postgres: bool) -> Iterator[MemoryEngine]:
+    if not postgres:
+        yield MemoryEngine.open(folder / "ws", config, environ={})
+        return
+    from reverie.postgres.local_cluster import LocalCluster  # the postgres extra
+    from reverie.store_select import init_database
+
+    with LocalCluster(durable=True) as cluster:
+        init_database(cluster.info.url, "bench-ingest")
+        yield MemoryEngine.open("bench-ingest", config, store=cluster.info.url, environ={})
+
+
 def main() -> None:
-    target = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    postgres = "--postgres" in sys.argv
+    numbers = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
+    target = int(numbers[0]) if numbers else 10_000
     with tempfile.TemporaryDirectory() as tmp:
         corpus = _corpus(target, Path(tmp))
         config = Config(model=ModelConfig(context_window=16_000, max_output_tokens=2_000))
-        engine = MemoryEngine.open(Path(tmp) / "ws", config, environ={})
+        with _engine(Path(tmp), config, postgres=postgres) as engine:
+            figures = _run(engine, corpus)
+    figures["backend"] = "postgres" if postgres else "folder"
+    figures["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    print(json.dumps(figures, indent=2))
+
+
+def _run(engine: MemoryEngine, corpus: Path) -> dict[str, object]:
+    try:
         started = time.perf_counter()
         report = engine.ingest([corpus])
         seconds = time.perf_counter() - started
         sizes = {size.name: size.tokens for size in engine.status().files}
+    finally:
         engine.close()
-    figures = {
+    return {
         "messages": report.messages_added,
         "sessions": report.sessions,
         "seconds": round(seconds, 2),
@@ -62,9 +90,7 @@ def main() -> None:
         "commits": report.commits,
         "mode": report.mode,
         "durable_file_tokens": sizes,
-        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
-    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":

@@ -8,14 +8,20 @@ in-process command of its worker; a handler left on a closed test stream would b
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from reverie import Workspace
+from reverie.config import Config
 from tests.llm.loopback import LoopbackServer
+
+if TYPE_CHECKING:
+    from tests.ingest.targets import Target as IngestTarget
 
 
 class StepClock:
@@ -62,3 +68,38 @@ def loopback() -> Iterator[LoopbackServer]:
     """A fresh loopback model endpoint on 127.0.0.1, closed after the test."""
     with LoopbackServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """The URL of a fresh PostgreSQL database (as a non-superuser role), schema applied.
+
+    One throwaway cluster per test session, started on first use (``tests/postgres``).
+    """
+    pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+    from reverie.postgres.database import Database  # the postgres extra
+    from reverie.postgres.local_cluster import LocalCluster, find_binaries
+
+    if find_binaries() is None:
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail("CI: PostgreSQL binaries are missing (.ci/run installs them)")
+        pytest.skip("no PostgreSQL binaries (initdb) on this machine")
+    with LocalCluster() as cluster:
+        database = Database(cluster.info.url)
+        try:
+            database.init()
+        finally:
+            database.close()
+        yield cluster.info.url
+
+
+@pytest.fixture(params=["folder", "postgres"])
+def ingest_target(
+    request: pytest.FixtureRequest, tmp_path: Path, clock: StepClock
+) -> Iterator[IngestTarget]:
+    """An engine on a folder, then on a PostgreSQL workspace (``tests/ingest/targets.py``)."""
+    from tests.ingest.targets import open_target
+
+    target = open_target(request, tmp_path, clock, Config())
+    yield target
+    target.close()

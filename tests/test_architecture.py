@@ -96,6 +96,7 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
         ("status", "dream"),
         ("doctor", "dream"),
         ("doctor", "ingest_guard"),
+        ("doctor_stores", "ingest_guard"),
         ("doctor_stores", "doctor"),
         ("ingest", "compaction"),
         ("ingest", "dream"),
@@ -144,8 +145,6 @@ FILE_LEVEL: frozenset[str] = frozenset(
         "reverie.file_backend",
         "reverie.engine_reads",  # MemoryEngine.workspace, for tests and file tools
         "reverie.doctor",
-        "reverie.ingest",
-        "reverie.ingest_guard",
         "reverie.search.index",
         "reverie.dream.edit",
         "reverie.dream.locking",

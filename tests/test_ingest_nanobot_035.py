@@ -6,7 +6,8 @@ nanobot 0.3.5 keeps sessions outside the workspace, in
 ``last_consolidated``, a ``provider_state`` record after the metadata line, and its session
 summary in ``metadata._last_summary``. Everything must import once, nothing nanobot archived is
 summarised again, non-message records are skipped quietly, and a second ingest adds nothing,
-whichever path (workspace, sessions folder, one file) brought the sessions.
+whichever path (workspace, sessions folder, one file) brought the sessions. The ingests run
+on a workspace folder and on a PostgreSQL workspace (``ingest_target``).
 """
 
 from __future__ import annotations
@@ -18,11 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from reverie.config import Config
-from reverie.engine import MemoryEngine
 from reverie.importers import detect, load
+from reverie.ports import Stores
 from reverie.store.entries import HistoryEntry
-from tests.conftest import StepClock
+from tests.ingest.targets import Target
 
 WORKSPACE_ID = "0123456789abcdef0123456789abcdef"
 SUMMARY = "User Mia plans a garden in Bergen; she wants raised beds."
@@ -111,30 +111,26 @@ def _sessions_folder(home: Path) -> Path:
     return home / ".nanobot" / "sessions" / WORKSPACE_ID
 
 
-def _engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={})
-
-
 def _key(key: str) -> str:
     return f"import:nanobot:workspace:{key}"
 
 
-def _entries_of(engine: MemoryEngine, key: str) -> list[HistoryEntry]:
-    return [e for e in engine.workspace.history.entries() if e.session_key == _key(key)]
+def _entries_of(stores: Stores, key: str) -> list[HistoryEntry]:
+    return [e for e in stores.history.entries() if e.session_key == _key(key)]
 
 
-def _check_imported_once(engine: MemoryEngine) -> None:
-    sessions = engine.workspace.sessions
+def _check_imported_once(stores: Stores) -> None:
+    sessions = stores.sessions
     for key, (header, messages) in SESSIONS.items():
         session = sessions.load(_key(key))
         assert [m.role for m in session.messages] == [m["role"] for m in messages], key
         archived = int(str(header["last_archived"]))
-        for entry in _entries_of(engine, key):
+        for entry in _entries_of(stores, key):
             if entry.content == SUMMARY:
                 assert entry.range == (0, archived)
             elif entry.range is not None:  # reverie's own compaction never redoes nanobot's
                 assert entry.range[0] >= archived, (key, entry.range)
-    assert [e.content for e in _entries_of(engine, "slack:9")].count(SUMMARY) == 1
+    assert [e.content for e in _entries_of(stores, "slack:9")].count(SUMMARY) == 1
     assert not sessions.exists("telegram:1")  # never merged into a live session
 
 
@@ -153,27 +149,26 @@ def test_the_sessions_folder_of_a_0_3_5_workspace_is_found_under_home(home: Path
     assert batch.workspace.history[0].session_key == _key("telegram:1")
 
 
-def test_a_0_3_5_workspace_imports_whole_once(home: Path, tmp_path: Path, clock: StepClock) -> None:
-    engine = _engine(tmp_path, clock)
+def test_a_0_3_5_workspace_imports_whole_once(home: Path, ingest_target: Target) -> None:
+    engine, stores = ingest_target.engine, ingest_target.stores
     report = engine.ingest([_workspace(home)])
     assert report.problems == ()
     assert report.records_skipped == 1
     assert report.sessions == len(SESSIONS)
     assert report.messages_added == sum(len(m) for _h, m in SESSIONS.values())
-    _check_imported_once(engine)
-    assert engine.workspace.sessions.load(_key("telegram:1")).compacted_upto >= 4
-    last = engine.workspace.history.last_cursor()
+    _check_imported_once(stores)
+    assert stores.sessions.load(_key("telegram:1")).compacted_upto >= 4
+    last = stores.history.last_cursor()
 
     again = engine.ingest([_workspace(home), _sessions_folder(home)])
     assert (again.messages_added, again.entries, again.commits) == (0, 0, 0)
-    assert engine.workspace.history.last_cursor() == last
-    engine.close()
+    assert stores.history.last_cursor() == last
 
 
 def test_the_sessions_folder_and_single_files_import_under_the_same_keys(
-    home: Path, tmp_path: Path, clock: StepClock
+    home: Path, ingest_target: Target
 ) -> None:
-    engine = _engine(tmp_path, clock)
+    engine = ingest_target.engine
     first_file = _session_file(_sessions_folder(home), "slack:9")
     one = engine.ingest([first_file])
     assert one.messages_added == len(SESSIONS["slack:9"][1])
@@ -181,14 +176,13 @@ def test_the_sessions_folder_and_single_files_import_under_the_same_keys(
     assert folder.problems == ()
     assert folder.records_skipped == 1
     assert folder.messages_skipped == len(SESSIONS["slack:9"][1])
-    _check_imported_once(engine)
+    _check_imported_once(ingest_target.stores)
     whole = engine.ingest([_workspace(home)])
     assert whole.messages_added == 0
-    engine.close()
 
 
 def test_symlinks_out_of_the_source_are_skipped_and_reported(
-    home: Path, tmp_path: Path, clock: StepClock
+    home: Path, tmp_path: Path, ingest_target: Target
 ) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -199,13 +193,8 @@ def test_symlinks_out_of_the_source_are_skipped_and_reported(
     (workspace / "USER.md").symlink_to(outside / "secret.md")
     (folder / "bGVhaw.jsonl").symlink_to(secret_session)
     shutil.copy(folder / "bGVhaw.jsonl", outside / "copy.jsonl")  # the link does resolve
-    engine = _engine(tmp_path, clock)
-    report = engine.ingest([workspace])
+    report = ingest_target.engine.ingest([workspace])
     skipped = {(p.path.name, p.position) for p in report.problems}
     assert skipped == {("USER.md", 0), ("bGVhaw.jsonl", 0)}
     assert all("symlink" in p.reason for p in report.problems)
-    everything = engine.workspace.files.read("USER") + "".join(
-        e.content for e in engine.workspace.history.entries()
-    )
-    assert "hunter2" not in everything
-    engine.close()
+    assert "hunter2" not in ingest_target.everything()

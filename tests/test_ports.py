@@ -11,6 +11,8 @@ from reverie.ports import (
     CursorPort,
     HistoryPort,
     IndexPort,
+    IngestRecordsPort,
+    IngestStores,
     LedgerPort,
     LockPort,
     LocksPort,
@@ -26,6 +28,7 @@ from reverie.search.index import SearchIndex
 from reverie.store.audit import AuditRepo
 from reverie.store.cursors import DreamCursor
 from reverie.store.history import HistoryLog
+from reverie.store.ingest_records import FolderIngestRecords
 from reverie.store.ledger import Ledger
 from reverie.store.locks import ProcessLock
 from reverie.store.memory_files import MemoryFiles
@@ -41,6 +44,8 @@ BACKEND: type[Backend] = FileBackend
 CURSOR: type[CursorPort] = DreamCursor
 HISTORY: type[HistoryPort] = HistoryLog
 INDEX: type[IndexPort] = SearchIndex
+INGEST_RECORDS: type[IngestRecordsPort] = FolderIngestRecords
+INGEST_STORES: type[IngestStores] = Workspace
 LEDGER: type[LedgerPort] = Ledger
 LOCK: type[LockPort] = ProcessLock
 LOCKS: type[LocksPort] = Workspace

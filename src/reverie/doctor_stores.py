@@ -1,12 +1,13 @@
 """``doctor`` for a database workspace: the checks that make sense without files.
 
 A PostgreSQL workspace has no folder, so the file checks of ``reverie.doctor`` (links, temp
-files, torn lines, the publish journal, ingest markers, ``.cursor``) have nothing to look at:
+files, torn lines, the publish journal, ``.cursor``) have nothing to look at:
 the database keeps each write whole and the schema was checked when the workspace opened.
 What is left is checked through the ports, with the same findings and severities:
 
 - problems: history cursors out of order or repeated, the dream cursor past the last cursor,
-  an audit trail that is not the recorded one, a secret in a durable file or a history entry;
+  an audit trail that is not the recorded one, a secret in a durable file or a history entry,
+  an interrupted ingest (its sessions may hold pending messages);
 - notes: quarantined lines (imports), unreadable ledger lines, uncommitted edits of the durable
   files, SOUL.md lines that screening would refuse as new rules.
 
@@ -20,21 +21,23 @@ from collections.abc import Callable
 
 from reverie.doctor import DoctorReport
 from reverie.errors import ReverieError
-from reverie.ports import Stores
+from reverie.ingest_guard import interrupted
+from reverie.ports import IngestStores, Stores
 from reverie.redact import find_kinds
 from reverie.screening import SCREENED_FILE, screen_rule
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 
 
-def examine_stores(stores: Stores) -> DoctorReport:
+def examine_stores(stores: IngestStores) -> DoctorReport:
     """Run every check that applies to ``stores`` (see the module docstring)."""
     report = DoctorReport()
-    checks: tuple[Callable[[Stores, DoctorReport], None], ...] = (
+    checks: tuple[Callable[[IngestStores, DoctorReport], None], ...] = (
         _cursors,
         _secrets,
         _rules,
         _audit,
         _records,
+        _ingest,
     )
     for check in checks:
         try:
@@ -99,3 +102,19 @@ def _records(stores: Stores, report: DoctorReport) -> None:
     unreadable = stores.ledger.summary().unreadable
     if unreadable:
         report.note("ledger", f"{unreadable} ledger record(s) could not be read")
+
+
+def _ingest(stores: IngestStores, report: DoctorReport) -> None:
+    """An ingest that died: its sessions may hold pending messages no run will archive."""
+    keys = interrupted(stores)
+    if keys is None:
+        return
+    pending = 0
+    for key in keys:
+        session = stores.sessions.load(key)
+        pending += len(session.messages) - session.compacted_upto
+    report.problem(
+        "ingest",
+        f"an ingest was interrupted: {len(keys)} session(s), {pending} message(s) not yet "
+        "archived; run `reverie ingest` again (any path) to finish it",
+    )

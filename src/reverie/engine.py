@@ -278,12 +278,15 @@ class MemoryEngine(MemoryJobs):
         Formats: OpenAI-style message lists, ChatGPT exports, nanobot workspaces and sessions
         (see ``reverie.ingest``). One ingest per workspace at a time: this one waits for a
         running one, or with ``wait=False`` raises ``IngestBusyError``. Rerunning after a
-        crash finishes what the crashed run left, and adds nothing twice.
+        crash finishes what the crashed run left, and adds nothing twice. Runs the same on a
+        folder and on a database workspace (``reverie.ports.IngestStores``).
         """
         from reverie.ingest import IngestJob, run_ingest  # noqa: PLC0415
 
+        if not self.on_folder and self.mode == "model":
+            self._publisher()  # ingest ends with dream: refuse it before anything is written
         job = IngestJob(
-            workspace=self._folder("ingest"),
+            stores=self._stores,
             compaction=self._compactor,
             dream=lambda: self.dream(trigger="ingest"),
             mode=self.mode,

@@ -261,7 +261,8 @@ class LockTimeoutError(ReverieError):
 class IngestBusyError(ReverieError):
     """Another process is ingesting into this workspace (and the caller chose not to wait)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path | str) -> None:
+        """``root``: the workspace (a folder, or a database workspace's description)."""
         super().__init__(
             f"another ingest is running on {root}; wait for it to finish (or run without "
             "--no-wait to queue behind it)"

@@ -17,13 +17,14 @@ step is idempotent by content, so a SIGKILL at any instant followed by a rerun e
 where one clean run ends: the rerun first redoes the compaction check the crash may have cut
 off, the compactor reuses an entry whose mark a crash did not move, every replayed session
 is archived whether or not it received new messages, and the sessions of an interrupted run
-(``.reverie/ingest.json``) are finished by the next ingest whatever its paths.
+(the run record of ``reverie.ports.ingest``) are finished by the next ingest whatever its
+paths.
 
 A nanobot workspace brings its own memory: when this workspace's durable files still hold only
 their starter text, nanobot's files are adopted (one audit commit); otherwise their text is
 appended to history for dream to merge. Only the history nanobot's dream had not consumed is
-appended (the rest is in its files). What was brought in is remembered by content hash in
-``.reverie/imported.json``, so a second ingest adds nothing.
+appended (the rest is in its files). What was brought in is remembered by content hash (the
+marks of ``reverie.ports.ingest``), so a second ingest adds nothing.
 
 nanobot's consolidated split is honoured whichever path brought a session (workspace, sessions
 folder, one file): on first import the messages nanobot had archived (``last_archived``, else
@@ -31,19 +32,24 @@ folder, one file): on first import the messages nanobot had archived (``last_arc
 summary of them (``_last_summary``) becomes one history entry of that session. Imported sessions
 have their own keys (``import:nanobot:<source>:<key>``), so they never merge into a live one.
 Records that are not conversation (``provider_state``) are counted in ``records_skipped``.
+
+Any backend. Ingest reaches the workspace only through ``reverie.ports.IngestStores``, so it
+runs the same on a folder and on a PostgreSQL workspace: the same dedupe, screening, compaction,
+history entries and audit commits (the marks and the run record are ``.reverie/imported.json``
+and ``.reverie/ingest.json`` in a folder, rows of ``ingest_marks`` and ``ingest_runs`` in the
+database).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from reverie.errors import InputError, StorageError
+from reverie.errors import InputError
 from reverie.importers import (
     ImportedConversation,
     ImportedWorkspace,
@@ -54,16 +60,14 @@ from reverie.importers import (
 from reverie.inbound import admit, clean_text
 from reverie.ingest_guard import begin, finish, hold_ingest, unfinished
 from reverie.messages import Message
+from reverie.ports import IngestStores
 from reverie.session import Session
-from reverie.store import layout
-from reverie.store.atomic import atomic_write_text
 from reverie.store.entries import prepared_content
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 
 if TYPE_CHECKING:
     from reverie.compaction.result import CompactionResult
     from reverie.dream.result import DreamResult
-    from reverie.store.workspace import Workspace
 
 Progress = Callable[[str, int, int], None]
 """``on_progress(stage, done, total)``; stages: ``import``, ``replay``, ``dream``, and ``wait``
@@ -86,9 +90,9 @@ class Compaction(Protocol):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class IngestJob:
-    """What an ingest works with: the workspace, its compaction, its dream, and the mode."""
+    """What an ingest works with: the workspace's stores, its compaction, its dream, the mode."""
 
-    workspace: Workspace
+    stores: IngestStores
     compaction: Compaction
     dream: Callable[[], DreamResult]
     """Run one dream batch (trigger ``ingest``)."""
@@ -126,14 +130,14 @@ def run_ingest(
     stage ``wait``), or with ``wait=False`` raises ``IngestBusyError``.
     """
     notify = on_progress or _quiet
-    with hold_ingest(job.workspace, wait=wait, on_wait=lambda: notify("wait", 0, 1)):
+    with hold_ingest(job.stores, wait=wait, on_wait=lambda: notify("wait", 0, 1)):
         return _ingest_locked(job, paths, notify)
 
 
 def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> IngestReport:
     started = time.monotonic()
-    workspace = job.workspace
-    history_before = workspace.history.last_cursor()
+    stores = job.stores
+    history_before = stores.history.last_cursor()
     head_before = _head(job)
     conversations: list[ImportedConversation] = []
     problems: list[ImportProblem] = []
@@ -146,8 +150,8 @@ def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> I
         if batch.workspace is not None:
             _merge_workspace(job, batch.workspace)
     conversations.sort(key=lambda c: (c.started_at is None, c.started_at or 0, c.key))
-    left_over = unfinished(workspace)  # an earlier ingest died: finish its sessions too
-    begin(workspace, [*left_over, *(c.key for c in conversations)])
+    left_over = unfinished(stores)  # an earlier ingest died: finish its sessions too
+    begin(stores, [*left_over, *(c.key for c in conversations)])
     tally = _Tally()
     for done, conversation in enumerate(conversations, start=1):
         _replay(job, conversation, tally, problems)
@@ -155,12 +159,12 @@ def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> I
     for key in left_over:
         _finish_session(job, key)
     runs = _dream_until_done(job, notify)
-    finish(workspace)
+    finish(stores)
     return IngestReport(
         sessions=len({c.key for c in conversations}),
         messages_added=tally.added,
         messages_skipped=tally.skipped,
-        entries=workspace.history.last_cursor() - history_before,
+        entries=stores.history.last_cursor() - history_before,
         commits=_commits_since(job, head_before),
         dream_runs=runs,
         mode=job.mode,
@@ -172,14 +176,14 @@ def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> I
 
 
 def _head(job: IngestJob) -> str | None:
-    log = job.workspace.audit.log(1)
+    log = job.stores.audit.log(1)
     return log[0].sha if log else None
 
 
 def _commits_since(job: IngestJob, head: str | None) -> int:
     page = 64
     while True:
-        log = job.workspace.audit.log(page)
+        log = job.stores.audit.log(page)
         shas = [info.sha for info in log]
         if head in shas:
             return shas.index(head)
@@ -215,7 +219,7 @@ def _replay(
     admitted = _admitted(conversation, problems)
     tally.replaced += sum(count for _message, count in admitted)
     messages = tuple(message for message, _count in admitted)
-    sessions = job.workspace.sessions
+    sessions = job.stores.sessions
     existing = sessions.load(key).messages
     adopted = 0 if existing else _adopt_archived(job, conversation, messages)
     if adopted:
@@ -240,15 +244,15 @@ def _adopt_archived(
     crash cannot leave them pending (to be summarised a second time). The source's own
     summary of them goes to history once, as this session's summary.
     """
-    workspace = job.workspace
+    stores = job.stores
     archived = conversation.archived
     if not 0 < archived <= len(messages):
         archived = 0
     if archived:
-        now = job.workspace.clock()
+        now = stores.clock()
         first = next((m.timestamp for m in messages[:archived] if m.timestamp), now)
         last = next((m.timestamp for m in reversed(messages[:archived]) if m.timestamp), now)
-        workspace.sessions.put(
+        stores.sessions.put(
             Session(
                 key=conversation.key,
                 created_at=first,
@@ -259,7 +263,7 @@ def _adopt_archived(
         )
     summary = conversation.summary
     if summary is not None and summary.text.strip():
-        workspace.history.append(
+        stores.history.append(
             summary.text,
             session_key=conversation.key,
             kind="summary",
@@ -300,69 +304,58 @@ def _turns(messages: Sequence[Message]) -> list[list[Message]]:
 
 
 def _merge_workspace(job: IngestJob, imported: ImportedWorkspace) -> None:
-    """Bring a nanobot workspace's memory in once (marks in ``.reverie/imported.json``)."""
-    workspace = job.workspace
-    marks_path = workspace.root / layout.IMPORTED
-    # The marks file is written last; what a crash left before it is in history (appended
+    """Bring a nanobot workspace's memory in once (remembered in the ingest records' marks)."""
+    stores = job.stores
+    # The marks are written last; what a crash left before them is in history (appended
     # texts) or in the audit log (adopted files).
-    marks = _load_marks(marks_path) | _imported_entries(workspace)
-    marks |= _adopted_files(workspace, imported)
+    marks = stores.ingest_records.marks() | _imported_entries(stores)
+    marks |= _adopted_files(stores, imported)
     fresh = {n: t for n, t in imported.files.items() if _key(n, t) not in marks}
     if fresh and all(
-        workspace.files.is_starter(name) or workspace.files.read(name) == fresh.get(name)
+        stores.files.is_starter(name) or stores.files.read(name) == fresh.get(name)
         for name in MEMORY_FILE_NAMES
     ):  # ours holds only starter text, or theirs already (a crash came before the commit)
         for name, text in fresh.items():
-            workspace.files.write(name, text)
-        workspace.audit.commit(f"import: nanobot workspace {imported.root.name}")
+            stores.files.write(name, text)
+        stores.audit.commit(f"import: nanobot workspace {imported.root.name}")
     else:
         for text in fresh.values():  # ours has content: dream merges theirs in
-            _append_once(workspace, marks, None, text)
+            _append_once(stores, marks, None, text)
     marks.update(_key(name, text) for name, text in fresh.items())
     for entry in imported.history:  # what nanobot's dream consumed is in its files already
         if entry.cursor > imported.dream_cursor:
-            _append_once(workspace, marks, entry.session_key, entry.content)
-    atomic_write_text(marks_path, json.dumps(sorted(marks)))
+            _append_once(stores, marks, entry.session_key, entry.content)
+    stores.ingest_records.add_marks(marks)
 
 
-def _append_once(workspace: Workspace, marks: set[str], scope: str | None, text: str) -> None:
+def _append_once(stores: IngestStores, marks: set[str], scope: str | None, text: str) -> None:
     stored = prepared_content(text)
     if _key(scope, stored) not in marks:
-        workspace.history.append(stored, session_key=scope, kind="import", max_chars=None)
+        stores.history.append(stored, session_key=scope, kind="import", max_chars=None)
         marks.add(_key(scope, stored))
 
 
-def _adopted_files(workspace: Workspace, imported: ImportedWorkspace) -> set[str]:
+def _adopted_files(stores: IngestStores, imported: ImportedWorkspace) -> set[str]:
     """Keys of the files this nanobot workspace's adoption commit already holds."""
     subject = f"import: nanobot workspace {imported.root.name}"
-    commit = next((c for c in workspace.audit.log(1_000) if c.subject == subject), None)
+    commit = next((c for c in stores.audit.log(1_000) if c.subject == subject), None)
     if commit is None:
         return set()
     keys = set()
     for name, text in imported.files.items():
-        kept = workspace.audit.file_at(commit.sha, RELATIVE_PATHS[name])
+        kept = stores.audit.file_at(commit.sha, RELATIVE_PATHS[name])
         if kept is not None and kept.decode("utf-8", errors="replace") == clean_text(text):
             keys.add(_key(name, text))
     return keys
 
 
-def _imported_entries(workspace: Workspace) -> set[str]:
+def _imported_entries(stores: IngestStores) -> set[str]:
     """Keys of the import entries already in history (O(history), once per nanobot source)."""
     return {
         _key(entry.session_key, entry.content)
-        for entry in workspace.history.entries()
+        for entry in stores.history.entries()
         if entry.kind == "import"
     }
-
-
-def _load_marks(path: Path) -> set[str]:
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return set()
-    except (OSError, ValueError) as exc:
-        raise StorageError(f"unreadable import marks ({exc})", path=path) from exc
-    return {item for item in loaded if isinstance(item, str)} if isinstance(loaded, list) else set()
 
 
 def _key(scope: str | None, content: str) -> str:
@@ -371,15 +364,15 @@ def _key(scope: str | None, content: str) -> str:
 
 def _dream_until_done(job: IngestJob, notify: Progress) -> int:
     """Dream batch after batch until nothing is pending or a run fails; return the runs."""
-    workspace = job.workspace
-    total = len(workspace.history.read_since(workspace.dream_cursor.read()))
+    stores = job.stores
+    total = len(stores.history.read_since(stores.dream_cursor.read()))
     runs = 0
     while runs < MAX_DREAM_RUNS:
         result = job.dream()
         if result.outcome == "no_pending":
             break
         runs += 1
-        left = len(workspace.history.read_since(workspace.dream_cursor.read()))
+        left = len(stores.history.read_since(stores.dream_cursor.read()))
         notify("dream", total - left, total)
         if result.outcome != "completed":
             break

@@ -3,47 +3,47 @@
 Two ingests writing one workspace at once would each see the other's half-written sessions
 as new data (the duplicates of issue #14). ``hold_ingest`` takes the workspace's ``ingest``
 lock for the whole run; a second ingest waits for it (polling gently, telling its caller it
-waits) or, with ``wait=False``, raises ``IngestBusyError`` at once. The kernel drops the lock
-of a killed process, so a crash never wedges later runs.
+waits) or, with ``wait=False``, raises ``IngestBusyError`` at once. A crash never wedges later
+runs: the kernel drops a folder's lock of a killed process, and a database lease expires
+once its holder stops renewing it (``reverie.postgres.locks``).
 
-While it runs, an ingest keeps ``.reverie/ingest.json``: the sessions it is replaying. The file
-is written before the first message is appended and removed once dream has caught up, so
-when it exists and nobody holds the lock, an ingest was interrupted. The next ingest (whatever
-its paths) finishes those sessions: it compacts what they left pending, then dreams.
-``interrupted`` lets ``doctor`` report such a workspace without taking part in it.
+While it runs, an ingest keeps a record of the sessions it is replaying (the *run* of
+``reverie.ports.ingest``: ``.reverie/ingest.json`` in a folder, a row of ``ingest_runs`` in
+PostgreSQL). It is recorded before the first message is appended and forgotten once dream
+has caught up, so when it exists and nobody holds the lock, an ingest was interrupted. The
+next ingest (whatever its paths) finishes those sessions: it compacts what they left pending,
+then dreams. ``interrupted`` lets ``doctor`` report such a workspace without taking part in it.
+
+Works on any backend, through ``reverie.ports.IngestStores``.
 """
 
 from __future__ import annotations
 
-import json
-import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from reverie.errors import IngestBusyError, LockTimeoutError, StorageError
+from reverie.ports import IngestStores
 from reverie.store import layout
-from reverie.store.atomic import atomic_write_text
-from reverie.store.workspace import Workspace
-
-logger = logging.getLogger(__name__)
 
 MARKER = Path(layout.INGEST_MARKER)
+"""Where a folder workspace keeps the run record (relative to its root)."""
 LOCK_NAME = "ingest"
 _POLL_SECONDS = 0.2
 
 
 @contextmanager
 def hold_ingest(
-    workspace: Workspace, *, wait: bool = True, on_wait: Callable[[], None] | None = None
+    stores: IngestStores, *, wait: bool = True, on_wait: Callable[[], None] | None = None
 ) -> Iterator[None]:
     """Hold the workspace's ingest lock for the body of a ``with`` block.
 
     Raises:
         IngestBusyError: another process is ingesting and ``wait`` is False.
     """
-    lock = workspace.lock(LOCK_NAME)
+    lock = stores.lock(LOCK_NAME)
     with ExitStack() as stack:
         stack.callback(lock.close)
         told = False
@@ -53,7 +53,7 @@ def hold_ingest(
                 break
             except LockTimeoutError:
                 if not wait:
-                    raise IngestBusyError(workspace.root) from None
+                    raise IngestBusyError(stores.location) from None
                 if not told and on_wait is not None:
                     on_wait()
                 told = True
@@ -61,48 +61,38 @@ def hold_ingest(
         yield
 
 
-def unfinished(workspace: Workspace) -> list[str]:
+def unfinished(stores: IngestStores) -> list[str]:
     """The sessions an interrupted ingest was replaying (empty when none was interrupted)."""
-    path = workspace.root / MARKER
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return []
-    except ValueError:  # a hand edit: the marker is advisory, the next ingest rewrites it
-        logger.warning("ignoring an unreadable ingest marker %s", path)
-        return []
-    except OSError as exc:
-        raise StorageError(f"unreadable ingest marker ({exc.strerror})", path=path) from exc
-    sessions = loaded.get("sessions") if isinstance(loaded, dict) else None
-    return [key for key in sessions or [] if isinstance(key, str)]
+    return stores.ingest_records.running() or []
 
 
-def begin(workspace: Workspace, sessions: list[str]) -> None:
+def begin(stores: IngestStores, sessions: Sequence[str]) -> None:
     """Record the sessions this ingest will replay (kept until ``finish``)."""
-    atomic_write_text(workspace.root / MARKER, json.dumps({"sessions": sorted(set(sessions))}))
+    stores.ingest_records.begin(sessions)
 
 
-def finish(workspace: Workspace) -> None:
-    """Forget the marker: every session is compacted and dream has caught up."""
-    (workspace.root / MARKER).unlink(missing_ok=True)
+def finish(stores: IngestStores) -> None:
+    """Forget the run: every session is compacted and dream has caught up."""
+    stores.ingest_records.finish()
 
 
-def interrupted(workspace: Workspace) -> list[str] | None:
+def interrupted(stores: IngestStores) -> list[str] | None:
     """For ``doctor``: the sessions of an interrupted ingest, or None when there is none.
 
     An ingest that is running now (it holds the lock) is not interrupted. When the lock
-    cannot even be tried (a read-only workspace), the marker alone decides.
+    cannot even be tried (a read-only workspace), the record alone decides.
     """
-    if not (workspace.root / MARKER).exists():
+    sessions = stores.ingest_records.running()
+    if sessions is None:
         return None
-    lock = workspace.lock(LOCK_NAME)
+    lock = stores.lock(LOCK_NAME)
     try:
         with lock.hold(timeout=0):
             pass
     except LockTimeoutError:
         return None
     except StorageError:
-        pass  # cannot open the lock file: say what the marker says
+        pass  # cannot open the lock file: say what the record says
     finally:
         lock.close()
-    return unfinished(workspace)
+    return sessions

@@ -24,6 +24,7 @@ from reverie.postgres.audit import PgAudit
 from reverie.postgres.database import Database, Tenant
 from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
 from reverie.postgres.history import PgHistoryLog
+from reverie.postgres.ingest_records import PgIngestRecords
 from reverie.postgres.locks import DEFAULT_TTL, PgLock
 from reverie.postgres.provenance import (
     PgProvenance,
@@ -69,6 +70,7 @@ class PgBackend:
         self._ledger = PgLedger(tenant)
         self._rejections = PgRejections(tenant)
         self._provenance = PgProvenance(tenant)
+        self._ingest_records = PgIngestRecords(tenant)
         self._locks: dict[str, PgLock] = {}
 
     @classmethod
@@ -171,6 +173,9 @@ class PgBackend:
     def places_holding(self, needle: Needle) -> list[str]:
         """Every row of the workspace outside the audit that still holds ``needle``."""
         return places_holding(self.tenant, needle)
+    def ingest_records(self) -> PgIngestRecords:
+        """What ingest brought in and the ingest running now (``reverie.ports.ingest``)."""
+        return self._ingest_records
 
     def lock(self, name: str) -> PgLock:
         """Return the lock ``name`` of this workspace, shared with every server."""

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 from reverie.importers import load
+from reverie.messages import Message
+from reverie.store.workspace import Workspace
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "nanobot_session.jsonl"
 
@@ -120,3 +122,45 @@ def test_unreadable_files_are_problems_for_the_whole_file(tmp_path: Path) -> Non
     keys = ["import:nanobot:nb:k", "import:nanobot:nb:telegram:80417"]
     assert [s.key for s in batch.workspace.sessions] == keys
     assert [c.key for c in batch.conversations] == keys[1:]
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_a_reverie_workspace_brings_its_own_sessions_and_is_left_as_it_was(
+    tmp_path: Path,
+) -> None:
+    source = Workspace.open(tmp_path / "mine", create=True)
+    try:
+        source.sessions.append_many(
+            "tg:ana", [Message(role="user", content=f"m{i}") for i in range(3)]
+        )
+        source.sessions.set_compacted_upto("tg:ana", 2)
+        source.sessions.set_summary(
+            "tg:ana", "Ana said m0 and m1", datetime(2026, 11, 1, tzinfo=UTC)
+        )
+        source.sessions.append("dream:2026-11-01T00:00:00Z", Message(role="system", content="x"))
+    finally:
+        source.close()
+    before = _tree(tmp_path / "mine")
+    batch = load(tmp_path / "mine")
+    assert batch.problems == ()
+    (conversation,) = batch.conversations  # the dream transcript is the source's own job
+    assert conversation.key == "import:nanobot:mine:tg:ana"
+    assert [m.text for m in conversation.messages] == ["m0", "m1", "m2"]
+    assert conversation.archived == 2
+    assert conversation.summary is not None
+    assert conversation.summary.text == "Ana said m0 and m1"
+    assert _tree(tmp_path / "mine") == before  # reading wrote nothing there
+
+
+def test_an_unreadable_reverie_sessions_database_is_one_problem(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "ws")
+    (root / ".reverie").mkdir()
+    (root / ".reverie" / "sessions.sqlite3").write_bytes(b"not a database at all" * 100)
+    batch = load(root)
+    (problem,) = [p for p in batch.problems if p.path.name == "sessions.sqlite3"]
+    assert problem.position == 0
+    assert "not a readable sessions database" in problem.reason
+    assert [c.key for c in batch.conversations] == ["import:nanobot:ws:telegram:80417"]

@@ -16,6 +16,7 @@ from reverie.errors import IngestBusyError, InputTooLargeError, ReverieError
 from reverie.ingest_guard import MARKER, begin, hold_ingest
 from reverie.store import bounded
 from tests.conftest import StepClock
+from tests.ingest.targets import Target
 
 
 def _engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
@@ -97,38 +98,40 @@ def test_a_stream_past_its_cap_is_refused_and_a_short_one_is_read(
 
 
 def test_a_second_ingest_without_waiting_says_one_is_running(
-    tmp_path: Path, clock: StepClock
+    tmp_path: Path, ingest_target: Target
 ) -> None:
-    engine = _engine(tmp_path, clock)
+    engine = ingest_target.engine
     source = _chat(tmp_path / "a.json", _user("I prefer tea."))
     waits: list[str] = []
-    with hold_ingest(engine.workspace):
+    with hold_ingest(ingest_target.stores):
         with pytest.raises(IngestBusyError, match="another ingest is running"):
             engine.ingest([source], wait=False)
         assert waits == []
     engine.ingest([source], on_progress=lambda stage, *_: waits.append(stage))
     assert "wait" not in waits
-    engine.close()
 
 
 def test_doctor_finds_an_interrupted_ingest_and_the_next_ingest_finishes_it(
-    tmp_path: Path, clock: StepClock
+    tmp_path: Path, ingest_target: Target
 ) -> None:
-    engine = _engine(tmp_path, clock)
-    # What a SIGKILL mid-replay leaves: messages appended, the marker, no history entry.
+    engine, stores = ingest_target.engine, ingest_target.stores
+    # What a SIGKILL mid-replay leaves: messages appended, the run record, no history entry.
     stamp = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
-    engine.workspace.sessions.append_many(
+    stores.sessions.append_many(
         "import:openai:old", [Message(role="user", content="I live in Porto.", timestamp=stamp)]
     )
-    begin(engine.workspace, ["import:openai:old"])
+    begin(stores, ["import:openai:old"])
     report = engine.doctor()
     (finding,) = [f for f in report.findings if f.check == "ingest"]
     assert not report.ok
     assert "1 session(s), 1 message(s) not yet archived" in finding.message
+    with hold_ingest(stores):  # an ingest running now is not an interrupted one
+        assert not [f for f in engine.doctor().findings if f.check == "ingest"]
     engine.ingest([_chat(tmp_path / "other.json", _user("I prefer tea."))])
-    assert not (engine.workspace.root / MARKER).exists()
+    assert stores.ingest_records.running() is None
+    if ingest_target.kind == "folder":
+        assert not (engine.workspace.root / MARKER).exists()
     (info,) = [s for s in engine.sessions() if s.key == "import:openai:old"]
     assert info.compacted_upto == info.message_count == 1
-    assert "Porto" in engine.workspace.files.read("USER")
+    assert "Porto" in stores.files.read("USER")
     assert engine.doctor().ok
-    engine.close()

@@ -5,7 +5,10 @@ facts, nothing pending, no ingest marker left. The workers fork from one importe
 (``ingest_worker.py``), so a kill point costs one partial and one full ingest, not a start-up;
 the ``KILL_POINTS`` instants are spread evenly over the measured length of a clean run (a
 deterministic schedule), so they land in the import, the replay and compaction, and the dream
-runs and their commits.
+runs and their commits. The kill test runs on a workspace folder and on a PostgreSQL
+workspace (where a killed ingest's leases expire ``KILLED_LEASE_SECONDS`` later, so fewer
+points; the two ingests at once keep the default lease time, which a loaded machine cannot
+outrun).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -22,9 +26,10 @@ from pathlib import Path
 
 import pytest
 
-from reverie.engine import MemoryEngine
-from reverie.ingest_guard import MARKER
-from tests.ingest.ingest_worker import CONFIG
+from reverie.file_backend import FileBackend
+from reverie.ports import IngestStores
+from tests.ingest.ingest_worker import KILLED_LEASE_SECONDS, database_name
+from tests.ingest.targets import KINDS
 
 WORKER = Path(__file__).with_name("ingest_worker.py")
 ROOT = Path(__file__).parents[2]
@@ -60,11 +65,12 @@ def source(tmp_path: Path) -> Path:
 class Worker:
     """One forking worker process (see ``ingest_worker.py``)."""
 
-    def __init__(self, source: Path) -> None:
+    def __init__(self, source: Path, store: str | None = None, lease: float | None = None) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+        options = [store, str(lease)] if store and lease else [store] if store else []
         self.process = subprocess.Popen(
-            [sys.executable, str(WORKER), str(source)],
+            [sys.executable, str(WORKER), str(source), *options],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -113,37 +119,49 @@ class Outcome:
     marker: bool
 
 
-def _outcome(workspace: Path) -> Outcome:
-    engine = MemoryEngine.open(workspace, CONFIG, environ={}, create=False)
-    sessions = [s for s in engine.sessions() if not s.key.startswith("dream:")]
-    files = engine.workspace.files
+def _outcome(workspace: Path, store: str | None = None) -> Outcome:
+    stores: IngestStores
+    if store is None:
+        stores = FileBackend.open(workspace)
+    else:
+        from reverie.postgres_backend import PgBackend  # the postgres extra
+
+        stores = PgBackend.open(store, database_name(workspace))
+    try:
+        return _described(stores)
+    finally:
+        stores.close()
+
+
+def _described(stores: IngestStores) -> Outcome:
+    sessions = [s for s in stores.sessions.list() if not s.key.startswith("dream:")]
     facts = [
         line
         for name in ("SOUL", "USER", "MEMORY")
-        for line in files.read(name).splitlines()
+        for line in stores.files.read(name).splitlines()
         if line.startswith("- ")
     ]
-    history = engine.history()
-    outcome = Outcome(
+    return Outcome(
         messages=sum(s.message_count for s in sessions),
         pending=sum(s.message_count - s.compacted_upto for s in sessions),
-        entries=tuple((e.session_key, e.content) for e in history),
+        entries=tuple((e.session_key, e.content) for e in stores.history.entries()),
         facts=tuple(sorted(facts)),
-        dreamt_all=engine.workspace.dream_cursor.read() == engine.workspace.history.last_cursor(),
-        marker=(workspace / MARKER).exists(),
+        dreamt_all=stores.dream_cursor.read() == stores.history.last_cursor(),
+        marker=stores.ingest_records.running() is not None,
     )
-    engine.close()
-    return outcome
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
 def test_two_ingests_of_one_file_at_once_equal_one_clean_ingest(
-    tmp_path: Path, source: Path
+    tmp_path: Path, source: Path, kind: str, request: pytest.FixtureRequest
 ) -> None:
-    first, second = Worker(source), Worker(source)
+    store = request.getfixturevalue("pg_url") if kind == "postgres" else None
+    tmp_path /= secrets.token_hex(4)  # a new name for each run's database workspaces
+    first, second = Worker(source, store), Worker(source, store)
     try:
         first.run(tmp_path / "clean")
-        clean = _outcome(tmp_path / "clean")
+        clean = _outcome(tmp_path / "clean", store)
         first.start(tmp_path / "both")
         second.start(tmp_path / "both")
         assert first.wait()[0] == 0
@@ -156,29 +174,33 @@ def test_two_ingests_of_one_file_at_once_equal_one_clean_ingest(
     assert not clean.marker
     assert len(clean.entries) >= 6, clean
     assert len(clean.facts) >= 20, clean
-    assert _outcome(tmp_path / "both") == clean
+    assert _outcome(tmp_path / "both", store) == clean
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
 def test_sigkill_at_any_point_then_rerun_equals_one_clean_ingest(
-    tmp_path: Path, source: Path
+    tmp_path: Path, source: Path, kind: str, request: pytest.FixtureRequest
 ) -> None:
-    worker = Worker(source)
+    store = request.getfixturevalue("pg_url") if kind == "postgres" else None
+    points = KILL_POINTS if store is None else KILL_POINTS // 2
+    tmp_path /= secrets.token_hex(4)  # a new name for each run's database workspaces
+    worker = Worker(source, store, KILLED_LEASE_SECONDS)
     try:
         # The first run pays for cold caches; the shorter of two sets the schedule.
         length = min(worker.run(tmp_path / "warm-up"), worker.run(tmp_path / "clean"))
-        clean = _outcome(tmp_path / "clean")
+        clean = _outcome(tmp_path / "clean", store)
         interrupted = 0
         # Kill points spread over the run; under a changing load a run can end before its
         # kill, so the schedule shrinks when that happens and more points are tried, until
         # most kills have landed inside an ingest (at most three rounds of points).
-        for attempt in range(3 * KILL_POINTS):
-            if attempt >= KILL_POINTS and interrupted >= KILL_POINTS // 2:
+        for attempt in range(3 * points):
+            if attempt >= points and interrupted >= points // 2:
                 break
-            point = attempt % KILL_POINTS
+            point = attempt % points
             workspace = tmp_path / f"killed-{attempt}"
             pid = worker.start(workspace)
-            time.sleep(0.9 * length * (point + 0.5) / KILL_POINTS)
+            time.sleep(0.9 * length * (point + 0.5) / points)
             with contextlib.suppress(ProcessLookupError):  # it may have finished already
                 os.kill(pid, signal.SIGKILL)
             status, _ = worker.wait()
@@ -186,7 +208,7 @@ def test_sigkill_at_any_point_then_rerun_equals_one_clean_ingest(
             if status == 0:
                 length *= 0.8
             worker.run(workspace)
-            assert _outcome(workspace) == clean, f"kill point {point} of {KILL_POINTS}"
+            assert _outcome(workspace, store) == clean, f"kill point {point} of {points}"
     finally:
         worker.close()
-    assert interrupted >= KILL_POINTS // 2, interrupted  # most kills landed inside the ingest
+    assert interrupted >= points // 2, interrupted  # most kills landed inside the ingest

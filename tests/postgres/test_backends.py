@@ -303,3 +303,19 @@ def test_a_forgotten_tool_call_keeps_its_ids_on_both_backends(backend: Backend) 
     first, second = backend.sessions.load("tg:t").messages
     assert [(c.id, c.name, c.arguments) for c in first.tool_calls] == [("c1", "note", "{}")]
     assert (second.tool_call_id, second.name, second.content) == ("c1", "note", "[forgotten]")
+def test_ingest_records_keep_marks_and_the_running_ingest(backend: Backend) -> None:
+    records = backend.ingest_records
+    assert records.marks() == set()
+    assert records.running() is None
+    first, second = "a" * 64, "b" * 64
+    records.add_marks([first])
+    records.add_marks([first, second])  # a mark added twice is kept once
+    assert records.marks() == {first, second}
+    records.begin(["import:x", "import:y", "import:x"])
+    assert records.running() == ["import:x", "import:y"]
+    records.begin([])  # a run with no sessions is still a run
+    assert records.running() == []
+    records.finish()
+    assert records.running() is None
+    records.finish()  # finishing twice is harmless
+    assert records.marks() == {first, second}

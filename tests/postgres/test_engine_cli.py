@@ -74,27 +74,6 @@ def test_a_person_uses_a_database_workspace_from_the_command_line(
     assert "dream: manual (model-free)" in invoke(app, ["-w", team, "log"], env=env).output
 
 
-REFUSED = [
-    (["ingest", "."], "ingest"),
-]
-
-
-@pytest.mark.parametrize(("args", "operation"), REFUSED, ids=[a[0] for a, _ in REFUSED])
-def test_commands_that_need_a_folder_refuse_with_what_to_do(
-    tmp_path: Path, pg_url: str, loopback: LoopbackServer, args: list[str], operation: str
-) -> None:
-    env = _env(tmp_path, pg_url, loopback)
-    team = f"team-{secrets.token_hex(4)}"
-    invoke = CliRunner().invoke
-    assert invoke(app, ["--store", pg_url, "init", "-w", team], env=env).exit_code == 0
-    result = invoke(app, ["--store", pg_url, "-w", team, *args], env=env)
-    assert result.exit_code == 1, result.output
-    said = " ".join(result.stderr.split())
-    assert f"error: {operation} does not run on a PostgreSQL workspace yet" in said
-    assert "reverie store export" in said
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-
-
 def test_why_and_forget_run_on_a_database_workspace_from_the_command_line(
     tmp_path: Path, pg_url: str, loopback: LoopbackServer
 ) -> None:

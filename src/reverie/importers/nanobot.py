@@ -3,7 +3,8 @@
 A workspace brings its history, cursors, durable files and sessions, wherever its release keeps
 them (``nanobot_layout``: the 0.3.5 folder under ``~/.nanobot/sessions/<workspace-id>/`` and
 the older in-workspace ``sessions/``). A sessions folder (0.3.5's, or an older ``sessions/``)
-brings its session files; one file brings one session.
+brings its session files; one file brings one session. A reverie workspace (a nanobot one
+whose sessions are in ``.reverie/sessions.sqlite3``) brings those too (``reverie_sessions``).
 
 Reading never writes to the source: the history log is parsed line by line here (a reverie
 ``HistoryLog`` would repair the file in place), and cursor files are parsed, not opened as
@@ -43,6 +44,7 @@ from reverie.importers.nanobot_layout import (
     session_files,
     source_name,
 )
+from reverie.importers.reverie_sessions import has_reverie_sessions, read_reverie_sessions
 from reverie.session import Session
 from reverie.store import layout
 from reverie.store.bounded import read_bounded
@@ -97,6 +99,7 @@ class NanobotReader:
             if session is not None:
                 sessions.append(session)
             self._progress(done, total)
+        sessions += self._reverie_sessions(root)
         return ImportedWorkspace(
             root=root,
             history=tuple(history),
@@ -163,6 +166,20 @@ class NanobotReader:
                 read = read_nanobot_file(copy, key=fallback, local_tz=self.local_tz)
         self.skipped += read.skipped
         return read.session
+
+    def _reverie_sessions(self, root: Path) -> list[Session]:
+        """A reverie workspace's own sessions (``reverie_sessions``), under imported keys."""
+        if not has_reverie_sessions(root):
+            return []
+        path = root / layout.SESSIONS_DB
+        if not inside(path, root):
+            self._problem(path, 0, f"a symlink out of {root}: skipped")
+            return []
+        read, problems = read_reverie_sessions(root)
+        self.problems.extend(problems)
+        sessions = [replace(s, key=imported_key(root.name, s.key)) for s in read]
+        self.conversations.extend(session_conversation(s, path) for s in sessions)
+        return sessions
 
     def _history(self, root: Path, source: str) -> list[HistoryEntry]:
         path = root / layout.HISTORY

@@ -26,6 +26,8 @@ The contract each implementation keeps (DESIGN.md's invariants, stated per proto
 - ``ProvenancePort`` (``reverie.ports.provenance``) is replaced whole under the dream lock;
   ``ProvenanceAccess`` gives ``why``/``forget``/``purge`` the durable files by path and the
   backend's own purge steps, so both backends forget with the same semantics.
+- ``IngestRecordsPort`` (``reverie.ports.ingest``) keeps what ingest brought in and the run
+  it is in, so a rerun adds nothing twice and finishes what an interrupted run left.
 
 The protocols, one per store, are in ``reverie.ports.stores``; the bundles a process or a
 backend holds (``Stores``, ``Backend``...) in ``reverie.ports.bundles``. Nothing here does
@@ -37,11 +39,13 @@ from __future__ import annotations
 from reverie.ports.bundles import (
     AgentStores,
     Backend,
+    IngestStores,
     PromptStores,
     ProvenanceStores,
     SessionLogStores,
     Stores,
 )
+from reverie.ports.ingest import IngestRecordsPort
 from reverie.ports.provenance import ProvenanceAccess, ProvenancePort
 from reverie.ports.stores import (
     AuditPort,
@@ -64,6 +68,8 @@ __all__ = [
     "CursorPort",
     "HistoryPort",
     "IndexPort",
+    "IngestRecordsPort",
+    "IngestStores",
     "LedgerPort",
     "LockPort",
     "LocksPort",

@@ -1,10 +1,10 @@
 """The storage seam's bundles: the stores a process, the engine or a backend holds together.
 
 ``SessionLogStores`` (compaction), ``PromptStores`` (prompt assembly), ``AgentStores`` (the
-built-in agent), ``Stores`` (all of them, what the engine reaches) and ``Backend`` (``Stores``
-plus its search index and provenance access: what ``MemoryEngine`` is built from).
-``ProvenanceStores`` is ``Stores`` plus ``ProvenanceAccess``: what ``why``, ``forget`` and
-``purge`` (``reverie.provenance``) work on.
+built-in agent), ``Stores`` (all of them, what the engine reaches), ``IngestStores`` (``Stores``
+plus the ingest records: what ``reverie.ingest`` uses), ``ProvenanceStores`` (``Stores`` plus
+``ProvenanceAccess``: what ``why``, ``forget`` and ``purge`` work on) and ``Backend`` (both, plus
+its search index: what ``MemoryEngine`` is built from).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from reverie.ports.provenance import ProvenanceAccess
+from reverie.ports.ingest import IngestRecordsPort
 from reverie.ports.stores import (
     AuditPort,
     CursorPort,
@@ -104,7 +105,15 @@ class ProvenanceStores(Stores, ProvenanceAccess, Protocol):
     """Every store plus provenance access: what ``why``, ``forget`` and ``purge`` work on."""
 
 
-class Backend(ProvenanceStores, Protocol):
+class IngestStores(Stores, Protocol):
+    """What ingest uses: every store plus the ingest records (``reverie.ports.ingest``)."""
+
+    @property
+    def ingest_records(self) -> IngestRecordsPort:
+        """The imported-sources marks and the record of a running ingest."""
+
+
+class Backend(ProvenanceStores, IngestStores, Protocol):
     """The stores plus the search index over them: what ``MemoryEngine`` is built from."""
 
     def open_index(self) -> IndexPort:

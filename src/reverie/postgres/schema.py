@@ -178,9 +178,27 @@ CREATE TABLE provenance (
 """
 """Version 2: the provenance records of each workspace (``reverie.postgres.provenance``)."""
 
+_INGEST_TABLES = ("ingest_marks", "ingest_runs")
+
+_V3_INGEST = """
+CREATE TABLE ingest_marks (
+    workspace_id bigint NOT NULL REFERENCES workspaces ON DELETE CASCADE,
+    mark text NOT NULL CHECK (mark ~ '^[0-9a-f]{64}$'),
+    PRIMARY KEY (workspace_id, mark)
+);
+CREATE TABLE ingest_runs (
+    workspace_id bigint PRIMARY KEY REFERENCES workspaces ON DELETE CASCADE,
+    sessions text[] NOT NULL,
+    started_at timestamptz NOT NULL DEFAULT now()
+);
+"""
+"""Version 3: ingest's records (``reverie.postgres.ingest_records``): the content keys of what a nanobot
+workspace brought in, and the sessions of the ingest running now (one row, or none)."""
+
 MIGRATIONS: tuple[tuple[int, str], ...] = (
     (1, _V1 + "".join(_tenancy(table) for table in _TENANT_TABLES)),
     (2, _V2_PROVENANCE + _tenancy("provenance")),
+    (3, _V3_INGEST + "".join(_tenancy(table) for table in _INGEST_TABLES)),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 """The schema version this reverie reads and writes."""

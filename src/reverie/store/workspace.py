@@ -15,6 +15,7 @@ Layout (nanobot-compatible; reverie's own state lives in ``.reverie/``)::
     .reverie/format                                workspace format number
     .reverie/rejected-rules.jsonl                  SOUL.md rules screening refused
     .reverie/audit-root                            the audit repository's recorded root commit
+    .reverie/imported.json  .reverie/ingest.json   ingest's records (``store.ingest_records``)
     .reverie/locks/                                cross-process lock files
     .git/                                          the audit repository
 
@@ -56,6 +57,7 @@ from reverie.store.audit import AuditRepo
 from reverie.store.cursors import CursorFloor, DreamCursor
 from reverie.store.history import HistoryLog
 from reverie.store.history_scan import ScanMarker
+from reverie.store.ingest_records import FolderIngestRecords
 from reverie.store.ledger import Ledger
 from reverie.store.locks import ProcessLock
 from reverie.store.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryFiles
@@ -80,6 +82,7 @@ class Workspace:
         self.locks_dir = root / layout.LOCKS
         self._kept: list[ProcessLock] = []
         self.files = MemoryFiles(root)
+        self.ingest_records = FolderIngestRecords(root)
         self.dream_cursor = DreamCursor(root / layout.DREAM_CURSOR)
         self.quarantine = Quarantine(root / layout.QUARANTINE)
         self.history = HistoryLog(

@@ -1,0 +1,90 @@
+"""Where an ingest test ingests: a workspace folder or a PostgreSQL workspace, one interface.
+
+``ingest_target`` (a fixture of ``tests/conftest.py``, parametrised ``folder`` / ``postgres``)
+yields a ``Target``: the engine, and the workspace's stores through the storage seam
+(``reverie.ports.IngestStores``), so one test checks both backends. On PostgreSQL the stores
+are opened beside the engine on the same workspace (they read the same rows).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from reverie.config import Config
+from reverie.engine import MemoryEngine
+from reverie.ports import IngestStores
+from reverie.store import layout
+from tests.conftest import StepClock
+
+KINDS = ("folder", "postgres")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """An engine on one backend and its stores."""
+
+    kind: str
+    engine: MemoryEngine
+    stores: IngestStores
+    reopen: Callable[[], IngestStores]
+    """Open the same workspace's stores again (the caller closes them)."""
+
+    def everything(self) -> str:
+        """Every text the workspace keeps outside its sessions (history, files, the index)."""
+        texts = [entry.content for entry in self.stores.history.entries()]
+        texts += [self.stores.files.read(name) for name in ("SOUL", "USER", "MEMORY")]
+        return "\n".join(texts)
+
+    def drop_marks(self) -> None:
+        """Lose the import marks, as a kill just before they were written would."""
+        if self.kind == "folder":
+            (self.engine.workspace.root / layout.IMPORTED).unlink()
+            return
+        from reverie.postgres_backend import PgBackend
+
+        assert isinstance(self.stores, PgBackend)
+        with self.stores.tenant.transaction() as conn:
+            conn.execute("DELETE FROM ingest_marks")
+
+    def close(self) -> None:
+        """Close the engine and the stores."""
+        self.engine.close()
+        if self.kind != "folder":
+            self.stores.close()
+
+
+def open_target(
+    request: pytest.FixtureRequest, tmp_path: Path, clock: StepClock, config: Config
+) -> Target:
+    """Open an engine of ``request.param`` kind in ``tmp_path`` (or a new database workspace)."""
+    if request.param == "folder":
+        engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={})
+        root = engine.workspace.root
+
+        def reopen_folder() -> IngestStores:
+            from reverie.file_backend import FileBackend
+
+            return FileBackend.open(root)
+
+        return Target(kind="folder", engine=engine, stores=engine.workspace, reopen=reopen_folder)
+    from reverie.postgres.database import Database
+    from reverie.postgres_backend import PgBackend
+
+    url = request.getfixturevalue("pg_url")
+    name = f"ingest-{secrets.token_hex(5)}"
+    database = Database(url)
+    try:
+        database.tenant(name, create=True)
+    finally:
+        database.close()
+    engine = MemoryEngine.open(name, config, store=url, clock=clock, environ={})
+
+    def reopen_database() -> IngestStores:
+        return PgBackend.open(url, name, clock=clock)
+
+    return Target(kind="postgres", engine=engine, stores=reopen_database(), reopen=reopen_database)
