@@ -173,6 +173,8 @@ class PgBackend:
     def places_holding(self, needle: Needle) -> list[str]:
         """Every row of the workspace outside the audit that still holds ``needle``."""
         return places_holding(self.tenant, needle)
+
+    @property
     def ingest_records(self) -> PgIngestRecords:
         """What ingest brought in and the ingest running now (``reverie.ports.ingest``)."""
         return self._ingest_records

@@ -303,6 +303,8 @@ def test_a_forgotten_tool_call_keeps_its_ids_on_both_backends(backend: Backend) 
     first, second = backend.sessions.load("tg:t").messages
     assert [(c.id, c.name, c.arguments) for c in first.tool_calls] == [("c1", "note", "{}")]
     assert (second.tool_call_id, second.name, second.content) == ("c1", "note", "[forgotten]")
+
+
 def test_ingest_records_keep_marks_and_the_running_ingest(backend: Backend) -> None:
     records = backend.ingest_records
     assert records.marks() == set()

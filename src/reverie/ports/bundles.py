@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from reverie.ports.provenance import ProvenanceAccess
 from reverie.ports.ingest import IngestRecordsPort
+from reverie.ports.provenance import ProvenanceAccess
 from reverie.ports.stores import (
     AuditPort,
     CursorPort,

@@ -192,8 +192,8 @@ CREATE TABLE ingest_runs (
     started_at timestamptz NOT NULL DEFAULT now()
 );
 """
-"""Version 3: ingest's records (``reverie.postgres.ingest_records``): the content keys of what a nanobot
-workspace brought in, and the sessions of the ingest running now (one row, or none)."""
+"""Version 3: ingest's records (``reverie.postgres.ingest_records``): the content keys of what a
+nanobot workspace brought in, and the sessions of the ingest running now (one row, or none)."""
 
 MIGRATIONS: tuple[tuple[int, str], ...] = (
     (1, _V1 + "".join(_tenancy(table) for table in _TENANT_TABLES)),
