@@ -4,7 +4,8 @@
 result) as the session ``dream:<UTC time>`` and deletes older ``dream:`` sessions beyond the
 last ``keep`` (10). Keys sort by time, so "older" is "smaller key". Sessions whose key starts
 with ``dream:`` are internal: prompts of other sessions never carry them (invariant 10).
-This module writes only through ``SessionStore``; it never touches history or the durable files.
+This module writes only through the sessions store (``SessionsPort``, a folder's or a
+database's); it never touches history or the durable files.
 The kept messages are redacted (``reverie.redact``): the transcript is derived, not what the
 user typed, so a secret the model tried to write (or a file held before) is not kept in it.
 """
@@ -22,7 +23,7 @@ from reverie.redact import redact
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from reverie.store.sessions import SessionStore
+    from reverie.ports import SessionsPort
 
 TRANSCRIPT_PREFIX = "dream:"
 KEEP_TRANSCRIPTS = 10
@@ -34,7 +35,7 @@ def transcript_key(moment: datetime) -> str:
 
 
 def keep_transcript(
-    sessions: SessionStore,
+    sessions: SessionsPort,
     messages: Sequence[Message],
     *,
     moment: datetime,
@@ -55,7 +56,7 @@ def keep_transcript(
     return key
 
 
-def prune_transcripts(sessions: SessionStore, *, keep: int = KEEP_TRANSCRIPTS) -> list[str]:
+def prune_transcripts(sessions: SessionsPort, *, keep: int = KEEP_TRANSCRIPTS) -> list[str]:
     """Delete ``dream:`` sessions beyond the newest ``keep``; return the deleted keys."""
     keys = sorted(info.key for info in sessions.list() if info.key.startswith(TRANSCRIPT_PREFIX))
     old = keys[: max(0, len(keys) - keep)]
