@@ -294,7 +294,7 @@ class MemoryEngine(MemoryJobs):
         """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
         return gather(
             self._stores,
-            self.dreamer() if self.on_folder else None,
+            self._dream_runner(),
             mode=self.mode,
             chat_model=self.config.model.model,
             memory_model=self.config.memory.model,

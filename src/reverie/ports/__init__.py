@@ -25,13 +25,16 @@ The contract each implementation keeps (DESIGN.md's invariants, stated per proto
 - ``IndexPort`` answers from current data: it catches up with the stores before a query.
 
 The protocols, one per store, are in ``reverie.ports.stores``; the bundles a process or a
-backend holds (``Stores``, ``Backend``...) in ``reverie.ports.bundles``. Nothing here does
+backend holds (``Stores``, ``Backend``...) in ``reverie.ports.bundles``; what a backend
+without a folder adds for dream (``DreamStores``: skills, back-off state, one-step publish)
+in ``reverie.ports.dream``. Nothing here does
 anything at run time.
 """
 
 from __future__ import annotations
 
 from reverie.ports.bundles import AgentStores, Backend, PromptStores, SessionLogStores, Stores
+from reverie.ports.dream import DreamStatePort, DreamStores, SkillFilesPort
 from reverie.ports.stores import (
     AuditPort,
     CursorPort,
@@ -51,6 +54,8 @@ __all__ = [
     "AuditPort",
     "Backend",
     "CursorPort",
+    "DreamStatePort",
+    "DreamStores",
     "HistoryPort",
     "IndexPort",
     "LedgerPort",
@@ -62,5 +67,6 @@ __all__ = [
     "RejectionsPort",
     "SessionLogStores",
     "SessionsPort",
+    "SkillFilesPort",
     "Stores",
 ]

@@ -160,6 +160,12 @@ CREATE TABLE reverie_schema (
 """
 
 
+_V2_DREAM_STATE = """
+ALTER TABLE workspace_state ADD COLUMN dream_state text;
+"""
+"""Dream's back-off state (``reverie.postgres.dream_stores.PgDreamState``), shared by servers."""
+
+
 def _tenancy(table: str) -> str:
     return f"""
 ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
@@ -172,6 +178,7 @@ CREATE POLICY one_workspace ON {table}
 
 MIGRATIONS: tuple[tuple[int, str], ...] = (
     (1, _V1 + "".join(_tenancy(table) for table in _TENANT_TABLES)),
+    (2, _V2_DREAM_STATE),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 """The schema version this reverie reads and writes."""
