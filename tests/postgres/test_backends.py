@@ -23,6 +23,8 @@ from reverie.ports import (
     AuditPort,
     Backend,
     CursorPort,
+    DreamStatePort,
+    DreamStores,
     HistoryPort,
     IndexPort,
     LedgerPort,
@@ -31,8 +33,10 @@ from reverie.ports import (
     QuarantinePort,
     RejectionsPort,
     SessionsPort,
+    SkillFilesPort,
 )
 from reverie.postgres.audit import PgAudit
+from reverie.postgres.dream_stores import PgDreamState, PgSkillFiles
 from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
 from reverie.postgres.history import PgHistoryLog
 from reverie.postgres.locks import PgLock
@@ -46,6 +50,8 @@ from reverie.store.ledger import LedgerRecord
 AUDIT: type[AuditPort] = PgAudit
 BACKEND: type[Backend] = PgBackend
 CURSOR: type[CursorPort] = PgDreamCursor
+DREAM_STATE: type[DreamStatePort] = PgDreamState
+DREAM_STORES: type[DreamStores] = PgBackend
 HISTORY: type[HistoryPort] = PgHistoryLog
 INDEX: type[IndexPort] = PgIndex
 LEDGER: type[LedgerPort] = PgLedger
@@ -54,6 +60,7 @@ FILES: type[MemoryFilesPort] = PgMemoryFiles
 QUARANTINE: type[QuarantinePort] = PgQuarantine
 REJECTIONS: type[RejectionsPort] = PgRejections
 SESSIONS: type[SessionsPort] = PgSessionStore
+SKILLS: type[SkillFilesPort] = PgSkillFiles
 
 
 @pytest.fixture(params=["file", "postgres"])
