@@ -249,5 +249,6 @@ def test_a_persons_edit_is_one_commit_on_the_database(memory: MemoryEngine) -> N
     skill = memory.edit_file("skills/tea/SKILL.md", "# Tea\n1. Boil", author="Ada")
     assert skill.commit is not None
     assert skill.commit.subject == "edit: skills/tea/SKILL.md"
+    assert memory.read_file("skills/tea/SKILL.md") == "# Tea\n1. Boil\n"
     assert memory.show(skill.commit.sha).diff.count("+1. Boil") == 1
     assert len(memory.log()) == 2
