@@ -255,3 +255,40 @@ def test_restore_rolls_back_a_model_dream_and_its_cursor(site: Site) -> None:
     again = site.make(_routed()).run()
     assert again.outcome == "completed"
     assert again.cursor_after == 2
+
+
+def test_a_model_that_keeps_calling_tools_ends_at_the_step_limit_and_changes_nothing(
+    site: Site,
+) -> None:
+    log = site.stores.audit.log()
+    provider = ScriptedProvider()
+    for i in range(4):
+        provider.reply(tool_calls=[edit("USER.md", "habits.\n", f"habits.\n- try {i}\n")])
+    dreamer = site.make(provider)
+    dreamer.config = DreamConfig(max_rounds=2, keep_history=1000)
+    result = dreamer.run()
+    assert result.outcome == "step_limit"
+    assert site.stores.audit.log() == log
+    assert site.stores.files.read("USER") == STARTER["USER"]
+    assert site.stores.dream_cursor.read() == 0
+
+
+def test_a_completed_no_op_advances_the_cursor_and_commits_only_the_cursor(site: Site) -> None:
+    result = site.make(ScriptedProvider().reply("Nothing worth keeping.")).run()
+    assert result.outcome == "completed"
+    assert result.files_changed == ()
+    assert site.stores.dream_cursor.read() == 2
+    head = site.stores.audit.log(1)[0]
+    assert [f.path for f in head.files] == ["memory/.dream_cursor"]
+    assert site.make(ScriptedProvider()).run().outcome == "no_pending"  # no model call
+
+
+def test_with_nothing_pending_secrets_already_in_a_file_are_redacted(site: Site) -> None:
+    site.make(ScriptedProvider().reply("Nothing worth keeping.")).run()
+    site.stores.files.write("USER", STARTER["USER"] + "- My PIN for the card is 4821\n")
+    result = site.make(ScriptedProvider()).run()
+    assert result.outcome == "no_pending"
+    assert result.files_changed == ("USER.md",)
+    assert "4821" not in site.stores.files.read("USER")
+    assert site.stores.audit.log(1)[0].subject == "dream: manual (redaction)"
+    assert site.stores.dream_cursor.read() == 2
