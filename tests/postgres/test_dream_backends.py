@@ -46,7 +46,12 @@ class Site:
     """One backend's stores and how to build its dream runner."""
 
     stores: Backend
-    make: Callable[[Provider | None], Dreamer | StoreDreamer]
+    runner: Callable[[Provider | None, DreamConfig], Dreamer | StoreDreamer]
+
+    def make(
+        self, provider: Provider | None, config: DreamConfig | None = None
+    ) -> Dreamer | StoreDreamer:
+        return self.runner(provider, config or DreamConfig(keep_history=1000))
 
     def skill(self, path: str) -> str:
         if isinstance(self.stores, DreamStores):
@@ -56,24 +61,20 @@ class Site:
         return target.read_text(encoding="utf-8") if target.exists() else ""
 
 
-def _config() -> DreamConfig:
-    return DreamConfig(keep_history=1000)
-
-
 @pytest.fixture(params=["file", "postgres"])
 def site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
     if request.param == "file":
         folder = FileBackend.open(tmp_path / "ws", create=True)
         made = Site(
             stores=folder,
-            make=lambda p: Dreamer(folder, p, config=_config(), counter=EstimatingCounter()),
+            runner=lambda p, c: Dreamer(folder, p, config=c, counter=EstimatingCounter()),
         )
     else:
         url = request.getfixturevalue("pg_url")
         pg = PgBackend.open(url, f"dream-{secrets.token_hex(5)}", create=True)
         made = Site(
             stores=pg,
-            make=lambda p: StoreDreamer(pg, p, config=_config(), counter=EstimatingCounter()),
+            runner=lambda p, c: StoreDreamer(pg, p, config=c, counter=EstimatingCounter()),
         )
     for name, text in STARTER.items():
         made.stores.files.write(name, text)
@@ -264,9 +265,7 @@ def test_a_model_that_keeps_calling_tools_ends_at_the_step_limit_and_changes_not
     provider = ScriptedProvider()
     for i in range(4):
         provider.reply(tool_calls=[edit("USER.md", "habits.\n", f"habits.\n- try {i}\n")])
-    dreamer = site.make(provider)
-    dreamer.config = DreamConfig(max_rounds=2, keep_history=1000)
-    result = dreamer.run()
+    result = site.make(provider, DreamConfig(max_rounds=2)).run()
     assert result.outcome == "step_limit"
     assert site.stores.audit.log() == log
     assert site.stores.files.read("USER") == STARTER["USER"]
@@ -292,3 +291,15 @@ def test_with_nothing_pending_secrets_already_in_a_file_are_redacted(site: Site)
     assert "4821" not in site.stores.files.read("USER")
     assert site.stores.audit.log(1)[0].subject == "dream: manual (redaction)"
     assert site.stores.dream_cursor.read() == 2
+
+
+def test_a_run_while_another_holds_the_dream_lock_is_busy(site: Site) -> None:
+    provider = ScriptedProvider()
+    lock = site.stores.lock("dream")
+    with lock.hold():
+        result = site.make(provider).run(trigger="interval")
+    lock.close()
+    assert (result.outcome, result.trigger) == ("busy", "interval")
+    assert provider.requests == ()
+    assert site.stores.dream_cursor.read() == 0
+    assert site.make(None).state().last_attempt is None  # busy is not an attempt
