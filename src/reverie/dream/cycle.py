@@ -32,6 +32,7 @@ is the audit's, built from the diff, never the model's text; every run is bounde
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -76,7 +77,7 @@ class Published:
     commit: CommitInfo | None
 
 
-class DreamCycle(Generic[StagingT]):
+class DreamCycle(ABC, Generic[StagingT]):
     """The dream run over ``stores`` (see the module docstring); subclasses supply the hooks."""
 
     stores: Stores
@@ -96,24 +97,23 @@ class DreamCycle(Generic[StagingT]):
         self.max_output_tokens = max_output_tokens
         self.schedule = schedule if schedule is not None else Schedule(self.config)
 
-    # -- hooks -------------------------------------------------------------------------------
-
+    @abstractmethod
     def _hold(self) -> AbstractContextManager[bool]:
         """The dream lock, tried once: yields whether it was taken."""
-        raise NotImplementedError
 
     def _recover_locked(self) -> bool:
         """Finish an interrupted publish (under the lock); True when there was one."""
         return False
 
+    @abstractmethod
     def _new_staging(self) -> StagingT:
         """A fresh overlay of the writable files."""
-        raise NotImplementedError
 
     def _instructions(self) -> tuple[str, InstructionSource] | None:
         """The dream instructions (None: the built-in text)."""
         return None
 
+    @abstractmethod
     def _publish_staged(
         self, staging: StagingT, *, expected: int, cursor: int, trigger: str
     ) -> Published:
@@ -123,19 +123,17 @@ class DreamCycle(Generic[StagingT]):
             DreamError: nothing was published (a file changed meanwhile, the cursor moved
                 from ``expected``, the lease was lost).
         """
-        raise NotImplementedError
 
     def _note_sources(self, staging: StagingT, entries: Sequence[HistoryEntry]) -> None:
         """Record where the lines a run adds came from (before publishing); none by default."""
 
+    @abstractmethod
     def state(self) -> DreamState:
         """The persisted back-off state."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _write_state(self, state: DreamState) -> None:
-        raise NotImplementedError
-
-    # -- the run -----------------------------------------------------------------------------
+        """Replace the persisted back-off state."""
 
     @property
     def mode(self) -> RunMode:
