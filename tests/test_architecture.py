@@ -148,7 +148,6 @@ FILE_LEVEL: frozenset[str] = frozenset(
         "reverie.search.index",
         "reverie.dream.edit",
         "reverie.dream.locking",
-        "reverie.dream.prompt",
         "reverie.dream.runner",
     }
 )

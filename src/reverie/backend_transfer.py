@@ -4,9 +4,11 @@
 remembers into an *empty* target: every history entry with its own cursor, timestamp, time,
 session, range and kind (gaps left by a trim or a forget stay gaps; the last cursor handed
 out stays the floor, so no cursor is ever reused), every session whole (messages, mark,
-summary, metadata), the durable files, the dream cursor, the provenance records, the ledger
-and the rejected rules; then it records one audit commit in the target. The audit history
-itself is not copied: the target's trail starts at the import (the source keeps its own).
+summary, metadata), the durable files and the skill files (``skills/<name>/SKILL.md``, which
+dream writes on either backend), the dream cursor, the provenance records, the ledger and the
+rejected rules;
+then it records one audit commit in the target. The audit history itself is not copied: the
+target's trail starts at the import (the source keeps its own).
 
 A folder target is written as nanobot's files: ``memory/history.jsonl`` gets each entry's
 JSON line as the folder backend writes it, and ``memory/.cursor`` the floor. What it must not
@@ -19,11 +21,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from reverie.dream.confine import check_writable_on_disk
 from reverie.errors import InputError, StorageError
 from reverie.file_backend import FileBackend
-from reverie.ports import Backend
+from reverie.ports import Backend, DreamStores
 from reverie.postgres_backend import PgBackend
 from reverie.store import layout
+from reverie.store.atomic import atomic_write_text
 from reverie.store.cursors import CursorFloor
 from reverie.store.entries import HistoryEntry
 from reverie.store.memory_files import MEMORY_FILE_NAMES
@@ -64,6 +68,7 @@ def transfer(
         if text:
             target.files.write(name, text)
             files += 1
+    files += copy_skills(source, target)
     target.dream_cursor.write(source.dream_cursor.read())
     target.provenance.write(source.provenance.read())  # why keeps its answers after a move
     records = [record for record in source.ledger.records() if record is not None]
@@ -98,3 +103,43 @@ def _put_history(target: Backend, entries: list[HistoryEntry], *, floor: int) ->
         raise StorageError(f"cannot write history ({exc.strerror})", path=path) from exc
     if floor > 0:
         CursorFloor(target.root / layout.CURSOR).advance(floor)
+
+
+def copy_skills(source: Backend, target: Backend) -> int:
+    """Copy every skill file of ``source`` into ``target``; return how many."""
+    paths = _skill_paths(source)
+    for path in paths:
+        _write_skill(target, path, _read_skill(source, path))
+    return len(paths)
+
+
+def _skill_paths(backend: Backend) -> list[str]:
+    if isinstance(backend, DreamStores):
+        return backend.skills.paths()
+    if isinstance(backend, FileBackend):
+        return layout.skill_files(backend.root)
+    return []
+
+
+def _read_skill(backend: Backend, path: str) -> str:
+    if isinstance(backend, DreamStores):
+        return backend.skills.read(path)
+    assert isinstance(backend, FileBackend)  # the only kinds _skill_paths lists
+    check_writable_on_disk(backend.root, path)
+    try:
+        return (backend.root / path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StorageError(f"cannot read the skill ({exc})", path=backend.root / path) from exc
+
+
+def _write_skill(backend: Backend, path: str, text: str) -> None:
+    if isinstance(backend, DreamStores):
+        backend.skills.write(path, text)
+    elif isinstance(backend, FileBackend):
+        check_writable_on_disk(backend.root, path)
+        target = backend.root / path
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create folder ({exc.strerror})", path=target) from exc
+        atomic_write_text(target, text)

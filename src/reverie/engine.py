@@ -283,8 +283,6 @@ class MemoryEngine(MemoryJobs):
         """
         from reverie.ingest import IngestJob, run_ingest  # noqa: PLC0415
 
-        if not self.on_folder and self.mode == "model":
-            self._publisher()  # ingest ends with dream: refuse it before anything is written
         job = IngestJob(
             stores=self._stores,
             compaction=self._compactor,
@@ -297,7 +295,7 @@ class MemoryEngine(MemoryJobs):
         """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
         return gather(
             self._stores,
-            self.dreamer() if self.on_folder else None,
+            self._dream_runner(),
             mode=self.mode,
             chat_model=self.config.model.model,
             memory_model=self.config.memory.model,

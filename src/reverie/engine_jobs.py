@@ -1,8 +1,10 @@
 """Dream through ``MemoryEngine``: the dream runner, a run now, a run when due.
 
-A mixin of ``MemoryEngine`` (as ``engine_changes`` holds a person's changes): on a folder the
-runner is ``reverie.dream.runner.Dreamer`` in the engine's mode; on a database workspace dream
-runs model-free, once across servers, through ``reverie.dream.shared``.
+A mixin of ``MemoryEngine`` (as ``engine_changes`` holds a person's changes). The runner is
+the same run (``reverie.dream.cycle``) on either backend, in the engine's mode (the model, or
+model-free without one): on a folder ``reverie.dream.runner.Dreamer``; on a database
+workspace ``reverie.dream.store_runner.StoreDreamer``, which runs once across servers (the
+``dream`` lease) and publishes in one transaction.
 """
 
 from __future__ import annotations
@@ -10,10 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reverie.dream.runner import Dreamer
-from reverie.dream.shared import SeamPublisher, dream_on_stores, pending_reached
+from reverie.dream.store_runner import StoreDreamer
 from reverie.engine_changes import MemoryChanges
 from reverie.engine_results import NO_MODEL_HINT
 from reverie.errors import ModelNotConfiguredError, StoreUnsupportedError
+from reverie.ports import DreamStores
 
 if TYPE_CHECKING:
     from reverie.config import Config
@@ -31,44 +34,40 @@ class MemoryJobs(MemoryChanges):
     _memory_counter: TokenCounter
 
     def dreamer(self) -> Dreamer:
-        """The dream runner in this engine's mode (model, or model-free without one)."""
-        provider = self._memory if self.mode == "model" else None
+        """The folder's dream runner in this engine's mode (model, or model-free without one)."""
         return Dreamer(
             self._folder("dream"),
-            provider,
+            self._dream_provider(),
+            config=self.config.dream,
+            counter=self._memory_counter,
+            max_output_tokens=self.config.memory.max_output_tokens,
+        )
+
+    def _dream_runner(self) -> Dreamer | StoreDreamer:
+        """The dream runner of this workspace, a folder or a database (same run, same result)."""
+        if self.on_folder:
+            return self.dreamer()
+        if not isinstance(self._stores, DreamStores):
+            raise StoreUnsupportedError("dream", where=self._stores.location)
+        return StoreDreamer(
+            self._stores,
+            self._dream_provider(),
             config=self.config.dream,
             counter=self._memory_counter,
             max_output_tokens=self.config.memory.max_output_tokens,
         )
 
     def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
-        """Curate the durable files from the next batch of history (all-or-nothing).
-
-        On a database workspace: model-free, once across servers (``reverie.dream.shared``).
-        """
+        """Curate the durable files from the next batch of history (all-or-nothing)."""
         if self.config.dream.mode == "model" and self._memory is None:
             raise ModelNotConfiguredError("dream.mode is 'model' but " + NO_MODEL_HINT)
-        if not self.on_folder:
-            return dream_on_stores(
-                self._stores, self._publisher(), self.config.dream, trigger=trigger, dry_run=dry_run
-            )
-        return self.dreamer().run(trigger=trigger, dry_run=dry_run)
+        return self._dream_runner().run(trigger=trigger, dry_run=dry_run)
 
     def dream_if_due(self) -> DreamResult | None:
-        """Run dream when its schedule says so (interval, cron, pending entries); else None.
+        """Run dream when its schedule says so (interval, cron, pending entries); else None."""
+        runner = self._dream_runner()
+        decision = runner.should_run()
+        return runner.run(trigger=decision.trigger or "schedule") if decision.run else None
 
-        On a database workspace: when ``dream.pending_trigger`` entries wait (model-free).
-        """
-        if not self.on_folder:
-            due = self.mode == "model-free" and pending_reached(self._stores, self.config.dream)
-            return self.dream(trigger="pending") if due else None
-        dreamer = self.dreamer()
-        decision = dreamer.should_run()
-        return dreamer.run(trigger=decision.trigger or "schedule") if decision.run else None
-
-    def _publisher(self) -> SeamPublisher:
-        audit = self._stores.audit
-        if self.mode == "model" or not isinstance(audit, SeamPublisher):
-            operation = "dream with a model (REVERIE_DREAM_MODE=model-free dreams without one)"
-            raise StoreUnsupportedError(operation, where=self._stores.location)
-        return audit
+    def _dream_provider(self) -> Provider | None:
+        return self._memory if self.mode == "model" else None

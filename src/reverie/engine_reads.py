@@ -11,7 +11,7 @@ from reverie.dream.confine import canonical_writable
 from reverie.dream.edit import read_writable
 from reverie.errors import StoreUnsupportedError
 from reverie.inbound import check_limit
-from reverie.ports import Backend
+from reverie.ports import Backend, DreamStores
 from reverie.provenance.plan import ForgetPlan, plan_forget
 from reverie.provenance.why import WhyReport, explain
 from reverie.session import Session, SessionInfo
@@ -111,7 +111,7 @@ class MemoryReads:
     def read_file(self, path: str) -> str:
         """The text of a durable file dream may write (``SOUL.md``, ``memory/MEMORY.md``, ...).
 
-        On a database workspace, the three durable files (its only files).
+        On a database workspace, the three durable files and the skills (its only files).
         """
         if isinstance(self._stores, Workspace):
             return read_writable(self._stores, path)
@@ -119,6 +119,8 @@ class MemoryReads:
         for name, relative in RELATIVE_PATHS.items():
             if relative == canonical:
                 return self._stores.files.read(name)
+        if isinstance(self._stores, DreamStores):
+            return self._stores.skills.read(canonical)
         return ""
 
     def line_origins(self, *paths: str) -> dict[str, tuple[LineOrigin, ...]]:

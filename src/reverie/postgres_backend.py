@@ -1,11 +1,12 @@
 """``PgBackend``: one workspace of a PostgreSQL database as a ``reverie.ports.Backend``.
 
 Every store of the workspace (sessions, history, dream cursor, durable files, audit, ledger,
-rejected rules, quarantine, provenance records), its named locks and its search index, all
-over one connection pool, each scoped to the workspace by row-level security
-(``reverie.postgres``). Several processes on several machines may open the same workspace
-at once: every invariant of DESIGN.md then holds across them (``docs/scale-out.md`` says how,
-and at what cost).
+rejected rules, quarantine, provenance records, ingest records), what dream adds (skill files,
+back-off state, the fenced one-step publish: ``reverie.ports.DreamStores``), its named locks
+and its search index, all over one connection pool, each scoped to the workspace by row-level
+security (``reverie.postgres``). Several processes on several machines may open the same
+workspace at once: every invariant of DESIGN.md then holds across them (``docs/scale-out.md``
+says how, and at what cost).
 
 Opening checks the schema (``SchemaVersionError`` when it is missing, older or newer);
 ``init`` applies the migrations and makes the workspace, as ``reverie init`` does.
@@ -16,12 +17,14 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from reverie.clock import Clock, system_clock
 from reverie.postgres.audit import PgAudit
 from reverie.postgres.database import Database, Tenant
+from reverie.postgres.dream_stores import PgDreamState, PgSkillFiles, publish_dream
 from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
 from reverie.postgres.history import PgHistoryLog
 from reverie.postgres.ingest_records import PgIngestRecords
@@ -36,6 +39,7 @@ from reverie.postgres.provenance import (
 from reverie.postgres.records import PgLedger, PgQuarantine, PgRejections
 from reverie.postgres.sessions import PgSessionStore
 from reverie.postgres_index import PgIndex
+from reverie.store.audit_commits import CommitInfo
 
 if TYPE_CHECKING:
     from reverie.store.scrub import Needle
@@ -72,6 +76,8 @@ class PgBackend:
         self._provenance = PgProvenance(tenant)
         self._ingest_records = PgIngestRecords(tenant)
         self._locks: dict[str, PgLock] = {}
+        self._skills = PgSkillFiles(tenant)
+        self._dream_state = PgDreamState(tenant)
 
     @classmethod
     def open(
@@ -178,6 +184,37 @@ class PgBackend:
     def ingest_records(self) -> PgIngestRecords:
         """What ingest brought in and the ingest running now (``reverie.ports.ingest``)."""
         return self._ingest_records
+
+    @property
+    def skills(self) -> PgSkillFiles:
+        """The skill files (dream's ``skills/<name>/SKILL.md``)."""
+        return self._skills
+
+    @property
+    def dream_state(self) -> PgDreamState:
+        """Dream's back-off state, shared by every server."""
+        return self._dream_state
+
+    def publish_dream(
+        self,
+        changes: Mapping[str, str],
+        *,
+        bases: Mapping[str, str],
+        subject: str,
+        dream_cursor: int,
+        expected_cursor: int,
+    ) -> CommitInfo | None:
+        """A dream's publish: files, cursor and one commit in one fenced transaction."""
+        return publish_dream(
+            self.tenant,
+            self._audit,
+            self.lock("dream"),
+            changes,
+            bases=bases,
+            subject=subject,
+            dream_cursor=dream_cursor,
+            expected_cursor=expected_cursor,
+        )
 
     def lock(self, name: str) -> PgLock:
         """Return the lock ``name`` of this workspace, shared with every server."""

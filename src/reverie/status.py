@@ -15,19 +15,15 @@ from datetime import datetime
 from reverie.dream.runner import Dreamer
 from reverie.dream.schedule import Decision
 from reverie.dream.state import DreamState
+from reverie.dream.store_runner import StoreDreamer
 from reverie.errors import CursorError, ReverieError, StorageError
 from reverie.ports import Stores
 from reverie.store.ledger import JobTotals
 from reverie.store.memory_files import MEMORY_FILE_NAMES, FileSize
 from reverie.store.rejections import RecordedRejection
 
-NO_DREAM = Decision(
-    run=False,
-    trigger=None,
-    reason="on a PostgreSQL workspace dream runs model-free when dream.pending_trigger"
-    " entries wait, or on `reverie dream`",
-)
-"""The next dream of a database workspace (no schedule state is kept there yet)."""
+NO_DREAM = Decision(run=False, trigger=None, reason="dream does not run on these stores")
+"""The next dream of stores dream cannot run on."""
 REJECTED_SHOWN = 10
 """How many of the latest refused rules ``status`` carries."""
 
@@ -61,7 +57,7 @@ class Status:
 
 def gather(
     stores: Stores,
-    dreamer: Dreamer | None,
+    dreamer: Dreamer | StoreDreamer | None,
     *,
     mode: str,
     chat_model: str,
@@ -70,7 +66,8 @@ def gather(
 ) -> Status:
     """Collect the status of ``stores`` (a damaged cursor or state is listed in ``damaged``).
 
-    ``dreamer`` None: dream does not run on these stores (a database workspace, for now).
+    ``dreamer``: the workspace's dream runner (a folder's or a database's); None when dream
+    does not run on these stores.
     """
     damaged: list[str] = []
     try:
@@ -105,7 +102,7 @@ def gather(
     )
 
 
-def _next_dream(dreamer: Dreamer, damaged: list[str]) -> Decision:
+def _next_dream(dreamer: Dreamer | StoreDreamer, damaged: list[str]) -> Decision:
     try:
         return dreamer.should_run()
     except ReverieError as exc:

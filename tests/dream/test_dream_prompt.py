@@ -6,15 +6,31 @@ from pathlib import Path
 
 from reverie import Workspace, prompts
 from reverie.config import DreamConfig
-from reverie.dream.prompt import MAX_INSTRUCTION_CHARS, build_dream_prompt, load_instructions
+from reverie.dream.prompt import (
+    MAX_INSTRUCTION_CHARS,
+    DreamPrompt,
+    build_dream_prompt,
+    load_instructions,
+)
+from reverie.dream.staging import Staging
+
+
+def _prompt(workspace: Workspace, config: DreamConfig) -> DreamPrompt:
+    """The prompt as the folder's dreamer builds it: its staging copy, its instructions."""
+    return build_dream_prompt(
+        workspace,
+        Staging(workspace.root),
+        config,
+        instructions=load_instructions(workspace.root),
+    )
 
 
 def _user_text(workspace: Workspace, config: DreamConfig | None = None) -> str:
-    return build_dream_prompt(workspace, config or DreamConfig()).messages[1].text
+    return _prompt(workspace, config or DreamConfig()).messages[1].text
 
 
 def test_builtin_instructions_are_used_without_an_override(workspace: Workspace) -> None:
-    prompt = build_dream_prompt(workspace, DreamConfig())
+    prompt = _prompt(workspace, DreamConfig())
     assert prompt.instructions == "builtin"
     assert prompt.messages[0].role == "system"
     assert prompt.messages[0].text == prompts.load("dream")
@@ -23,7 +39,7 @@ def test_builtin_instructions_are_used_without_an_override(workspace: Workspace)
 def test_a_non_empty_workspace_override_replaces_the_instructions(workspace: Workspace) -> None:
     (workspace.root / "prompts").mkdir()
     (workspace.root / "prompts" / "dream.md").write_text("Only keep facts about cats.\n\n")
-    prompt = build_dream_prompt(workspace, DreamConfig())
+    prompt = _prompt(workspace, DreamConfig())
     assert prompt.instructions == "workspace"
     assert prompt.messages[0].text == "Only keep facts about cats."
 
@@ -67,7 +83,7 @@ def test_durable_files_are_shown_and_a_file_over_the_cap_is_flagged(
 ) -> None:
     (workspace.root / "USER.md").write_text("# User\n\n" + "- likes tea\n" * 1_000)
     (workspace.root / "SOUL.md").write_text("Be brief.\n")
-    prompt = build_dream_prompt(workspace, DreamConfig(file_chars=500))
+    prompt = _prompt(workspace, DreamConfig(file_chars=500))
     text = prompt.messages[1].text
     assert prompt.over_cap == ("USER.md",)
     assert "## USER.md — OVER THE CAP: 12,008 characters, the cap is 500" in text
@@ -103,7 +119,7 @@ def test_history_is_the_batch_after_the_dream_cursor_oldest_first(workspace: Wor
     for number in range(1, 31):
         workspace.history.append(f"fact {number}", session_key="cli:chat" if number % 2 else None)
     workspace.dream_cursor.write(5)
-    prompt = build_dream_prompt(workspace, DreamConfig(batch_entries=20))
+    prompt = _prompt(workspace, DreamConfig(batch_entries=20))
     assert [entry.cursor for entry in prompt.entries] == list(range(6, 26))
     assert prompt.batch_last == 25
     text = prompt.messages[1].text
@@ -128,7 +144,7 @@ def test_each_entry_is_truncated_to_entry_chars(workspace: Workspace) -> None:
 def test_nothing_pending_gives_no_batch(workspace: Workspace) -> None:
     workspace.history.append("old")
     workspace.dream_cursor.write(1)
-    prompt = build_dream_prompt(workspace, DreamConfig())
+    prompt = _prompt(workspace, DreamConfig())
     assert prompt.entries == ()
     assert prompt.batch_last is None
     assert "(nothing new)" in prompt.messages[1].text

@@ -175,7 +175,9 @@ calls = st.one_of(
 )
 
 
-def _run(tools: DreamTools, name: str, arguments: dict[str, str], *, as_json: bool) -> ToolOutcome:
+def _run(
+    tools: DreamTools[Staging], name: str, arguments: dict[str, str], *, as_json: bool
+) -> ToolOutcome:
     if as_json:
         return tools.call(name, json.dumps(arguments))
     method = getattr(tools, name)

@@ -11,12 +11,12 @@ from reverie.dream.tools import DreamTools, ToolOutcome
 
 
 @pytest.fixture
-def tools(workspace: Workspace) -> DreamTools:
+def tools(workspace: Workspace) -> DreamTools[Staging]:
     (workspace.root / "USER.md").write_text("name: Ada\n")
     return DreamTools(Staging(workspace.root))
 
 
-def test_rounds_that_change_files_continue(tools: DreamTools) -> None:
+def test_rounds_that_change_files_continue(tools: DreamTools[Staging]) -> None:
     detector = ProgressDetector()
     for n in range(10):
         verdict = detector.observe([tools.write_file("USER.md", f"version {n}\n")])
@@ -24,7 +24,7 @@ def test_rounds_that_change_files_continue(tools: DreamTools) -> None:
         assert not verdict.stop
 
 
-def test_the_same_edit_repeated_stops_the_run(tools: DreamTools) -> None:
+def test_the_same_edit_repeated_stops_the_run(tools: DreamTools[Staging]) -> None:
     detector = ProgressDetector()
     assert not detector.observe([tools.write_file("USER.md", "name: Grace\n")]).stop
     verdict = detector.observe([tools.write_file("USER.md", "name: Grace\n")])
@@ -33,7 +33,7 @@ def test_the_same_edit_repeated_stops_the_run(tools: DreamTools) -> None:
     assert "USER.md" in verdict.detail
 
 
-def test_a_first_no_op_edit_is_not_a_repeat(tools: DreamTools) -> None:
+def test_a_first_no_op_edit_is_not_a_repeat(tools: DreamTools[Staging]) -> None:
     detector = ProgressDetector()
     assert not detector.observe([tools.write_file("USER.md", "name: Ada\n")]).stop
     assert detector.observe([tools.write_file("USER.md", "name: Ada\n")]).outcome == (
@@ -41,14 +41,14 @@ def test_a_first_no_op_edit_is_not_a_repeat(tools: DreamTools) -> None:
     )
 
 
-def test_edits_that_undo_each_other_stop_the_run(tools: DreamTools) -> None:
+def test_edits_that_undo_each_other_stop_the_run(tools: DreamTools[Staging]) -> None:
     detector = ProgressDetector()
     assert not detector.observe([tools.edit_file("USER.md", "Ada", "Grace")]).stop
     verdict = detector.observe([tools.edit_file("USER.md", "Grace", "Ada")])
     assert verdict.outcome == "undo"
 
 
-def test_an_undo_within_one_round_is_caught(tools: DreamTools) -> None:
+def test_an_undo_within_one_round_is_caught(tools: DreamTools[Staging]) -> None:
     detector = ProgressDetector()
     round_ = [
         tools.write_file("SOUL.md", "a\n"),
@@ -58,14 +58,14 @@ def test_an_undo_within_one_round_is_caught(tools: DreamTools) -> None:
     assert detector.observe(round_).outcome == "undo"
 
 
-def test_returning_to_an_intermediate_state_is_an_undo(tools: DreamTools) -> None:
+def test_returning_to_an_intermediate_state_is_an_undo(tools: DreamTools[Staging]) -> None:
     detector = ProgressDetector()
     for text in ("one\n", "two\n"):
         assert not detector.observe([tools.write_file("USER.md", text)]).stop
     assert detector.observe([tools.write_file("USER.md", "one\n")]).outcome == "undo"
 
 
-def test_rounds_without_a_change_stall_after_n(tools: DreamTools) -> None:
+def test_rounds_without_a_change_stall_after_n(tools: DreamTools[Staging]) -> None:
     detector = ProgressDetector(stall_rounds=3)
     idle_rounds: list[list[ToolOutcome]] = [
         [tools.read_file("USER.md")],
@@ -79,7 +79,7 @@ def test_rounds_without_a_change_stall_after_n(tools: DreamTools) -> None:
     assert later.outcome == "stalled"
 
 
-def test_a_change_resets_the_stall_count(tools: DreamTools) -> None:
+def test_a_change_resets_the_stall_count(tools: DreamTools[Staging]) -> None:
     detector = ProgressDetector(stall_rounds=2)
     assert not detector.observe([tools.read_file("USER.md")]).stop
     assert not detector.observe([tools.write_file("USER.md", "x\n")]).stop

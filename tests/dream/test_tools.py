@@ -10,22 +10,23 @@ import pytest
 
 from reverie import Workspace
 from reverie.dream.staging import Staging
+from reverie.dream.staging import read_regular as _read_regular
 from reverie.dream.tool_specs import TOOL_SPECS
-from reverie.dream.tools import DreamTools, ToolOutcome, _read_regular
+from reverie.dream.tools import DreamTools, ToolOutcome
 from reverie.errors import ConfinementError
 
 
 @pytest.fixture
-def tools(workspace: Workspace) -> DreamTools:
+def tools(workspace: Workspace) -> DreamTools[Staging]:
     (workspace.root / "memory" / "MEMORY.md").write_text("# Memory\n\n- tea: green\n- cat: Tom\n")
     return DreamTools(Staging(workspace.root))
 
 
-def _disk(tools: DreamTools, path: str) -> str:
+def _disk(tools: DreamTools[Staging], path: str) -> str:
     return (tools.staging.root / path).read_text()
 
 
-def test_read_file_shows_staged_text_for_writable_files(tools: DreamTools) -> None:
+def test_read_file_shows_staged_text_for_writable_files(tools: DreamTools[Staging]) -> None:
     assert tools.read_file("memory/MEMORY.md").text.endswith("- cat: Tom\n")
     tools.write_file("memory/MEMORY.md", "staged\n")
     outcome = tools.read_file("./memory/MEMORY.md")
@@ -33,7 +34,7 @@ def test_read_file_shows_staged_text_for_writable_files(tools: DreamTools) -> No
     assert "does not exist yet" in tools.read_file("skills/x/SKILL.md").text
 
 
-def test_read_file_reads_other_workspace_text_files(tools: DreamTools) -> None:
+def test_read_file_reads_other_workspace_text_files(tools: DreamTools[Staging]) -> None:
     root = tools.staging.root
     (root / "prompts").mkdir()
     (root / "prompts" / "dream.md").write_text("instructions")
@@ -59,7 +60,7 @@ def test_long_reads_are_truncated_on_a_character_boundary(workspace: Workspace) 
 @pytest.mark.parametrize(
     "path", [".git/config", "sessions/a", "memory/history.jsonl", "../x", "/etc/passwd", "nope.md"]
 )
-def test_read_file_refusals_are_outcomes(tools: DreamTools, path: str) -> None:
+def test_read_file_refusals_are_outcomes(tools: DreamTools[Staging], path: str) -> None:
     outcome = tools.read_file(path)
     assert not outcome.ok
     assert outcome.changed is None
@@ -67,7 +68,7 @@ def test_read_file_refusals_are_outcomes(tools: DreamTools, path: str) -> None:
 
 
 def test_read_file_of_a_symlinked_durable_file_is_refused(
-    tools: DreamTools, tmp_path: Path
+    tools: DreamTools[Staging], tmp_path: Path
 ) -> None:
     (tmp_path / "secret").write_text("s3cret")
     (tools.staging.root / "USER.md").unlink()
@@ -77,7 +78,7 @@ def test_read_file_of_a_symlinked_durable_file_is_refused(
     assert "s3cret" not in outcome.text
 
 
-def test_edit_file_replaces_one_exact_match_in_staging_only(tools: DreamTools) -> None:
+def test_edit_file_replaces_one_exact_match_in_staging_only(tools: DreamTools[Staging]) -> None:
     outcome = tools.edit_file("memory/MEMORY.md", "- tea: green\n", "- tea: oolong\n")
     assert outcome.ok
     assert outcome.changed == "memory/MEMORY.md"
@@ -96,19 +97,21 @@ def test_edit_file_replaces_one_exact_match_in_staging_only(tools: DreamTools) -
         ("", "old_text is empty"),
     ],
 )
-def test_edit_file_needs_exactly_one_match(tools: DreamTools, old: str, message: str) -> None:
+def test_edit_file_needs_exactly_one_match(
+    tools: DreamTools[Staging], old: str, message: str
+) -> None:
     outcome = tools.edit_file("memory/MEMORY.md", old, "x")
     assert not outcome.ok
     assert message in outcome.text
     assert tools.staging.changes() == {}
 
 
-def test_overlapping_matches_count_as_several(tools: DreamTools) -> None:
+def test_overlapping_matches_count_as_several(tools: DreamTools[Staging]) -> None:
     tools.write_file("SOUL.md", "aaa")
     assert "matches 2 places" in tools.edit_file("SOUL.md", "aa", "b").text
 
 
-def test_an_edit_that_changes_nothing_says_so(tools: DreamTools) -> None:
+def test_an_edit_that_changes_nothing_says_so(tools: DreamTools[Staging]) -> None:
     outcome = tools.edit_file("memory/MEMORY.md", "tea", "tea")
     assert outcome.ok
     assert outcome.changed is None
@@ -117,7 +120,7 @@ def test_an_edit_that_changes_nothing_says_so(tools: DreamTools) -> None:
     assert outcome.text.startswith("no change")
 
 
-def test_apply_patch_applies_or_explains(tools: DreamTools) -> None:
+def test_apply_patch_applies_or_explains(tools: DreamTools[Staging]) -> None:
     good = tools.apply_patch(
         "memory/MEMORY.md", "@@ -3,2 +3,2 @@\n-- tea: green\n+- tea: none\n - cat: Tom\n"
     )
@@ -128,7 +131,7 @@ def test_apply_patch_applies_or_explains(tools: DreamTools) -> None:
     assert bad.text.startswith("patch not applied to memory/MEMORY.md: hunk 1")
 
 
-def test_write_file_creates_a_skill_in_staging(tools: DreamTools) -> None:
+def test_write_file_creates_a_skill_in_staging(tools: DreamTools[Staging]) -> None:
     outcome = tools.write_file("skills/brew-tea/SKILL.md", "# Brew tea\n")
     assert outcome.ok
     assert outcome.text.startswith("created skills/brew-tea/SKILL.md")
@@ -164,7 +167,7 @@ def test_a_file_over_the_cap_may_still_shrink(workspace: Workspace) -> None:
     assert not tools.write_file("SOUL.md", "y" * 101).ok
 
 
-def test_a_durable_file_that_is_not_text_is_an_outcome(tools: DreamTools) -> None:
+def test_a_durable_file_that_is_not_text_is_an_outcome(tools: DreamTools[Staging]) -> None:
     (tools.staging.root / "USER.md").write_bytes(b"\xff")
     for outcome in (tools.read_file("USER.md"), tools.write_file("USER.md", "x")):
         assert not outcome.ok
@@ -184,14 +187,14 @@ def test_a_durable_file_that_is_not_text_is_an_outcome(tools: DreamTools) -> Non
     ],
 )
 def test_call_turns_bad_arguments_into_outcomes(
-    tools: DreamTools, name: str, arguments: str, message: str
+    tools: DreamTools[Staging], name: str, arguments: str, message: str
 ) -> None:
     outcome = tools.call(name, arguments)
     assert not outcome.ok
     assert message in outcome.text
 
 
-def test_call_dispatches_each_tool(tools: DreamTools) -> None:
+def test_call_dispatches_each_tool(tools: DreamTools[Staging]) -> None:
     assert tools.call("read_file", json.dumps({"path": "USER.md"})).ok
     assert tools.call("write_file", json.dumps({"path": "USER.md", "content": "u\n"})).ok
     edit = {"path": "USER.md", "old_text": "u", "new_text": "v"}
@@ -227,7 +230,7 @@ def test_a_fifo_swapped_in_after_the_check_is_refused_without_blocking(tmp_path:
         _read_regular(fifo, 100)
 
 
-def test_a_fifo_in_the_workspace_is_not_readable(tools: DreamTools) -> None:
+def test_a_fifo_in_the_workspace_is_not_readable(tools: DreamTools[Staging]) -> None:
     os.mkfifo(tools.staging.root / "pipe")
     outcome = tools.read_file("pipe")
     assert not outcome.ok

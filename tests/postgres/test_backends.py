@@ -23,6 +23,8 @@ from reverie.ports import (
     AuditPort,
     Backend,
     CursorPort,
+    DreamStatePort,
+    DreamStores,
     HistoryPort,
     IndexPort,
     LedgerPort,
@@ -32,8 +34,10 @@ from reverie.ports import (
     QuarantinePort,
     RejectionsPort,
     SessionsPort,
+    SkillFilesPort,
 )
 from reverie.postgres.audit import PgAudit
+from reverie.postgres.dream_stores import PgDreamState, PgSkillFiles
 from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
 from reverie.postgres.history import PgHistoryLog
 from reverie.postgres.locks import PgLock
@@ -51,6 +55,8 @@ from reverie.store.scrub import Needle
 AUDIT: type[AuditPort] = PgAudit
 BACKEND: type[Backend] = PgBackend
 CURSOR: type[CursorPort] = PgDreamCursor
+DREAM_STATE: type[DreamStatePort] = PgDreamState
+DREAM_STORES: type[DreamStores] = PgBackend
 HISTORY: type[HistoryPort] = PgHistoryLog
 INDEX: type[IndexPort] = PgIndex
 LEDGER: type[LedgerPort] = PgLedger
@@ -60,6 +66,7 @@ PROVENANCE: type[ProvenancePort] = PgProvenance
 QUARANTINE: type[QuarantinePort] = PgQuarantine
 REJECTIONS: type[RejectionsPort] = PgRejections
 SESSIONS: type[SessionsPort] = PgSessionStore
+SKILLS: type[SkillFilesPort] = PgSkillFiles
 
 
 @pytest.fixture(params=["file", "postgres"])

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from reverie.cli import app
 from reverie.config import Config
 from reverie.engine import MemoryEngine
-from reverie.errors import SchemaVersionError, StoreUnsupportedError
+from reverie.errors import SchemaVersionError
 from reverie.file_backend import FileBackend
 from reverie.llm.scripted import ScriptedProvider
 from reverie.messages import Message
@@ -229,17 +229,20 @@ def test_a_workspace_never_sees_another_workspaces_ingest_records(
         assert conn.execute("SELECT count(*) FROM ingest_marks").fetchone() == (0,)
 
 
-def test_ingest_with_a_model_is_refused_before_writing_while_dream_with_one_is(
+def test_ingest_with_a_model_runs_on_a_database_workspace(
     tmp_path: Path, pg_url: str, name: str, stores: PgBackend
 ) -> None:
-    chat = ScriptedProvider()
-    with MemoryEngine.open(name, Config(), store=pg_url, provider=chat, environ={}) as memory:
+    model = ScriptedProvider()
+    for _ in range(40):  # compaction summaries, then dream's replies (it edits nothing)
+        model.reply("- [durable] User lives in Porto.")
+    with MemoryEngine.open(name, Config(), store=pg_url, provider=model, environ={}) as memory:
         assert memory.mode == "model"
-        with pytest.raises(StoreUnsupportedError, match="dream with a model"):
-            memory.ingest([_nanobot(tmp_path)])
-    assert stores.sessions.list() == []
-    assert stores.history.last_cursor() == 0
+        report = memory.ingest([_nanobot(tmp_path)])
+    assert model.requests  # the model was asked: this ingest did not fall back to model-free
+    assert stores.history.last_cursor() >= 2
     assert stores.ingest_records.running() is None
+    assert report.dream_runs >= 1
+    assert [c.subject for c in stores.audit.log() if c.subject.startswith("dream:")]
 
 
 def _lived_in(memory: MemoryEngine) -> None:

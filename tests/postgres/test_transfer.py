@@ -12,9 +12,10 @@ from reverie.backend_transfer import transfer
 from reverie.errors import InputError
 from reverie.file_backend import FileBackend
 from reverie.messages import Message, ToolCall
-from reverie.ports import Backend
+from reverie.ports import Backend, DreamStores
 from reverie.postgres_backend import PgBackend
 from reverie.screening import RejectedRule
+from reverie.store import layout
 from reverie.store.ledger import LedgerRecord
 from reverie.store.provenance_file import Provenance, SourceRef
 
@@ -40,11 +41,35 @@ def _fill(backend: Backend) -> None:
     backend.sessions.set_summary("tg:0", "they said hello", AT)
     backend.sessions.update_metadata("tg:0", {"channel": "telegram"})
     backend.files.write("USER", "# User\n\n- Lives in Porto\n")
+    _write_skill(backend, "skills/release/SKILL.md", "# Release\n\n1. Tag\n")
     backend.ledger.append(LedgerRecord(time=AT, job="dream", outcome="ok", model="m"))
     backend.rejections.append([RejectedRule(file="SOUL.md", rule="r", reason="why")], time=AT)
     records = Provenance()
     records.note("USER.md", "- Lives in Porto", (SourceRef(cursor=5, session_key="tg:1"),), AT)
     backend.provenance.write(records)
+
+
+def _skill_paths(backend: Backend) -> list[str]:
+    if isinstance(backend, DreamStores):
+        return backend.skills.paths()
+    assert isinstance(backend, FileBackend)
+    return layout.skill_files(backend.root)
+
+
+def _read_skill(backend: Backend, path: str) -> str:
+    if isinstance(backend, DreamStores):
+        return backend.skills.read(path)
+    assert isinstance(backend, FileBackend)
+    return (backend.root / path).read_text(encoding="utf-8")
+
+
+def _write_skill(backend: Backend, path: str, text: str) -> None:
+    if isinstance(backend, DreamStores):
+        backend.skills.write(path, text)
+        return
+    assert isinstance(backend, FileBackend)
+    (backend.root / path).parent.mkdir(parents=True)
+    (backend.root / path).write_text(text, encoding="utf-8")
 
 
 def _snapshot(backend: Backend) -> object:
@@ -54,6 +79,7 @@ def _snapshot(backend: Backend) -> object:
         [backend.sessions.load(info.key) for info in backend.sessions.list()],
         [(info.key, info.message_count, info.compacted_upto) for info in backend.sessions.list()],
         [backend.files.read(name) for name in ("SOUL", "USER", "MEMORY")],
+        {path: _read_skill(backend, path) for path in _skill_paths(backend)},
         backend.dream_cursor.read(),
         list(backend.ledger.records()),
         backend.rejections.latest(),
@@ -77,6 +103,7 @@ def test_folder_to_postgres_to_folder_is_lossless(tmp_path: Path, pg_url: str) -
         assert back.history.append("next").cursor == 9  # the floor came along
         assert database.history.append("next").cursor == 9
         assert database.audit.log(1)[0].subject == "import: workspace"
+        assert "skills/release/SKILL.md" in {f.path for f in database.audit.log(1)[0].files}
     finally:
         for backend in (folder, database, back):
             backend.close()

@@ -14,7 +14,7 @@ from typing import Final
 
 from reverie.config import DreamConfig
 from reverie.dream.loop import LoopResult
-from reverie.dream.staging import Staging
+from reverie.dream.overlay import Overlay
 from reverie.messages import Message
 from reverie.store.entries import HistoryEntry
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
@@ -23,7 +23,7 @@ MODEL_FREE: Final = "model-free"
 
 
 def curate_without_model(
-    staging: Staging, entries: Sequence[HistoryEntry], *, today: date, config: DreamConfig
+    staging: Overlay, entries: Sequence[HistoryEntry], *, today: date, config: DreamConfig
 ) -> LoopResult:
     """Stage the curator's edits for ``entries``; the transcript lists every change made."""
     # Imported on use: the model-free curator's rules cost start-up time to every command.

@@ -31,6 +31,7 @@ from reverie.messages import Message
 
 if TYPE_CHECKING:
     from reverie.clock import Clock
+    from reverie.dream.overlay import Overlay
     from reverie.dream.progress import ProgressDetector
     from reverie.dream.tools import DreamTools, ToolOutcome
     from reverie.llm.metered import MeteredModel
@@ -75,7 +76,7 @@ class DreamLoop:
         self,
         *,
         model: MeteredModel,
-        tools: DreamTools,
+        tools: DreamTools[Overlay],
         detector: ProgressDetector,
         limits: LoopLimits,
         clock: Clock,

@@ -1,14 +1,17 @@
 """The dream prompt: instructions, the durable files as they are, and one batch of history.
 
 ``build_dream_prompt`` owns what the dream model is shown and nothing else; it reads the
-workspace and never writes. The prompt is two messages:
+stores (history after the dream cursor) and the run's staging ``Overlay`` (the durable files
+and the skills, on a folder or a database workspace alike) and never writes. The prompt is
+two messages:
 
-- system: the instructions. reverie's built-in text (``reverie.prompts.load("dream")``),
-  replaced by the workspace's ``prompts/dream.md`` when that file exists and holds more than
-  whitespace. The override is read only when it is a regular UTF-8 file whose real path lies
-  inside the workspace (``confine.resolve_readable``: no symlink escape, no hard link), opened
-  without following a symlink swapped in since the check, and capped at
-  ``MAX_INSTRUCTION_CHARS``; anything else falls back to the built-in text with a warning.
+- system: the instructions the caller passes: reverie's built-in text
+  (``reverie.prompts.load("dream")``), or on a folder (``load_instructions``) the workspace's
+  ``prompts/dream.md`` when that file exists and holds more than whitespace. The override is
+  read only when it is a regular UTF-8 file whose real path lies inside the workspace
+  (``confine.resolve_readable``: no symlink escape, no hard link), opened without following a
+  symlink swapped in since the check, and capped at ``MAX_INSTRUCTION_CHARS``; anything else
+  falls back to the built-in text with a warning. A database workspace has no override.
 - user: "Durable files" — SOUL.md, USER.md and memory/MEMORY.md, each shown up to
   ``file_chars`` characters; a file over the cap is flagged in its heading so the model prunes
   it — then the names of existing skills, then "Conversation history": up to
@@ -33,7 +36,6 @@ from typing import TYPE_CHECKING, Literal
 
 from reverie import prompts
 from reverie.dream.confine import FIXED_WRITABLE, resolve_readable
-from reverie.dream.staging import Staging
 from reverie.errors import ConfinementError, StorageError
 from reverie.messages import Message
 from reverie.store import layout
@@ -41,8 +43,9 @@ from reverie.store.entries import truncate
 
 if TYPE_CHECKING:
     from reverie.config import DreamConfig
+    from reverie.dream.overlay import Overlay
+    from reverie.ports import PromptStores
     from reverie.store.entries import HistoryEntry
-    from reverie.store.workspace import Workspace
 
 logger = logging.getLogger(__name__)
 
@@ -71,30 +74,36 @@ class DreamPrompt:
 
 
 def build_dream_prompt(
-    workspace: Workspace, config: DreamConfig, *, after: int | None = None
+    stores: PromptStores,
+    staging: Overlay,
+    config: DreamConfig,
+    *,
+    instructions: tuple[str, InstructionSource] | None = None,
+    after: int | None = None,
 ) -> DreamPrompt:
     """Build the prompt for the next dream batch.
 
     Args:
-        workspace: the open workspace.
+        stores: the history log and the dream cursor.
+        staging: the run's overlay of the writable files (what the model will edit).
         config: batch size and caps (``batch_entries``, ``entry_chars``, ``file_chars``).
+        instructions: the system text and where it came from (default: the built-in text).
         after: show entries after this cursor (default: the dream cursor).
 
     Raises:
         StorageError: the history log cannot be read.
     """
-    start = workspace.dream_cursor.read() if after is None else after
-    entries = tuple(workspace.history.read_since(start, limit=config.batch_entries))
-    instructions, source = load_instructions(workspace.root)
-    files_text, over_cap = render_files(workspace.root, config.file_chars)
+    start = stores.dream_cursor.read() if after is None else after
+    entries = tuple(stores.history.read_since(start, limit=config.batch_entries))
+    text, source = instructions or (prompts.load("dream"), "builtin")
+    files_text, over_cap = render_files(staging, config.file_chars)
+    skills = render_skills(staging.skill_paths())
     body = "\n\n".join(
-        part
-        for part in (files_text, render_skills(workspace.root), render_history(entries, config))
-        if part
+        part for part in (files_text, skills, render_history(entries, config)) if part
     )
     return DreamPrompt(
         messages=(
-            Message(role="system", content=instructions),
+            Message(role="system", content=text),
             Message(role="user", content=body),
         ),
         entries=entries,
@@ -122,9 +131,8 @@ def load_instructions(root: Path) -> tuple[str, InstructionSource]:
     return text.rstrip(), "workspace"
 
 
-def render_files(root: Path, cap: int) -> tuple[str, tuple[str, ...]]:
+def render_files(staging: Overlay, cap: int) -> tuple[str, tuple[str, ...]]:
     """Render the three durable files, each cut at ``cap`` characters; return those over it."""
-    staging = Staging(root)
     sections = ["# Durable files"]
     over: list[str] = []
     for path in FIXED_WRITABLE:
@@ -147,12 +155,9 @@ def render_files(root: Path, cap: int) -> tuple[str, tuple[str, ...]]:
     return "\n\n".join(sections), tuple(over)
 
 
-def render_skills(root: Path) -> str:
+def render_skills(paths: list[str]) -> str:
     """List the existing ``skills/<name>/SKILL.md`` files by path (read_file shows them)."""
-    try:
-        names = [path.split("/")[1] for path in layout.skill_files(root)]  # no linked skill
-    except OSError:
-        names = []
+    names = [path.split("/")[1] for path in paths]
     if not names:
         return "# Skills\n\n(none yet)"
     shown = "\n".join(f"- skills/{name}/SKILL.md" for name in names[:MAX_SKILLS_LISTED])

@@ -1,8 +1,10 @@
 """The dream schedule's memory: ``.reverie/dream-state.json``, so back-off survives restarts.
 
 ``DreamState`` records when dream last ran, how that ended, and how many runs in a row failed;
-``DreamStateFile`` reads and replaces it. Only the dream runner writes it, under the dream
-lock, after each run that did model work (``record``); the schedule only reads it.
+``DreamStateFile`` reads and replaces it in a workspace folder, ``DreamStateText`` in a
+database workspace (the same text, through ``reverie.ports.DreamStatePort``, so every server
+backs off together). Only the dream runner writes it, under the dream lock, after each run
+that did model work; the schedule only reads it.
 
 Format (UTF-8 JSON object, version 1; times are ISO 8601 with offset, or null)::
 
@@ -26,6 +28,7 @@ from pathlib import Path
 from reverie.clock import require_aware
 from reverie.dream.result import FAILED_OUTCOMES, DreamResult
 from reverie.errors import StorageError
+from reverie.ports import DreamStatePort
 from reverie.store import layout
 from reverie.store.atomic import atomic_write_text
 
@@ -143,6 +146,28 @@ class DreamStateFile:
                 f"cannot create folder ({exc.strerror})", path=self.path.parent
             ) from exc
         atomic_write_text(self.path, state.to_json() + "\n")
+
+
+class DreamStateText:
+    """Read and replace the state through a store that keeps its text (a database workspace)."""
+
+    def __init__(self, port: DreamStatePort) -> None:
+        self.port = port
+
+    def read(self) -> DreamState:
+        """Return the stored state; a fresh one when there is none or it is invalid."""
+        text = self.port.read_text()
+        if text is None:
+            return DreamState()
+        try:
+            return DreamState.from_json(text)
+        except ValueError as exc:
+            logger.warning("the stored dream state is invalid (%s); starting afresh", exc)
+            return DreamState()
+
+    def write(self, state: DreamState) -> None:
+        """Replace the state in one step."""
+        self.port.write_text(state.to_json() + "\n")
 
 
 def _time_text(moment: datetime | None) -> str | None:

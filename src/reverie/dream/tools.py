@@ -1,9 +1,11 @@
-"""The four file tools the dream model may call, over a ``Staging`` overlay.
+"""The four file tools the dream model may call, over a staging ``Overlay``.
 
 ``DreamTools`` owns what each tool does and what it tells the model: ``read_file``,
 ``edit_file`` (exact, unique replacement), ``apply_patch`` (unified-diff hunks, see ``patch``)
-and ``write_file``. Writes only ever reach the staging copy; nothing here touches the disk
-except to read. Every path goes through ``confine`` first.
+and ``write_file``. Writes only ever reach the staging copy (a folder's ``Staging`` or a
+database workspace's ``StoreStaging``); nothing here writes a store. Every path goes through
+``confine`` first, then the overlay's own check (``Overlay.resolve``: on a folder, the real
+tree).
 
 Invariant: a tool call never raises. A refusal, a bad argument, an edit that does not match or
 an unreadable file comes back as ``ToolOutcome(ok=False, text=...)`` whose text tells the model
@@ -19,20 +21,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Generic, TypeVar
 
-from reverie.dream.confine import canonical_writable, resolve_readable, resolve_writable
+from reverie.dream.confine import canonical_writable
+from reverie.dream.overlay import Overlay, unified_diff
 from reverie.dream.patch import apply_patch
-from reverie.dream.staging import Staging, unified_diff
 from reverie.dream.tool_specs import TOOL_SPECS
 from reverie.errors import ConfinementError, PatchError, StorageError
 
 MAX_FILE_CHARS = 64_000
 MAX_READ_CHARS = 64_000
+
+StagingT = TypeVar("StagingT", bound=Overlay)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,12 +68,12 @@ class _Refusal:
     message: str
 
 
-class DreamTools:
-    """The dream model's file tools, confined to the workspace of one ``Staging``."""
+class DreamTools(Generic[StagingT]):
+    """The dream model's file tools, confined to the writable files of one overlay."""
 
     def __init__(
         self,
-        staging: Staging,
+        staging: StagingT,
         *,
         max_file_chars: int = MAX_FILE_CHARS,
         max_read_chars: int = MAX_READ_CHARS,
@@ -116,7 +118,7 @@ class DreamTools:
         except ConfinementError:
             return self._read_other(path)
         try:
-            text = self.staging.read(resolve_writable(self.staging.root, canonical))
+            text = self.staging.read(self.staging.resolve(canonical))
         except (ConfinementError, StorageError) as exc:
             return ToolOutcome(ok=False, text=str(exc))
         if text == "":
@@ -160,7 +162,7 @@ class DreamTools:
 
     def _change(self, path: str, action: Callable[[str, str], str | _Refusal]) -> ToolOutcome:
         try:
-            canonical = resolve_writable(self.staging.root, path)
+            canonical = self.staging.resolve(path)
             before = self.staging.read(canonical)
         except (ConfinementError, StorageError) as exc:
             return ToolOutcome(ok=False, text=str(exc))
@@ -199,7 +201,7 @@ class DreamTools:
 
     def _read_other(self, path: str) -> ToolOutcome:
         try:
-            data = _read_regular(resolve_readable(self.staging.root, path), self.max_read_chars)
+            data = self.staging.read_other(path, self.max_read_chars)
         except ConfinementError as exc:
             return ToolOutcome(ok=False, text=str(exc))
         except OSError as exc:
@@ -227,17 +229,6 @@ def _argument_problem(parsed: dict[str, object], wanted: list[str]) -> str | Non
     if wrong:
         return f"argument(s) {', '.join(wrong)} must be strings"
     return None
-
-
-def _read_regular(real: Path, max_chars: int) -> bytes:
-    """Read up to ``max_chars`` characters' worth of bytes, refusing a swapped-in non-file."""
-    # O_NOFOLLOW and O_NONBLOCK: a symlink or FIFO put in place since the check neither
-    # redirects nor blocks the read; fstat then sees what was really opened.
-    fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ConfinementError("not a regular file", path=str(real))
-        return handle.read(max_chars * 4 + 4)
 
 
 def _occurrences(text: str, needle: str) -> int:

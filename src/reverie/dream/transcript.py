@@ -4,10 +4,10 @@
 result) as the session ``dream:<UTC time>`` and deletes older ``dream:`` sessions beyond the
 last ``keep`` (10). Keys sort by time, so "older" is "smaller key". Sessions whose key starts
 with ``dream:`` are internal: prompts of other sessions never carry them (invariant 10).
-This module writes only through the session store (``SessionsPort``); it never touches
-history or the durable files. The kept messages are redacted (``reverie.redact``): the
-transcript is derived, not what the user typed, so a secret the model tried to write (or a
-file held before) is not kept in it.
+This module writes only through the sessions store (``SessionsPort``, a folder's or a
+database's); it never touches history or the durable files.
+The kept messages are redacted (``reverie.redact``): the transcript is derived, not what the
+user typed, so a secret the model tried to write (or a file held before) is not kept in it.
 """
 
 from __future__ import annotations

@@ -30,7 +30,9 @@ The contract each implementation keeps (DESIGN.md's invariants, stated per proto
   it is in, so a rerun adds nothing twice and finishes what an interrupted run left.
 
 The protocols, one per store, are in ``reverie.ports.stores``; the bundles a process or a
-backend holds (``Stores``, ``Backend``...) in ``reverie.ports.bundles``. Nothing here does
+backend holds (``Stores``, ``Backend``...) in ``reverie.ports.bundles``; what a backend
+without a folder adds for dream (``DreamStores``: skills, back-off state, one-step publish)
+in ``reverie.ports.dream``. Nothing here does
 anything at run time.
 """
 
@@ -45,6 +47,7 @@ from reverie.ports.bundles import (
     SessionLogStores,
     Stores,
 )
+from reverie.ports.dream import DreamStatePort, DreamStores, SkillFilesPort
 from reverie.ports.ingest import IngestRecordsPort
 from reverie.ports.provenance import ProvenanceAccess, ProvenancePort
 from reverie.ports.stores import (
@@ -66,6 +69,8 @@ __all__ = [
     "AuditPort",
     "Backend",
     "CursorPort",
+    "DreamStatePort",
+    "DreamStores",
     "HistoryPort",
     "IndexPort",
     "IngestRecordsPort",
@@ -82,5 +87,6 @@ __all__ = [
     "RejectionsPort",
     "SessionLogStores",
     "SessionsPort",
+    "SkillFilesPort",
     "Stores",
 ]

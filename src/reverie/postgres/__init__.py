@@ -12,6 +12,7 @@ nothing else in reverie imports this package unless a ``postgresql://`` store is
 - ``files``: the durable files' working copy and the dream cursor.
 - ``records``: the ledger, rejected rules and quarantined lines.
 - ``locks``: named locks across servers (leases with a heartbeat).
+- ``dream_stores``: skill files, dream's back-off state, a dream's fenced one-step publish.
 - ``local_cluster``: a throwaway cluster on loopback for tests and benchmarks.
 
 Search (``reverie.postgres_index``) and the ``Backend`` bundle (``reverie.postgres_backend``)

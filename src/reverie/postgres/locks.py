@@ -2,7 +2,8 @@
 
 ``PgLock.hold`` takes the lease ``lock:<name>`` of the workspace, waiting up to ``timeout``
 (0 tries once), keeps it alive with a heartbeat while the block runs, and releases it at the
-end. A server that dies while holding one (SIGKILL, power loss, lost network) stops its
+end; ``fence`` lets the holder's last write check, in its own transaction, that the lease is
+still its own. A server that dies while holding one (SIGKILL, power loss, lost network) stops its
 heartbeat, and the lock frees itself ``ttl`` later (``reverie.postgres.leases``). Within one
 process, a thread lock first orders the threads, so the database sees one holder per process.
 """
@@ -18,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reverie.errors import LockTimeoutError
-from reverie.postgres.leases import PgLeases
+from reverie.postgres.leases import Lease, LeaseLostError, PgLeases
 
 if TYPE_CHECKING:
-    from reverie.postgres.database import Tenant
+    from reverie.postgres.database import Conn, Tenant
 
 DEFAULT_TTL = timedelta(seconds=30)
 _POLL = 0.05
@@ -45,6 +46,7 @@ class PgLock:
         self._timeout = timeout
         self._ttl = ttl
         self._local = threading.Lock()
+        self._held: Lease | None = None
 
     @contextmanager
     def hold(self, *, timeout: float | None = None) -> Iterator[None]:
@@ -64,13 +66,28 @@ class PgLock:
             while True:
                 with self._leases.hold(self._name, self._ttl) as lease:
                     if lease is not None:
-                        yield
+                        self._held = lease
+                        try:
+                            yield
+                        finally:
+                            self._held = None
                         return
                 if time.monotonic() >= deadline:
                     raise LockTimeoutError(self._where, wait)
                 time.sleep(_POLL)
         finally:
             self._local.release()
+
+    def fence(self, conn: Conn) -> None:
+        """Inside the caller's transaction: raise ``LeaseLostError`` unless this lock is held.
+
+        For a job's final write (a dream's publish): its lease must still be the one granted
+        when the block began, unexpired, and stays so until that transaction ends.
+        """
+        held = self._held
+        if held is None:
+            raise LeaseLostError(f"{self._name} is not held", where=str(self._where))
+        self._leases.fence(conn, held)
 
     def close(self) -> None:
         """Nothing stays open between holds."""

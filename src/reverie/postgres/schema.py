@@ -160,6 +160,12 @@ CREATE TABLE reverie_schema (
 """
 
 
+_V4_DREAM_STATE = """
+ALTER TABLE workspace_state ADD COLUMN dream_state text;
+"""
+"""Version 4: dream's back-off state (``reverie.postgres.dream_stores.PgDreamState``)."""
+
+
 def _tenancy(table: str) -> str:
     return f"""
 ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
@@ -199,6 +205,7 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     (1, _V1 + "".join(_tenancy(table) for table in _TENANT_TABLES)),
     (2, _V2_PROVENANCE + _tenancy("provenance")),
     (3, _V3_INGEST + "".join(_tenancy(table) for table in _INGEST_TABLES)),
+    (4, _V4_DREAM_STATE),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 """The schema version this reverie reads and writes."""
