@@ -34,7 +34,7 @@ from pathlib import Path
 from reverie.dream.journal import DEFAULT_JOURNAL
 from reverie.errors import CursorError, ReverieError
 from reverie.inbound import has_surrogate_escape, valid_text
-from reverie.ingest_guard import MARKER, interrupted
+from reverie.ingest_guard import MARKER, interrupted_problem
 from reverie.redact import find_kinds
 from reverie.screening import SCREENED_FILE, screen_rule
 from reverie.store import layout
@@ -318,19 +318,9 @@ def _holds_lone_surrogate(line: bytes) -> bool:
 
 def _ingest(workspace: Workspace, report: DoctorReport) -> None:
     """An ingest that died: its sessions may hold pending messages no run will archive."""
-    keys = interrupted(workspace)
-    if keys is None:
-        return
-    pending = 0
-    for key in keys:
-        session = workspace.sessions.load(key)
-        pending += len(session.messages) - session.compacted_upto
-    report.problem(
-        "ingest",
-        f"an ingest was interrupted: {len(keys)} session(s), {pending} message(s) not yet "
-        "archived; run `reverie ingest` again (any path) to finish it",
-        workspace.root / MARKER,
-    )
+    problem = interrupted_problem(workspace)
+    if problem is not None:
+        report.problem("ingest", problem, workspace.root / MARKER)
 
 
 def _databases(workspace: Workspace, report: DoctorReport) -> None:

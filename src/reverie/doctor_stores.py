@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from reverie.doctor import DoctorReport
 from reverie.errors import ReverieError
-from reverie.ingest_guard import interrupted
+from reverie.ingest_guard import interrupted_problem
 from reverie.ports import IngestStores, Stores
 from reverie.redact import find_kinds
 from reverie.screening import SCREENED_FILE, screen_rule
@@ -106,15 +106,6 @@ def _records(stores: Stores, report: DoctorReport) -> None:
 
 def _ingest(stores: IngestStores, report: DoctorReport) -> None:
     """An ingest that died: its sessions may hold pending messages no run will archive."""
-    keys = interrupted(stores)
-    if keys is None:
-        return
-    pending = 0
-    for key in keys:
-        session = stores.sessions.load(key)
-        pending += len(session.messages) - session.compacted_upto
-    report.problem(
-        "ingest",
-        f"an ingest was interrupted: {len(keys)} session(s), {pending} message(s) not yet "
-        "archived; run `reverie ingest` again (any path) to finish it",
-    )
+    problem = interrupted_problem(stores)
+    if problem is not None:
+        report.problem("ingest", problem)

@@ -96,3 +96,18 @@ def interrupted(stores: IngestStores) -> list[str] | None:
     finally:
         lock.close()
     return sessions
+
+
+def interrupted_problem(stores: IngestStores) -> str | None:
+    """For ``doctor``: what an interrupted ingest left (sessions, pending messages), or None."""
+    keys = interrupted(stores)
+    if keys is None:
+        return None
+    pending = 0
+    for key in keys:
+        session = stores.sessions.load(key)
+        pending += len(session.messages) - session.compacted_upto
+    return (
+        f"an ingest was interrupted: {len(keys)} session(s), {pending} message(s) not yet "
+        "archived; run `reverie ingest` again (any path) to finish it"
+    )
