@@ -2,22 +2,26 @@
 
 A mixin of ``MemoryEngine`` (as ``engine_changes`` holds a person's changes): on a folder the
 runner is ``reverie.dream.runner.Dreamer`` in the engine's mode; on a database workspace dream
-runs model-free, once across servers, through ``reverie.dream.shared``.
+runs model-free, once across servers, through ``reverie.dream.shared``. ``status`` reads the
+schedule through ``reverie.dream.outlook`` alone: both are imported only where they run.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from reverie.dream.runner import Dreamer
-from reverie.dream.shared import SeamPublisher, dream_on_stores, pending_reached
 from reverie.engine_changes import MemoryChanges
 from reverie.engine_results import NO_MODEL_HINT
 from reverie.errors import ModelNotConfiguredError, StoreUnsupportedError
 
 if TYPE_CHECKING:
+    # The runner and the shared dream are imported where they run: ``status`` reads the
+    # schedule through ``DreamOutlook`` and starts without them.
     from reverie.config import Config
+    from reverie.dream.outlook import DreamOutlook
     from reverie.dream.result import DreamResult
+    from reverie.dream.runner import Dreamer
+    from reverie.dream.shared import SeamPublisher
     from reverie.llm.provider import Provider
     from reverie.token_estimate import TokenCounter
 
@@ -32,6 +36,8 @@ class MemoryJobs(MemoryChanges):
 
     def dreamer(self) -> Dreamer:
         """The dream runner in this engine's mode (model, or model-free without one)."""
+        from reverie.dream.runner import Dreamer  # noqa: PLC0415 (see TYPE_CHECKING above)
+
         provider = self._memory if self.mode == "model" else None
         return Dreamer(
             self._folder("dream"),
@@ -41,6 +47,15 @@ class MemoryJobs(MemoryChanges):
             max_output_tokens=self.config.memory.max_output_tokens,
         )
 
+    def _dream_outlook(self) -> DreamOutlook:
+        """The folder's dream schedule and back-off state, read without building the runner."""
+        from reverie.dream.outlook import DreamOutlook  # noqa: PLC0415
+        from reverie.dream.state import DEFAULT_STATE, DreamStateFile  # noqa: PLC0415
+
+        workspace = self._folder("dream")
+        state = DreamStateFile(workspace.root / DEFAULT_STATE)
+        return DreamOutlook(workspace, state, config=self.config.dream)
+
     def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
         """Curate the durable files from the next batch of history (all-or-nothing).
 
@@ -49,6 +64,8 @@ class MemoryJobs(MemoryChanges):
         if self.config.dream.mode == "model" and self._memory is None:
             raise ModelNotConfiguredError("dream.mode is 'model' but " + NO_MODEL_HINT)
         if not self.on_folder:
+            from reverie.dream.shared import dream_on_stores  # noqa: PLC0415
+
             return dream_on_stores(
                 self._stores, self._publisher(), self.config.dream, trigger=trigger, dry_run=dry_run
             )
@@ -60,6 +77,8 @@ class MemoryJobs(MemoryChanges):
         On a database workspace: when ``dream.pending_trigger`` entries wait (model-free).
         """
         if not self.on_folder:
+            from reverie.dream.shared import pending_reached  # noqa: PLC0415
+
             due = self.mode == "model-free" and pending_reached(self._stores, self.config.dream)
             return self.dream(trigger="pending") if due else None
         dreamer = self.dreamer()
@@ -67,6 +86,8 @@ class MemoryJobs(MemoryChanges):
         return dreamer.run(trigger=decision.trigger or "schedule") if decision.run else None
 
     def _publisher(self) -> SeamPublisher:
+        from reverie.dream.shared import SeamPublisher  # noqa: PLC0415
+
         audit = self._stores.audit
         if self.mode == "model" or not isinstance(audit, SeamPublisher):
             operation = "dream with a model (REVERIE_DREAM_MODE=model-free dreams without one)"

@@ -8,8 +8,12 @@ thing a store may not build itself: the search index, which sits a layer above t
 
 from __future__ import annotations
 
-from reverie.search.index import SearchIndex
+from typing import TYPE_CHECKING
+
 from reverie.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from reverie.search.index import SearchIndex
 
 
 class FileBackend(Workspace):
@@ -17,4 +21,7 @@ class FileBackend(Workspace):
 
     def open_index(self) -> SearchIndex:
         """Return a new search index in ``.reverie/search.sqlite`` (built on first use)."""
+        # Imported here: a command that never searches (``status``) starts without it.
+        from reverie.search.index import SearchIndex  # noqa: PLC0415
+
         return SearchIndex(self)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from reverie.dream.runner import Dreamer
+from reverie.dream.outlook import DreamOutlook
 from reverie.dream.schedule import Decision
 from reverie.dream.state import DreamState
 from reverie.errors import CursorError, ReverieError, StorageError
@@ -61,7 +61,7 @@ class Status:
 
 def gather(
     stores: Stores,
-    dreamer: Dreamer | None,
+    dream: DreamOutlook | None,
     *,
     mode: str,
     chat_model: str,
@@ -70,7 +70,8 @@ def gather(
 ) -> Status:
     """Collect the status of ``stores`` (a damaged cursor or state is listed in ``damaged``).
 
-    ``dreamer`` None: dream does not run on these stores (a database workspace, for now).
+    ``dream``: the schedule, read without building the dream runner; None: dream does not
+    run on these stores by schedule (a database workspace, for now).
     """
     damaged: list[str] = []
     try:
@@ -92,8 +93,8 @@ def gather(
         oldest_pending=pending[0].time if pending else None,
         files=tuple(stores.files.size(name) for name in MEMORY_FILE_NAMES),
         sessions=len(stores.sessions.list()),
-        last_dream=dreamer.state() if dreamer is not None else DreamState(),
-        next_dream=_next_dream(dreamer, damaged) if dreamer is not None else NO_DREAM,
+        last_dream=dream.state() if dream is not None else DreamState(),
+        next_dream=_next_dream(dream, damaged) if dream is not None else NO_DREAM,
         ledger=summary.by_job,
         ledger_unreadable=summary.unreadable,
         quarantined_lines=len(stores.quarantine.records())
@@ -105,9 +106,9 @@ def gather(
     )
 
 
-def _next_dream(dreamer: Dreamer, damaged: list[str]) -> Decision:
+def _next_dream(dream: DreamOutlook, damaged: list[str]) -> Decision:
     try:
-        return dreamer.should_run()
+        return dream.should_run()
     except ReverieError as exc:
         if not damaged:
             damaged.append(str(exc))

@@ -8,5 +8,5 @@ must not import ``reverie.llm``.
 The run side, which does: the prompt (``prompt``), the bounded tool loop (``loop``), the run
 itself with publish, commit, cursor and recovery (``runner``: ``Dreamer``), its typed result
 (``result``), the kept transcript (``transcript``), and when to run (``schedule``, over the
-back-off ``state``).
+back-off ``state``; ``outlook`` reads both, for the runner and for ``status`` without it).
 """

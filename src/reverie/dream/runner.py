@@ -39,12 +39,12 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from reverie.clock import parse_wall_clock
 from reverie.config import DreamConfig
 from reverie.dream.curated import MODEL_FREE, curate_without_model
 from reverie.dream.journal import DEFAULT_JOURNAL
 from reverie.dream.locking import DreamLocking
 from reverie.dream.loop import DreamLoop, LoopLimits, LoopResult
+from reverie.dream.outlook import DreamOutlook
 from reverie.dream.progress import ProgressDetector
 from reverie.dream.prompt import DreamPrompt, build_dream_prompt
 from reverie.dream.result import DreamResult, RunMode
@@ -61,7 +61,6 @@ from reverie.store.ledger import LedgerRecord
 
 if TYPE_CHECKING:
     from reverie.llm.provider import Provider
-    from reverie.store.entries import HistoryEntry
     from reverie.store.workspace import Workspace
     from reverie.token_estimate import TokenCounter
 
@@ -96,9 +95,12 @@ class Dreamer(DreamLocking):
         self.config = config if config is not None else DreamConfig()
         self.counter = counter if counter is not None else default_counter()
         self.max_output_tokens = max_output_tokens
-        self.schedule = schedule if schedule is not None else Schedule(self.config)
         self.journal = workspace.root / DEFAULT_JOURNAL
         self.state_file = DreamStateFile(workspace.root / DEFAULT_STATE)
+        self.outlook = DreamOutlook(
+            workspace, self.state_file, config=self.config, schedule=schedule
+        )
+        self.schedule = self.outlook.schedule
 
     @property
     def mode(self) -> RunMode:
@@ -136,21 +138,15 @@ class Dreamer(DreamLocking):
 
     def pending(self) -> Pending:
         """What waits after the dream cursor (count capped at ``pending_trigger``)."""
-        limit = max(1, self.config.pending_trigger)
-        entries = self.workspace.history.read_since(self.workspace.dream_cursor.read(), limit)
-        oldest = _entry_time(entries[0]) if entries else None
-        return Pending(count=len(entries), oldest=oldest)
+        return self.outlook.pending()
 
     def state(self) -> DreamState:
         """The persisted back-off state."""
-        return self.state_file.read()
+        return self.outlook.state()
 
     def should_run(self, now: datetime | None = None, *, manual: bool = False) -> Decision:
         """Whether a dream run should start now (see ``Schedule.decide``)."""
-        moment = now if now is not None else self.workspace.clock()
-        return self.schedule.decide(
-            moment, pending=self.pending(), state=self.state(), manual=manual
-        )
+        return self.outlook.should_run(now, manual=manual)
 
     def _run_locked(self, trigger: str, *, dry_run: bool) -> DreamResult:
         try:
@@ -316,10 +312,3 @@ class Dreamer(DreamLocking):
             return result
         key = keep_transcript(self.workspace.sessions, loop.transcript, moment=now)
         return replace(result, transcript=key)
-
-
-def _entry_time(entry: HistoryEntry) -> datetime | None:
-    """The entry's precise time, else its nanobot local ``YYYY-MM-DD HH:MM`` stamp."""
-    if entry.time is not None:
-        return entry.time
-    return parse_wall_clock(entry.timestamp)
