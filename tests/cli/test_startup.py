@@ -9,6 +9,7 @@ has imported everything already.
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -196,3 +197,20 @@ def test_every_parameter_gets_the_plain_coercion() -> None:
         for param in command.params
     }
     assert kinds == {PlainRuntimeParam.__name__}
+
+
+def test_command_annotations_are_objects_so_typer_compiles_none_at_start() -> None:
+    from reverie.cli.app import app
+
+    callbacks = [info.callback for info in app.registered_commands]
+    assert app.registered_callback is not None
+    callbacks.append(app.registered_callback.callback)
+    strings = [
+        f"{callback.__module__}.{callback.__name__}: {name}"
+        for callback in callbacks
+        if callback is not None
+        for name, annotation in inspect.get_annotations(callback).items()
+        if isinstance(annotation, str)
+    ]
+    assert len(callbacks) >= 15  # every command and the global options
+    assert strings == []

@@ -8,8 +8,6 @@ Logging: quiet by default (reverie's warnings, such as a retried model call, wou
 one-line promise); ``--verbose`` prints INFO and above on stderr.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any
 
 import typer
