@@ -109,6 +109,7 @@ def test_status_loads_no_model_sdk_no_pydantic_and_no_cron_parser(tmp_path: Path
     assert _within(loaded, NOT_FOR_STATUS) == []
     assert _within(loaded, PROCESSES) == []
     assert _within(loaded, ("reverie.redact",)) == []  # imported by the first write or error
+    assert _within(loaded, ("reverie.llm.lazy", "reverie.llm.provider")) == []  # no model set
     assert "reverie.status" in loaded  # the path under test did run
 
 
