@@ -10,11 +10,13 @@ never from ``reverie.toml``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from reverie.config import ModelConfig
 from reverie.config_file import api_key
-from reverie.llm.lazy import LazyProvider
-from reverie.llm.provider import Provider
+
+if TYPE_CHECKING:
+    from reverie.llm.provider import Provider
 
 
 def build_provider(model: ModelConfig, environ: Mapping[str, str] | None = None) -> Provider | None:
@@ -48,6 +50,8 @@ def deferred_provider(
     """Like ``build_provider``, but the provider is built on its first call (``LazyProvider``)."""
     if not model.configured:
         return None
+    from reverie.llm.lazy import LazyProvider  # noqa: PLC0415 (a model-free start skips llm)
+
     return LazyProvider(lambda: _built(model, environ), label=model.model)
 
 

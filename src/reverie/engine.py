@@ -16,7 +16,8 @@ configure one when there is none.
 Wiring. The engine is built from a ``reverie.ports.Backend`` (``open`` makes the file backend,
 ``reverie.file_backend``) and keeps its parts private: surfaces get operations (the reads are
 in ``engine_reads``, a person's changes in ``engine_changes``, the result types in
-``engine_results``). ``workspace``, ``recaller``, ``agent()``, ``dreamer()`` and
+``engine_results``; recall, the prompt assembler and the compactor are built on first use in
+``engine_parts``). ``workspace``, ``recaller``, ``agent()``, ``dreamer()`` and
 ``idle_scanner()`` stay public for tests, benchmarks and file-level processes; the
 architecture test refuses them in surfaces.
 """
@@ -29,51 +30,39 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
 
 from reverie.clock import Clock, system_clock
-from reverie.compaction.attempt import Summariser
-from reverie.compaction.chunks import ChunkSummariser
-from reverie.compaction.compactor import Compactor
-from reverie.compaction.idle import IdleScanner
-from reverie.compaction.result import CompactionResult
-from reverie.compaction.summariser import ModelSummariser
 from reverie.config import Config
 from reverie.dense import open_dense
-from reverie.doctor import DoctorReport, examine
-from reverie.doctor_stores import examine_stores
 from reverie.endpoints import deferred_provider
 from reverie.engine_jobs import MemoryJobs
-from reverie.engine_results import (
-    NO_MODEL_HINT,
-    PromptResult,
-    RecordResult,
-    describe_hit,
-)
+from reverie.engine_parts import MemoryParts
+from reverie.engine_results import NO_MODEL_HINT, PromptResult, RecordResult, describe_hit
 from reverie.errors import ModelNotConfiguredError
 from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
-from reverie.llm.metered import MeteredModel
-from reverie.llm.provider import Provider, ToolSchema
 from reverie.llm.tokens import CalibratedCounter, default_counter
-from reverie.messages import JSONValue, Message
-from reverie.modelfree.summariser import ModelFreeSummariser
-from reverie.ports import Backend, IndexPort
-from reverie.prompt import PromptAssembler
-from reverie.recall import Recaller, RecallResult
-from reverie.search import SearchHit
-from reverie.status import Status, gather
-from reverie.store.audit_integrity import AuditIntegrity
 from reverie.store_select import open_backend
-from reverie.token_estimate import TokenCounter
 
 if TYPE_CHECKING:
-    # The agent, ingest and forget are imported where they run: a command that needs none of
-    # them (status, search) should not pay for importing them at start-up.
+    # Processes are imported where they run (``doctor``, ``status``; the parts in
+    # ``engine_parts``): a command that needs few of them does not pay for the rest.
     from reverie.agent import ChatAgent, TurnResult
+    from reverie.compaction.idle import IdleScanner
+    from reverie.compaction.result import CompactionResult
     from reverie.dense.retriever import Followed
+    from reverie.doctor import DoctorReport
     from reverie.ingest import IngestReport, Progress
+    from reverie.llm.provider import Provider, ToolSchema
+    from reverie.messages import JSONValue, Message
+    from reverie.ports import Backend, IndexPort
+    from reverie.recall import RecallResult
+    from reverie.search import SearchHit
+    from reverie.status import Status
+    from reverie.store.audit_integrity import AuditIntegrity
+    from reverie.token_estimate import TokenCounter
 
 Mode = Literal["model", "model-free"]
 
 
-class MemoryEngine(MemoryJobs):
+class MemoryEngine(MemoryJobs, MemoryParts):
     """reverie as a library: memory under any agent, or the built-in agent."""
 
     def __init__(
@@ -104,27 +93,6 @@ class MemoryEngine(MemoryJobs):
             if memory_provider is not None and config.dream.mode != "model-free"
             else "model-free"
         )
-        self.recaller = self._open_recall()
-        self._assembler = PromptAssembler(
-            backend,
-            config=config.prompt,
-            counter=counter,
-            replay_suffix=config.compaction.replay_suffix,
-            recaller=self.recaller,
-            recall_tokens=config.prompt.recall_budget(config.model.input_budget),
-            input_budget=config.model.input_budget,
-        )
-        self._compactor = Compactor(
-            backend,
-            chunks=ChunkSummariser(self._summariser(), counter=self._memory_counter),
-            assembler=self._assembler,
-            input_budget=config.model.input_budget,
-            config=config.compaction,
-            counter=counter,
-        )
-
-    def _open_recall(self) -> Recaller:
-        """Recall over the search index, fused with dense recall when that is on."""
         # Dense recall (reverie.dense) when [recall] embeddings allows and the extra is there;
         # its vectors sit beside the search index, so only a folder workspace has them.
         folder = self.workspace.root if self.on_folder else None
@@ -132,11 +100,6 @@ class MemoryEngine(MemoryJobs):
             self.config.recall.embeddings,
             folder,
             lambda: cast("Followed", self.index),  # a folder's index: a SearchIndex
-        )
-        return Recaller(
-            lambda: self.index,
-            counter=self.counter,
-            sources=(self.dense,) if self.dense is not None else (),
         )
 
     @classmethod
@@ -257,6 +220,8 @@ class MemoryEngine(MemoryJobs):
 
     def idle_scanner(self, in_flight: Iterable[str] = ()) -> IdleScanner:
         """Return the idle-compaction scanner (``in_flight``: sessions with a turn running)."""
+        from reverie.compaction.idle import IdleScanner  # noqa: PLC0415
+
         busy = frozenset(in_flight)
         return IdleScanner(
             self._stores.sessions,
@@ -293,9 +258,11 @@ class MemoryEngine(MemoryJobs):
 
     def status(self) -> Status:
         """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
+        from reverie.status import gather  # noqa: PLC0415
+
         return gather(
             self._stores,
-            self._dream_runner(),
+            self._dream_outlook(),
             mode=self.mode,
             chat_model=self.config.model.model,
             memory_model=self.config.memory.model,
@@ -305,7 +272,11 @@ class MemoryEngine(MemoryJobs):
     def doctor(self) -> DoctorReport:
         """Check the workspace's integrity (``report.ok`` is False on problems)."""
         if not self.on_folder:
+            from reverie.doctor_stores import examine_stores  # noqa: PLC0415
+
             return examine_stores(self._stores)  # the checks that apply without files
+        from reverie.doctor import examine  # noqa: PLC0415
+
         return examine(self.workspace)
 
     def repair_audit(self) -> AuditIntegrity:
@@ -336,19 +307,6 @@ class MemoryEngine(MemoryJobs):
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
-
-    def _summariser(self) -> Summariser:
-        if self.mode == "model" and self._memory is not None:
-            metered = MeteredModel(
-                self._memory,
-                job="compaction",
-                counter=self._memory_counter,
-                log=self._stores.ledger,
-                clock=self.clock,
-                label=self.config.memory.model,
-            )
-            return ModelSummariser(metered, config=self.config.memory)
-        return ModelFreeSummariser()
 
     def search(
         self,

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reverie.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file
-from reverie.dream.shared import edit_on_stores, restore_on_stores
 from reverie.engine_reads import MemoryReads
 
 if TYPE_CHECKING:
+    # The database side of each change (``reverie.dream.shared``) is imported where it runs.
     from reverie.dream.runner import Dreamer
     from reverie.ports import IndexPort
     from reverie.provenance.forget import ForgetReport
@@ -39,6 +39,8 @@ class MemoryChanges(MemoryReads):
         again are gone) unless ``force``.
         """
         if not self.on_folder:
+            from reverie.dream.shared import restore_on_stores  # noqa: PLC0415
+
             return restore_on_stores(self._stores, rev, force=force)
         return self.dreamer().restore(rev, force=force)
 
@@ -71,6 +73,8 @@ class MemoryChanges(MemoryReads):
         the workspace longer than ``lock_timeout`` seconds raises ``LockTimeoutError``.
         """
         if not self.on_folder:
+            from reverie.dream.shared import edit_on_stores  # noqa: PLC0415
+
             return edit_on_stores(
                 self._stores,
                 path,

@@ -4,23 +4,27 @@ A mixin of ``MemoryEngine`` (as ``engine_changes`` holds a person's changes). Th
 the same run (``reverie.dream.cycle``) on either backend, in the engine's mode (the model, or
 model-free without one): on a folder ``reverie.dream.runner.Dreamer``; on a database
 workspace ``reverie.dream.store_runner.StoreDreamer``, which runs once across servers (the
-``dream`` lease) and publishes in one transaction.
+``dream`` lease) and publishes in one transaction. ``status`` reads the schedule through
+``reverie.dream.outlook`` alone: the runners are imported only where they run.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from reverie.dream.runner import Dreamer
-from reverie.dream.store_runner import StoreDreamer
 from reverie.engine_changes import MemoryChanges
 from reverie.engine_results import NO_MODEL_HINT
 from reverie.errors import ModelNotConfiguredError, StoreUnsupportedError
 from reverie.ports import DreamStores
 
 if TYPE_CHECKING:
+    # The runner and the shared dream are imported where they run: ``status`` reads the
+    # schedule through ``DreamOutlook`` and starts without them.
     from reverie.config import Config
+    from reverie.dream.outlook import DreamOutlook
     from reverie.dream.result import DreamResult
+    from reverie.dream.runner import Dreamer
+    from reverie.dream.store_runner import StoreDreamer
     from reverie.llm.provider import Provider
     from reverie.token_estimate import TokenCounter
 
@@ -35,6 +39,8 @@ class MemoryJobs(MemoryChanges):
 
     def dreamer(self) -> Dreamer:
         """The folder's dream runner in this engine's mode (model, or model-free without one)."""
+        from reverie.dream.runner import Dreamer  # noqa: PLC0415 (see TYPE_CHECKING above)
+
         return Dreamer(
             self._folder("dream"),
             self._dream_provider(),
@@ -49,6 +55,8 @@ class MemoryJobs(MemoryChanges):
             return self.dreamer()
         if not isinstance(self._stores, DreamStores):
             raise StoreUnsupportedError("dream", where=self._stores.location)
+        from reverie.dream.store_runner import StoreDreamer  # noqa: PLC0415
+
         return StoreDreamer(
             self._stores,
             self._dream_provider(),
@@ -56,6 +64,19 @@ class MemoryJobs(MemoryChanges):
             counter=self._memory_counter,
             max_output_tokens=self.config.memory.max_output_tokens,
         )
+
+    def _dream_outlook(self) -> DreamOutlook:
+        """The dream schedule and back-off state, read without building the runner."""
+        from reverie.dream.outlook import DreamOutlook  # noqa: PLC0415
+        from reverie.dream.state import DEFAULT_STATE, DreamStateFile, DreamStateText  # noqa: PLC0415
+
+        if self.on_folder:
+            state = DreamStateFile(self._folder("dream").root / DEFAULT_STATE)
+            return DreamOutlook(self._stores, state.read, config=self.config.dream)
+        if not isinstance(self._stores, DreamStores):
+            raise StoreUnsupportedError("dream", where=self._stores.location)
+        text = DreamStateText(self._stores.dream_state)
+        return DreamOutlook(self._stores, text.read, config=self.config.dream)
 
     def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
         """Curate the durable files from the next batch of history (all-or-nothing)."""

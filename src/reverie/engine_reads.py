@@ -7,19 +7,26 @@ inherits them; nothing here changes a file.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from reverie.dream.confine import canonical_writable
 from reverie.dream.edit import read_writable
 from reverie.errors import StoreUnsupportedError
 from reverie.inbound import check_limit
-from reverie.ports import Backend, DreamStores
-from reverie.provenance.plan import ForgetPlan, plan_forget
-from reverie.provenance.why import WhyReport, explain
-from reverie.session import Session, SessionInfo
-from reverie.store.audit import CommitDetail, CommitInfo, LineOrigin
-from reverie.store.entries import HistoryEntry
-from reverie.store.ledger import LedgerSummary
+from reverie.ports import DreamStores
 from reverie.store.memory_files import RELATIVE_PATHS, MemoryFileName
 from reverie.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    # Provenance (why, forget's plan) is imported where it runs; the audit types come with
+    # dulwich, which a read that never touches git does not import.
+    from reverie.ports import Backend
+    from reverie.provenance.plan import ForgetPlan
+    from reverie.provenance.why import WhyReport
+    from reverie.session import Session, SessionInfo
+    from reverie.store.audit import CommitDetail, CommitInfo, LineOrigin
+    from reverie.store.entries import HistoryEntry
+    from reverie.store.ledger import LedgerSummary
 
 
 class MemoryReads:
@@ -94,10 +101,14 @@ class MemoryReads:
 
     def why(self, text: str) -> WhyReport:
         """The durable lines matching ``text``, each with the entries and messages it came from."""
+        from reverie.provenance.why import explain  # noqa: PLC0415 (see TYPE_CHECKING above)
+
         return explain(self._stores, text)
 
     def forget_plan(self, text: str) -> ForgetPlan:
         """What ``forget(text)`` would remove; nothing changes (show it, then ask)."""
+        from reverie.provenance.plan import plan_forget  # noqa: PLC0415
+
         return plan_forget(self._stores, text)
 
     def read_memory(self, name: MemoryFileName) -> str:

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from reverie.clock import wall_clock
-from reverie.compaction.result import CompactionResult
 from reverie.messages import JSONValue, Message
-from reverie.prompt import AssembledPrompt
-from reverie.recall import RecalledItem
-from reverie.search import SearchHit
+
+if TYPE_CHECKING:
+    # Types only: importing the prompt, recall and search modules is for the code using them.
+    from reverie.compaction.result import CompactionResult
+    from reverie.prompt import AssembledPrompt
+    from reverie.recall import RecalledItem
+    from reverie.search import SearchHit
 
 MessageLike = Message | Mapping[str, JSONValue]
 """A ``Message``, or its chat-completions JSON form (as most agent frameworks hold it)."""

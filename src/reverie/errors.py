@@ -52,8 +52,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reverie.redact import redact, scrub_urls
-
 
 class ReverieError(Exception):
     """Root of every error reverie raises on purpose.
@@ -64,6 +62,9 @@ class ReverieError(Exception):
     """
 
     def __init__(self, *args: object) -> None:
+        # Imported on the first error: a start that raises none (``--help``) does without it.
+        from reverie.redact import redact, scrub_urls  # noqa: PLC0415
+
         super().__init__(
             *(redact(scrub_urls(arg)) if isinstance(arg, str) else arg for arg in args)
         )

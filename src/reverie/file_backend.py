@@ -11,7 +11,8 @@ workspace's side files. It implements ``reverie.ports.Backend``; the engine is b
 
 from __future__ import annotations
 
-from reverie.search.index import SearchIndex
+from typing import TYPE_CHECKING
+
 from reverie.store import layout
 from reverie.store.atomic import atomic_write_text
 from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
@@ -19,12 +20,18 @@ from reverie.store.provenance_file import DEFAULT_SIDECAR, ProvenanceFile
 from reverie.store.scrub import Needle, files_holding, scrub_jsonl
 from reverie.store.workspace import Workspace
 
+if TYPE_CHECKING:
+    from reverie.search.index import SearchIndex
+
 
 class FileBackend(Workspace):
     """A workspace folder as a ``Backend`` (see ``reverie.ports``)."""
 
     def open_index(self) -> SearchIndex:
         """Return a new search index in ``.reverie/search.sqlite`` (built on first use)."""
+        # Imported here: a command that never searches (``status``) starts without it.
+        from reverie.search.index import SearchIndex  # noqa: PLC0415
+
         return SearchIndex(self)
 
     @property

@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from reverie.dream.runner import Dreamer
+from reverie.dream.outlook import DreamOutlook
 from reverie.dream.schedule import Decision
 from reverie.dream.state import DreamState
-from reverie.dream.store_runner import StoreDreamer
 from reverie.errors import CursorError, ReverieError, StorageError
 from reverie.ports import Stores
 from reverie.store.ledger import JobTotals
@@ -57,7 +56,7 @@ class Status:
 
 def gather(
     stores: Stores,
-    dreamer: Dreamer | StoreDreamer | None,
+    dream: DreamOutlook | None,
     *,
     mode: str,
     chat_model: str,
@@ -66,8 +65,8 @@ def gather(
 ) -> Status:
     """Collect the status of ``stores`` (a damaged cursor or state is listed in ``damaged``).
 
-    ``dreamer``: the workspace's dream runner (a folder's or a database's); None when dream
-    does not run on these stores.
+    ``dream``: the schedule, read without building the dream runner (a folder's or a
+    database's); None: dream does not run on these stores.
     """
     damaged: list[str] = []
     try:
@@ -89,8 +88,8 @@ def gather(
         oldest_pending=pending[0].time if pending else None,
         files=tuple(stores.files.size(name) for name in MEMORY_FILE_NAMES),
         sessions=len(stores.sessions.list()),
-        last_dream=dreamer.state() if dreamer is not None else DreamState(),
-        next_dream=_next_dream(dreamer, damaged) if dreamer is not None else NO_DREAM,
+        last_dream=dream.state() if dream is not None else DreamState(),
+        next_dream=_next_dream(dream, damaged) if dream is not None else NO_DREAM,
         ledger=summary.by_job,
         ledger_unreadable=summary.unreadable,
         quarantined_lines=len(stores.quarantine.records())
@@ -102,9 +101,9 @@ def gather(
     )
 
 
-def _next_dream(dreamer: Dreamer | StoreDreamer, damaged: list[str]) -> Decision:
+def _next_dream(dream: DreamOutlook, damaged: list[str]) -> Decision:
     try:
-        return dreamer.should_run()
+        return dream.should_run()
     except ReverieError as exc:
         if not damaged:
             damaged.append(str(exc))

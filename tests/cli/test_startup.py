@@ -1,13 +1,15 @@
 """What the command line imports to start: a deterministic guard for ``bench/startup.py``.
 
 Start-up time is measured by the benchmark, never asserted here; these tests pin the cause
-instead: which heavy packages a fresh interpreter has loaded after ``import reverie.cli``,
-after ``reverie --help`` and after ``reverie status``. Each runs in its own interpreter, since
-the test process has imported everything already.
+instead: which heavy packages (and which of reverie's memory processes) a fresh interpreter
+has loaded after ``import reverie.cli``, after ``reverie --help``, after ``reverie status`` and
+after the SDK's read-only ``status``. Each runs in its own interpreter, since the test process
+has imported everything already.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -20,8 +22,36 @@ from reverie.cli.coercion import PlainRuntimeParam
 HEAVY = ("anthropic", "dulwich", "openai", "pydantic", "rich")
 """Packages that no command-line start pays for before a command needs them."""
 
-NOT_FOR_STATUS = ("anthropic", "croniter", "openai", "pydantic")
-"""Packages ``reverie status`` does without (it reads files; no provider, no cron set)."""
+NOT_FOR_STATUS = (
+    "anthropic",
+    "croniter",
+    "dulwich",
+    "httpx",
+    "numpy",
+    "openai",
+    "psycopg",
+    "pydantic",
+)
+"""Packages ``reverie status`` does without (it reads files; no provider, no cron set, no git)."""
+
+PROCESSES = (
+    "reverie.agent",
+    "reverie.compaction",
+    "reverie.doctor",
+    "reverie.dream.curated",
+    "reverie.dream.loop",
+    "reverie.dream.runner",
+    "reverie.dream.shared",
+    "reverie.ingest",
+    "reverie.modelfree",
+    "reverie.prompt",
+    "reverie.provenance",
+    "reverie.recall",
+    "reverie.search",
+    "reverie.store.audit",
+)
+"""reverie's memory processes (and git): the engine builds each on first use, so ``status``,
+which only reads the stores and the dream schedule, imports none of them."""
 
 PROGRAM = """
 import json, sys
@@ -30,12 +60,12 @@ try:
     app(sys.argv[1:], prog_name="reverie")
 except SystemExit:
     pass
-print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})), file=sys.stderr)
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 
 
-def loaded_after(*args: str) -> set[str]:
-    """The top-level packages loaded by a fresh interpreter after ``reverie ARGS``."""
+def modules_after(*args: str) -> set[str]:
+    """Every module loaded by a fresh interpreter after ``reverie ARGS``."""
     done = subprocess.run(
         [sys.executable, "-c", PROGRAM, *args],
         capture_output=True,
@@ -45,6 +75,15 @@ def loaded_after(*args: str) -> set[str]:
     )
     names: list[str] = json.loads(done.stderr.strip().splitlines()[-1])
     return set(names)
+
+
+def loaded_after(*args: str) -> set[str]:
+    """The top-level packages loaded by a fresh interpreter after ``reverie ARGS``."""
+    return {name.split(".")[0] for name in modules_after(*args)}
+
+
+def _within(modules: set[str], prefixes: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == p or m.startswith(f"{p}.") for p in prefixes))
 
 
 def test_importing_the_command_line_loads_no_heavy_package() -> None:
@@ -65,9 +104,45 @@ def test_status_loads_no_model_sdk_no_pydantic_and_no_cron_parser(tmp_path: Path
 
     MemoryEngine.open(tmp_path / "ws", create=True).close()
 
-    loaded = loaded_after("-w", str(tmp_path / "ws"), "status")
+    loaded = modules_after("-w", str(tmp_path / "ws"), "status")
 
-    assert sorted(loaded & set(NOT_FOR_STATUS)) == []
+    assert _within(loaded, NOT_FOR_STATUS) == []
+    assert _within(loaded, PROCESSES) == []
+    assert _within(loaded, ("reverie.redact",)) == []  # imported by the first write or error
+    assert _within(loaded, ("reverie.llm.lazy", "reverie.llm.provider")) == []  # no model set
+    assert "reverie.status" in loaded  # the path under test did run
+
+
+def test_help_opens_no_engine_and_no_store() -> None:
+    loaded = modules_after("--help")
+
+    unused = ("reverie.engine", "reverie.store", "reverie.redact", "logging", *PROCESSES)
+    assert _within(loaded, unused) == []
+
+
+def test_the_sdk_reads_status_without_processes_git_or_model_sdks(tmp_path: Path) -> None:
+    from reverie import MemoryEngine
+
+    MemoryEngine.open(tmp_path / "ws", create=True).close()
+    program = (
+        "import json, sys, reverie\n"
+        "bare = sorted(m for m in sys.modules if m.startswith('reverie'))\n"
+        "opened = reverie.MemoryEngine.open(sys.argv[1], environ={}, read_only=True)\n"
+        "with opened as memory:\n"
+        "    memory.status()\n"
+        "print(json.dumps([bare, sorted(sys.modules)]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program, str(tmp_path / "ws")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    bare, loaded = json.loads(done.stdout)
+
+    assert bare == ["reverie", "reverie.lazy_exports"]
+    assert _within(set(loaded), (*NOT_FOR_STATUS, *PROCESSES, "rich", "typer")) == []
 
 
 @pytest.mark.parametrize(
@@ -124,3 +199,20 @@ def test_every_parameter_gets_the_plain_coercion() -> None:
         for param in command.params
     }
     assert kinds == {PlainRuntimeParam.__name__}
+
+
+def test_command_annotations_are_objects_so_typer_compiles_none_at_start() -> None:
+    from reverie.cli.app import app
+
+    callbacks = [info.callback for info in app.registered_commands]
+    assert app.registered_callback is not None
+    callbacks.append(app.registered_callback.callback)
+    strings = [
+        f"{callback.__module__}.{callback.__name__}: {name}"
+        for callback in callbacks
+        if callback is not None
+        for name, annotation in inspect.get_annotations(callback).items()
+        if isinstance(annotation, str)
+    ]
+    assert len(callbacks) >= 15  # every command and the global options
+    assert strings == []

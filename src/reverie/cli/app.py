@@ -8,9 +8,6 @@ Logging: quiet by default (reverie's warnings, such as a retried model call, wou
 one-line promise); ``--verbose`` prints INFO and above on stderr.
 """
 
-from __future__ import annotations
-
-import logging
 from typing import Annotated, Any
 
 import typer
@@ -98,6 +95,8 @@ def _global_options(
 
 
 def _configure_logging(*, verbose: bool) -> None:
+    import logging  # here, not at the top: ``--help`` runs no command and needs no logging
+
     package = logging.getLogger("reverie")
     if package.handlers:
         return

@@ -9,7 +9,6 @@ next. Anything else is a bug and keeps its traceback, so it is visible and repor
 from __future__ import annotations
 
 import gc
-import logging
 import sys
 import traceback
 from typing import NoReturn
@@ -25,8 +24,6 @@ from reverie.errors import (
     RevisionNotFoundError,
     WorkspaceMissingError,
 )
-
-logger = logging.getLogger(__name__)
 
 EXIT_FAILED = 1
 """The exit status of every expected failure (click uses 2 for bad arguments)."""
@@ -98,4 +95,7 @@ def release(exc: BaseException) -> None:
 
 
 def _log_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
-    logger.info("clean-up after the failure also failed: %r", unraisable.exc_value)
+    import logging  # only on this rare path: a start that fails nothing needs no logging
+
+    failed = unraisable.exc_value
+    logging.getLogger(__name__).info("clean-up after the failure also failed: %r", failed)

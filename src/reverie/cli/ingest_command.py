@@ -6,8 +6,6 @@ what was added and skipped, how much history and how many dream commits it made,
 mode, and lists every record that could not be imported (those do not fail the command).
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -51,7 +49,7 @@ def ingest(
         err().print(Text("skipped ", style="yellow") + problem.describe(), soft_wrap=True)
 
 
-def _bars() -> Progress:
+def _bars() -> "Progress":
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -70,7 +68,7 @@ def _bars() -> Progress:
     )
 
 
-def _progress(bars: Progress) -> ProgressCallback:
+def _progress(bars: "Progress") -> "ProgressCallback":
     tasks: dict[str, TaskID] = {}
 
     def on_progress(stage: str, done: int, total: int) -> None:
@@ -84,7 +82,7 @@ def _progress(bars: Progress) -> ProgressCallback:
     return on_progress
 
 
-def summary_line(report: IngestReport) -> Text:
+def summary_line(report: "IngestReport") -> "Text":
     """One line saying what an import did and in which mode."""
     from rich.text import Text
 

@@ -5,8 +5,6 @@ model-free) made each change. A dream run that fails exits 1 after saying why; `
 prints the diff it would have published.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

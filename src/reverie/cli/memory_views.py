@@ -7,16 +7,21 @@ writes it). The ``--json`` forms are the results themselves (``render.jsonable``
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from reverie.cli.render import commit_mode, one_line, when
-from reverie.dream.result import DreamResult
-from reverie.status import Status
-from reverie.store.audit import CommitDetail, CommitInfo, FileChange
-from reverie.store.ledger import JobTotals, LedgerSummary
 from reverie.store.memory_files import RELATIVE_PATHS
+
+if TYPE_CHECKING:
+    # Types only: ``status`` renders without importing dream's runner or git (dulwich).
+    from reverie.dream.result import DreamResult
+    from reverie.status import Status
+    from reverie.store.audit import CommitDetail, CommitInfo, FileChange
+    from reverie.store.ledger import JobTotals, LedgerSummary
 
 
 def status_view(status: Status) -> RenderableType:

@@ -7,8 +7,6 @@ on it refuses unless ``--yes`` is given. ``--purge`` also rewrites the audit his
 scrubs every file, so no byte of the text is left in the workspace.
 """
 
-from __future__ import annotations
-
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -48,7 +46,7 @@ def why(
         _print_line(line)
 
 
-def _print_line(line: LineProvenance) -> None:
+def _print_line(line: "LineProvenance") -> None:
     console = out()
     from rich.text import Text
 
@@ -64,7 +62,7 @@ def _print_line(line: LineProvenance) -> None:
         _print_entry(entry)
 
 
-def _print_entry(entry: SourceEntry) -> None:
+def _print_entry(entry: "SourceEntry") -> None:
     console = out()
     where = entry.session_key or "no session"
     text = "(no longer in history)" if entry.text is None else one_line(entry.text, 120)
@@ -112,7 +110,7 @@ def forget(
         raise typer.Exit(1)
 
 
-def _confirm(plan: ForgetPlan, *, purge: bool) -> None:
+def _confirm(plan: "ForgetPlan", *, purge: bool) -> None:
     if not sys.stdin.isatty():
         fail("forget asks before deleting, but there is no terminal to ask on; pass --yes")
     _print_plan(plan, purge=purge)
@@ -120,7 +118,7 @@ def _confirm(plan: ForgetPlan, *, purge: bool) -> None:
         fail("nothing was forgotten")
 
 
-def _print_plan(plan: ForgetPlan, *, purge: bool) -> None:
+def _print_plan(plan: "ForgetPlan", *, purge: bool) -> None:
     console = err()
     from rich.text import Text
 
@@ -142,7 +140,7 @@ def _print_plan(plan: ForgetPlan, *, purge: bool) -> None:
         console.print("  and every trace in the audit history, side files and the search index")
 
 
-def _print_report(report: ForgetReport) -> None:
+def _print_report(report: "ForgetReport") -> None:
     commit = "" if report.commit is None else f" (commit {report.commit[:7]})"
     out().print(f"forgot {report.plan.describe()}{commit}", soft_wrap=True)
     if report.purge is None:

@@ -10,8 +10,6 @@ session with an exchange in flight), reporting on stderr. Both import their SDKs
 them when missing.
 """
 
-from __future__ import annotations
-
 import importlib.util
 import os
 from typing import TYPE_CHECKING, Annotated
@@ -76,7 +74,7 @@ def serve(
             uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
 
 
-def _upstream(memory: MemoryEngine) -> Upstream | None:
+def _upstream(memory: "MemoryEngine") -> "Upstream | None":
     """The proxy's endpoint: the engine's configured chat model (OpenAI-compatible only)."""
     from reverie.config_file import api_key
     from reverie.serve.upstream import Upstream
@@ -97,7 +95,7 @@ def _upstream(memory: MemoryEngine) -> Upstream | None:
     )
 
 
-def _mounts(memory: MemoryEngine, token: str) -> list[BaseRoute]:
+def _mounts(memory: "MemoryEngine", token: str) -> "list[BaseRoute]":
     """The viewer at ``/`` (it checks its own cookie, not the bearer token)."""
     from starlette.routing import Mount
 
@@ -106,7 +104,7 @@ def _mounts(memory: MemoryEngine, token: str) -> list[BaseRoute]:
     return [Mount("/", app=create_viewer(memory, token))]
 
 
-def _announce(host: str, port: int, token: str | None, upstream: Upstream | None) -> None:
+def _announce(host: str, port: int, token: str | None, upstream: "Upstream | None") -> None:
     url = f"http://{host}:{port}"
     console = err()
     console.print(
@@ -122,7 +120,7 @@ def _announce(host: str, port: int, token: str | None, upstream: Upstream | None
         console.print(f"token: {token}", soft_wrap=True, highlight=False)
 
 
-def _report(line: Text) -> None:
+def _report(line: "Text") -> None:
     err().print(line, soft_wrap=True)
 
 

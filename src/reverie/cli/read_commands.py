@@ -5,8 +5,6 @@ or, with ``--json``, the engine's values as JSON. ``doctor`` exits 1 when it fin
 notes alone leave the exit status 0.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

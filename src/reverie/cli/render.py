@@ -9,7 +9,6 @@ This module formats values; it never opens a workspace or calls the engine.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -45,6 +44,8 @@ def err() -> Console:
 
 def emit_json(value: object) -> None:
     """Print ``value`` as one indented JSON document on stdout."""
+    import json  # only ``--json`` output needs it
+
     typer.echo(json.dumps(jsonable(value), ensure_ascii=False, indent=2))
 
 

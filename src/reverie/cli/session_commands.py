@@ -6,8 +6,6 @@ and scheduled dream in the background (``reverie.cli.background``). Both need a 
 say how to configure one when there is none; both lay out a missing workspace.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -96,7 +94,7 @@ def ask(
     typer.echo(result.reply)
 
 
-def _turn_fields(result: TurnResult) -> dict[str, object]:
+def _turn_fields(result: "TurnResult") -> dict[str, object]:
     return {
         "reply": result.reply,
         "model_calls": result.model_calls,

@@ -9,8 +9,6 @@ store is ``--store URL`` (default ``$REVERIE_STORE``), the workspace inside it `
 (``reverie.store_select``); those whose process needs a folder say so (docs/scale-out.md).
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -10,6 +10,7 @@ The run side, which does: the prompt (``prompt``), the bounded tool loop (``loop
 itself with publish, commit, cursor and back-off (``cycle``: ``DreamCycle``, the same on every
 backend; ``runner``: ``Dreamer`` on a folder, with recovery; ``store_runner``:
 ``StoreDreamer`` on a database workspace), its typed result (``result``), the kept transcript
-(``transcript``), and when to run (``schedule``, over the back-off ``state``). ``shared``
-holds a person's restore and edit on the storage seam.
+(``transcript``), and when to run (``schedule``, over the back-off ``state``; ``outlook`` reads
+both, for the runner and for ``status`` without it). ``shared`` holds a person's restore and
+edit on the storage seam.
 """

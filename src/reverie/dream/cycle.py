@@ -38,10 +38,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from reverie.clock import parse_wall_clock
 from reverie.config import DreamConfig
 from reverie.dream.curated import MODEL_FREE, curate_without_model
 from reverie.dream.loop import DreamLoop, LoopLimits, LoopResult
+from reverie.dream.outlook import DreamOutlook
 from reverie.dream.overlay import Overlay
 from reverie.dream.progress import ProgressDetector
 from reverie.dream.prompt import DreamPrompt, InstructionSource, build_dream_prompt
@@ -167,17 +167,14 @@ class DreamCycle(ABC, Generic[StagingT]):
 
     def pending(self) -> Pending:
         """What waits after the dream cursor (count capped at ``pending_trigger``)."""
-        limit = max(1, self.config.pending_trigger)
-        entries = self.stores.history.read_since(self.stores.dream_cursor.read(), limit)
-        oldest = _entry_time(entries[0]) if entries else None
-        return Pending(count=len(entries), oldest=oldest)
+        return self._outlook().pending()
 
     def should_run(self, now: datetime | None = None, *, manual: bool = False) -> Decision:
         """Whether a dream run should start now (see ``Schedule.decide``)."""
-        moment = now if now is not None else self.stores.clock()
-        return self.schedule.decide(
-            moment, pending=self.pending(), state=self.state(), manual=manual
-        )
+        return self._outlook().should_run(now, manual=manual)
+
+    def _outlook(self) -> DreamOutlook:
+        return DreamOutlook(self.stores, self.state, config=self.config, schedule=self.schedule)
 
     def _run_locked(self, trigger: str, *, dry_run: bool) -> DreamResult:
         try:
@@ -339,10 +336,3 @@ class DreamCycle(ABC, Generic[StagingT]):
             return result
         key = keep_transcript(self.stores.sessions, loop.transcript, moment=now)
         return replace(result, transcript=key)
-
-
-def _entry_time(entry: HistoryEntry) -> datetime | None:
-    """The entry's precise time, else its nanobot local ``YYYY-MM-DD HH:MM`` stamp."""
-    if entry.time is not None:
-        return entry.time
-    return parse_wall_clock(entry.timestamp)

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 from reverie.dream.confine import canonical_writable, check_writable_on_disk
 from reverie.errors import EditError, StorageError
 from reverie.store.atomic import atomic_write_text
-from reverie.store.audit_lines import person_identity
 
 if TYPE_CHECKING:
     from reverie.store.audit import CommitInfo
@@ -105,6 +104,8 @@ def edit_file(
     """
     canonical = canonical_writable(path)
     new_text = clean_edit(text, canonical)
+    from reverie.store.audit_lines import person_identity  # noqa: PLC0415 (dulwich: on use)
+
     person_identity(author)  # refuse a bad name before anything is written
     with exclusive:
         current = read_writable(workspace, canonical)

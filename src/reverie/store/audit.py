@@ -54,14 +54,8 @@ from reverie.store.audit_integrity import REPAIR_HINT, AuditIntegrity, read_root
 from reverie.store.audit_lines import LineOrigin, line_origins, person_identity
 from reverie.store.audit_locks import sweep_git_locks
 from reverie.store.audit_purge import Scrub, purge_history
-from reverie.store.audit_worktree import (
-    TRACKED_PATHS,
-    holds_reverie_block,
-    put_back,
-    read_file,
-    tracked_paths,
-    write_exclude,
-)
+from reverie.store.audit_setup import holds_reverie_block, read_file, write_exclude
+from reverie.store.audit_worktree import TRACKED_PATHS, put_back, tracked_paths
 
 __all__ = [
     "IDENTITY",

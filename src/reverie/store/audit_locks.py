@@ -30,14 +30,9 @@ def sweep_git_locks(git_dir: Path) -> list[Path]:
     The caller holds the workspace's audit lock (see the module docstring). Files that vanish
     meanwhile or cannot be removed are skipped; the next git write then reports the problem.
     """
-    found = [git_dir / name for name in _TOP_LEVEL]
-    for tree in _TREES:
-        found.extend((git_dir / tree).rglob("*.lock"))
     removed: list[Path] = []
-    for path in found:
+    for path in stale_git_locks(git_dir):
         try:
-            if path.is_symlink() or not path.is_file():
-                continue
             path.unlink()
         except OSError:
             continue
@@ -45,3 +40,23 @@ def sweep_git_locks(git_dir: Path) -> list[Path]:
     if removed:
         logger.warning("removed %d stale lock file(s) from %s", len(removed), git_dir)
     return removed
+
+
+def stale_git_locks(git_dir: Path) -> list[Path]:
+    """The lock files ``sweep_git_locks`` would remove (regular files, not symlinks); no writes.
+
+    Without the audit lock held, a file found may belong to a live writer: the answer then
+    only says that the repository is not quiet.
+    """
+    found = [git_dir / name for name in _TOP_LEVEL]
+    for tree in _TREES:
+        found.extend((git_dir / tree).rglob("*.lock"))
+    stale: list[Path] = []
+    for path in found:
+        try:
+            if path.is_symlink() or not path.is_file():
+                continue
+        except OSError:
+            continue
+        stale.append(path)
+    return stale

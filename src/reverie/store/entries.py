@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, cast
 
 from reverie.clock import wall_clock
 from reverie.inbound import clean_text, has_surrogate_escape, valid_json
-from reverie.redact import redact
 
 if TYPE_CHECKING:
     from reverie.messages import JSONValue
@@ -150,6 +149,8 @@ def prepared_content(text: str, max_chars: int | None = None) -> str:
     ``max_chars`` (never more than ``HARD_CAP_CHARS``).
     """
     limit = HARD_CAP_CHARS if max_chars is None else min(max_chars, HARD_CAP_CHARS)
+    from reverie.redact import redact  # noqa: PLC0415 (on the first write: reads skip it)
+
     return truncate(redact(strip_reasoning(clean_text(text))), limit)
 
 

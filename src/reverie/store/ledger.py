@@ -24,7 +24,6 @@ from typing import Protocol
 
 from reverie.clock import wall_clock
 from reverie.errors import StorageError
-from reverie.redact import redact
 from reverie.store.appends import append_bytes
 from reverie.store.layout import check_path
 from reverie.store.locks import ProcessLock
@@ -64,6 +63,8 @@ class LedgerRecord:
 
     def to_line(self) -> bytes:
         """Return the record as one JSON line."""
+        from reverie.redact import redact  # noqa: PLC0415 (on the first write: reads skip it)
+
         obj = {
             "time": self.time.isoformat(),
             "job": self.job,

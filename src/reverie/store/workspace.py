@@ -39,6 +39,7 @@ journals an older reverie left into the sessions database (``session_migration``
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -53,7 +54,7 @@ from reverie.errors import (
 )
 from reverie.store import layout
 from reverie.store.atomic import atomic_write_text, sweep_temp_files
-from reverie.store.audit import AuditRepo
+from reverie.store.audit_setup import settled
 from reverie.store.cursors import CursorFloor, DreamCursor
 from reverie.store.history import HistoryLog
 from reverie.store.history_scan import ScanMarker
@@ -66,6 +67,9 @@ from reverie.store.rejections import RejectionLog
 
 if TYPE_CHECKING:
     from reverie.store.sessions_sqlite import SqliteSessionStore
+
+if TYPE_CHECKING:
+    from reverie.store.audit import AuditRepo
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +102,9 @@ class Workspace:
         self.rejections = RejectionLog(
             root / layout.REJECTED_RULES, lock=self._kept_lock("rejections")
         )
-        self.audit = AuditRepo(root, lock=self._kept_lock("audit"), clock=clock)
+        self._audit_lock = self._kept_lock("audit")
+        self._audit: AuditRepo | None = None
+        self._audit_made = threading.Lock()
         self.sessions = _session_store(root, clock)
         self.repairs: list[BadLine] = []
         self.read_only = False
@@ -123,7 +129,9 @@ class Workspace:
             read_only: open only to read (status, log, search, history, doctor): the upkeep
                 of an open (temp-file sweep, history repair, audit set-up) is tried but may
                 fail (a read-only or full disk, a damaged ``.git``), and damaged cursor files
-                are left for ``doctor`` to report instead of refusing the open.
+                are left for ``doctor`` to report instead of refusing the open. The audit
+                set-up is skipped when the files show it has nothing to do
+                (``audit_setup.settled``), so such a read does not import dulwich.
 
         Raises:
             WorkspaceMissingError: nothing at ``path`` and ``create`` is false.
@@ -152,7 +160,8 @@ class Workspace:
             ):
                 sweep_temp_files(folder)
             workspace.repairs = workspace.history.repair()
-            workspace.audit.ensure()
+            if not (read_only and settled(root)):  # a read finds git as it is: no dulwich
+                workspace.audit.ensure()
             if not read_only:
                 _move_journals(workspace)
         except (StorageError, AuditError, CursorError, OSError) as exc:
@@ -160,6 +169,19 @@ class Workspace:
                 raise
             logger.warning("workspace %s opened for reading only: %s", root, exc)
         return workspace
+
+    @property
+    def audit(self) -> AuditRepo:
+        """The audit repository, made on first use.
+
+        So a read that never touches git (``status``, ``search``) starts without dulwich.
+        """
+        with self._audit_made:
+            if self._audit is None:
+                from reverie.store.audit import AuditRepo  # noqa: PLC0415 (see the docstring)
+
+                self._audit = AuditRepo(self.root, lock=self._audit_lock, clock=self.clock)
+            return self._audit
 
     @property
     def location(self) -> str:
@@ -183,7 +205,8 @@ class Workspace:
     def close(self) -> None:
         """Release open descriptors (the workspace may be reopened later)."""
         self.history.close()
-        self.audit.close()
+        if self._audit is not None:
+            self._audit.close()
         self.sessions.close()
         for lock in self._kept:
             lock.close()
