@@ -344,11 +344,24 @@ def _databases(workspace: Workspace, report: DoctorReport) -> None:
 
 
 def sqlite_damage(path: Path) -> str | None:
-    """What ``PRAGMA quick_check`` finds wrong with the SQLite file at ``path`` (None: sound)."""
+    """What ``PRAGMA quick_check`` finds wrong with the SQLite file at ``path`` (None: sound).
+
+    Read-only. In a folder doctor may not write, SQLite cannot make the WAL's shared-memory
+    file, so the check then reads the database file as it is (``immutable``).
+    """
     try:
-        with closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as connection:
-            rows = connection.execute("PRAGMA quick_check").fetchall()
+        rows = _quick_check(f"{path.as_uri()}?mode=ro")
+    except sqlite3.OperationalError:
+        try:
+            rows = _quick_check(f"{path.as_uri()}?immutable=1")
+        except sqlite3.DatabaseError as exc:
+            return f"not a readable SQLite database ({exc})"
     except sqlite3.DatabaseError as exc:
         return f"not a readable SQLite database ({exc})"
     found = [str(row[0]) for row in rows]
     return None if found == ["ok"] else "damaged: " + "; ".join(found[:3])
+
+
+def _quick_check(uri: str) -> list[tuple[object, ...]]:
+    with closing(sqlite3.connect(uri, uri=True)) as connection:
+        return connection.execute("PRAGMA quick_check").fetchall()
