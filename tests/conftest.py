@@ -1,5 +1,11 @@
 """Shared fixtures: a fresh workspace in tmp_path, a controllable clock, a loopback endpoint.
 
+Dense recall is pinned off outside ``tests/dense``: ``[recall] embeddings`` defaults to
+"auto", which with the extra installed (the dev install has it) would load the model and
+encode every message a test records. The pin sets ``RecallConfig``'s default (when this
+file is imported, before test modules build configs) and ``REVERIE_RECALL_EMBEDDINGS`` (for
+the CLI and child processes) to "off"; tests in ``tests/dense`` get the real default back.
+
 Every test also leaves the ``reverie`` logger as it found it: the command line configures it
 once per process (``reverie.cli.app``), and under pytest-xdist any test may be the first
 in-process command of its worker; a handler left on a closed test stream would break the next.
@@ -8,6 +14,7 @@ in-process command of its worker; a handler left on a closed test stream would b
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from reverie import Workspace
+from reverie.config import RecallConfig
 from tests.llm.loopback import LoopbackServer
 
 
@@ -43,6 +51,22 @@ def _reverie_logger() -> Iterator[None]:
     yield
     logger.handlers[:] = handlers
     logger.setLevel(level)
+
+
+# Set on import, before any test module builds a ``Config`` at module level.
+_DEFAULTS = RecallConfig.__init__.__kwdefaults__
+assert _DEFAULTS is not None
+RECALL_DEFAULTS: dict[str, object] = _DEFAULTS
+RECALL_DEFAULTS["embeddings"] = "off"
+os.environ["REVERIE_RECALL_EMBEDDINGS"] = "off"
+
+
+@pytest.fixture(autouse=True)
+def _dense_recall_default(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tests/dense`` gets the real default ("auto") back."""
+    if request.node.path.parent.name == "dense":
+        monkeypatch.setitem(RECALL_DEFAULTS, "embeddings", "auto")
+        monkeypatch.delenv("REVERIE_RECALL_EMBEDDINGS")
 
 
 @pytest.fixture

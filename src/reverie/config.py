@@ -173,8 +173,8 @@ class PromptConfig:
 class RecallConfig:
     """How recall finds items besides the lexical ranking (``reverie.dense``)."""
 
-    embeddings: EmbeddingsMode = "off"
-    """"auto": fuse dense (by meaning) recall when the embeddings extra is installed."""
+    embeddings: EmbeddingsMode = "auto"
+    """"auto" (default): fuse dense (by meaning) recall when the embeddings extra is installed."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -23,7 +23,7 @@ architecture test refuses them in surfaces.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
@@ -36,7 +36,7 @@ from reverie.compaction.idle import IdleScanner
 from reverie.compaction.result import CompactionResult
 from reverie.compaction.summariser import ModelSummariser
 from reverie.config import Config
-from reverie.dense import open_dense
+from reverie.dense import open_dense, recall_line
 from reverie.doctor import DoctorReport, examine
 from reverie.doctor_stores import examine_stores
 from reverie.endpoints import deferred_provider
@@ -252,8 +252,18 @@ class MemoryEngine(MemoryJobs):
         )
 
     def compact(self, session_key: str) -> CompactionResult:
-        """Archive every pending message of a session now."""
-        return self._compactor.compact_all(session_key, reason="manual")
+        """Archive every pending message of a session now (and encode dense recall's backlog)."""
+        result = self._compactor.compact_all(session_key, reason="manual")
+        self.index_vectors()
+        return result
+
+    def index_vectors(self, progress: Callable[[int], None] | None = None) -> int:
+        """Encode every indexed item dense recall has no vector for; return how many (0: off).
+
+        Prompts encode a few new items each (``reverie.dense.retriever``); ``ingest``,
+        ``dream`` and ``compact`` call this, and ``reverie index`` does it on demand.
+        """
+        return self.dense.catch_up_all(progress) if self.dense is not None else 0
 
     def idle_scanner(self, in_flight: Iterable[str] = ()) -> IdleScanner:
         """Return the idle-compaction scanner (``in_flight``: sessions with a turn running)."""
@@ -288,7 +298,9 @@ class MemoryEngine(MemoryJobs):
             dream=lambda: self.dream(trigger="ingest"),
             mode=self.mode,
         )
-        return run_ingest(job, paths, on_progress, wait=wait)
+        report = run_ingest(job, paths, on_progress, wait=wait)
+        self.index_vectors()
+        return report
 
     def status(self) -> Status:
         """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
@@ -298,7 +310,7 @@ class MemoryEngine(MemoryJobs):
             mode=self.mode,
             chat_model=self.config.model.model,
             memory_model=self.config.memory.model,
-            recall=self.dense_status.line,
+            recall=recall_line(self.dense_status, self.dense),
         )
 
     def doctor(self) -> DoctorReport:

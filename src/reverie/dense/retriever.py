@@ -1,17 +1,28 @@
 """``DenseRetriever``: the items nearest in meaning to a query, following the search index.
 
-Before each query it catches up: it asks the search index for the items added since its mark
-(scoped like the query: that session and history), encodes those whose text it has no vector
-for, and stores them (``VectorStore``); then it encodes the query and returns the nearest
-items of the query's scope as search candidates, with their current text from the index and
-their cosine as score. Recall fuses them with its lexical ranking (``recall.fusion``).
+Before each query it catches up a little: it asks the search index for the items added since
+its mark, encodes at most ``per_call`` of those whose text it has no vector for (8 by default:
+a prompt follows a turn or two of new messages), and stores them (``VectorStore``); then it
+encodes the query and returns the nearest items of the query's scope as search candidates,
+with their current text from the index and their cosine as score. Recall fuses them with its
+lexical ranking (``recall.fusion``). A backlog (a large ingest, a workspace that just turned
+dense recall on) is encoded in bulk where waiting is expected: ``catch_up(per_call=None)`` at
+the end of ``ingest``, after ``dream`` and ``compact``, and by ``reverie index``; meanwhile
+the items not yet encoded are still found by the lexical ranking. ``pending`` says how many
+items wait.
+
+The query. The model's cost grows with the text (about 0.8 ms per character on one core:
+41 ms for a 55-character question, 1.2 s for 1,400 characters), so a long message is cut to
+its start and its end (``query_text``: the question is usually at one end of a pasted log).
+The last few query vectors are kept (``QUERY_MEMO``): a prompt that is fitted again, or an
+agent that assembles a prompt per tool call for the same message, encodes it once.
 
 Invariants.
 - Isolation is the index's: the nearest references are fetched back through the search index
   with the query's session filter, so an item outside the scope (or deleted since) is never
   returned, whatever the store holds.
 - Bounded work per query: at most ``per_call`` new items are encoded by one query (a large
-  workspace is filled over several queries, or at once by ``catch_up(per_call=None)``).
+  workspace is filled by ``catch_up(per_call=None)``, or over many queries).
 - Dense recall only adds: any failure (a store that cannot be written, a model error) is
   logged as a warning and the query gets no dense candidates, never an error.
 """
@@ -20,15 +31,19 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from reverie.dense.encoder import Encoder
 from reverie.dense.vectors import Mark, VectorStore
 from reverie.errors import ReverieError
 from reverie.search import Candidate, SourceRef, history_ref, message_ref, parse_ref
 from reverie.search.items import ItemsAfter
+
+if TYPE_CHECKING:
+    from reverie.dense.encoder import Vectors
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +52,25 @@ PASSAGE_CHARS = 2_000
 BATCH = 32
 DEPTH = 80
 """Nearest items fused per query by default: recall's pool (bench/recall.py --dense)."""
+PER_QUERY = 8
+"""New items a query encodes at most before it runs (the rest wait for a bulk catch-up)."""
+QUERY_CHARS = 256
+"""A longer query is encoded as its first ``QUERY_HEAD`` and last characters (see above)."""
+QUERY_HEAD = 96
+QUERY_MEMO = 16
+"""Query vectors kept, newest used last."""
+
+
+def query_text(text: str) -> str:
+    """``text`` cut to at most about ``QUERY_CHARS`` characters: its start and its end."""
+    text = " ".join(text.split())
+    if len(text) <= QUERY_CHARS:
+        return text
+    head = text[:QUERY_HEAD].rsplit(" ", 1)[0] if " " in text[:QUERY_HEAD] else text[:QUERY_HEAD]
+    tail = text[-(QUERY_CHARS - QUERY_HEAD) :]
+    if " " in tail:
+        tail = tail.split(" ", 1)[1]
+    return f"{head} … {tail}"
 
 
 class Followed(Protocol):
@@ -46,6 +80,10 @@ class Followed(Protocol):
         self, after: int, *, seen: str | None, limit: int, only: str | None = None
     ) -> ItemsAfter:
         """Items indexed after a mark."""
+        ...
+
+    def count_after(self, after: int, *, seen: str | None) -> int:
+        """How many items were indexed after a mark."""
         ...
 
     def items_named(
@@ -67,7 +105,7 @@ class DenseRetriever:
         store: VectorStore,
         encoder: Encoder,
         *,
-        per_call: int = 2_048,
+        per_call: int = PER_QUERY,
         depth: int = DEPTH,
         weight: float = 1.0,
     ) -> None:
@@ -82,6 +120,7 @@ class DenseRetriever:
         self.encoder = encoder
         self.per_call = per_call
         self.depth = depth
+        self._memo: OrderedDict[str, Vectors] = OrderedDict()
 
     def ranked(self, query: str, *, limit: int, scope: str | None) -> list[Candidate]:
         """``nearest`` as recall's ``RankedSource`` (``reverie.recall.fusion``)."""
@@ -98,7 +137,7 @@ class DenseRetriever:
         limit = min(limit, self.depth)
         try:
             self.catch_up(only=session_key, per_call=self.per_call)
-            vector = self.encoder.queries([query])[0]
+            vector = self._query_vector(query)
             found = self.store.nearest(vector, limit=limit + 16, session_key=session_key)
         except (sqlite3.Error, OSError, ReverieError, RuntimeError, ValueError) as exc:
             logger.warning("dense recall skipped: %s", exc)
@@ -107,6 +146,40 @@ class DenseRetriever:
         refs = [ref for ref in (parse_ref(name) for name, _ in found) if ref is not None]
         items = self._index().items_named(refs, session_key=session_key)
         return [replace(item, score=cosine[str(_ref(item))]) for item in items][:limit]
+
+    def _query_vector(self, query: str) -> Vectors:
+        text = query_text(query)
+        vector = self._memo.get(text)
+        if vector is None:
+            vector = self.encoder.queries([text])[0]
+            self._memo[text] = vector
+            while len(self._memo) > QUERY_MEMO:
+                self._memo.popitem(last=False)
+        self._memo.move_to_end(text)
+        return vector
+
+    def pending(self) -> int:
+        """How many indexed items were added after the mark (they wait for their vector)."""
+        mark = self.store.mark()
+        return self._index().count_after(mark.after, seen=mark.seen)
+
+    def catch_up_all(self, progress: Callable[[int], None] | None = None) -> int:
+        """Encode every item still without a vector; return how many (a failure: a warning).
+
+        ``progress`` is called with the running count after each page.
+        """
+        encoded = 0
+        try:
+            while True:
+                done = self.catch_up(per_call=256)
+                encoded += done
+                if progress is not None:
+                    progress(encoded)
+                if done < 256:
+                    return encoded
+        except (sqlite3.Error, OSError, ReverieError, RuntimeError, ValueError) as exc:
+            logger.warning("dense recall: encoding the backlog stopped: %s", exc)
+            return encoded
 
     def catch_up(self, *, only: str | None = None, per_call: int | None = None) -> int:
         """Encode the items indexed since the last call; return how many were encoded.
@@ -121,17 +194,20 @@ class DenseRetriever:
                 if page.restarted:
                     self.store.move_mark(Mark())
                 return encoded
-            encoded += self._take(page)
+            encoded += self._take(page, None if per_call is None else per_call - encoded)
         return encoded
 
-    def _take(self, page: ItemsAfter) -> int:
+    def _take(self, page: ItemsAfter, most: int | None) -> int:
+        """Encode the page's changed items, at most ``most``; the mark moves past those seen."""
+        todo: list[tuple[str, str | None, str]] = []
         last = page.items[-1]
+        for item in page.items:
+            if most is not None and len(todo) >= most:
+                break
+            last = item
+            if not self.store.unchanged(str(item.ref), item.text):
+                todo.append((str(item.ref), item.session_key, item.text))
         mark = Mark(after=last.doc, seen=str(last.ref))
-        todo = [
-            (str(item.ref), item.session_key, item.text)
-            for item in page.items
-            if not self.store.unchanged(str(item.ref), item.text)
-        ]
         if not todo:
             self.store.move_mark(mark)
             return 0

@@ -74,6 +74,18 @@ def items_after(conn: sqlite3.Connection, after: int, seen: str | None, limit: i
     return ItemsAfter(items=items, restarted=restarted)
 
 
+def count_after(conn: sqlite3.Connection, after: int, seen: str | None) -> int:
+    """How many items have an id above ``after`` (all of them when the mark is stale)."""
+    if after > 0:
+        row = conn.execute(
+            "SELECT kind, cursor, session_key, position FROM docs WHERE id = ?", (after,)
+        ).fetchone()
+        if row is None or str(_ref(*row)) != seen:
+            after = 0
+    count: int = conn.execute("SELECT count(*) FROM docs WHERE id > ?", (after,)).fetchone()[0]
+    return count
+
+
 def items_named(
     conn: sqlite3.Connection, refs: Sequence[SourceRef], filters: Filters
 ) -> list[Candidate]:
