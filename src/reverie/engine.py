@@ -57,6 +57,7 @@ from reverie.modelfree.summariser import ModelFreeSummariser
 from reverie.ports import Backend, IndexPort
 from reverie.prompt import PromptAssembler
 from reverie.recall import Recaller, RecallResult
+from reverie.recall.finder import find
 from reverie.search import SearchHit
 from reverie.status import Status, gather
 from reverie.store.audit_integrity import AuditIntegrity
@@ -370,10 +371,21 @@ class MemoryEngine(MemoryJobs):
         since: datetime | None = None,
         until: datetime | None = None,
     ) -> list[SearchHit]:
-        """Search history entries and every session message (compacted ones too), BM25-ranked."""
+        """Search history entries and every session message (compacted ones too).
+
+        Ranked as recall ranks (its lexical steps, fused with dense recall when that is on;
+        ``reverie.recall.finder``); a source reference (``#h12``) returns that item.
+        """
         scope = None if session_key is None else clean_text(session_key)
-        return self.index.search(
-            clean_text(query), limit=check_limit(limit), session_key=scope, since=since, until=until
+        return find(
+            self.recaller,
+            self.index,
+            clean_text(query),
+            limit=check_limit(limit),
+            session_key=scope,
+            since=since,
+            until=until,
+            now=self.clock(),
         )
 
     def recall(self, query: str, *, session: str | None = None) -> RecallResult:

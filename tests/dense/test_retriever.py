@@ -72,6 +72,20 @@ def test_a_fact_sharing_no_word_with_the_question_is_recalled_by_meaning(
     assert with_dense.tokens <= with_dense.budget
 
 
+def test_search_finds_by_meaning_too(engine: MemoryEngine) -> None:
+    engine.record("tg:ann", [Message(role="user", content=FACT)])
+    engine.record("tg:bob", [Message(role="user", content=FACT)])
+    _chat(engine, "tg:ann", 20)
+    engine.index_vectors()
+
+    hits = engine.search(QUESTION, session_key="tg:ann", limit=3)
+    plain = engine.index.search(QUESTION, session_key="tg:ann", limit=3)
+
+    assert hits[0].snippet == FACT
+    assert (hits[0].session_key, hits[0].message_index) == ("tg:ann", 0)
+    assert FACT not in [hit.snippet for hit in plain]
+
+
 def test_another_sessions_fact_is_never_recalled(engine: MemoryEngine) -> None:
     engine.record("tg:bob", [Message(role="user", content=FACT)])
     _chat(engine, "tg:ann", 10)
