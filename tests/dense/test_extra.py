@@ -16,6 +16,7 @@ from reverie.config_file import load_config
 from reverie.dense import open_dense, probe
 from reverie.engine import MemoryEngine
 from reverie.errors import ConfigError
+from tests.cli.conftest import Cli, clean_env
 from tests.conftest import StepClock
 
 MODEL = ModelConfig(context_window=4096, max_output_tokens=1024)
@@ -130,3 +131,21 @@ def test_a_package_that_refuses_to_import_counts_as_absent(monkeypatch: pytest.M
 
     assert not status.on
     assert "pip install 'reverie[embeddings]'" in status.reason
+
+
+@needs_extra
+def test_reverie_index_encodes_the_backlog_with_the_bundled_model(tmp_path: Path) -> None:
+    off = Config(model=MODEL, recall=RecallConfig(embeddings="off"))
+    with MemoryEngine.open(tmp_path / "ws", off, environ={}) as engine:
+        engine.record("tg:ann", [Message(role="user", content="my locker code is 4817")])
+        engine.record("tg:ann", [Message(role="user", content="we adopted a beagle puppy")])
+    cli = Cli(workspace=tmp_path / "ws", env=clean_env(tmp_path, tmp_path / "ws"), in_process=True)
+    cli.env.pop("REVERIE_RECALL_EMBEDDINGS")  # the default: on, with the extra installed
+
+    done = cli.json("index")
+    again = cli.json("index")
+
+    assert done["encoded"] == 2
+    assert done["recall"].startswith("BM25 + dense (multilingual-e5-small")
+    assert again["encoded"] == 0
+    assert not again["recall"].endswith("(reverie index)")

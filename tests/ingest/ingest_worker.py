@@ -15,12 +15,13 @@ import time
 import traceback
 from pathlib import Path
 
-from reverie.config import Config, DreamConfig, ModelConfig
+from reverie.config import Config, DreamConfig, ModelConfig, RecallConfig
 from reverie.engine import MemoryEngine
 
 CONFIG = Config(
     model=ModelConfig(context_window=1900, max_output_tokens=500),
     dream=DreamConfig(batch_entries=5),
+    recall=RecallConfig(embeddings="off"),  # a child process: the suite's pin (tests/conftest.py)
 )
 
 
