@@ -55,8 +55,8 @@ class MemoryJobs(MemoryChanges):
                 self._stores, self._publisher(), self.config.dream, trigger=trigger, dry_run=dry_run
             )
         result = self.dreamer().run(trigger=trigger, dry_run=dry_run)
-        if self.dense is not None and not dry_run:
-            self.dense.catch_up_all()  # dense recall's backlog: encoded here, not in a prompt
+        if not dry_run:
+            self._encode_backlog()
         return result
 
     def dream_if_due(self) -> DreamResult | None:
@@ -69,7 +69,16 @@ class MemoryJobs(MemoryChanges):
             return self.dream(trigger="pending") if due else None
         dreamer = self.dreamer()
         decision = dreamer.should_run()
-        return dreamer.run(trigger=decision.trigger or "schedule") if decision.run else None
+        if not decision.run:
+            return None
+        result = dreamer.run(trigger=decision.trigger or "schedule")
+        self._encode_backlog()
+        return result
+
+    def _encode_backlog(self) -> None:
+        """Dense recall's backlog is encoded after a dream (a background job), not in a prompt."""
+        if self.dense is not None:
+            self.dense.catch_up_all()
 
     def _publisher(self) -> SeamPublisher:
         audit = self._stores.audit

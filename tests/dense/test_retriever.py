@@ -160,6 +160,16 @@ def test_compact_and_dream_encode_the_backlog(
     assert _dense(engine).pending() == 0
 
 
+def test_ingest_ends_with_every_item_encoded(engine: MemoryEngine, encoder: HashingEncoder) -> None:
+    examples = Path(__file__).parents[2] / "examples"
+
+    report = engine.ingest([examples / "conversations.json"])
+
+    assert report.messages_added > 10
+    assert _dense(engine).pending() == 0
+    assert encoder.encoded >= report.messages_added
+
+
 def test_a_long_query_is_cut_to_its_start_and_end() -> None:
     long = "Here is my log. " + "error line " * 200 + "So what broke the build on Friday?"
 
