@@ -29,7 +29,13 @@ import numpy.typing as npt
 from recalllib.devset import Conversation
 from reverie import MemoryEngine
 from reverie.dense.encoder import E5Encoder
-from reverie.dense.retriever import PER_QUERY, DenseRetriever, Followed
+from reverie.dense.retriever import (
+    PER_QUERY,
+    PER_QUERY_CHARS,
+    DenseRetriever,
+    Followed,
+    query_text,
+)
 from reverie.dense.vectors import VECTORS_PATH, Mark, VectorStore
 from reverie.recall import RecallOptions
 
@@ -226,8 +232,9 @@ def _real_passages(
     """``prompt()`` when new items wait for the real model: a backlog, and a turn's two messages.
 
     With a backlog (1,000 new messages, as after an ingest) each prompt encodes at most
-    ``PER_QUERY`` of them; in steady use a turn records a user message and a reply, and the
-    next prompt encodes those two. Then ``index_vectors`` encodes what is left, in bulk.
+    ``PER_QUERY`` of them (and ``PER_QUERY_CHARS``); in steady use a turn records a user
+    message and a reply, and the next prompt encodes those two. Then ``index_vectors``
+    encodes what is left, in bulk.
     """
     from reverie import Message
 
@@ -235,6 +242,7 @@ def _real_passages(
     key = "cli:s7"
     for n in range(1000):
         engine.record(key, [Message(role="user", content=f"{asked[n % len(asked)]} ({n})")])
+    engine.prompt(key, "warm up")  # loads the model; any compaction due happens here, untimed
     backlog = timed(lambda n: engine.prompt(key, asked[n]).recalled, 20)
     started = time.perf_counter()
     rest = engine.index_vectors()
@@ -245,9 +253,26 @@ def _real_passages(
         engine.record(key, [Message(role="assistant", content=f"About {asked[-n - 1]}: I see.")])
         return engine.prompt(key, asked[(n + 7) % len(asked)]).recalled
 
+    long_texts = [f"{asked[n]} " + " ".join(asked[n + 1 : n + 30]) for n in range(10)]
+    whole = timed(lambda n: dense.encoder.queries([long_texts[n]]), len(long_texts))
+    cut = timed(lambda n: dense.encoder.queries([query_text(long_texts[n])]), len(long_texts))
+
+    def again(n: int) -> Any:  # the same message asked twice in a row (an agent's tool loop)
+        engine.prompt(key, asked[n])
+        started = time.perf_counter()
+        recalled = engine.prompt(key, asked[n]).recalled
+        seconds.append(time.perf_counter() - started)
+        return recalled
+
+    seconds: list[float] = []
+    timed(again, 20)
     return {
         "prompt_with_backlog_real_model": backlog,
-        "per_prompt_bound": PER_QUERY,
+        "per_prompt_bound": {"items": PER_QUERY, "chars": PER_QUERY_CHARS},
+        "long_message_chars": round(sum(map(len, long_texts)) / len(long_texts)),
+        "query_encoding_long_message_whole": whole,
+        "query_encoding_long_message_cut": cut,
+        "prompt_same_message_again_p50_ms": round(1000 * sorted(seconds)[len(seconds) // 2], 2),
         "bulk_items": rest,
         "bulk_ms_per_item": round(1000 * bulk / max(1, rest), 1),
         "prompt_after_a_turn_real_model": timed(turn, 30),

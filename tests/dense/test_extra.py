@@ -96,6 +96,7 @@ def test_with_the_extra_the_bundled_model_recalls_by_meaning_offline(
         engine.record(key, [Message(role="user", content=fact)])
         for number in range(8):
             engine.record(key, [Message(role="user", content=f"Nice weather, walk {number}.")])
+    assert engine.index_vectors() == 18  # what dream, compact or ingest would do
 
     dog = engine.recall("What kind of pet do we have now?", session="tg:ann")
     trip = engine.recall("他去哪个城市工作了？", session="tg:li")

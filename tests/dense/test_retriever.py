@@ -13,7 +13,14 @@ from reverie import Message
 from reverie.config import Config, ModelConfig, RecallConfig
 from reverie.dense import open_dense
 from reverie.dense.encoder import HashingEncoder
-from reverie.dense.retriever import PER_QUERY, QUERY_CHARS, DenseRetriever, Followed, query_text
+from reverie.dense.retriever import (
+    PER_QUERY,
+    PER_QUERY_CHARS,
+    QUERY_CHARS,
+    DenseRetriever,
+    Followed,
+    query_text,
+)
 from reverie.engine import MemoryEngine
 from tests.conftest import StepClock
 
@@ -145,6 +152,23 @@ def test_a_prompt_encodes_its_question_once(engine: MemoryEngine, encoder: Hashi
 
     assert FACT in [item.text for item in prompt.recalled]
     assert encoder.encoded == before + 1
+
+
+def test_a_query_encodes_new_text_up_to_a_character_budget_but_always_one_item(
+    engine: MemoryEngine, encoder: HashingEncoder
+) -> None:
+    dense = _dense(engine)
+    _say_long = "the build log says " + "error " * 400
+    engine.record("tg:ann", [Message(role="user", content=_say_long)])
+    _chat(engine, "tg:ann", 20)
+
+    first = dense.catch_up(per_call=PER_QUERY, chars=PER_QUERY_CHARS)
+    second = dense.catch_up(per_call=PER_QUERY, chars=PER_QUERY_CHARS)
+    small = dense.catch_up(per_call=PER_QUERY, chars=200)
+
+    assert (first, second) == (1, PER_QUERY)  # the long one alone, then four short ones
+    assert small == 2  # about 80 characters each
+    assert encoder.encoded == 1 + PER_QUERY + 2
 
 
 def test_compact_and_dream_encode_the_backlog(

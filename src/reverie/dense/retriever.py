@@ -1,8 +1,9 @@
 """``DenseRetriever``: the items nearest in meaning to a query, following the search index.
 
 Before each query it catches up a little: it asks the search index for the items added since
-its mark, encodes at most ``per_call`` of those whose text it has no vector for (8 by default:
-a prompt follows a turn or two of new messages), and stores them (``VectorStore``); then it
+its mark, encodes at most ``per_call`` of those whose text it has no vector for (4 by default
+and 1,000 characters, but always one: a prompt follows a turn of a few new messages; the
+model's cost grows with the text), and stores them (``VectorStore``); then it
 encodes the query and returns the nearest items of the query's scope as search candidates,
 with their current text from the index and their cosine as score. Recall fuses them with its
 lexical ranking (``recall.fusion``). A backlog (a large ingest, a workspace that just turned
@@ -52,8 +53,10 @@ PASSAGE_CHARS = 2_000
 BATCH = 32
 DEPTH = 80
 """Nearest items fused per query by default: recall's pool (bench/recall.py --dense)."""
-PER_QUERY = 8
+PER_QUERY = 4
 """New items a query encodes at most before it runs (the rest wait for a bulk catch-up)."""
+PER_QUERY_CHARS = 1_000
+"""And at most this many characters of them, but for the first (about 0.75 s on one core)."""
 QUERY_CHARS = 256
 """A longer query is encoded as its first ``QUERY_HEAD`` and last characters (see above)."""
 QUERY_HEAD = 96
@@ -136,7 +139,7 @@ class DenseRetriever:
         """
         limit = min(limit, self.depth)
         try:
-            self.catch_up(only=session_key, per_call=self.per_call)
+            self.catch_up(only=session_key, per_call=self.per_call, chars=PER_QUERY_CHARS)
             vector = self._query_vector(query)
             found = self.store.nearest(vector, limit=limit + 16, session_key=session_key)
         except (sqlite3.Error, OSError, ReverieError, RuntimeError, ValueError) as exc:
@@ -181,42 +184,71 @@ class DenseRetriever:
             logger.warning("dense recall: encoding the backlog stopped: %s", exc)
             return encoded
 
-    def catch_up(self, *, only: str | None = None, per_call: int | None = None) -> int:
+    def catch_up(
+        self, *, only: str | None = None, per_call: int | None = None, chars: int | None = None
+    ) -> int:
         """Encode the items indexed since the last call; return how many were encoded.
 
-        ``per_call``: stop after about this many (None: all there are).
+        ``per_call``: stop after this many (None: all there are); ``chars``: and before the
+        encoded text passes this many characters (the first item is always taken).
         """
-        encoded = 0
-        while per_call is None or encoded < per_call:
+        budget = _Budget(items=per_call, chars=chars)
+        while not budget.spent:
             mark = self.store.mark()
             page = self._index().items_after(mark.after, seen=mark.seen, limit=256, only=only)
             if not page.items:
                 if page.restarted:
                     self.store.move_mark(Mark())
-                return encoded
-            encoded += self._take(page, None if per_call is None else per_call - encoded)
-        return encoded
+                break
+            self._take(page, budget)
+        return budget.used
 
-    def _take(self, page: ItemsAfter, most: int | None) -> int:
-        """Encode the page's changed items, at most ``most``; the mark moves past those seen."""
+    def _take(self, page: ItemsAfter, budget: _Budget) -> None:
+        """Encode the page's changed items within ``budget``; the mark moves past those seen."""
         todo: list[tuple[str, str | None, str]] = []
-        last = page.items[-1]
+        last = None
         for item in page.items:
-            if most is not None and len(todo) >= most:
+            changed = not self.store.unchanged(str(item.ref), item.text)
+            if changed and not budget.take(min(len(item.text), PASSAGE_CHARS)):
                 break
             last = item
-            if not self.store.unchanged(str(item.ref), item.text):
+            if changed:
                 todo.append((str(item.ref), item.session_key, item.text))
+        if last is None:
+            return
         mark = Mark(after=last.doc, seen=str(last.ref))
         if not todo:
             self.store.move_mark(mark)
-            return 0
+            return
         for start in range(0, len(todo), BATCH):
             chunk = todo[start : start + BATCH]
             vectors = self.encoder.passages([text[:PASSAGE_CHARS] for _, _, text in chunk])
             end = start + BATCH >= len(todo)
             self.store.add(chunk, vectors, mark if end else self.store.mark())
-        return len(todo)
+
+
+class _Budget:
+    """What one catch-up may still encode: items and characters (None: no limit)."""
+
+    def __init__(self, *, items: int | None, chars: int | None) -> None:
+        self.items, self.chars = items, chars
+        self.used = self.spent_chars = 0
+        self.spent = items is not None and items <= 0
+
+    def take(self, length: int) -> bool:
+        """Count one item of ``length`` characters; False (nothing counted) when it is over."""
+        if self.spent:
+            return False
+        over = self.chars is not None and self.spent_chars + length > self.chars
+        if over and self.used:
+            self.spent = True
+            return False
+        self.used += 1
+        self.spent_chars += length
+        self.spent = (self.items is not None and self.used >= self.items) or (
+            self.chars is not None and self.spent_chars >= self.chars
+        )
+        return True
 
 
 def _ref(item: Candidate) -> SourceRef:
