@@ -77,13 +77,10 @@ def index(
     got the extra) is encoded here, or at the end of ingest, dream and compact.
     """
     with engine(ctx, workspace) as memory:
-        if memory.dense is None:
-            encoded = 0
-        else:
-            with err().status("encoding items for dense recall…") as shown:
-                encoded = memory.index_vectors(
-                    lambda done: shown.update(f"encoding items for dense recall… {done:,}")
-                )
+        with err().status("encoding items for dense recall…") as shown:
+            encoded = memory.index_vectors(
+                lambda done: shown.update(f"encoding items for dense recall… {done:,}")
+            )
         recall = memory.status().recall
     if json_output:
         emit_json({"encoded": encoded, "recall": recall})
