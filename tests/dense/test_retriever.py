@@ -154,21 +154,25 @@ def test_a_prompt_encodes_its_question_once(engine: MemoryEngine, encoder: Hashi
     assert encoder.encoded == before + 1
 
 
-def test_a_query_encodes_new_text_up_to_a_character_budget_but_always_one_item(
+def test_a_query_leaves_a_long_item_for_the_bulk_catch_up(
     engine: MemoryEngine, encoder: HashingEncoder
 ) -> None:
     dense = _dense(engine)
-    _say_long = "the build log says " + "error " * 400
-    engine.record("tg:ann", [Message(role="user", content=_say_long)])
-    _chat(engine, "tg:ann", 20)
+    log = "the build log says " + "error " * 400
+    engine.record("tg:ann", [Message(role="user", content=log)])
+    _chat(engine, "tg:ann", 6)
 
     first = dense.catch_up(per_call=PER_QUERY, chars=PER_QUERY_CHARS)
     second = dense.catch_up(per_call=PER_QUERY, chars=PER_QUERY_CHARS)
-    small = dense.catch_up(per_call=PER_QUERY, chars=200)
+    waiting = dense.pending()
+    bulk = engine.index_vectors()
 
-    assert (first, second) == (1, PER_QUERY)  # the long one alone, then four short ones
-    assert small == 2  # about 80 characters each
-    assert encoder.encoded == 1 + PER_QUERY + 2
+    assert (first, second) == (PER_QUERY, 2)  # the short ones; the long one waits
+    assert waiting == 1
+    assert bulk == 1
+    assert dense.pending() == 0
+    assert encoder.encoded == 7
+    assert dense.nearest(log, limit=1, session_key="tg:ann")[0].text == log
 
 
 def test_compact_and_dream_encode_the_backlog(

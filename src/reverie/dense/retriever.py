@@ -2,8 +2,9 @@
 
 Before each query it catches up a little: it asks the search index for the items added since
 its mark, encodes at most ``per_call`` of those whose text it has no vector for (4 by default
-and 1,000 characters, but always one: a prompt follows a turn of a few new messages; the
-model's cost grows with the text), and stores them (``VectorStore``); then it
+and 600 characters: a prompt follows a turn of a few new messages, and the model's cost grows
+with the text, 1.5 s for a 2,000-character item; a longer item is left for the bulk catch-up,
+noted in the store), and stores them (``VectorStore``); then it
 encodes the query and returns the nearest items of the query's scope as search candidates,
 with their current text from the index and their cosine as score. Recall fuses them with its
 lexical ranking (``recall.fusion``). A backlog (a large ingest, a workspace that just turned
@@ -35,7 +36,7 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from reverie.dense.encoder import Encoder
 from reverie.dense.vectors import Mark, VectorStore
@@ -55,8 +56,8 @@ DEPTH = 80
 """Nearest items fused per query by default: recall's pool (bench/recall.py --dense)."""
 PER_QUERY = 4
 """New items a query encodes at most before it runs (the rest wait for a bulk catch-up)."""
-PER_QUERY_CHARS = 1_000
-"""And at most this many characters of them, but for the first (about 0.75 s on one core)."""
+PER_QUERY_CHARS = 600
+"""And at most this many characters of them (a longer item waits for the bulk catch-up)."""
 QUERY_CHARS = 256
 """A longer query is encoded as its first ``QUERY_HEAD`` and last characters (see above)."""
 QUERY_HEAD = 96
@@ -162,9 +163,9 @@ class DenseRetriever:
         return vector
 
     def pending(self) -> int:
-        """How many indexed items were added after the mark (they wait for their vector)."""
+        """How many items wait for their vector: those after the mark, and those deferred."""
         mark = self.store.mark()
-        return self._index().count_after(mark.after, seen=mark.seen)
+        return self._index().count_after(mark.after, seen=mark.seen) + self.store.deferred()
 
     def catch_up_all(self, progress: Callable[[int], None] | None = None) -> int:
         """Encode every item still without a vector; return how many (a failure: a warning).
@@ -173,6 +174,7 @@ class DenseRetriever:
         """
         encoded = 0
         try:
+            self.store.resume()  # back to the first item a query left for this
             while True:
                 done = self.catch_up(per_call=256)
                 encoded += done
@@ -200,20 +202,28 @@ class DenseRetriever:
                 if page.restarted:
                     self.store.move_mark(Mark())
                 break
-            self._take(page, budget)
+            self._take(page, budget, Mark() if page.restarted else mark)
         return budget.used
 
-    def _take(self, page: ItemsAfter, budget: _Budget) -> None:
-        """Encode the page's changed items within ``budget``; the mark moves past those seen."""
+    def _take(self, page: ItemsAfter, budget: _Budget, before: Mark) -> None:
+        """Encode the page's changed items within ``budget``; the mark moves past those seen.
+
+        An item too long for what is left of ``budget``'s characters is skipped and noted
+        (``VectorStore.defer``): the bulk catch-up goes back for it.
+        """
         todo: list[tuple[str, str | None, str]] = []
         last = None
         for item in page.items:
             changed = not self.store.unchanged(str(item.ref), item.text)
-            if changed and not budget.take(min(len(item.text), PASSAGE_CHARS)):
+            verdict = budget.take(min(len(item.text), PASSAGE_CHARS)) if changed else "take"
+            if verdict == "stop":
                 break
-            last = item
-            if changed:
+            if verdict == "defer":
+                self.store.defer(before)
+            elif changed:
                 todo.append((str(item.ref), item.session_key, item.text))
+            last = item
+            before = Mark(after=item.doc, seen=str(item.ref))
         if last is None:
             return
         mark = Mark(after=last.doc, seen=str(last.ref))
@@ -235,20 +245,16 @@ class _Budget:
         self.used = self.spent_chars = 0
         self.spent = items is not None and items <= 0
 
-    def take(self, length: int) -> bool:
-        """Count one item of ``length`` characters; False (nothing counted) when it is over."""
+    def take(self, length: int) -> Literal["take", "defer", "stop"]:
+        """Count an item of ``length`` characters, or say to leave it (``defer``) or stop."""
         if self.spent:
-            return False
-        over = self.chars is not None and self.spent_chars + length > self.chars
-        if over and self.used:
-            self.spent = True
-            return False
+            return "stop"
+        if self.chars is not None and self.spent_chars + length > self.chars:
+            return "defer"
         self.used += 1
         self.spent_chars += length
-        self.spent = (self.items is not None and self.used >= self.items) or (
-            self.chars is not None and self.spent_chars >= self.chars
-        )
-        return True
+        self.spent = self.items is not None and self.used >= self.items
+        return "take"
 
 
 def _ref(item: Candidate) -> SourceRef:
