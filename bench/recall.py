@@ -11,7 +11,9 @@ output tokens reserved, so input budgets of 2,048 and 6,144). For each question 
 variant it reports context recall (the fraction of gold turns whose whole text is in the
 prompt ``engine.prompt(session, question)`` returns), how many prompts exceeded the budget,
 and the mean prompt tokens; and per variant search R@5 and R@10 (the fraction of gold turns
-among the first 5 or 10 results: ``search()`` for "search", recall's own ranking for the rest).
+among the first 5 or 10 results: recall's own ranking for each variant; ``search/plain`` is the
+index's BM25 (``SearchIndex.search``, what ``search()`` was), ``search/ranked`` is ``search()``,
+ranked as recall ranks).
 Variants: ``off`` (recall disabled: reverie before recall), ``truncation`` (the newest messages
 that fit the budget), ``bm25`` (recall with every ranking step off), each step alone on top
 of bm25, ``all`` (the defaults), and ``all`` with one step added or taken away.
@@ -41,7 +43,7 @@ from pathlib import Path
 from recalllib.devset import Conversation, build
 from recalllib.filler import fill, questions
 from reverie import Config, MemoryEngine, Message
-from reverie.config import ModelConfig, PromptConfig
+from reverie.config import ModelConfig, PromptConfig, RecallConfig
 from reverie.llm.tokens import default_counter
 from reverie.recall import RankedSource, RecallOptions
 
@@ -101,7 +103,11 @@ SHARE: list[float] = []
 def _config(window: int, *, recall: bool) -> Config:
     model = ModelConfig(context_window=window, max_output_tokens=1024)
     tokens = int(model.input_budget * SHARE[0]) if SHARE else None
-    return Config(model=model, prompt=PromptConfig(recall_tokens=tokens if recall else 0))
+    return Config(
+        model=model,
+        prompt=PromptConfig(recall_tokens=tokens if recall else 0),
+        recall=RecallConfig(embeddings="off"),  # lexical; --dense attaches its own retriever
+    )
 
 
 def _play(convo: Conversation, window: int, root: Path, *, recall: bool) -> MemoryEngine:
@@ -199,9 +205,10 @@ def _window(convo: Conversation, window: int, tallies: dict[str, _Tally]) -> Non
             gold = [convo.texts[i] for i in question.evidence]
             text, tokens, budget = _prompt_text(off, question.text)
             tallies.setdefault(f"{tag}/off", _Tally()).add(text, gold, tokens, budget)
-            hits = off.search(question.text, limit=10, session_key=KEY)
-            found = [h.message_index for h in hits if h.message_index is not None]
-            tallies.setdefault("search/plain", _Tally()).search(found, question.evidence)
+            for name, search in (("plain", off.index.search), ("ranked", off.search)):
+                hits = search(question.text, limit=10, session_key=KEY)
+                found = [h.message_index for h in hits if h.message_index is not None]
+                tallies.setdefault(f"search/{name}", _Tally()).search(found, question.evidence)
             trunc = _truncation(convo, budget, question.text)
             tallies.setdefault(f"{tag}/truncation", _Tally()).add(trunc, gold, budget, budget)
             for name, (options, sources) in _variants(on).items():
@@ -347,12 +354,13 @@ def table(quality: object) -> str:
     rows = ["| variant | recall 4k | recall 8k | prompt tokens 4k / 8k | R@5 | R@10 |"]
     rows.append("| --- | --- | --- | --- | --- | --- |")
     names = [key.split("/", 1)[1] for key in quality if key.startswith("4k/")]
-    for name in [*names, "plain"]:
+    shown = {"plain": "search() plain BM25", "ranked": "search() ranked like recall"}
+    for name in [*names, *shown]:
         small, large = quality.get(f"4k/{name}", {}), quality.get(f"8k/{name}", {})
-        ranked = small if name != "plain" else quality.get("search/plain", {})
+        ranked = small if name not in shown else quality.get(f"search/{name}", {})
         tokens = f"{small.get('mean_prompt_tokens', '')} / {large.get('mean_prompt_tokens', '')}"
         rows.append(
-            f"| `{'search()' if name == 'plain' else name}` | {small.get('context_recall', '')}"
+            f"| `{shown.get(name, name)}` | {small.get('context_recall', '')}"
             f" | {large.get('context_recall', '')} | {tokens if small else ''}"
             f" | {ranked.get('search_r5', '-')} | {ranked.get('search_r10', '-')} |"
         )

@@ -1,5 +1,11 @@
 """Shared fixtures: a fresh workspace in tmp_path, a controllable clock, a loopback endpoint.
 
+Dense recall is pinned off outside ``tests/dense``: ``[recall] embeddings`` defaults to
+"auto", which with the extra installed (the dev install has it) would load the model and
+encode every message a test records. The pin sets ``RecallConfig``'s default (when this
+file is imported, before test modules build configs) and ``REVERIE_RECALL_EMBEDDINGS`` (for
+the CLI and child processes) to "off"; tests in ``tests/dense`` get the real default back.
+
 Every test also leaves the ``reverie`` logger as it found it: the command line configures it
 once per process (``reverie.cli.app``), and under pytest-xdist any test may be the first
 in-process command of its worker; a handler left on a closed test stream would break the next.
@@ -17,7 +23,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from reverie import Workspace
-from reverie.config import Config
+from reverie.config import Config, RecallConfig
 from tests.llm.loopback import LoopbackServer
 
 if TYPE_CHECKING:
@@ -49,6 +55,22 @@ def _reverie_logger() -> Iterator[None]:
     yield
     logger.handlers[:] = handlers
     logger.setLevel(level)
+
+
+# Set on import, before any test module builds a ``Config`` at module level.
+_DEFAULTS = RecallConfig.__init__.__kwdefaults__
+assert _DEFAULTS is not None
+RECALL_DEFAULTS: dict[str, object] = _DEFAULTS
+RECALL_DEFAULTS["embeddings"] = "off"
+os.environ["REVERIE_RECALL_EMBEDDINGS"] = "off"
+
+
+@pytest.fixture(autouse=True)
+def _dense_recall_default(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tests/dense`` gets the real default ("auto") back."""
+    if request.node.path.parent.name == "dense":
+        monkeypatch.setitem(RECALL_DEFAULTS, "embeddings", "auto")
+        monkeypatch.delenv("REVERIE_RECALL_EMBEDDINGS")
 
 
 @pytest.fixture

@@ -11,14 +11,18 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from reverie.config import Config
+from reverie.config import Config, RecallConfig
 from reverie.engine import MemoryEngine
 from reverie.errors import ReverieError
 
 
 def main() -> None:
     engine = MemoryEngine.open(
-        Path(sys.argv[1]), Config(), environ={}, create=False, read_only=True
+        Path(sys.argv[1]),
+        Config(recall=RecallConfig(embeddings="off")),  # a child process: the suite's pin
+        environ={},
+        create=False,
+        read_only=True,
     )
     calls: dict[str, Callable[[], object]] = {
         "status": lambda: engine.status().last_cursor,

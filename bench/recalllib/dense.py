@@ -29,11 +29,19 @@ import numpy.typing as npt
 from recalllib.devset import Conversation
 from reverie import MemoryEngine
 from reverie.dense.encoder import E5Encoder
-from reverie.dense.retriever import DenseRetriever, Followed
+from reverie.dense.retriever import (
+    PER_QUERY,
+    PER_QUERY_CHARS,
+    DenseRetriever,
+    Followed,
+    query_text,
+)
 from reverie.dense.vectors import VECTORS_PATH, Mark, VectorStore
 from reverie.recall import RecallOptions
 
 Vectors = npt.NDArray[np.float32]
+KEY = "bench:talk"
+"""The session bench/recall.py plays each conversation into."""
 
 
 class CachedEncoder:
@@ -78,12 +86,15 @@ class CachedEncoder:
         )
 
 
-def attach(engine: MemoryEngine, encoder: Any) -> DenseRetriever:
+def attach(engine: MemoryEngine, encoder: Any, per_call: int = PER_QUERY) -> DenseRetriever:
     """Give ``engine``'s recall a dense retriever with ``encoder`` (as the extra would)."""
     store = VectorStore(engine.workspace.root / VECTORS_PATH, model=encoder.name, dim=encoder.dim)
     # A folder workspace's index is a SearchIndex, which the retriever follows.
-    dense = DenseRetriever(lambda: cast("Followed", engine.index), store, encoder, per_call=10**9)
+    dense = DenseRetriever(
+        lambda: cast("Followed", engine.index), store, encoder, per_call=per_call
+    )
     engine.recaller.sources = (dense,)
+    engine.dense = dense
     return dense
 
 
@@ -121,7 +132,7 @@ def quality(
         for convo in conversations:
             with tempfile.TemporaryDirectory() as folder:
                 engine = play(convo, window, Path(folder), recall=True)
-                dense = attach(engine, encoder)
+                dense = attach(engine, encoder, per_call=10**9)
                 dense.catch_up()
                 for question in convo.questions:
                     gold = [convo.texts[i] for i in question.evidence]
@@ -136,6 +147,12 @@ def quality(
                             t.search(
                                 ranked(engine, question.text, convo.times[-1]),
                                 question.evidence,
+                            )
+                        if window == windows[0] and name == "all+dense":
+                            hits = engine.search(question.text, limit=10, session_key=KEY)
+                            found = [h.message_index for h in hits if h.message_index is not None]
+                            tallies.setdefault("search/ranked+dense", tally()).search(
+                                found, question.evidence
                             )
                 engine.close()
         encoder.save()
@@ -193,7 +210,9 @@ def latency(
     encode = timed(lambda n: dense.encoder.queries([asked[n]]), len(asked))
     vector = dense.encoder.queries(["what did we decide about the harbour?"])[0]
     scan = timed(lambda _n: dense.store.nearest(vector, limit=40, session_key=None), len(asked))
+    real = _real_passages(engine, dense, asked, timed)
     return {
+        **real,
         "store_100k": _store_scan(100_000, timed),
         "vectors": len(dense.store),
         "store_fill_seconds_random_vectors": round(filled, 1),
@@ -201,6 +220,62 @@ def latency(
         "recall_alone_dense": alone,
         "query_encoding_alone": encode,
         "nearest_over_all_vectors": scan,
+    }
+
+
+def _real_passages(
+    engine: MemoryEngine,
+    dense: DenseRetriever,
+    asked: list[str],
+    timed: Callable[[Callable[[int], Any], int], dict[str, float]],
+) -> dict[str, object]:
+    """``prompt()`` when new items wait for the real model: a backlog, and a turn's two messages.
+
+    With a backlog (1,000 new messages, as after an ingest) each prompt encodes at most
+    ``PER_QUERY`` of them (and ``PER_QUERY_CHARS``); in steady use a turn records a user
+    message and a reply, and the next prompt encodes those two. Then ``index_vectors``
+    encodes what is left, in bulk.
+    """
+    from reverie import Message
+
+    dense.encoder = E5Encoder()
+    key = "cli:s7"
+    for n in range(1000):
+        engine.record(key, [Message(role="user", content=f"{asked[n % len(asked)]} ({n})")])
+    engine.prompt(key, "warm up")  # loads the model; any compaction due happens here, untimed
+    backlog = timed(lambda n: engine.prompt(key, asked[n]).recalled, 20)
+    started = time.perf_counter()
+    rest = engine.index_vectors()
+    bulk = time.perf_counter() - started
+
+    def turn(n: int) -> Any:
+        engine.record(key, [Message(role="user", content=f"{asked[n]} then?")])
+        engine.record(key, [Message(role="assistant", content=f"About {asked[-n - 1]}: I see.")])
+        return engine.prompt(key, asked[(n + 7) % len(asked)]).recalled
+
+    long_texts = [f"{asked[n]} " + " ".join(asked[n + 1 : n + 30]) for n in range(10)]
+    whole = timed(lambda n: dense.encoder.queries([long_texts[n]]), len(long_texts))
+    cut = timed(lambda n: dense.encoder.queries([query_text(long_texts[n])]), len(long_texts))
+
+    def again(n: int) -> Any:  # the same message asked twice in a row (an agent's tool loop)
+        engine.prompt(key, asked[n])
+        started = time.perf_counter()
+        recalled = engine.prompt(key, asked[n]).recalled
+        seconds.append(time.perf_counter() - started)
+        return recalled
+
+    seconds: list[float] = []
+    timed(again, 20)
+    return {
+        "prompt_with_backlog_real_model": backlog,
+        "per_prompt_bound": {"items": PER_QUERY, "chars": PER_QUERY_CHARS},
+        "long_message_chars": round(sum(map(len, long_texts)) / len(long_texts)),
+        "query_encoding_long_message_whole": whole,
+        "query_encoding_long_message_cut": cut,
+        "prompt_same_message_again_p50_ms": round(1000 * sorted(seconds)[len(seconds) // 2], 2),
+        "bulk_items": rest,
+        "bulk_ms_per_item": round(1000 * bulk / max(1, rest), 1),
+        "prompt_after_a_turn_real_model": timed(turn, 30),
     }
 
 

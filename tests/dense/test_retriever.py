@@ -10,14 +10,24 @@ from typing import cast
 import pytest
 
 from reverie import Message
-from reverie.config import Config, ModelConfig
+from reverie.config import Config, ModelConfig, RecallConfig
 from reverie.dense import open_dense
 from reverie.dense.encoder import HashingEncoder
-from reverie.dense.retriever import DenseRetriever, Followed
+from reverie.dense.retriever import (
+    PER_QUERY,
+    PER_QUERY_CHARS,
+    QUERY_CHARS,
+    DenseRetriever,
+    Followed,
+    query_text,
+)
 from reverie.engine import MemoryEngine
 from tests.conftest import StepClock
 
-WINDOW = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))
+WINDOW = Config(
+    model=ModelConfig(context_window=4096, max_output_tokens=1024),
+    recall=RecallConfig(embeddings="off"),  # the fixture attaches the test encoder
+)
 FACT = "We finally adopted a beagle puppy from the shelter on Saturday."
 QUESTION = "What kind of dog did we get?"
 CHATTER = "Lovely weather again today, we walked along the river after lunch."
@@ -37,7 +47,7 @@ def engine(tmp_path: Path, clock: StepClock, encoder: HashingEncoder) -> Iterato
     )
     assert status.on
     assert dense is not None
-    opened.dense = dense
+    opened.dense, opened.dense_status = dense, status
     opened.recaller.sources = (dense,)
     yield opened
     opened.close()
@@ -69,6 +79,20 @@ def test_a_fact_sharing_no_word_with_the_question_is_recalled_by_meaning(
     assert with_dense.tokens <= with_dense.budget
 
 
+def test_search_finds_by_meaning_too(engine: MemoryEngine) -> None:
+    engine.record("tg:ann", [Message(role="user", content=FACT)])
+    engine.record("tg:bob", [Message(role="user", content=FACT)])
+    _chat(engine, "tg:ann", 20)
+    engine.index_vectors()
+
+    hits = engine.search(QUESTION, session_key="tg:ann", limit=3)
+    plain = engine.index.search(QUESTION, session_key="tg:ann", limit=3)
+
+    assert hits[0].snippet == FACT
+    assert (hits[0].session_key, hits[0].message_index) == ("tg:ann", 0)
+    assert FACT not in [hit.snippet for hit in plain]
+
+
 def test_another_sessions_fact_is_never_recalled(engine: MemoryEngine) -> None:
     engine.record("tg:bob", [Message(role="user", content=FACT)])
     _chat(engine, "tg:ann", 10)
@@ -85,14 +109,104 @@ def test_each_text_is_encoded_once_as_items_are_indexed(
     engine: MemoryEngine, encoder: HashingEncoder
 ) -> None:
     _chat(engine, "tg:ann", 20)
+    assert engine.index_vectors() == 20
     engine.recall(QUESTION, session="tg:ann")
     first = encoder.encoded
 
     _chat(engine, "tg:ann", 3)
     engine.recall(QUESTION, session="tg:ann")
+    engine.recall(QUESTION, session="tg:ann")
 
     assert first == 20 + 1  # the messages and the question
-    assert encoder.encoded == first + 3 + 1
+    assert encoder.encoded == first + 3  # the new messages; the question's vector is kept
+    assert engine.index_vectors() == 0
+
+
+def test_a_query_encodes_a_few_new_items_and_the_rest_waits_for_a_bulk_catch_up(
+    engine: MemoryEngine, encoder: HashingEncoder
+) -> None:
+    engine.record("tg:ann", [Message(role="user", content=FACT)])
+    _chat(engine, "tg:ann", 30)
+    engine.record("tg:ann", [Message(role="user", content="my locker code is 4817")])
+
+    recalled = engine.recall("locker code?", session="tg:ann")
+    waiting = _dense(engine).pending()
+    status = engine.status().recall
+
+    assert encoder.encoded == PER_QUERY + 1  # and the question
+    assert "my locker code is 4817" in [item.text for item in recalled.items]  # lexically
+    assert waiting == 32 - PER_QUERY
+    assert status.endswith(f"; {waiting} items await encoding (reverie index)")
+    assert engine.index_vectors() == waiting
+    assert engine.status().recall == "BM25 + dense (hashing-test)"
+
+
+def test_a_prompt_encodes_its_question_once(engine: MemoryEngine, encoder: HashingEncoder) -> None:
+    engine.record("tg:ann", [Message(role="user", content=FACT)])
+    _chat(engine, "tg:ann", 60)
+    engine.index_vectors()
+    before = encoder.encoded
+
+    prompt = engine.prompt("tg:ann", QUESTION)
+    engine.prompt("tg:ann", QUESTION)
+
+    assert FACT in [item.text for item in prompt.recalled]
+    assert encoder.encoded == before + 1
+
+
+def test_a_query_leaves_a_long_item_for_the_bulk_catch_up(
+    engine: MemoryEngine, encoder: HashingEncoder
+) -> None:
+    dense = _dense(engine)
+    log = "the build log says " + "error " * 400
+    engine.record("tg:ann", [Message(role="user", content=log)])
+    _chat(engine, "tg:ann", 6)
+
+    first = dense.catch_up(per_call=PER_QUERY, chars=PER_QUERY_CHARS)
+    second = dense.catch_up(per_call=PER_QUERY, chars=PER_QUERY_CHARS)
+    waiting = dense.pending()
+    bulk = engine.index_vectors()
+
+    assert (first, second) == (PER_QUERY, 2)  # the short ones; the long one waits
+    assert waiting == 1
+    assert bulk == 1
+    assert dense.pending() == 0
+    assert encoder.encoded == 7
+    assert dense.nearest(log, limit=1, session_key="tg:ann")[0].text == log
+
+
+def test_compact_and_dream_encode_the_backlog(
+    engine: MemoryEngine, encoder: HashingEncoder
+) -> None:
+    _chat(engine, "tg:ann", 12)
+    engine.compact("tg:ann")
+    after_compact = encoder.encoded
+    _chat(engine, "tg:ann", 5)
+    engine.dream(trigger="test")
+
+    assert after_compact >= 12
+    assert _dense(engine).pending() == 0
+
+
+def test_ingest_ends_with_every_item_encoded(engine: MemoryEngine, encoder: HashingEncoder) -> None:
+    examples = Path(__file__).parents[2] / "examples"
+
+    report = engine.ingest([examples / "conversations.json"])
+
+    assert report.messages_added > 10
+    assert _dense(engine).pending() == 0
+    assert encoder.encoded >= report.messages_added
+
+
+def test_a_long_query_is_cut_to_its_start_and_end() -> None:
+    long = "Here is my log. " + "error line " * 200 + "So what broke the build on Friday?"
+
+    cut = query_text(long)
+
+    assert len(cut) <= QUERY_CHARS + 4
+    assert cut.startswith("Here is my log.")
+    assert cut.endswith("So what broke the build on Friday?")
+    assert query_text("  short   question ") == "short question"
 
 
 def test_a_rebuilt_search_index_costs_a_scan_not_an_encoding(
@@ -100,13 +214,14 @@ def test_a_rebuilt_search_index_costs_a_scan_not_an_encoding(
 ) -> None:
     engine.record("tg:ann", [Message(role="user", content=FACT)])
     _chat(engine, "tg:ann", 20)
+    engine.index_vectors()
     engine.recall(QUESTION, session="tg:ann")
     before = encoder.encoded
 
     engine.index.rebuild()
     found = _dense(engine).nearest(QUESTION, limit=3, session_key="tg:ann")
 
-    assert encoder.encoded == before + 1  # only the question
+    assert encoder.encoded == before  # nothing: the question's vector is kept too
     assert found[0].text == FACT
     assert len(_dense(engine).store) == 21
 
@@ -129,5 +244,5 @@ def test_catch_up_stops_after_per_call_items_and_resumes(
     first = dense.catch_up(per_call=100)
     rest = dense.catch_up()
 
-    assert first == 256  # whole pages: the first page is encoded whole
+    assert first == 100
     assert first + rest == 600 == encoder.encoded

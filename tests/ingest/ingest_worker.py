@@ -18,12 +18,13 @@ import traceback
 from dataclasses import replace
 from pathlib import Path
 
-from reverie.config import Config, DreamConfig, ModelConfig, StoreConfig
+from reverie.config import Config, DreamConfig, ModelConfig, RecallConfig, StoreConfig
 from reverie.engine import MemoryEngine
 
 CONFIG = Config(
     model=ModelConfig(context_window=1900, max_output_tokens=500),
     dream=DreamConfig(batch_entries=5),
+    recall=RecallConfig(embeddings="off"),  # a child process: the suite's pin (tests/conftest.py)
 )
 
 

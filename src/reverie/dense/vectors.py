@@ -5,7 +5,8 @@ Storage model. ``vec`` holds one row per item, keyed by its source reference (``
 hash of the text it was computed from, and the vector (float16 bytes: half the size, and
 cosine ranks are unchanged at the precision that matters). ``meta`` keeps the model name and
 dimension (another model empties the store), and the follower's mark in the search index
-(the last row id seen and that row's reference; see ``search.items``). The file is a cache:
+(the last row id seen and that row's reference; see ``search.items``), and where the first
+item a query left for the bulk catch-up was (``defer``, ``resume``). The file is a cache:
 it can be deleted at any time and is filled again from the search index.
 
 In memory, every vector sits in one float32 matrix (100k items x 384 = 154 MB), loaded on
@@ -128,6 +129,38 @@ class VectorStore:
             conn.executemany(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
                 [("after", str(mark.after)), ("seen", mark.seen or "")],
+            )
+
+    def defer(self, mark: Mark) -> None:
+        """Note an item after ``mark`` left for the bulk catch-up (the first mark noted stays)."""
+        conn = self._open()
+        with conn:
+            conn.executemany(
+                "INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                [("deferred_after", str(mark.after)), ("deferred_seen", mark.seen or "")],
+            )
+            conn.execute(
+                "INSERT INTO meta VALUES ('deferred', '1') ON CONFLICT(name)"
+                " DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+            )
+
+    def deferred(self) -> int:
+        """How many items queries left for the bulk catch-up."""
+        return int(self._meta().get("deferred", "0"))
+
+    def resume(self) -> None:
+        """Move the mark back to before the first deferred item, and forget the notes."""
+        meta = self._meta()
+        if "deferred_after" not in meta:
+            return
+        conn = self._open()
+        with conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                [("after", meta["deferred_after"]), ("seen", meta.get("deferred_seen", ""))],
+            )
+            conn.execute(
+                "DELETE FROM meta WHERE name IN ('deferred', 'deferred_after', 'deferred_seen')"
             )
 
     def nearest(

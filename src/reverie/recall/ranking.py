@@ -160,12 +160,16 @@ def _newer_first(ranked: list[Ranked], boost: float) -> list[Ranked]:
     ]
 
 
+def stem(term: str) -> str:
+    """A term's rough stem: all but its last three letters from six letters on (see above)."""
+    return term[: len(term) - 3] if len(term) >= 6 and term.isalpha() and term.isascii() else term
+
+
 def _matcher(term: str) -> Matcher:
     """Whether a lower-cased text holds ``term`` (a word starting with it or its rough stem)."""
     if not term.isascii():
         return lambda lower: term in lower
-    stem = term[: len(term) - 3] if len(term) >= 6 and term.isalpha() else term
-    pattern = re.compile(rf"\b{re.escape(stem)}")
+    pattern = re.compile(rf"\b{re.escape(stem(term))}")
     return lambda lower: pattern.search(lower) is not None
 
 

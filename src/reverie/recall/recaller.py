@@ -74,6 +74,14 @@ class Carried:
         return candidate.session_key == self.session_key and index >= self.messages_from
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ranking:
+    """Recall's ranking of one query: the terms it looked for, and the items, best first."""
+
+    terms: tuple[str, ...]
+    items: tuple[Ranked, ...]
+
+
 class Recaller:
     """Chooses and quotes the remembered items most relevant to a new message."""
 
@@ -119,10 +127,36 @@ class Recaller:
             now: when the query is asked ("last Friday" is resolved against it).
         """
         empty = RecallResult(query=query, budget=max(0, max_tokens))
+        if max_tokens <= 0:
+            return empty
+        ranking = self.ranking(query, scope=scope, carried=carried, context=context, now=now)
+        chosen = self._fit(ranking.items, ranking.terms, max_tokens)
+        text = render(chosen)
+        return RecallResult(
+            query=query,
+            items=chosen,
+            text=text,
+            tokens=self._counter.text(text) if text else 0,
+            budget=max_tokens,
+        )
+
+    def ranking(
+        self,
+        query: str,
+        *,
+        scope: str | None,
+        carried: Carried | None = None,
+        context: Sequence[str] = (),
+        now: datetime | None = None,
+    ) -> Ranking:
+        """Every eligible item for ``query``, best first, no budget (``recall`` and ``search``).
+
+        Arguments as for ``recall``.
+        """
         spans = resolve(query, now) if now is not None and self.options.date_boost else ()
         terms = QueryTerms.of(without_dates(query, now) if spans and now is not None else query)
-        if max_tokens <= 0 or not (terms.terms or spans):
-            return empty
+        if not (terms.terms or spans):
+            return Ranking(terms=terms.terms, items=())
         signals = Signals(
             terms=terms.terms,
             keys=terms.keys,
@@ -140,17 +174,8 @@ class Recaller:
             between=[_interval(span, now) for span in spans if now is not None],
         )
         eligible = [c for c in pool if self._eligible(c, scope, carried)]
-        chosen = self._fit(
-            self._ranked(query, eligible, signals, scope, carried), terms.terms, max_tokens
-        )
-        text = render(chosen)
-        return RecallResult(
-            query=query,
-            items=chosen,
-            text=text,
-            tokens=self._counter.text(text) if text else 0,
-            budget=max_tokens,
-        )
+        ranked = self._ranked(query, eligible, signals, scope, carried)
+        return Ranking(terms=terms.terms, items=tuple(ranked))
 
     def _searched(self, terms: QueryTerms, *, dated: bool) -> tuple[str, ...]:
         """The terms looked up in the index (the named days bring their own candidates)."""

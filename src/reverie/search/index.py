@@ -44,7 +44,7 @@ from reverie.search.candidates import Candidate, CommonMemo, run_candidates
 from reverie.search.catch_up import catch_up_history, catch_up_sessions, is_current
 from reverie.search.hits import SOURCES, RefreshStats, SearchHit, Source
 from reverie.search.index_file import IndexFile, is_corruption
-from reverie.search.items import ItemsAfter, items_after, items_named
+from reverie.search.items import ItemsAfter, count_after, items_after, items_named
 from reverie.search.query import Filters, run_query, run_ref
 from reverie.search.refs import SourceRef, parse_ref
 from reverie.search.text import is_cjk_pair, match_expression, term_phrases
@@ -207,6 +207,10 @@ class SearchIndex:
         ``only``: catch up only that session (and history) first, as a scoped query does.
         """
         return self._run(lambda conn: items_after(conn, after, seen, limit), only=only)
+
+    def count_after(self, after: int, *, seen: str | None) -> int:
+        """How many items were indexed after row ``after`` (all, if the mark is stale)."""
+        return self._run(lambda conn: count_after(conn, after, seen))
 
     def items_named(
         self, refs: Sequence[SourceRef], *, session_key: str | None = None

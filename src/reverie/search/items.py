@@ -49,6 +49,10 @@ class ItemsAfter:
 
 _ROW = "SELECT d.id, d.kind, d.cursor, d.session_key, d.position, fts.body"
 _FROM = " FROM docs AS d JOIN fts ON fts.rowid = d.id"
+_AFTER = (
+    f"{_ROW} FROM (SELECT * FROM docs WHERE id > ? ORDER BY id LIMIT ?) AS d"  # noqa: S608 -- constants
+    " CROSS JOIN fts ON fts.rowid = d.id ORDER BY d.id"
+)
 
 
 def items_after(conn: sqlite3.Connection, after: int, seen: str | None, limit: int) -> ItemsAfter:
@@ -64,7 +68,9 @@ def items_after(conn: sqlite3.Connection, after: int, seen: str | None, limit: i
         ).fetchone()
         if row is None or str(_ref(*row)) != seen:
             after, restarted = 0, True
-    rows = conn.execute(f"{_ROW}{_FROM} WHERE d.id > ? ORDER BY d.id LIMIT ?", (after, limit))
+    # ``docs`` first (CROSS JOIN fixes the order): the other way round, SQLite walked every
+    # row of the full-text table to find none after the mark (11 ms a query at 20,000 items).
+    rows = conn.execute(_AFTER, (after, limit))
     items = tuple(
         IndexedItem(
             doc=doc, ref=_ref(kind, cursor, key, position), session_key=key, text=unsegment(body)
@@ -72,6 +78,18 @@ def items_after(conn: sqlite3.Connection, after: int, seen: str | None, limit: i
         for doc, kind, cursor, key, position, body in rows
     )
     return ItemsAfter(items=items, restarted=restarted)
+
+
+def count_after(conn: sqlite3.Connection, after: int, seen: str | None) -> int:
+    """How many items have an id above ``after`` (all of them when the mark is stale)."""
+    if after > 0:
+        row = conn.execute(
+            "SELECT kind, cursor, session_key, position FROM docs WHERE id = ?", (after,)
+        ).fetchone()
+        if row is None or str(_ref(*row)) != seen:
+            after = 0
+    count: int = conn.execute("SELECT count(*) FROM docs WHERE id > ?", (after,)).fetchone()[0]
+    return count
 
 
 def items_named(
