@@ -63,19 +63,27 @@ def test_sigkill_at_random_moments_never_leaves_a_mix_after_recovery(tmp_path: P
         atomic_write_text(root / path, content(path, 0))
     rng = random.Random(8)
     mid_publish = 0
-    for _ in range(30):
+    window = 0.05  # widened while kills land before any publish (a loaded machine is slow)
+    for attempt in range(60):
+        before = DreamCursor(root / "memory" / ".dream_cursor").read()
         worker = _spawn(root)
         assert worker.stdout is not None
         assert worker.stdout.readline() == "ready\n"
-        time.sleep(rng.uniform(0.0, 0.05))
+        time.sleep(rng.uniform(0.0, window))
         worker.send_signal(signal.SIGKILL)
         worker.communicate(timeout=30)
-        mid_publish += (root / DEFAULT_JOURNAL).exists()
+        landed = (root / DEFAULT_JOURNAL).exists()
+        mid_publish += landed
         _recover_like_the_caller(root)
         generations = _generations(root)
         assert len(set(generations.values())) == 1, generations
         assert DreamCursor(root / "memory" / ".dream_cursor").read() == generations["SOUL.md"]
         leftovers = list(root.rglob("*.rvtmp"))
         assert leftovers == []
+        progressed = landed or DreamCursor(root / "memory" / ".dream_cursor").read() > before
+        if not progressed:
+            window = min(window * 2, 2.0)
+        if attempt >= 29 and mid_publish > 0 and generations["SOUL.md"] > 0:
+            break
     assert DreamCursor(root / "memory" / ".dream_cursor").read() > 0
     assert mid_publish > 0, "no kill landed inside a publish; widen the window"
