@@ -2,15 +2,17 @@
 
 A small context window (so compaction runs often), a short client timeout and fast retries
 (so injected timeouts and 429/5xx cost little wall time), and a tight dream budget (so loops
-and hostile runs hit their bounds). The provider is built here rather than by
-``build_provider`` only to get the fast retry policy.
+and hostile runs hit their bounds). Dense recall is off: the soak checks the stores'
+invariants under faults, and the vector file is a cache (deleted and refilled when damaged),
+so encoding every message with the real model would only slow each worker. The provider is
+built here rather than by ``build_provider`` only to get the fast retry policy.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from reverie.config import CompactionConfig, Config, DreamConfig, ModelConfig
+from reverie.config import CompactionConfig, Config, DreamConfig, ModelConfig, RecallConfig
 from reverie.engine import MemoryEngine
 from reverie.llm.openai_provider import OpenAIProvider
 from reverie.llm.retry import RetryPolicy
@@ -41,6 +43,7 @@ def soak_config(base_url: str, timeout: float) -> Config:
         ),
         compaction=CompactionConfig(idle_minutes=0),
         dream=DREAM,
+        recall=RecallConfig(embeddings="off"),
     )
 
 

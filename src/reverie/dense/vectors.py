@@ -33,11 +33,13 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from reverie.store import layout
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 logger = logging.getLogger(__name__)
 
@@ -80,12 +82,13 @@ class VectorStore:
         self._by_session: dict[str | None, list[int]] = {}
         self._row_arrays: dict[str, npt.NDArray[np.int64]] = {}
         self._hashes: list[bytes] = []
-        self._matrix: npt.NDArray[np.float32] = np.zeros((0, dim), dtype=np.float32)
+        self._matrix: npt.NDArray[np.float32]  # made by ``_vectors``, with numpy
+        self._loaded = False
         self._used = 0
 
     def __len__(self) -> int:
         """How many items have a vector."""
-        self._open()
+        self._vectors()
         return self._used
 
     def mark(self) -> Mark:
@@ -96,7 +99,7 @@ class VectorStore:
 
     def unchanged(self, ref: str, text: str) -> bool:
         """Whether ``ref`` already has a vector computed from ``text``."""
-        self._open()
+        self._vectors()
         row = self._rows.get(ref)
         return row is not None and self._hashes[row] == text_hash(text)
 
@@ -107,7 +110,9 @@ class VectorStore:
         mark: Mark,
     ) -> None:
         """Store ``vectors`` for ``items`` (reference, session, text) and move the mark."""
-        conn = self._open()
+        import numpy as np  # noqa: PLC0415 (a count or a mark needs no numpy: status)
+
+        conn = self._vectors()
         half = vectors.astype(np.float16)
         rows = [
             (ref, key, text_hash(text), half[n].tobytes())
@@ -170,7 +175,9 @@ class VectorStore:
 
         ``session_key``: only that session's items; None: every item.
         """
-        self._open()
+        import numpy as np  # noqa: PLC0415
+
+        self._vectors()
         if session_key is None:
             rows = np.arange(self._used)
             scores = self._matrix[: self._used] @ query.astype(np.float32)  # a view, no copy
@@ -186,6 +193,8 @@ class VectorStore:
 
     def _session_rows(self, session_key: str) -> npt.NDArray[np.int64]:
         """The rows of one session, as an array kept until the session gets a new row."""
+        import numpy as np  # noqa: PLC0415
+
         cached = self._row_arrays.get(session_key)
         rows = self._by_session.get(session_key, [])
         if cached is None or len(cached) != len(rows):
@@ -201,6 +210,7 @@ class VectorStore:
             self._refs, self._rows, self._by_session, self._hashes = [], {}, {}, []
             self._row_arrays = {}
             self._used = 0
+            self._loaded = False
 
     def _meta(self) -> dict[str, str]:
         conn = self._open()
@@ -236,6 +246,17 @@ class VectorStore:
                     [("model", self.model), ("dim", str(self.dim))],
                 )
         self._conn = conn
+        return conn
+
+    def _vectors(self) -> sqlite3.Connection:
+        """The connection, with every stored vector in memory (read once, on first need)."""
+        conn = self._open()
+        if self._loaded:
+            return conn
+        import numpy as np  # noqa: PLC0415
+
+        self._matrix = np.zeros((0, self.dim), dtype=np.float32)
+        self._loaded = True
         for ref, key, digest, blob in conn.execute("SELECT ref, session_key, hash, v FROM vec"):
             self._put(ref, key, digest, np.frombuffer(blob, dtype=np.float16))
         return conn
@@ -243,6 +264,8 @@ class VectorStore:
     def _put(
         self, ref: str, key: str | None, digest: bytes, vector: npt.NDArray[np.float16]
     ) -> None:
+        import numpy as np  # noqa: PLC0415
+
         row = self._rows.get(ref)
         if row is None:
             row = self._used
