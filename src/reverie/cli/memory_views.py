@@ -1,4 +1,4 @@
-"""Rich renderings of the memory results: status, dream runs, audit commits and costs.
+"""Rich renderings of the memory results: dream runs, audit commits and costs.
 
 Each function turns one engine result into something rich can print; none of them computes
 anything the engine did not report (the mode of a commit is read from its subject, where dream
@@ -14,96 +14,12 @@ from rich.table import Table
 from rich.text import Text
 
 from reverie.cli.render import commit_mode, one_line, when
-from reverie.store.memory_files import RELATIVE_PATHS
 
 if TYPE_CHECKING:
     # Types only: ``status`` renders without importing dream's runner or git (dulwich).
     from reverie.dream.result import DreamResult
-    from reverie.status import Status
     from reverie.store.audit import CommitDetail, CommitInfo, FileChange
     from reverie.store.ledger import JobTotals, LedgerSummary
-
-
-def status_view(status: Status) -> RenderableType:
-    """Where the workspace stands, as a two-column grid."""
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold")
-    grid.add_column()
-    rows = [
-        ("workspace", status.workspace),
-        ("mode", _mode_line(status)),
-        ("history", _history_line(status)),
-        ("files", _files_line(status)),
-        ("sessions", str(status.sessions)),
-        ("recall", status.recall),
-        ("last dream", _last_dream_line(status)),
-        ("next dream", _next_dream_line(status)),
-        ("ledger", _totals_line(status.ledger) or "no memory job has run"),
-    ]
-    if status.quarantined_lines or status.ledger_unreadable:
-        rows.append(("attention", _attention_line(status)))
-    rows.extend(("damaged", problem) for problem in status.damaged)
-    for rejection in status.rejected_rules:
-        rule = rejection.rule
-        rows.append(
-            ("rejected rule", f"{rule.rule!r} for {rule.file}: {rule.reason} (add it by hand)")
-        )
-    for name, value in rows:
-        grid.add_row(name, value)
-    return grid
-
-
-def _mode_line(status: Status) -> str:
-    jobs = status.jobs
-    chat = "no chat model" if jobs["chat"] == "(none)" else f"chat {jobs['chat']}"
-    if status.mode == "model":
-        return f"model ({chat}; compaction {jobs['compaction']}; dream {jobs['dream']})"
-    return f"model-free memory ({chat}; compaction and dream run without a model)"
-
-
-def _history_line(status: Status) -> str:
-    pending = f"{status.pending_entries} pending for dream"
-    if status.oldest_pending is not None:
-        pending += f" (oldest {when(status.oldest_pending)})"
-    return f"last cursor {status.last_cursor}, dream cursor {status.dream_cursor}, {pending}"
-
-
-def _files_line(status: Status) -> str:
-    return ", ".join(f"{RELATIVE_PATHS[f.name]} {f.tokens} tokens" for f in status.files)
-
-
-def _last_dream_line(status: Status) -> str:
-    state = status.last_dream
-    if state.last_attempt is None:
-        return "never"
-    line = f"{when(state.last_attempt)} {state.last_outcome or ''}".strip()
-    if state.consecutive_failures:
-        line += f" ({state.consecutive_failures} failed in a row)"
-    return line
-
-
-def _next_dream_line(status: Status) -> str:
-    decision = status.next_dream
-    if decision.run:
-        return f"due now ({decision.trigger}): {decision.reason}"
-    line = f"not due: {decision.reason}"
-    if decision.not_before is not None:
-        line += f" (not before {when(decision.not_before)})"
-    return line
-
-
-def _totals_line(totals: dict[str, JobTotals]) -> str:
-    return "; ".join(
-        f"{job} {t.calls} calls, {t.tokens_in} in / {t.tokens_out} out"
-        for job, t in sorted(totals.items())
-    )
-
-
-def _attention_line(status: Status) -> str:
-    return (
-        f"{status.quarantined_lines} quarantined line(s), "
-        f"{status.ledger_unreadable} unreadable ledger line(s); see `reverie doctor`"
-    )
 
 
 def dream_line(result: DreamResult) -> Text:

@@ -89,14 +89,14 @@ def status(
     ctx: typer.Context, *, workspace: WorkspaceOption = None, json_output: JsonFlag = False
 ) -> None:
     """Show pending entries, file sizes, the last and next dream, ledger totals and the mode."""
-    from reverie.cli.memory_views import status_view
+    from reverie.cli.status_view import print_status
 
     with engine(ctx, workspace, read_only=True) as memory:
         snapshot = memory.status()
     if json_output:
         emit_json(snapshot)
     else:
-        out().print(status_view(snapshot))
+        print_status(snapshot)
 
 
 def cost(

@@ -18,9 +18,10 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from reverie.cli.failure import describe
-from reverie.cli.memory_views import dream_line, status_view
+from reverie.cli.memory_views import dream_line
 from reverie.cli.record_views import compaction_line
 from reverie.cli.render import err, notice, out
+from reverie.cli.status_view import print_status
 from reverie.engine import MemoryEngine
 from reverie.errors import ReverieError
 
@@ -117,7 +118,7 @@ class Repl:
         return True
 
     def _status(self, _argument: str) -> bool:
-        out().print(status_view(self._engine.status()))
+        print_status(self._engine.status())
         return True
 
     def _new(self, argument: str) -> bool:
