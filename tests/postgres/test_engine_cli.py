@@ -32,6 +32,14 @@ def _env(tmp_path: Path, pg_url: str, loopback: LoopbackServer) -> dict[str, str
     }
 
 
+def _cli(*args: str, env: dict[str, str]) -> str:
+    """One command in-process (typer's runner): its exit 0 asserted, stdout and stderr."""
+    result = CliRunner().invoke(app, list(args), env=env)
+    assert result.exit_code == 0, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    return result.output
+
+
 def _reverie(*args: str, env: dict[str, str], expect: int = 0) -> str:
     proc = subprocess.run(
         [sys.executable, "-m", "reverie", *args],
@@ -80,23 +88,23 @@ def test_why_and_forget_run_on_a_database_workspace_from_the_command_line(
     env = _env(tmp_path, pg_url, loopback)
     team = f"team-{secrets.token_hex(4)}"
     base = ["--store", pg_url, "-w", team]
-    _reverie(*base, "init", env=env)
+    _cli(*base, "init", env=env)
     for key, said in (("cli:ana", "I live in Utrecht."), ("cli:bo", "I play the cello.")):
         loopback.script(chat_text("Noted."), chat_text(f"- [fact] User said: {said}"))
-        _reverie(*base, "ask", said, "-s", key, env=env)
-        _reverie(*base, "compact", key, env=env)
-    _reverie(*base, "dream", env=env)
-    why = json.loads(_reverie(*base, "why", "Utrecht", "--json", env=env))
+        _cli(*base, "ask", said, "-s", key, env=env)
+        _cli(*base, "compact", key, env=env)
+    _cli(*base, "dream", env=env)
+    why = json.loads(_cli(*base, "why", "Utrecht", "--json", env=env))
     [line] = why["lines"]
     assert line["origin"] == "dream"
     assert [e["session_key"] for e in line["entries"]] == ["cli:ana"]
-    assert "entry #1" in _reverie(*base, "why", "Utrecht", env=env)
-    forgot = json.loads(_reverie(*base, "forget", "Utrecht", "--yes", "--json", env=env))
+    assert "entry #1" in _cli(*base, "why", "Utrecht", env=env)
+    forgot = json.loads(_cli(*base, "forget", "Utrecht", "--yes", "--json", env=env))
     assert forgot["commit"] is not None
     assert forgot["lines"][0]["reason"] == "matches"
-    assert "no durable line matches" in _reverie(*base, "why", "Utrecht", env=env)
-    assert "forget: 1 line(s)" in _reverie(*base, "log", env=env)
-    purged = json.loads(_reverie(*base, "forget", "Utrecht", "--purge", "--yes", "--json", env=env))
+    assert "no durable line matches" in _cli(*base, "why", "Utrecht", env=env)
+    assert "forget: 1 line(s)" in _cli(*base, "log", env=env)
+    purged = json.loads(_cli(*base, "forget", "Utrecht", "--purge", "--yes", "--json", env=env))
     assert purged["purge"]["clean"] is True
-    assert "Utrecht" not in _reverie(*base, "log", "--json", env=env)
-    assert "cello" in _reverie(*base, "why", "cello", env=env)
+    assert "Utrecht" not in _cli(*base, "log", "--json", env=env)
+    assert "cello" in _cli(*base, "why", "cello", env=env)
