@@ -33,7 +33,7 @@ from tests.ingest.targets import KINDS
 
 WORKER = Path(__file__).with_name("ingest_worker.py")
 ROOT = Path(__file__).parents[2]
-KILL_POINTS = 12
+KILL_POINTS = 8
 CITIES = ("Oslo", "Lyon", "Porto", "Gdansk", "Utrecht", "Bergen", "Turin", "Ghent")
 TOOLS = ("Postgres", "DuckDB", "Redis", "SQLite", "Kafka", "Flink", "Spark", "Arrow")
 
