@@ -30,3 +30,14 @@ def database(pg_url: str) -> Iterator[Database]:
 def tenant(database: Database) -> Tenant:
     """A workspace of its own for each test (tests share the database, never a workspace)."""
     return database.tenant(f"t-{secrets.token_hex(6)}", create=True)
+
+
+def new_workspace(pg_url: str, prefix: str) -> str:
+    """Make a new, empty workspace named ``<prefix>-<random>`` in the test database."""
+    made = f"{prefix}-{secrets.token_hex(5)}"
+    database = Database(pg_url)
+    try:
+        database.tenant(made, create=True)
+    finally:
+        database.close()
+    return made

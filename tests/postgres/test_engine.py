@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,9 +18,9 @@ from reverie.errors import (
     EditError,
     StoreUnsupportedError,
 )
-from reverie.postgres.database import Database
 from reverie.postgres_backend import PgBackend
 from tests.llm.loopback import LoopbackServer, chat_text
+from tests.postgres.conftest import new_workspace
 
 pytestmark = pytest.mark.slow
 
@@ -29,13 +28,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def name(pg_url: str) -> str:
     """A new, empty workspace in the test database."""
-    made = f"eng-{secrets.token_hex(5)}"
-    database = Database(pg_url)
-    try:
-        database.tenant(made, create=True)
-    finally:
-        database.close()
-    return made
+    return new_workspace(pg_url, "eng")
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ from reverie.postgres.ingest_records import PgIngestRecords
 from reverie.postgres_backend import PgBackend
 from reverie.session import is_internal
 from tests.conftest import StepClock
+from tests.postgres.conftest import new_workspace
 
 pytestmark = pytest.mark.slow
 
@@ -67,13 +68,7 @@ def _nanobot(tmp_path: Path) -> Path:
 @pytest.fixture
 def name(pg_url: str) -> str:
     """A new, empty workspace in the test database."""
-    made = f"ingest-{secrets.token_hex(5)}"
-    database = Database(pg_url)
-    try:
-        database.tenant(made, create=True)
-    finally:
-        database.close()
-    return made
+    return new_workspace(pg_url, "ingest")
 
 
 @pytest.fixture
