@@ -24,7 +24,7 @@ architecture test refuses them in surfaces.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
@@ -219,14 +219,6 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         result = self._compactor.compact_all(session_key, reason="manual")
         self.index_vectors()
         return result
-
-    def index_vectors(self, progress: Callable[[int], None] | None = None) -> int:
-        """Encode every indexed item dense recall has no vector for; return how many (0: off).
-
-        Prompts encode a few new items each (``reverie.dense.retriever``); ``ingest``,
-        ``dream`` and ``compact`` call this, and ``reverie index`` does it on demand.
-        """
-        return self.dense.catch_up_all(progress) if self.dense is not None else 0
 
     def idle_scanner(self, in_flight: Iterable[str] = ()) -> IdleScanner:
         """Return the idle-compaction scanner (``in_flight``: sessions with a turn running)."""

@@ -10,6 +10,7 @@ workspace ``reverie.dream.store_runner.StoreDreamer``, which runs once across se
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from reverie.engine_changes import MemoryChanges
@@ -51,16 +52,20 @@ class MemoryJobs(MemoryChanges):
             max_output_tokens=self.config.memory.max_output_tokens,
         )
 
+    def _dream_stores(self) -> DreamStores:
+        """The stores of a database workspace as dream needs them (refused when they lack it)."""
+        if not isinstance(self._stores, DreamStores):
+            raise StoreUnsupportedError("dream", where=self._stores.location)
+        return self._stores
+
     def _dream_runner(self) -> Dreamer | StoreDreamer:
         """The dream runner of this workspace, a folder or a database (same run, same result)."""
         if self.on_folder:
             return self.dreamer()
-        if not isinstance(self._stores, DreamStores):
-            raise StoreUnsupportedError("dream", where=self._stores.location)
         from reverie.dream.store_runner import StoreDreamer  # noqa: PLC0415
 
         return StoreDreamer(
-            self._stores,
+            self._dream_stores(),
             self._dream_provider(),
             config=self.config.dream,
             counter=self._memory_counter,
@@ -75,10 +80,10 @@ class MemoryJobs(MemoryChanges):
         if self.on_folder:
             state = DreamStateFile(self._folder("dream").root / DEFAULT_STATE)
             return DreamOutlook(self._stores, state.read, config=self.config.dream)
-        if not isinstance(self._stores, DreamStores):
-            raise StoreUnsupportedError("dream", where=self._stores.location)
-        text = DreamStateText(self._stores.dream_state)
-        return DreamOutlook(self._stores, text.read, config=self.config.dream)
+        stores = self._dream_stores()
+        return DreamOutlook(
+            stores, DreamStateText(stores.dream_state).read, config=self.config.dream
+        )
 
     def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
         """Curate the durable files from the next batch of history (all-or-nothing)."""
@@ -86,7 +91,7 @@ class MemoryJobs(MemoryChanges):
             raise ModelNotConfiguredError("dream.mode is 'model' but " + NO_MODEL_HINT)
         result = self._dream_runner().run(trigger=trigger, dry_run=dry_run)
         if not dry_run:
-            self._encode_backlog()
+            self.index_vectors()
         return result
 
     def dream_if_due(self) -> DreamResult | None:
@@ -96,13 +101,17 @@ class MemoryJobs(MemoryChanges):
         if not decision.run:
             return None
         result = runner.run(trigger=decision.trigger or "schedule")
-        self._encode_backlog()
+        self.index_vectors()
         return result
 
-    def _encode_backlog(self) -> None:
-        """Dense recall's backlog is encoded after a dream (a background job), not in a prompt."""
-        if self.dense is not None:
-            self.dense.catch_up_all()
+    def index_vectors(self, progress: Callable[[int], None] | None = None) -> int:
+        """Encode every indexed item dense recall has no vector for; return how many (0: off).
+
+        Prompts encode a few new items each (``reverie.dense.retriever``); ``ingest``,
+        ``dream`` and ``compact`` call this (a background job, not a prompt), and
+        ``reverie index`` does it on demand.
+        """
+        return self.dense.catch_up_all(progress) if self.dense is not None else 0
 
     def _dream_provider(self) -> Provider | None:
         return self._memory if self.mode == "model" else None
