@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING
 from reverie.inbound import clean_text
 from reverie.postgres.text_codec import from_db, to_db
 from reverie.store.cursors import validate_cursor
-from reverie.store.memory_files import RELATIVE_PATHS, STARTER_TEXTS, FileSize, MemoryFileName
+from reverie.store.memory_files import (
+    RELATIVE_PATHS,
+    FileSize,
+    MemoryFileName,
+    size_of,
+    starter_only,
+)
 from reverie.token_estimate import estimate_tokens
 
 if TYPE_CHECKING:
@@ -68,13 +74,11 @@ class PgMemoryFiles:
 
     def is_starter(self, name: MemoryFileName) -> bool:
         """True when the file is absent, empty, or still holds only its starter text."""
-        text = self.read(name).strip()
-        return not text or text == STARTER_TEXTS[name].strip()
+        return starter_only(name, self.read(name))
 
     def size(self, name: MemoryFileName) -> FileSize:
         """Return the file's size in characters and estimated tokens."""
-        text = self.read(name)
-        return FileSize(name=name, chars=len(text), tokens=self._count_tokens(text))
+        return size_of(name, self.read(name), self._count_tokens)
 
 
 class PgDreamCursor:

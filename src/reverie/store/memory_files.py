@@ -46,6 +46,17 @@ class FileSize:
     tokens: int
 
 
+def starter_only(name: MemoryFileName, text: str) -> bool:
+    """True when ``text`` of file ``name`` is empty or still only its starter text."""
+    stripped = text.strip()
+    return not stripped or stripped == STARTER_TEXTS[name].strip()
+
+
+def size_of(name: MemoryFileName, text: str, count_tokens: Callable[[str], int]) -> FileSize:
+    """The size of file ``name`` holding ``text``, in characters and estimated tokens."""
+    return FileSize(name=name, chars=len(text), tokens=count_tokens(text))
+
+
 class MemoryFiles:
     """Read and atomically replace the three durable files of a workspace."""
 
@@ -82,10 +93,8 @@ class MemoryFiles:
 
     def is_starter(self, name: MemoryFileName) -> bool:
         """True when the file is absent, empty, or still holds only its starter text."""
-        text = self.read(name).strip()
-        return not text or text == STARTER_TEXTS[name].strip()
+        return starter_only(name, self.read(name))
 
     def size(self, name: MemoryFileName) -> FileSize:
         """Return the file's size in characters and estimated tokens."""
-        text = self.read(name)
-        return FileSize(name=name, chars=len(text), tokens=self._count_tokens(text))
+        return size_of(name, self.read(name), self._count_tokens)
