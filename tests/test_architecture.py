@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import importlib
 import inspect
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,8 +180,28 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
 def _real_tree() -> dict[str, str]:
     return {_module_name(path): path.read_text(encoding="utf-8") for path in _modules()}
+
+
+@functools.cache
+def _parsed(text: str) -> ast.Module:
+    """One parse of each text for all the rules (the trees are only read)."""
+    return ast.parse(text)
+
+
+@functools.cache
+def _nodes(text: str) -> tuple[ast.AST, ...]:
+    return tuple(ast.walk(_parsed(text)))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_the_trees() -> Iterator[None]:
+    """The parsed source is held while this module runs, not for the rest of the suite."""
+    yield
+    for cached in (_real_tree, _parsed, _nodes):
+        cached.cache_clear()
 
 
 def _group(module: str) -> str:
@@ -192,7 +213,7 @@ def edges(tree: Mapping[str, str]) -> list[Edge]:
     """Every import of a reverie module anywhere in each module (``TYPE_CHECKING`` included)."""
     found: list[Edge] = []
     for source, text in tree.items():
-        for node in ast.walk(ast.parse(text)):
+        for node in _nodes(text):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("reverie"):
                 module = node.module or ""
                 for alias in node.names:
@@ -296,7 +317,7 @@ def engine_part_violations(tree: Mapping[str, str], operations: frozenset[str]) 
     for module, text in tree.items():
         if _group(module) not in SURFACES:
             continue
-        for node in ast.walk(ast.parse(text)):
+        for node in _nodes(text):
             if (
                 isinstance(node, ast.Attribute)
                 and _is_engine(node.value)
@@ -353,9 +374,8 @@ def path_violations(tree: Mapping[str, str], spelled: frozenset[str]) -> list[st
     for module, text in tree.items():
         if module == "reverie.store.layout":
             continue
-        parsed = ast.parse(text)
-        docstrings = _docstrings(parsed)
-        for node in ast.walk(parsed):
+        docstrings = _docstrings(text)
+        for node in _nodes(text):
             if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
                 continue
             value = node.value
@@ -366,10 +386,10 @@ def path_violations(tree: Mapping[str, str], spelled: frozenset[str]) -> list[st
     return bad
 
 
-def _docstrings(tree: ast.Module) -> set[int]:
+def _docstrings(text: str) -> set[int]:
     return {
         id(node.body[0].value)
-        for node in ast.walk(tree)
+        for node in _nodes(text)
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
         and node.body
         and isinstance(node.body[0], ast.Expr)
@@ -485,7 +505,7 @@ def test_modules_stay_small() -> None:
     too_big = [
         f"{path.relative_to(SRC)}: {n} lines"
         for path in _modules()
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 500
+        if (n := len(_real_tree()[_module_name(path)].splitlines())) > 500
     ]
     assert too_big == []
 
@@ -493,7 +513,7 @@ def test_modules_stay_small() -> None:
 def test_functions_stay_short() -> None:
     long_functions = []
     for path in _modules():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(_real_tree()[_module_name(path)]):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 body_start = node.body[0].lineno
                 if isinstance(node.body[0], ast.Expr) and isinstance(
@@ -510,7 +530,7 @@ def test_every_module_opens_with_a_docstring() -> None:
     missing = [
         str(path.relative_to(SRC))
         for path in _modules()
-        if ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) is None
+        if ast.get_docstring(_parsed(_real_tree()[_module_name(path)])) is None
     ]
     assert missing == []
 
