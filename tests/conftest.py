@@ -48,6 +48,17 @@ class StepClock:
         self.now += delta
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the modules holding a ``slow`` test first, each module kept whole.
+
+    Under ``-n 2 --dist worksteal`` a long test started last keeps one worker busy while the
+    other has nothing left; started first, the short tests fill in around it. A module is moved
+    as a whole, so its module fixtures (a browser, a sample workspace) are still set up once.
+    """
+    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 @pytest.fixture(autouse=True)
 def _reverie_logger() -> Iterator[None]:
     logger = logging.getLogger("reverie")
