@@ -47,7 +47,7 @@ from reverie.prompts import load
 from reverie.recall import Carried, Recaller, RecallResult
 from reverie.session import Session, is_internal
 from reverie.store.entries import HistoryEntry
-from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS, starter_only
+from reverie.store.memory_files import RELATIVE_PATHS, starter_only
 from reverie.token_estimate import TokenCounter
 from reverie.turns import pending_view, replay
 
@@ -229,8 +229,7 @@ class PromptAssembler:
         self, session: Session, recent: tuple[HistoryEntry, ...]
     ) -> list[tuple[str, str]]:
         parts: list[tuple[str, str]] = [("identity", self._identity)]
-        for name in MEMORY_FILE_NAMES:
-            text = self._stores.files.read(name)  # one read a file (a query on a database)
+        for name, text in self._stores.files.read_all().items():  # one query on a database
             if not starter_only(name, text):
                 parts.append((name.lower(), f"## {RELATIVE_PATHS[name]}\n\n{text.strip()}"))
         if recent:

@@ -279,6 +279,16 @@ def test_durable_files_are_listed_and_replaced_by_path_and_nothing_else(backend:
         backend.write_durable("memory/history.jsonl", "x")
 
 
+def test_the_durable_files_read_together_read_as_they_do_one_by_one(backend: Backend) -> None:
+    backend.files.write("USER", "# User\n\n- Lives in Porto \u6e2f\n")
+    backend.files.write("MEMORY", "")
+    together = backend.files.read_all()
+    assert list(together) == ["SOUL", "USER", "MEMORY"]
+    assert together == {name: backend.files.read(name) for name in together}
+    assert together["USER"] == "# User\n\n- Lives in Porto \u6e2f\n"
+    assert together["MEMORY"] == ""
+
+
 def test_purge_steps_scrub_side_records_and_find_what_still_holds_a_text(
     backend: Backend,
 ) -> None:

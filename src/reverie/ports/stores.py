@@ -173,6 +173,9 @@ class MemoryFilesPort(Protocol):
     def read(self, name: MemoryFileName) -> str:
         """The file's text ('' when absent)."""
 
+    def read_all(self) -> dict[MemoryFileName, str]:
+        """Every durable file's text by name, read together (one query on a database)."""
+
     def write(self, name: MemoryFileName, text: str) -> None:
         """Replace the file's text atomically."""
 

@@ -19,6 +19,7 @@ from reverie.inbound import clean_text
 from reverie.postgres.text_codec import from_db, to_db
 from reverie.store.cursors import validate_cursor
 from reverie.store.memory_files import (
+    MEMORY_FILE_NAMES,
     RELATIVE_PATHS,
     FileSize,
     MemoryFileName,
@@ -66,6 +67,17 @@ class PgMemoryFiles:
         """Return a file's text ('' when nobody wrote it)."""
         with self._tenant.transaction() as conn:
             return read_path(conn, self._tenant.id, RELATIVE_PATHS[name]) or ""
+
+    def read_all(self) -> dict[MemoryFileName, str]:
+        """Return every durable file's text by name, in one query ('' for a file not written)."""
+        names = {RELATIVE_PATHS[name]: name for name in MEMORY_FILE_NAMES}
+        with self._tenant.transaction() as conn:
+            rows = conn.execute(
+                "SELECT path, content FROM files WHERE workspace_id = %s AND path = ANY(%s)",
+                (self._tenant.id, list(names)),
+            ).fetchall()
+        found = {names[str(path)]: from_db(str(content)) for path, content in rows}
+        return {name: found.get(name, "") for name in MEMORY_FILE_NAMES}
 
     def write(self, name: MemoryFileName, text: str) -> None:
         """Replace a file's text (lone surrogates as U+FFFD, as the file backend does)."""

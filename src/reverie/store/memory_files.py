@@ -86,6 +86,10 @@ class MemoryFiles:
             raise StorageError(f"cannot read memory file ({exc})", path=self.path(name)) from exc
         return data.decode("utf-8", errors="replace")
 
+    def read_all(self) -> dict[MemoryFileName, str]:
+        """Return every durable file's text by name ('' for a file that does not exist)."""
+        return {name: self.read(name) for name in MEMORY_FILE_NAMES}
+
     def write(self, name: MemoryFileName, text: str) -> None:
         """Replace a file's text atomically (lone surrogates as U+FFFD; never through a link)."""
         check_path(self.root, RELATIVE_PATHS[name], write=True)
