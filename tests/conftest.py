@@ -6,6 +6,12 @@ encode every message a test records. The pin sets ``RecallConfig``'s default (wh
 file is imported, before test modules build configs) and ``REVERIE_RECALL_EMBEDDINGS`` (for
 the CLI and child processes) to "off"; tests in ``tests/dense`` get the real default back.
 
+In the test process, ``os.fsync`` checks its descriptor and returns without waiting for the
+disk (as ``eatmydata`` would, and as the PostgreSQL test cluster runs with ``fsync=off``): a
+flush to the platter guards against the machine losing power, which no test can stage, and it
+was a sixth of the suite's time. Crashes are staged by killing real subprocesses, and those
+keep the real ``fsync``.
+
 Every test also leaves the ``reverie`` logger as it found it: the command line configures it
 once per process (``reverie.cli.app``), and under pytest-xdist any test may be the first
 in-process command of its worker; a handler left on a closed test stream would break the next.
@@ -27,6 +33,8 @@ from reverie.config import Config, RecallConfig
 from tests.llm.loopback import LoopbackServer
 
 if TYPE_CHECKING:
+    from _typeshed import FileDescriptorLike
+
     from tests.ingest.targets import Target as IngestTarget
 
 
@@ -66,6 +74,13 @@ def _reverie_logger() -> Iterator[None]:
     yield
     logger.handlers[:] = handlers
     logger.setLevel(level)
+
+
+def _fsync_without_waiting(fd: FileDescriptorLike) -> None:
+    os.fstat(fd if isinstance(fd, int) else fd.fileno())  # a bad descriptor still raises
+
+
+os.fsync = _fsync_without_waiting
 
 
 # Set on import, before any test module builds a ``Config`` at module level.
