@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -54,6 +55,21 @@ class StepClock:
 
     def advance(self, delta: timedelta) -> None:
         self.now += delta
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under xdist, build hypothesis's Unicode tables once, before the workers start.
+
+    A fresh clone has no ``.hypothesis/unicode_data``; each worker's first ``st.text()`` would
+    compute the same tables (seconds, more under coverage). Built here, both read the file.
+    """
+    if hasattr(config, "workerinput") or config.getoption("dist", "no") == "no":
+        return
+    from hypothesis import strategies
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ``example()`` warns that it is meant for a console
+        strategies.text().example()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
