@@ -78,6 +78,9 @@ def test_check_limit_and_session_key_refuse_with_a_clear_message() -> None:
             check_limit(bad)
     with pytest.raises(InputError, match="lone surrogate"):
         check_session_key("chat\ud800")
+    with pytest.raises(InputError, match="a pair of them"):  # two halves are not the emoji
+        check_session_key("\ud83d\ude00")
+    assert check_session_key("\U0001f600") == "\U0001f600"
     with pytest.raises(InputError, match="at most 1024"):
         check_session_key("k" * 1025)
 

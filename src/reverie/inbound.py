@@ -198,13 +198,18 @@ def check_session_key(key: object) -> str:
     """Return ``key`` when it can name a session.
 
     Raises:
-        InputError: not a non-empty string, or it holds a lone surrogate (a key is an
-            identifier: reverie refuses it rather than store it under another name).
+        InputError: not a non-empty string, or it holds surrogates, lone or in pairs (a key
+            is an identifier: reverie refuses it rather than store it under another name;
+            the two halves of a pair are not the character they would encode).
     """
     if not isinstance(key, str) or not key:
         raise InputError(f"a session key must be a non-empty string, got {key!r}")
-    if valid_text(key)[1]:
-        raise InputError(f"session key {key!r} is not valid Unicode text (a lone surrogate)")
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            f"session key {key!r} is not valid Unicode text (a lone surrogate or a pair of them)"
+        ) from None
     if len(key) > MAX_KEY_CHARS:
         raise InputError(f"a session key is at most {MAX_KEY_CHARS} characters, got {len(key)}")
     return key
