@@ -1,4 +1,9 @@
-"""The CLI on a PostgreSQL workspace as a person types it: ``REVERIE_STORE=... reverie -w X``."""
+"""The CLI on a PostgreSQL workspace as a person types it: ``REVERIE_STORE=... reverie -w X``.
+
+The environment keeps the suite's pin of dense recall to "off" (``tests/conftest.py``): with
+the dense extra installed, "auto" would load the embedding model in the ``ask`` process (some
+3 s), which ``tests/dense`` proves on its own.
+"""
 
 from __future__ import annotations
 
@@ -29,6 +34,7 @@ def _env(tmp_path: Path, pg_url: str, loopback: LoopbackServer) -> dict[str, str
         "REVERIE_API_KEY": "test-key",
         "REVERIE_DREAM_MODE": "model-free",
         "REVERIE_IDLE_MINUTES": "0",
+        "REVERIE_RECALL_EMBEDDINGS": "off",  # the suite's pin (tests/conftest.py)
     }
 
 
