@@ -5,10 +5,11 @@ Load the page with the token, see the files, open a commit diff, search, edit an
 ``<script>`` renders as text and does not run. See ``conftest.chromium_or_skip`` for when
 these skip (never in CI).
 
-Two walks, as a person would take them, each on its own copy of the sample: one that only
-reads (and declines a restore), one that changes memory (edit, forget, restore). Each step is
-its own assertion with its own message; one walk pays one page set-up and one login, not one
-per step, and the module's single browser is launched once per worker.
+One test walks the viewer as a person would: first only reading (and declining a restore),
+then changing memory (edit, forget, restore). Each step is its own helper and assertion with
+its own message; the walk pays one workspace copy, one viewer, one login and one Chromium
+launch (some 1.7 s of CPU, paid once per worker that runs a browser test: one test cannot be
+split over two workers).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def open_viewer(page: Page, viewer: RunningViewer) -> None:
     expect(page).to_have_url(viewer.url + "/")
 
 
-def test_reading_the_viewer_in_a_browser(
+def test_a_person_reads_then_changes_memory_in_a_browser(
     page: Page, viewer: RunningViewer, sample: MemoryEngine
 ) -> None:
     _without_the_token_nothing_is_shown(page, viewer)
@@ -58,6 +59,13 @@ def test_reading_the_viewer_in_a_browser(
     _a_commit_diff_opens_unified_and_side_by_side(page)
     _search_finds_and_links_to_the_message(page)
     _a_declined_restore_changes_nothing(page, viewer, sample)
+
+    dreamt = sample.log(3)[2]
+    assert dreamt.subject.startswith("dream:"), "the sample's third newest commit is the dream"
+    page.goto(viewer.url + "/")
+    _edit_and_save_a_line_makes_a_commit(page, sample)
+    _forget_a_line_from_its_provenance_page(page, sample)
+    _restore_puts_the_files_back_as_a_new_commit(page, viewer, sample, dreamt)
 
 
 def _without_the_token_nothing_is_shown(page: Page, viewer: RunningViewer) -> None:
@@ -137,17 +145,6 @@ def _a_declined_restore_changes_nothing(
         "edit: memory/MEMORY.md"
     )
     assert len(sample.log(50)) == commits, "a declined restore must make no commit"
-
-
-def test_changing_memory_in_a_browser(
-    page: Page, viewer: RunningViewer, sample: MemoryEngine
-) -> None:
-    dreamt = sample.log(3)[2]
-    assert dreamt.subject.startswith("dream:"), "the sample's third newest commit is the dream"
-    open_viewer(page, viewer)
-    _edit_and_save_a_line_makes_a_commit(page, sample)
-    _forget_a_line_from_its_provenance_page(page, sample)
-    _restore_puts_the_files_back_as_a_new_commit(page, viewer, sample, dreamt)
 
 
 def _edit_and_save_a_line_makes_a_commit(page: Page, sample: MemoryEngine) -> None:
