@@ -1,4 +1,10 @@
-"""The README's main-job command, run as a newcomer runs it (the script behind ``./dev demo``)."""
+"""The README's main-job command, run as a newcomer runs it (the script behind ``./dev demo``).
+
+The script runs as a real process with the caller's ``REVERIE_*`` variables removed, except
+the suite's pin of dense recall to "off" (``tests/conftest.py``): with the dense extra
+installed, "auto" would load the embedding model and encode every message (some 8 s of CPU),
+which ``tests/dense`` proves on its own; the demo proves the model-free ingest and the output.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ def test_the_main_job_ingests_the_examples_with_no_model_and_shows_memory(tmp_pa
         pytest.skip("the demo runs the CLI installed in .venv by ./dev (absent here)")
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
     env["REVERIE_MODEL"] = "must-be-ignored-by-the-demo"
+    env["REVERIE_RECALL_EMBEDDINGS"] = "off"  # the suite's pin (see the module docstring)
     done = subprocess.run(
         ["bash", "scripts/demo.sh", str(tmp_path / "ws")],
         cwd=ROOT,

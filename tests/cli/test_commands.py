@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -35,9 +36,10 @@ def _run(args: list[str], env: Mapping[str, str | None]) -> Result:
     return CliRunner().invoke(app, args, env=env, catch_exceptions=False)
 
 
-@pytest.fixture
-def seeded(tmp_path: Path, env: dict[str, str | None]) -> Path:
-    workspace = tmp_path / "ws"
+@pytest.fixture(scope="module")
+def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A workspace with one compacted, dreamt conversation, built once for the module."""
+    workspace = tmp_path_factory.mktemp("seeded") / "ws"
     with MemoryEngine.open(workspace, environ={}) as engine:
         engine.record(
             "tg:zoe",
@@ -48,6 +50,14 @@ def seeded(tmp_path: Path, env: dict[str, str | None]) -> Path:
         )
         engine.compact("tg:zoe")
         engine.dream()
+    return workspace
+
+
+@pytest.fixture
+def seeded(tmp_path: Path, env: dict[str, str | None], seeded_template: Path) -> Path:
+    """This test's own copy of the seeded workspace, at ``REVERIE_WORKSPACE``."""
+    workspace = tmp_path / "ws"
+    shutil.copytree(seeded_template, workspace, symlinks=True)
     return workspace
 
 

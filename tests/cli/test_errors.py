@@ -7,6 +7,8 @@ import socket
 import pytest
 
 from reverie.config_file import CONFIG_TEMPLATE
+from reverie.llm.openai_provider import OpenAIProvider
+from reverie.llm.retry import RetryPolicy
 from tests.cli.conftest import Cli
 
 
@@ -36,12 +38,20 @@ def test_chat_without_a_model_fails_before_the_prompt(cli: Cli) -> None:
     assert "REVERIE_MODEL" in _one_line(proc.stderr)
 
 
-@pytest.mark.slow  # the retry policy backs off between attempts (a few seconds)
-def test_an_unreachable_endpoint_is_one_line(cli: Cli) -> None:
+def test_an_unreachable_endpoint_is_one_line_after_the_retries(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The command runs in this process: the provider's default sleep records the backoff
+    # waits instead of sleeping them (some 4 s), so the retries are seen, not waited for.
+    waits: list[float] = []
+    defaults = OpenAIProvider.__init__.__kwdefaults__
+    assert defaults is not None
+    monkeypatch.setitem(defaults, "sleep", waits.append)
     cli.env.update(REVERIE_MODEL="m", REVERIE_BASE_URL=f"http://127.0.0.1:{_closed_port()}/v1")
     line = _one_line(cli.run("ask", "hello", expect=1).stderr)
     assert "cannot reach" in line
     assert "REVERIE_BASE_URL" in line
+    assert len(waits) == RetryPolicy().max_attempts - 1, f"retried with waits {waits}"
 
 
 def test_a_bad_revision_is_one_line(cli: Cli) -> None:

@@ -3,9 +3,11 @@
 A person runs ``reverie init``, exports ``REVERIE_MODEL`` / ``REVERIE_BASE_URL`` /
 ``REVERIE_API_KEY`` and talks: the commented ``reverie.toml`` that ``init`` wrote must change
 nothing, so compaction and dream go through the model (the server sees the memory requests) and
-``reverie status`` says so. The first flow runs real subprocesses, as the person would; the
-others (a 4,096-token window with no other setting, an Ollama-style URL with no key) run
-in-process with typer's CliRunner, which is faster and walks the same code.
+``reverie status`` says so. In the first flow what the person types runs as real processes
+(``reverie init``, then talking with the model from the exported environment); the checks
+between them (status, compact, dream) run in-process on the same environment, as do the other
+flows (a 4,096-token window with no other setting, an Ollama-style URL with no key): typer's
+CliRunner walks the same code at a fraction of a process start and a model SDK import.
 """
 
 from __future__ import annotations
@@ -55,11 +57,11 @@ def _user_md_edit(workspace: Path) -> str:
     return json.dumps(arguments)
 
 
-@pytest.mark.slow  # seven CLI processes, three of them calling the model
+@pytest.mark.slow  # two CLI processes, one calling the model
 def test_quickstart_init_then_environment_runs_memory_through_the_model(
     cli_process: Cli, loopback: LoopbackServer
 ) -> None:
-    cli = cli_process  # real processes: the README walk as a person runs it
+    cli = cli_process  # real processes for what the person types (init, then talking)
     for key in ("REVERIE_IDLE_MINUTES", "REVERIE_DREAM_INTERVAL_MINUTES", "REVERIE_API_KEY"):
         cli.env.pop(key)
     cli.run("init")
@@ -67,12 +69,14 @@ def test_quickstart_init_then_environment_runs_memory_through_the_model(
     cli.env.update(
         REVERIE_MODEL="gpt-4o-mini", REVERIE_BASE_URL=loopback.base_url, REVERIE_API_KEY="sk-t"
     )
-    status = cli.run("status").stdout
+    checks = Cli(workspace=cli.workspace, env=cli.env, in_process=True)
+    status = checks.run("status").stdout
     assert "model (chat gpt-4o-mini; compaction gpt-4o-mini; dream gpt-4o-mini)" in status
     assert "model-free" not in status
 
     loopback.script(chat_text("Hello Alice."))
     assert cli.run("ask", "I am Alice and I live in Lyon.").stdout.strip() == "Hello Alice."
+    cli = checks
     loopback.script(chat_text(SUMMARY))
     assert cli.json("compact", "cli:default")["outcome"] == "summarised"
     assert len(_compaction_requests(loopback)) == 1

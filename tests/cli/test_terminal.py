@@ -1,4 +1,9 @@
-"""``reverie chat`` driven in a real pseudo-terminal, as a person would type into it."""
+"""``reverie chat`` driven in a real pseudo-terminal, as a person would type into it.
+
+One process walks the whole session and ends it with end of input (Ctrl-D), the way out that
+depends on the terminal; ``/quit`` is the same command handler, read until in-process by
+``test_repl_background.test_run_reads_until_quit_or_end_of_input``.
+"""
 
 from __future__ import annotations
 
@@ -26,7 +31,9 @@ def _spawn(cli: Cli) -> pexpect.spawn[str]:
     )
 
 
-def test_chat_in_a_terminal_talks_dreams_and_quits(cli: Cli, loopback: LoopbackServer) -> None:
+def test_chat_in_a_terminal_talks_dreams_and_ends_on_end_of_input(
+    cli: Cli, loopback: LoopbackServer
+) -> None:
     cli.run("init")
     cli.configure(loopback, loopback)
     placeholder = (cli.workspace / "USER.md").read_text(encoding="utf-8").splitlines()[-1]
@@ -60,33 +67,25 @@ def test_chat_in_a_terminal_talks_dreams_and_quits(cli: Cli, loopback: LoopbackS
         child.sendline("/new tg:erin")
         child.expect("new session tg:erin")
         child.expect_exact(PROMPT)
-        child.sendline("/quit")
-        child.expect(pexpect.EOF)
+        _end_input(child)
     finally:
         child.close()
     assert child.exitstatus == 0, child.before
     assert loopback.pending() == 0
+    assert len(loopback.requests) == 4, "the end of input made a model call"
     assert "Name: Dana" in (cli.workspace / "USER.md").read_text(encoding="utf-8")
     assert cli.json("log")[0]["subject"] == "dream: manual"
     sessions = {info["key"] for info in cli.json("sessions")}
     assert "tg:dana" in sessions
 
 
-def test_chat_ends_cleanly_on_end_of_input(cli: Cli, loopback: LoopbackServer) -> None:
-    cli.env.update(REVERIE_MODEL="chat-model", REVERIE_BASE_URL=loopback.base_url)
-    child = _spawn(cli)
-    try:
-        child.expect_exact(PROMPT)
-        # readline may switch the terminal's mode (flushing pending input) just after the
-        # prompt is printed, so an end-of-input sent that early can be lost: send it again
-        # until the program ends (a second one after the first took effect reaches nothing).
-        for _ in range(15):
-            child.sendeof()
-            if child.expect([pexpect.EOF, pexpect.TIMEOUT], timeout=2) == 0:
-                break
-        else:
-            pytest.fail("chat did not end on end of input")
-    finally:
-        child.close()
-    assert child.exitstatus == 0
-    assert loopback.requests == []
+def _end_input(child: pexpect.spawn[str]) -> None:
+    """Send end of input until the program ends; fail if it does not."""
+    # readline may switch the terminal's mode (flushing pending input) just after the prompt
+    # is printed, so an end-of-input sent that early can be lost: send it again until the
+    # program ends (a second one after the first took effect reaches nothing).
+    for _ in range(15):
+        child.sendeof()
+        if child.expect([pexpect.EOF, pexpect.TIMEOUT], timeout=2) == 0:
+            return
+    pytest.fail("chat did not end on end of input")

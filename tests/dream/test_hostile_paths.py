@@ -4,7 +4,9 @@ One real workspace is planted with traps (symlinks to a folder outside, to ``.gi
 ``sessions/``, a skill folder that is a symlink out, secrets in files the model may not read).
 Hypothesis throws generated paths, contents and patches at the four tools, publishes what was
 staged, and checks by hashing every entry of the workspace and of the outside folder that only
-writable files changed, and that no secret ever appeared in a tool's answer.
+writable files changed, and that no secret ever appeared in a tool's answer. The traps are
+hashed once, when they are laid: after every example, everything outside the writable set must
+still be exactly as it was then (not merely as the previous example left it).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -28,8 +31,18 @@ SECRET = "TOPSECRET-7f3a"
 Snapshot = dict[str, str]
 
 
+@dataclass(frozen=True)
+class Trapped:
+    """The trapped workspace, the folder outside it, and both as they were when laid."""
+
+    root: Path
+    outside: Path
+    root_before: Snapshot
+    outside_before: Snapshot
+
+
 @pytest.fixture(scope="module")
-def trapped(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def trapped(tmp_path_factory: pytest.TempPathFactory) -> Trapped:
     base = tmp_path_factory.mktemp("hostile")
     outside = base / "outside"
     outside.mkdir()
@@ -56,21 +69,22 @@ def trapped(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     }
     for name, target in links.items():
         (root / name).symlink_to(target)
-    return root, outside
+    return Trapped(root, outside, _outside_writable(_snapshot(root)), _snapshot(outside))
 
 
-def _snapshot(folder: Path) -> Snapshot:
+def _snapshot(folder: Path, prefix: str = "") -> Snapshot:
+    """Every entry under ``folder`` (links not followed): its link target, "dir" or its hash."""
     entries: Snapshot = {}
-    for dirpath, dirnames, filenames in os.walk(folder):
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            key = str(path.relative_to(folder))
-            if path.is_symlink():
-                entries[key] = "link:" + str(path.readlink())
-            elif path.is_dir():
+    with os.scandir(folder) as listing:
+        for entry in listing:
+            key = prefix + entry.name
+            if entry.is_symlink():
+                entries[key] = "link:" + str(Path(entry.path).readlink())
+            elif entry.is_dir(follow_symlinks=False):
                 entries[key] = "dir"
+                entries.update(_snapshot(Path(entry.path), key + "/"))
             else:
-                entries[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+                entries[key] = hashlib.sha256(Path(entry.path).read_bytes()).hexdigest()
     return entries
 
 
@@ -187,7 +201,7 @@ def _run(
 
 
 @settings(
-    max_examples=500,  # some 2,000 tool calls (up to 8 each); the traps stay the same
+    max_examples=200,  # some 900 tool calls (up to 8 each); the traps stay the same
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
@@ -196,10 +210,9 @@ def _run(
     publish=st.booleans(),
 )
 def test_hostile_tool_calls_change_nothing_outside_the_writable_set(
-    trapped: tuple[Path, Path], script: list[tuple[tuple[str, dict[str, str]], bool]], publish: bool
+    trapped: Trapped, script: list[tuple[tuple[str, dict[str, str]], bool]], publish: bool
 ) -> None:
-    root, outside = trapped
-    before_root, before_outside = _outside_writable(_snapshot(root)), _snapshot(outside)
+    root = trapped.root
     tools = DreamTools(Staging(root), max_file_chars=100)
     for (name, arguments), as_json in script:
         outcome = _run(tools, name, arguments, as_json=as_json)
@@ -216,5 +229,5 @@ def test_hostile_tool_calls_change_nothing_outside_the_writable_set(
         for path, text in tools.staging.changes().items():
             # bytes, not read_text: universal newlines would turn a written "\r" into "\n"
             assert (root / path).read_bytes().decode("utf-8") == text
-    assert _outside_writable(_snapshot(root)) == before_root
-    assert _snapshot(outside) == before_outside
+    assert _outside_writable(_snapshot(root)) == trapped.root_before
+    assert _snapshot(trapped.outside) == trapped.outside_before

@@ -1,4 +1,9 @@
-"""The CLI on a PostgreSQL workspace as a person types it: ``REVERIE_STORE=... reverie -w X``."""
+"""The CLI on a PostgreSQL workspace as a person types it: ``REVERIE_STORE=... reverie -w X``.
+
+The environment keeps the suite's pin of dense recall to "off" (``tests/conftest.py``): with
+the dense extra installed, "auto" would load the embedding model in the ``ask`` process (some
+3 s), which ``tests/dense`` proves on its own.
+"""
 
 from __future__ import annotations
 
@@ -29,6 +34,7 @@ def _env(tmp_path: Path, pg_url: str, loopback: LoopbackServer) -> dict[str, str
         "REVERIE_API_KEY": "test-key",
         "REVERIE_DREAM_MODE": "model-free",
         "REVERIE_IDLE_MINUTES": "0",
+        "REVERIE_RECALL_EMBEDDINGS": "off",  # the suite's pin (tests/conftest.py)
     }
 
 
@@ -59,12 +65,15 @@ def test_a_person_uses_a_database_workspace_from_the_command_line(
 ) -> None:
     env = _env(tmp_path, pg_url, loopback)
     team = f"team-{secrets.token_hex(4)}"
-    assert "no such workspace" in _reverie("-w", team, "status", env=env, expect=1)
+    invoke = CliRunner().invoke  # the checks around what the person types, in-process
+    missing = invoke(app, ["-w", team, "status"], env=env)
+    assert missing.exit_code == 1, missing.output
+    assert isinstance(missing.exception, SystemExit), missing.exception  # not a crash
+    assert "no such workspace" in missing.output
     assert f"workspace {team!r} ready" in _reverie("init", "--store", pg_url, "-w", team, env=env)
     loopback.script(chat_text("Noted: the launch is on Friday."))
     said = _reverie("-w", team, "ask", "The launch moved to Friday", "-s", "cli:ana", env=env)
     assert "Noted: the launch is on Friday." in said
-    invoke = CliRunner().invoke
     compacted = invoke(app, ["-w", team, "compact", "cli:ana"], env=env)
     assert compacted.exit_code == 0, compacted.output
     history = invoke(app, ["-w", team, "history", "--json"], env=env)

@@ -131,43 +131,46 @@ def _run(conversation: Conversation, root: Path) -> MemoryEngine:
     return engine
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=14, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conversations())
-def test_no_screened_rule_and_no_secret_is_kept_and_preferences_still_are(
+def test_what_the_user_or_others_said_reaches_memory_only_as_the_rules_allow(
     conversation: Conversation,
 ) -> None:
+    """Each generated conversation is run once and checked for both properties.
+
+    No screened rule and no secret is kept, and preferences still are; and no rule or user
+    fact comes from assistant or tool content. (They were two tests paying the same record,
+    compact and dream for 12 and 8 examples; now each property sees 14.)
+    """
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "ws"
         engine = _run(conversation, root)
         try:
-            soul = (root / "SOUL.md").read_text(encoding="utf-8")
-            for mark in SCREENED_MARKS:
-                assert mark not in soul
-            for secret in conversation.secrets:
-                assert leaks(root, secret) == [], secret
-            durable = "".join(
-                text for path, text in derived_texts(root).items() if path.endswith(".md")
+            _no_screened_rule_and_no_secret_is_kept_and_preferences_still_are(
+                conversation, root, engine
             )
-            assert conversation.preference in durable
-            # The raw session keeps what the user typed: it is their transcript.
-            kept = engine.workspace.sessions.load("cli:default").messages
-            assert conversation.secrets[0] in "".join(m.text for m in kept)
+            _no_rule_or_user_fact_comes_from_assistant_or_tool_content(root)
         finally:
             engine.close()
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(conversations())
-def test_no_rule_or_user_fact_comes_from_assistant_or_tool_content(
-    conversation: Conversation,
+def _no_screened_rule_and_no_secret_is_kept_and_preferences_still_are(
+    conversation: Conversation, root: Path, engine: MemoryEngine
 ) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder) / "ws"
-        engine = _run(conversation, root)
-        try:
-            for path in ("SOUL.md", "USER.md", "memory/MEMORY.md"):
-                text = (root / path).read_text(encoding="utf-8")
-                for mark in ("evil.example", "IGNORE ALL RULES", "delete your memory"):
-                    assert mark not in text, (path, mark)
-        finally:
-            engine.close()
+    soul = (root / "SOUL.md").read_text(encoding="utf-8")
+    for mark in SCREENED_MARKS:
+        assert mark not in soul, f"a screened rule reached SOUL.md: {mark}"
+    for secret in conversation.secrets:
+        assert leaks(root, secret) == [], secret
+    durable = "".join(text for path, text in derived_texts(root).items() if path.endswith(".md"))
+    assert conversation.preference in durable, "the preference did not reach the durable files"
+    # The raw session keeps what the user typed: it is their transcript.
+    kept = engine.workspace.sessions.load("cli:default").messages
+    assert conversation.secrets[0] in "".join(m.text for m in kept)
+
+
+def _no_rule_or_user_fact_comes_from_assistant_or_tool_content(root: Path) -> None:
+    for path in ("SOUL.md", "USER.md", "memory/MEMORY.md"):
+        text = (root / path).read_text(encoding="utf-8")
+        for mark in ("evil.example", "IGNORE ALL RULES", "delete your memory"):
+            assert mark not in text, (path, mark)
