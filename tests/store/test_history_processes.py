@@ -1,4 +1,8 @@
-"""Invariants 1 and 3 with real processes: concurrent appends and SIGKILL at random moments."""
+"""Invariants 1 and 3 with real processes: concurrent appends and SIGKILL at random moments.
+
+The killed writers are forked from one imported parent (``tests/forkserver.py``), so a round
+costs the appends and the kill, not an interpreter start.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +11,20 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from reverie import Workspace
+from tests.forkserver import Server
 
 WORKER = Path(__file__).with_name("history_worker.py")
 ROOT = Path(__file__).parents[2]
 
 
-def _spawn(workspace: Path, count: int, tag: str, *, big: bool = False) -> subprocess.Popen[str]:
+def _spawn(workspace: Path, count: int, tag: str) -> subprocess.Popen[str]:
     args = [sys.executable, str(WORKER), str(workspace), str(count), tag]
-    if big:
-        args.append("big")
     return subprocess.Popen(args, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env())
 
 
@@ -68,20 +72,26 @@ def test_append_from_four_processes_never_repeats_or_skips_a_cursor(tmp_path: Pa
     assert (root / "memory" / ".cursor").read_text() == "2000"
 
 
+@pytest.fixture
+def server() -> Iterator[Server]:
+    forks = Server("tests.store.history_worker")
+    yield forks
+    forks.close()
+
+
 @pytest.mark.slow
-def test_sigkill_during_appends_loses_no_acknowledged_entry(tmp_path: Path) -> None:
+def test_sigkill_during_appends_loses_no_acknowledged_entry(tmp_path: Path, server: Server) -> None:
     root = tmp_path / "ws"
     Workspace.open(root, create=True).close()
     rng = random.Random(2026)
     acked: dict[int, str] = {}
     kills = 0
     for round_no in range(24):
-        worker = _spawn(root, 100_000, f"k{round_no}", big=True)
-        assert worker.stdout is not None
-        worker.stdout.readline()  # wait until it is really appending
+        worker = server.spawn(str(root), "100000", f"k{round_no}", "big")
+        first = worker.readline()  # wait until it is really appending
         time.sleep(rng.uniform(0.0, 0.05))
-        worker.send_signal(signal.SIGKILL)
-        output, _ = worker.communicate()
+        worker.kill()
+        output = first + worker.finish()
         if worker.returncode == -signal.SIGKILL:
             kills += 1
         acked.update(_acknowledged(output))
