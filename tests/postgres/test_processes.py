@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from reverie.postgres.audit import PgAudit
 from reverie.postgres.database import Database, Tenant
 from reverie.postgres.files import PgMemoryFiles
 from reverie.postgres.history import PgHistoryLog
+from reverie.postgres.leases import PgLeases
 from reverie.postgres.sessions import PgSessionStore
 from reverie.postgres_index import PgIndex
 
@@ -92,19 +94,20 @@ def test_a_lease_is_granted_once_and_expires_after_its_holder_is_killed(
     holder = _spawn(pg_url, tenant, "lease", "dream", "2", "60")
     assert holder.stdout is not None
     assert holder.stdout.readline().strip() == "got 1"
-    rival = _spawn(pg_url, tenant, "lease", "dream", "2", "0")
-    assert _lines(rival) == ["busy", "done"]  # the heartbeat keeps the lease past its ttl
+    # The rival asks from this process: another holder on its own connection, as a second
+    # server would (the holder is the process that gets killed).
+    rival, ttl = PgLeases(tenant, holder="rival"), timedelta(seconds=2)
+    assert rival.acquire("dream", ttl) is None
     time.sleep(2.5)
-    assert _lines(_spawn(pg_url, tenant, "lease", "dream", "2", "0")) == ["busy", "done"]
+    assert rival.acquire("dream", ttl) is None, "the heartbeat keeps the lease past its ttl"
     holder.send_signal(signal.SIGKILL)
     holder.communicate()
     deadline = time.monotonic() + 10
-    while True:
-        lines = _lines(_spawn(pg_url, tenant, "lease", "dream", "2", "0"))
-        if lines != ["busy", "done"] or time.monotonic() > deadline:
-            break
-        time.sleep(0.3)
-    assert lines == ["got 2", "done"]  # the next grant has a larger fencing token
+    while (lease := rival.acquire("dream", ttl)) is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert lease is not None, "the killed holder's lease never expired"
+    assert lease.token == 2  # the next grant has a larger fencing token
+    rival.release(lease)
 
 
 def test_two_dreaming_processes_consume_each_entry_once_when_one_is_killed(
@@ -141,8 +144,3 @@ def test_a_fact_written_through_one_process_is_found_by_another_at_once(
         assert [(h.session_key, h.message_index) for h in hits] == [("tg:alice", 0)]
     finally:
         other_server.close()
-
-
-def _lines(process: subprocess.Popen[str]) -> list[str]:
-    out, _ = process.communicate(timeout=60)
-    return out.splitlines()
