@@ -87,6 +87,16 @@ class Child:
             return ""
         return line
 
+    def alive(self) -> bool:
+        """Whether the child is still running (the server reaps it as soon as it ends)."""
+        if self.returncode is not None:
+            return False
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
     def kill(self) -> None:
         """SIGKILL the child (it may have ended already)."""
         if self.returncode is None:
