@@ -1,7 +1,7 @@
 """Subprocess worker for the ingest concurrency and kill-and-rerun tests.
 
-Usage: ``ingest_worker.py INPUT [STORE_URL]``. Imports reverie once, prints ``ready``, then
-for each line ``WORKSPACE[<TAB>LEASE]`` read on stdin forks a child that ingests INPUT into
+Usage: ``ingest_worker.py INPUT``. Imports reverie once, prints ``ready``, then for each line
+``WORKSPACE[<TAB>LEASE[<TAB>STORE_URL]]`` read on stdin forks a child that ingests INPUT into
 WORKSPACE (with a STORE_URL: into the database workspace ``database_name(WORKSPACE)``, with
 leases that expire LEASE seconds after a kill, default ``store.lease_seconds``; model-free,
 the small budget of ``CONFIG`` so compaction and several dream batches happen), prints the
@@ -15,6 +15,7 @@ many ingests at chosen instants in a few seconds.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -97,20 +98,19 @@ def warm() -> None:
 
 def main() -> None:
     source = Path(sys.argv[1])
-    store = sys.argv[2] if len(sys.argv) > 2 else None
-    if store is not None:
-        import reverie.postgres_backend  # noqa: F401 -- imported once, before the forks
+    with contextlib.suppress(ImportError):  # the postgres extra: imported once, before forks
+        import reverie.postgres_backend  # noqa: F401
     warm()
     print("ready", flush=True)
     for line in sys.stdin:
-        workspace, _, lease = line.strip().partition("\t")
+        workspace, lease, store = [*line.rstrip("\n").split("\t"), "", ""][:3]
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:
             status = 0
             try:
                 seconds = float(lease) if lease else StoreConfig().lease_seconds
-                ingest(source, Path(workspace), store, seconds)
+                ingest(source, Path(workspace), store or None, seconds)
             except BaseException:  # noqa: BLE001 -- the child reports by exit status and stderr
                 traceback.print_exc()
                 status = 1

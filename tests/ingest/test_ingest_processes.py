@@ -1,9 +1,9 @@
 """Ingest across real processes (issue #14): two at once, and a SIGKILL in every step.
 
 Each case ends where one clean ingest ends: the same messages, history entries and durable
-facts, nothing pending, no ingest marker left. The workers fork from one warm parent
-(``ingest_worker.py``), shared by the module with the clean run of each backend, so a kill
-costs one partial and one full ingest, not a start-up. The kills are scheduled by the
+facts, nothing pending, no ingest marker left. The ingests are children forked from two warm
+parents (``ingest_worker.py``) that the module shares, on either backend, with the clean run
+of each backend, so a kill costs one partial and one full ingest, not a start-up. The kills are scheduled by the
 progress the child reports, not by the clock: one in each step of a clean run (opening the
 workspace, replaying each conversation with its compaction, each dream run with its commit,
 finishing), halfway through it, and the test asserts that the child died inside that step
@@ -67,11 +67,11 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
 class Worker:
     """One forking worker process (see ``ingest_worker.py``)."""
 
-    def __init__(self, source: Path, store: str | None = None) -> None:
+    def __init__(self, source: Path) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
         self.process = subprocess.Popen(
-            [sys.executable, str(WORKER), str(source), *([store] if store else [])],
+            [sys.executable, str(WORKER), str(source)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -84,10 +84,13 @@ class Worker:
         assert self.process.stdout is not None
         return self.process.stdout.readline().strip()
 
-    def start(self, workspace: Path, lease: float | None = None) -> tuple[int, float]:
-        """Fork an ingest into ``workspace``; its pid and the monotonic instant of the fork."""
+    def start(
+        self, workspace: Path, store: str | None, lease: float | None = None
+    ) -> tuple[int, float]:
+        """Fork an ingest into ``workspace`` (on ``store``: its database workspace); return
+        the child's pid and the monotonic instant of the fork."""
         assert self.process.stdin is not None
-        self.process.stdin.write(f"{workspace}\t{lease or ''}\n")
+        self.process.stdin.write(f"{workspace}\t{lease or ''}\t{store or ''}\n")
         self.process.stdin.flush()
         pid, started = self._line().split()
         return int(pid), float(started)
@@ -96,8 +99,8 @@ class Worker:
         _, status, seconds = self._line().split()
         return int(status), float(seconds)
 
-    def run(self, workspace: Path, lease: float | None = None) -> float:
-        self.start(workspace, lease)
+    def run(self, workspace: Path, store: str | None, lease: float | None = None) -> float:
+        self.start(workspace, store, lease)
         status, seconds = self.wait()
         assert status == 0, f"ingest into {workspace} failed (status {status})"
         return seconds
@@ -168,24 +171,25 @@ class Clean:
 
 
 class Pool:
-    """The module's workers and clean runs, one set per backend, made on first use."""
+    """The module's two workers (each forks ingests on either backend) and the clean run of
+    each backend, made on first use."""
 
     def __init__(self, source: Path, root: Path) -> None:
         self.source = source
         self.root = root / secrets.token_hex(4)  # new database workspace names for each run
-        self.workers: dict[tuple[str, int], Worker] = {}
+        self.workers: dict[int, Worker] = {}
         self.cleans: dict[str, Clean] = {}
 
-    def worker(self, kind: str, store: str | None, number: int = 0) -> Worker:
-        if (kind, number) not in self.workers:
-            self.workers[kind, number] = Worker(self.source, store)
-        return self.workers[kind, number]
+    def worker(self, number: int = 0) -> Worker:
+        if number not in self.workers:
+            self.workers[number] = Worker(self.source)
+        return self.workers[number]
 
     def clean(self, kind: str, store: str | None) -> Clean:
         if kind not in self.cleans:
             workspace = self.root / kind / "clean"
-            _, started = self.worker(kind, store).start(workspace)
-            status, seconds = self.worker(kind, store).wait()
+            _, started = self.worker().start(workspace, store)
+            status, seconds = self.worker().wait()
             assert status == 0, f"the clean ingest on {kind} failed"
             reports = [line.split(" ", 1) for line in _reports(workspace)]
             marks = [("start", started)] + [(text, float(at)) for at, text in reports]
@@ -235,10 +239,10 @@ def test_two_ingests_of_one_file_at_once_equal_one_clean_ingest(
 ) -> None:
     store = request.getfixturevalue("pg_url") if kind == "postgres" else None
     clean = pool.clean(kind, store).outcome
-    first, second = pool.worker(kind, store), pool.worker(kind, store, 1)
+    first, second = pool.worker(), pool.worker(1)
     both = pool.root / kind / "both"
-    first.start(both)
-    second.start(both)
+    first.start(both, store)
+    second.start(both, store)
     assert first.wait()[0] == 0
     assert second.wait()[0] == 0
     assert clean.pending == 0
@@ -249,9 +253,11 @@ def test_two_ingests_of_one_file_at_once_equal_one_clean_ingest(
     assert _outcome(both, store) == clean
 
 
-def _kill_in_step(worker: Worker, workspace: Path, step: int, delay: float, lease: float) -> bool:
+def _kill_in_step(
+    worker: Worker, workspace: Path, store: str | None, step: int, delay: float
+) -> bool:
     """Start an ingest, SIGKILL it ``delay`` seconds into ``step``; whether it died there."""
-    pid, _ = worker.start(workspace, lease)
+    pid, _ = worker.start(workspace, store, KILLED_LEASE_SECONDS)
     while len(_reports(workspace)) < step and _alive(pid):
         time.sleep(0.002)
     time.sleep(delay)
@@ -268,7 +274,7 @@ def test_sigkill_at_any_point_then_rerun_equals_one_clean_ingest(
 ) -> None:
     store = request.getfixturevalue("pg_url") if kind == "postgres" else None
     clean = pool.clean(kind, store)
-    worker = pool.worker(kind, store)
+    worker = pool.worker()
     steps = [n for n, (follows, _) in enumerate(clean.steps) if not _reading(follows)]
     assert len(steps) >= 7, clean.steps  # open, two replays, three dream runs, finish
     if store is not None:  # a killed run's leases expire first: every other step, and the end
@@ -279,10 +285,10 @@ def test_sigkill_at_any_point_then_rerun_equals_one_clean_ingest(
         # have sped up so that the step ended first, at its very start (up to twice).
         for attempt, delay in enumerate((seconds / 2, 0.0, 0.0)):
             workspace = pool.root / kind / f"killed-{step}-{attempt}"
-            landed = _kill_in_step(worker, workspace, step, delay, KILLED_LEASE_SECONDS)
+            landed = _kill_in_step(worker, workspace, store, step, delay)
             if store is not None:  # else the rerun may find the dead run's dream lease busy
                 time.sleep(KILLED_LEASE_SECONDS)
-            worker.run(workspace, KILLED_LEASE_SECONDS)
+            worker.run(workspace, store, KILLED_LEASE_SECONDS)
             assert _outcome(workspace, store) == clean.outcome, f"killed after {follows!r}"
             if landed:
                 break
