@@ -11,7 +11,10 @@ scratch place of its own, everything closed again before any fork), prints ``rea
 for each line of tab-separated arguments on stdin forks a child that runs
 ``MODULE.main(arguments)`` with its output on this process's stdout, prints ``pid N`` before
 the child writes anything and ``exit STATUS`` once it ended (STATUS as ``Popen.returncode``:
-``-9`` after a SIGKILL). One child at a time; the parent keeps nothing open a child shares.
+``-9`` after a SIGKILL). A line whose first argument is ``&OUTPUT`` forks a child writing
+to the file OUTPUT instead and returns at once (``pid N``), so several run side by side; a
+line ``wait<TAB>PID`` waits for that one (``exit STATUS``). The parent keeps nothing open a
+child shares.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Protocol, cast
@@ -46,6 +50,18 @@ def _child(worker: _Worker, argv: list[str], go: int) -> None:
     os._exit(status)
 
 
+def _start(worker: _Worker, output: str, argv: list[str]) -> int:
+    """Fork a child writing to the file ``output``, print its pid and return it at once."""
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(os.open(output, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), 1)
+        go, ready = os.pipe()
+        os.write(ready, b"x")
+        _child(worker, argv, go)
+    print(f"pid {pid}", flush=True)
+    return pid
+
+
 def serve(module: str) -> None:
     """Fork a child running ``module.main`` per stdin line until stdin closes."""
     worker = cast(_Worker, importlib.import_module(module))
@@ -53,8 +69,17 @@ def serve(module: str) -> None:
     if warm is not None:
         warm()
     print("ready", flush=True)
+    running: set[int] = set()  # side-by-side children not yet waited for
     for line in sys.stdin:
         argv = line.rstrip("\n").split("\t") if line.strip() else []
+        if argv and argv[0].startswith("&"):
+            running.add(_start(worker, argv[0][1:], argv[1:]))
+            continue
+        if argv and argv[0] == "wait":
+            running.discard(int(argv[1]))
+            _, status = os.waitpid(int(argv[1]), 0)
+            print(f"exit {os.waitstatus_to_exitcode(status)}", flush=True)
+            continue
         go, ready = os.pipe()
         pid = os.fork()
         if pid == 0:
@@ -67,6 +92,9 @@ def serve(module: str) -> None:
         _, status = os.waitpid(pid, 0)
         # A child killed mid-line leaves no newline: "exit" starts a line of its own.
         print(f"\nexit {os.waitstatus_to_exitcode(status)}", flush=True)
+    for pid in running:  # a test that failed left them: they end with the server
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
 
 
 class Child:
@@ -112,6 +140,49 @@ class Child:
         return "".join(lines)
 
 
+class Background:
+    """A child of a ``Server`` running alongside others, its output in a file of its own."""
+
+    def __init__(self, server: Server, pid: int, output: Path) -> None:
+        self.server = server
+        self.pid = pid
+        self.output = output
+        self.returncode: int | None = None
+        self._read = 0
+
+    def readline(self, timeout: float = 60.0) -> str:
+        """The child's next whole output line, waiting for it ("" if none came)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            lines = self.lines()
+            if len(lines) > self._read:
+                self._read += 1
+                return lines[self._read - 1] + "\n"
+            time.sleep(0.002)
+        return ""
+
+    def lines(self) -> list[str]:
+        """Every whole line the child has written so far."""
+        text = self.output.read_text(encoding="utf-8") if self.output.exists() else ""
+        return text.splitlines()[: text.count("\n")]
+
+    def kill(self) -> None:
+        """SIGKILL the child (a child that ended is a zombie until ``finish``: no error)."""
+        if self.returncode is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+    def finish(self) -> str:
+        """Wait for the child to end; every whole line it wrote."""
+        if self.returncode is None:
+            assert self.server.process.stdin is not None
+            self.server.process.stdin.write(f"wait\t{self.pid}\n")
+            self.server.process.stdin.flush()
+            line = self.server.line()
+            assert line.startswith("exit "), line
+            self.returncode = int(line.split()[1])
+        return "".join(line + "\n" for line in self.lines())
+
+
 class Server:
     """The test's side of ``forkserver.py MODULE``: fork children and read what they say."""
 
@@ -142,6 +213,16 @@ class Server:
         head = self.line()
         assert head.startswith("pid "), head
         return Child(self, int(head.split()[1]))
+
+    def start(self, output: Path, *argv: str) -> Background:
+        """Fork a child running the module's ``main(argv)`` with its output in the file
+        ``output``, and return at once: several run side by side; ``finish`` each."""
+        assert self.process.stdin is not None
+        self.process.stdin.write("\t".join([f"&{output}", *argv]) + "\n")
+        self.process.stdin.flush()
+        head = self.line()
+        assert head.startswith("pid "), head
+        return Background(self, int(head.split()[1]), output)
 
     def close(self) -> None:
         assert self.process.stdin is not None
