@@ -1,15 +1,13 @@
 """Invariants 1 and 3 with real processes: concurrent appends and SIGKILL at random moments.
 
-The killed writers are forked from one imported parent (``tests/forkserver.py``), so a round
-costs the appends and the kill, not an interpreter start.
+The writers are forked from one warm parent (``tests/forkserver.py``), side by side or one
+at a time, so a round costs the appends and the kill, not an interpreter start.
 """
 
 from __future__ import annotations
 
 import random
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,21 +17,12 @@ import pytest
 from reverie import Workspace
 from tests.forkserver import Server
 
-WORKER = Path(__file__).with_name("history_worker.py")
-ROOT = Path(__file__).parents[2]
 
-
-def _spawn(workspace: Path, count: int, tag: str) -> subprocess.Popen[str]:
-    args = [sys.executable, str(WORKER), str(workspace), str(count), tag]
-    return subprocess.Popen(args, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env())
-
-
-def _env() -> dict[str, str]:
-    import os
-
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    forks = Server("tests.store.history_worker")
+    yield forks
+    forks.close()
 
 
 def _acknowledged(output: str) -> dict[int, str]:
@@ -46,17 +35,19 @@ def _acknowledged(output: str) -> dict[int, str]:
 
 
 @pytest.mark.slow
-def test_append_from_four_processes_never_repeats_or_skips_a_cursor(tmp_path: Path) -> None:
+def test_append_from_four_processes_never_repeats_or_skips_a_cursor(
+    tmp_path: Path, server: Server
+) -> None:
     root = tmp_path / "ws"
     workspace = Workspace.open(root, create=True)
-    workers = [_spawn(root, 500, f"p{n}") for n in range(4)]
+    workers = [server.start(tmp_path / f"p{n}.out", str(root), "500", f"p{n}") for n in range(4)]
     seen: list[int] = []
     deadline = time.monotonic() + 120
     # A cursor-following reader runs alongside the writers: it must see every cursor once.
     while len(seen) < 2000 and time.monotonic() < deadline:
         batch = workspace.history.read_since(seen[-1] if seen else 0)
         seen.extend(entry.cursor for entry in batch)
-    outputs = [worker.communicate(timeout=120)[0] for worker in workers]
+    outputs = [worker.finish() for worker in workers]
     assert all(worker.returncode == 0 for worker in workers)
     assert seen == list(range(1, 2001))
     entries = list(workspace.history.entries())
@@ -70,13 +61,6 @@ def test_append_from_four_processes_never_repeats_or_skips_a_cursor(tmp_path: Pa
         own = [int(e.content.split("-")[1]) for e in entries if e.session_key == f"proc:{tag}"]
         assert own == list(range(500))
     assert (root / "memory" / ".cursor").read_text() == "2000"
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    forks = Server("tests.store.history_worker")
-    yield forks
-    forks.close()
 
 
 @pytest.mark.slow

@@ -2,17 +2,14 @@
 
 The session store is SQLite in WAL mode: a kill during a transaction leaves the state before
 it, so after every kill each acknowledged write is there and nothing needs repairing. The
-killed workers are forked from one imported parent (``tests/forkserver.py``), so a round costs
-the writes and the kill, not an interpreter start.
+workers are forked from one warm parent (``tests/forkserver.py``), side by side or one at a
+time, so a round costs the writes and the kill, not an interpreter start.
 """
 
 from __future__ import annotations
 
-import os
 import random
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,16 +19,7 @@ import pytest
 from reverie import Workspace
 from tests.forkserver import Child, Server
 
-WORKER = Path(__file__).with_name("sessions_worker.py")
-ROOT = Path(__file__).parents[2]
 KEY = "telegram:4242"
-
-
-def _spawn(root: Path, tag: str, count: int) -> subprocess.Popen[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    args = [sys.executable, str(WORKER), str(root), KEY, tag, str(count), "append"]
-    return subprocess.Popen(args, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env)
 
 
 def _fields(output: str, kind: str) -> list[str]:
@@ -60,12 +48,15 @@ def server() -> Iterator[Server]:
 
 @pytest.mark.slow
 def test_two_processes_appending_to_one_session_lose_nothing_and_keep_their_order(
-    tmp_path: Path,
+    tmp_path: Path, server: Server
 ) -> None:
     root = tmp_path / "ws"
     Workspace.open(root, create=True).close()
-    workers = [_spawn(root, tag, 100) for tag in ("p", "q")]
-    outputs = [worker.communicate(timeout=120)[0] for worker in workers]
+    workers = [
+        server.start(tmp_path / f"{tag}.out", str(root), KEY, tag, "100", "append")
+        for tag in ("p", "q")
+    ]
+    outputs = [worker.finish() for worker in workers]
     assert all(worker.returncode == 0 for worker in workers)
     workspace = Workspace.open(root)
     texts = [message.text for message in workspace.sessions.load(KEY).messages]
