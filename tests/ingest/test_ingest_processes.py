@@ -3,14 +3,14 @@
 Each case ends where one clean ingest ends: the same messages, history entries and durable
 facts, nothing pending, no ingest marker left. The ingests are children forked from two warm
 parents (``ingest_worker.py``) that the module shares, on either backend, with the clean run
-of each backend, so a kill costs one partial and one full ingest, not a start-up. The kills are scheduled by the
-progress the child reports, not by the clock: one in each step of a clean run (opening the
-workspace, replaying each conversation with its compaction, each dream run with its commit,
-finishing), halfway through it, and the test asserts that the child died inside that step
-(before reporting the next), so every phase is hit however loaded the machine is. On a
-PostgreSQL workspace, where a killed ingest's leases expire ``KILLED_LEASE_SECONDS`` later
-and the rerun waits for that, every other step and the last; the two ingests at once keep
-the default lease time, which a loaded machine cannot outrun.
+of each backend, so a kill costs one partial and one full ingest, not a start-up. The kills
+are scheduled by the progress the child reports, not by the clock: one in each step of a
+clean run (opening the workspace, replaying each conversation with its compaction, each dream
+run with its commit, finishing), halfway through it, and the test asserts that the child died
+inside that step (before reporting the next), so every phase is hit however loaded the
+machine is. On a PostgreSQL workspace, where a killed ingest's leases expire
+``KILLED_LEASE_SECONDS`` later and the rerun waits for that, every other step and the last;
+the two ingests at once keep the default lease time, which a loaded machine cannot outrun.
 """
 
 from __future__ import annotations
