@@ -6,7 +6,8 @@ Usage:
     dream_worker.py loop WORKSPACE           forever: append an entry, dream it (three ~60 KB
                                              files rewritten per run), print the new cursor
 
-Both print "ready" once imports are done; "once" prints the result as one JSON line.
+Both print "ready" once imports are done; "once" prints the result as one JSON line. "loop"
+also runs forked from a warm parent (``tests/forkserver.py``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from reverie import ChatReply, ChatRequest, ScriptedProvider, Workspace
 from reverie.config import DreamConfig
 from reverie.dream.runner import Dreamer
-from reverie.token_estimate import EstimatingCounter
+from reverie.messages import Message
 from tests.dream.scripting import write
 
 PATHS = ("SOUL.md", "USER.md", "memory/MEMORY.md")
@@ -51,6 +53,22 @@ def once(root: Path, release: Path) -> None:
     print(json.dumps({"outcome": result.outcome, "cursor": result.cursor_after}), flush=True)
 
 
+class LengthCounter:
+    """Tokens as a quarter of the characters: the offline estimator spends most of a run on
+    this worker's 180 KB of tool-call arguments, and the unbounded budget never reads them."""
+
+    def text(self, text: str) -> int:
+        return len(text) // 4 + 1
+
+    def message(self, message: Message) -> int:
+        calls = sum(len(call.name) + len(call.arguments) for call in message.tool_calls)
+        return (len(message.text) + calls) // 4 + 4
+
+
+def _provider() -> ScriptedProvider:
+    return ScriptedProvider(counter=LengthCounter()).respond(rewrite_all).reply("done")
+
+
 def rewrite_all(request: ChatRequest) -> ChatReply:
     """Write every durable file for the generation named by the last entry in the prompt."""
     generation = int(re.findall(r"^## entry (\d+) ", request.messages[1].text, re.M)[-1])
@@ -63,14 +81,29 @@ def loop(root: Path) -> None:
     print("ready", flush=True)
     while True:
         workspace.history.append("next generation")
-        provider = ScriptedProvider().respond(rewrite_all).reply("done")
-        result = Dreamer(workspace, provider, config=UNBOUNDED, counter=EstimatingCounter()).run()
+        result = Dreamer(workspace, _provider(), config=UNBOUNDED, counter=LengthCounter()).run()
         assert result.outcome == "completed", result
         print(result.cursor_after, flush=True)
 
 
-if __name__ == "__main__":
-    if sys.argv[1] == "once":
-        once(Path(sys.argv[2]), Path(sys.argv[3]))
+def warm() -> None:
+    """Dream once in a scratch workspace, so children forked by ``tests/forkserver.py`` start
+    warm."""
+    with tempfile.TemporaryDirectory() as scratch:
+        workspace = Workspace.open(Path(scratch) / "ws", create=True)
+        workspace.history.append("warm")
+        Dreamer(workspace, _provider(), config=UNBOUNDED, counter=LengthCounter()).run()
+        workspace.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run with ``argv`` (default: the command line), in a process of its own."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[0] == "once":
+        once(Path(args[1]), Path(args[2]))
     else:
-        loop(Path(sys.argv[2]))
+        loop(Path(args[1]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,6 @@
 """Subprocess worker for the dream publish crash test.
 
-Usage: publish_worker.py WORKSPACE
+Usage: publish_worker.py WORKSPACE (or forked from a parent: ``tests/forkserver.py``)
 Publishes generation after generation of four writable files (each ~100 KB, so a SIGKILL can
 land inside any step), then advances a stand-in cursor (``memory/.dream_cursor``) and finishes
 the journal, printing each finished generation. Prints "ready" once imports are done.
@@ -9,8 +9,10 @@ the journal, printing each finished generation. Prints "ready" once imports are 
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
+from reverie import Workspace
 from reverie.dream.journal import DEFAULT_JOURNAL, finish_publish
 from reverie.dream.staging import Staging
 from reverie.store.cursors import DreamCursor
@@ -27,8 +29,9 @@ def content(path: str, generation: int) -> str:
     return head + f"{generation:08d} filler line\n" * 5_000
 
 
-def main() -> None:
-    root = Path(sys.argv[1])
+def main(argv: list[str] | None = None) -> None:
+    """Run with ``argv`` (default: the command line), in a process of its own."""
+    root = Path((sys.argv[1:] if argv is None else argv)[0])
     journal = root / DEFAULT_JOURNAL
     cursor = DreamCursor(root / "memory" / ".dream_cursor")
     generation = cursor.read()
@@ -42,6 +45,17 @@ def main() -> None:
         cursor.write(generation)
         finish_publish(journal)
         print(generation, flush=True)
+
+
+def warm() -> None:
+    """Publish once in a scratch workspace, so forked children start warm."""
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch) / "ws"
+        Workspace.open(root, create=True).close()
+        staging = Staging(root)
+        staging.write("USER.md", "warm\n")
+        staging.publish(root / DEFAULT_JOURNAL, cursor=1, trigger="warm")
+        finish_publish(root / DEFAULT_JOURNAL)
 
 
 if __name__ == "__main__":

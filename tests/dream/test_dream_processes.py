@@ -1,11 +1,14 @@
-"""Dream across real processes: one run at a time, and SIGKILL at any instant is recovered."""
+"""Dream across real processes: one run at a time, and SIGKILL at any instant is recovered.
+
+The killed dreamers are forked from one warm parent (``tests/forkserver.py``), so a round
+costs the dreaming and the kill, not an interpreter start.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -17,6 +20,7 @@ from reverie import ScriptedProvider, Workspace
 from reverie.dream.journal import DEFAULT_JOURNAL
 from reverie.dream.runner import Dreamer
 from tests.dream.dream_worker import PATHS, content
+from tests.forkserver import Server
 
 WORKER = Path(__file__).with_name("dream_worker.py")
 ROOT = Path(__file__).parents[2]
@@ -88,18 +92,19 @@ def test_sigkill_at_any_moment_leaves_files_cursor_and_commit_agreeing(tmp_path:
     Workspace.open(root, create=True).close()
     rng = random.Random(6)
     interrupted = 0
+    server = Server("tests.dream.dream_worker")
     for kill in range(KILLS):
-        worker = _spawn("loop", str(root))
-        assert worker.stdout is not None
-        assert worker.stdout.readline() == "ready\n"
+        worker = server.spawn("loop", str(root))
+        assert worker.readline() == "ready\n"
         # Scheduled by progress, not only by time: the first worker always completes a run
         # (a loaded machine may otherwise finish none), later ones a random 0 or 1 first.
         for _ in range(1 if kill == 0 else rng.randint(0, 1)):
-            worker.stdout.readline()
-        time.sleep(rng.uniform(0.0, 0.4))
-        worker.send_signal(signal.SIGKILL)
-        worker.communicate(timeout=30)
+            worker.readline()
+        time.sleep(rng.uniform(0.0, 0.25))  # about one run
+        worker.kill()
+        worker.finish()
         interrupted += (root / DEFAULT_JOURNAL).exists()
         _check_consistent(root)
+    server.close()
     assert _check_consistent(root) > 0
     print(f"runs interrupted mid-publish: {interrupted} of {KILLS}")

@@ -1,13 +1,14 @@
-"""Publish is all-or-nothing across SIGKILL: after recovery every file is old or every file new."""
+"""Publish is all-or-nothing across SIGKILL: after recovery every file is old or every file new.
+
+The killed publishers are forked from one warm parent (``tests/forkserver.py``), so a round
+costs the publishing and the kill, not an interpreter start.
+"""
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import subprocess
-import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,21 +18,14 @@ from reverie.dream.journal import DEFAULT_JOURNAL, finish_publish, recover_publi
 from reverie.store.atomic import atomic_write_text
 from reverie.store.cursors import DreamCursor
 from tests.dream.publish_worker import PATHS, content
-
-WORKER = Path(__file__).with_name("publish_worker.py")
-ROOT = Path(__file__).parents[2]
+from tests.forkserver import Server
 
 
-def _spawn(workspace: Path) -> subprocess.Popen[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.Popen(
-        [sys.executable, str(WORKER), str(workspace)],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-        env=env,
-    )
+@pytest.fixture
+def server() -> Iterator[Server]:
+    forks = Server("tests.dream.publish_worker")
+    yield forks
+    forks.close()
 
 
 def _generations(root: Path) -> dict[str, int]:
@@ -55,7 +49,9 @@ def _recover_like_the_caller(root: Path) -> None:
 
 
 @pytest.mark.slow
-def test_sigkill_at_random_moments_never_leaves_a_mix_after_recovery(tmp_path: Path) -> None:
+def test_sigkill_at_random_moments_never_leaves_a_mix_after_recovery(
+    tmp_path: Path, server: Server
+) -> None:
     root = tmp_path / "ws"
     Workspace.open(root, create=True).close()
     for path in PATHS:
@@ -67,12 +63,11 @@ def test_sigkill_at_random_moments_never_leaves_a_mix_after_recovery(tmp_path: P
     # narrowed again once they land inside one
     for attempt in range(60):
         before = DreamCursor(root / "memory" / ".dream_cursor").read()
-        worker = _spawn(root)
-        assert worker.stdout is not None
-        assert worker.stdout.readline() == "ready\n"
+        worker = server.spawn(str(root))
+        assert worker.readline() == "ready\n"
         time.sleep(rng.uniform(0.0, window))
-        worker.send_signal(signal.SIGKILL)
-        worker.communicate(timeout=30)
+        worker.kill()
+        worker.finish()
         landed = (root / DEFAULT_JOURNAL).exists()
         mid_publish += landed
         _recover_like_the_caller(root)

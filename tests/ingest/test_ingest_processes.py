@@ -1,14 +1,16 @@
-"""Ingest across real processes (issue #14): two at once, and a SIGKILL at any instant.
+"""Ingest across real processes (issue #14): two at once, and a SIGKILL in every step.
 
 Each case ends where one clean ingest ends: the same messages, history entries and durable
-facts, nothing pending, no ingest marker left. The workers fork from one imported parent
-(``ingest_worker.py``), so a kill point costs one partial and one full ingest, not a start-up;
-the ``KILL_POINTS`` instants are spread evenly over the measured length of a clean run (a
-deterministic schedule), so they land in the import, the replay and compaction, and the dream
-runs and their commits. The kill test runs on a workspace folder and on a PostgreSQL
-workspace (where a killed ingest's leases expire ``KILLED_LEASE_SECONDS`` later, so fewer
-points; the two ingests at once keep the default lease time, which a loaded machine cannot
-outrun).
+facts, nothing pending, no ingest marker left. The ingests are children forked from two warm
+parents (``ingest_worker.py``) that the module shares, on either backend, with the clean run
+of each backend, so a kill costs one partial and one full ingest, not a start-up. The kills
+are scheduled by the progress the child reports, not by the clock: one in each step of a
+clean run (opening the workspace, replaying each conversation with its compaction, each dream
+run with its commit, finishing), halfway through it, and the test asserts that the child died
+inside that step (before reporting the next), so every phase is hit however loaded the
+machine is. On a PostgreSQL workspace, where a killed ingest's leases expire
+``KILLED_LEASE_SECONDS`` later and the rerun waits for that, every other step and the last;
+the two ingests at once keep the default lease time, which a loaded machine cannot outrun.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,12 +31,11 @@ import pytest
 
 from reverie.file_backend import FileBackend
 from reverie.ports import IngestStores
-from tests.ingest.ingest_worker import KILLED_LEASE_SECONDS, database_name
+from tests.ingest.ingest_worker import KILLED_LEASE_SECONDS, database_name, progress_file
 from tests.ingest.targets import KINDS
 
 WORKER = Path(__file__).with_name("ingest_worker.py")
 ROOT = Path(__file__).parents[2]
-KILL_POINTS = 8
 CITIES = ("Oslo", "Lyon", "Porto", "Gdansk", "Utrecht", "Bergen", "Turin", "Ghent")
 TOOLS = ("Postgres", "DuckDB", "Redis", "SQLite", "Kafka", "Flink", "Spark", "Arrow")
 
@@ -55,9 +57,9 @@ def _conversation(number: int, turns: int) -> dict[str, object]:
     return {"id": f"conv-{number}", "title": f"Conversation {number}", "messages": messages}
 
 
-@pytest.fixture
-def source(tmp_path: Path) -> Path:
-    path = tmp_path / "chats.json"
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("ingest-source") / "chats.json"
     path.write_text(json.dumps([_conversation(n, 6) for n in range(2)]), encoding="utf-8")
     return path
 
@@ -65,12 +67,11 @@ def source(tmp_path: Path) -> Path:
 class Worker:
     """One forking worker process (see ``ingest_worker.py``)."""
 
-    def __init__(self, source: Path, store: str | None = None, lease: float | None = None) -> None:
+    def __init__(self, source: Path) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-        options = [store, str(lease)] if store and lease else [store] if store else []
         self.process = subprocess.Popen(
-            [sys.executable, str(WORKER), str(source), *options],
+            [sys.executable, str(WORKER), str(source)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -83,18 +84,23 @@ class Worker:
         assert self.process.stdout is not None
         return self.process.stdout.readline().strip()
 
-    def start(self, workspace: Path) -> int:
+    def start(
+        self, workspace: Path, store: str | None, lease: float | None = None
+    ) -> tuple[int, float]:
+        """Fork an ingest into ``workspace`` (on ``store``: its database workspace); return
+        the child's pid and the monotonic instant of the fork."""
         assert self.process.stdin is not None
-        self.process.stdin.write(f"{workspace}\n")
+        self.process.stdin.write(f"{workspace}\t{lease or ''}\t{store or ''}\n")
         self.process.stdin.flush()
-        return int(self._line())
+        pid, started = self._line().split()
+        return int(pid), float(started)
 
     def wait(self) -> tuple[int, float]:
         _, status, seconds = self._line().split()
         return int(status), float(seconds)
 
-    def run(self, workspace: Path) -> float:
-        self.start(workspace)
+    def run(self, workspace: Path, store: str | None, lease: float | None = None) -> float:
+        self.start(workspace, store, lease)
         status, seconds = self.wait()
         assert status == 0, f"ingest into {workspace} failed (status {status})"
         return seconds
@@ -151,64 +157,139 @@ def _described(stores: IngestStores) -> Outcome:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Clean:
+    """A clean ingest: what it left, and each step it took as (what it follows, seconds).
+
+    The steps are the child's life cut at the progress it reports: ``start`` (opening the
+    workspace) up to the first report, then one step after each report (``replay 1 2`` is
+    followed by the replay of the second conversation, ``dream 12 12`` by finishing).
+    """
+
+    outcome: Outcome
+    steps: tuple[tuple[str, float], ...]
+
+
+class Pool:
+    """The module's two workers (each forks ingests on either backend) and the clean run of
+    each backend, made on first use."""
+
+    def __init__(self, source: Path, root: Path) -> None:
+        self.source = source
+        self.root = root / secrets.token_hex(4)  # new database workspace names for each run
+        self.workers: dict[int, Worker] = {}
+        self.cleans: dict[str, Clean] = {}
+
+    def worker(self, number: int = 0) -> Worker:
+        if number not in self.workers:
+            self.workers[number] = Worker(self.source)
+        return self.workers[number]
+
+    def clean(self, kind: str, store: str | None) -> Clean:
+        if kind not in self.cleans:
+            workspace = self.root / kind / "clean"
+            _, started = self.worker().start(workspace, store)
+            status, seconds = self.worker().wait()
+            assert status == 0, f"the clean ingest on {kind} failed"
+            reports = [line.split(" ", 1) for line in _reports(workspace)]
+            marks = [("start", started)] + [(text, float(at)) for at, text in reports]
+            ends = [float(at) for at, _ in reports] + [started + seconds]
+            steps = tuple((text, end - at) for (text, at), end in zip(marks, ends, strict=True))
+            self.cleans[kind] = Clean(_outcome(workspace, store), steps)
+        return self.cleans[kind]
+
+    def close(self) -> None:
+        for worker in self.workers.values():
+            worker.close()
+
+
+@pytest.fixture(scope="module")
+def pool(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pool]:
+    workers = Pool(source, tmp_path_factory.mktemp("ingest"))
+    yield workers
+    workers.close()
+
+
+def _reports(workspace: Path) -> list[str]:
+    """The progress lines the child ingesting into ``workspace`` has written so far."""
+    path = progress_file(workspace)
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    return text.splitlines()[: text.count("\n")]  # a line still being written is not one yet
+
+
+def _reading(follows: str) -> bool:
+    """Whether the step after the report ``follows`` is still reading the input (no kill:
+    it parses the next record in memory and writes nothing)."""
+    stage, done, total = [*follows.split(), "", ""][:3]
+    return stage == "import" and done != total
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:  # the worker reaps its child as soon as it ends
+        return False
+    return True
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_two_ingests_of_one_file_at_once_equal_one_clean_ingest(
-    tmp_path: Path, source: Path, kind: str, request: pytest.FixtureRequest
+    pool: Pool, kind: str, request: pytest.FixtureRequest
 ) -> None:
     store = request.getfixturevalue("pg_url") if kind == "postgres" else None
-    tmp_path /= secrets.token_hex(4)  # a new name for each run's database workspaces
-    first, second = Worker(source, store), Worker(source, store)
-    try:
-        first.run(tmp_path / "clean")
-        clean = _outcome(tmp_path / "clean", store)
-        first.start(tmp_path / "both")
-        second.start(tmp_path / "both")
-        assert first.wait()[0] == 0
-        assert second.wait()[0] == 0
-    finally:
-        first.close()
-        second.close()
+    clean = pool.clean(kind, store).outcome
+    first, second = pool.worker(), pool.worker(1)
+    both = pool.root / kind / "both"
+    first.start(both, store)
+    second.start(both, store)
+    assert first.wait()[0] == 0
+    assert second.wait()[0] == 0
     assert clean.pending == 0
     assert clean.dreamt_all
     assert not clean.marker
     assert len(clean.entries) >= 6, clean
     assert len(clean.facts) >= 20, clean
-    assert _outcome(tmp_path / "both", store) == clean
+    assert _outcome(both, store) == clean
+
+
+def _kill_in_step(
+    worker: Worker, workspace: Path, store: str | None, step: int, delay: float
+) -> bool:
+    """Start an ingest, SIGKILL it ``delay`` seconds into ``step``; whether it died there."""
+    pid, _ = worker.start(workspace, store, KILLED_LEASE_SECONDS)
+    while len(_reports(workspace)) < step and _alive(pid):
+        time.sleep(0.002)
+    time.sleep(delay)
+    with contextlib.suppress(ProcessLookupError):  # it may have finished already
+        os.kill(pid, signal.SIGKILL)
+    status, _ = worker.wait()
+    return status != 0 and len(_reports(workspace)) == step
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_sigkill_at_any_point_then_rerun_equals_one_clean_ingest(
-    tmp_path: Path, source: Path, kind: str, request: pytest.FixtureRequest
+    pool: Pool, kind: str, request: pytest.FixtureRequest
 ) -> None:
     store = request.getfixturevalue("pg_url") if kind == "postgres" else None
-    points = KILL_POINTS if store is None else KILL_POINTS // 2
-    tmp_path /= secrets.token_hex(4)  # a new name for each run's database workspaces
-    worker = Worker(source, store, KILLED_LEASE_SECONDS)
-    try:
-        # The first run pays for cold caches; the shorter of two sets the schedule.
-        length = min(worker.run(tmp_path / "warm-up"), worker.run(tmp_path / "clean"))
-        clean = _outcome(tmp_path / "clean", store)
-        interrupted = 0
-        # Kill points spread over the run; under a changing load a run can end before its
-        # kill, so the schedule shrinks when that happens and more points are tried, until
-        # most kills have landed inside an ingest (at most three rounds of points).
-        for attempt in range(3 * points):
-            if attempt >= points and interrupted >= points // 2:
+    clean = pool.clean(kind, store)
+    worker = pool.worker()
+    steps = [n for n, (follows, _) in enumerate(clean.steps) if not _reading(follows)]
+    assert len(steps) >= 7, clean.steps  # open, two replays, three dream runs, finish
+    if store is not None:  # a killed run's leases expire first: every other step, and the end
+        steps = sorted({*steps[1::2], steps[-1]})
+    for step in steps:
+        follows, seconds = clean.steps[step]
+        # Halfway through the step as long as it took in the clean run; should the machine
+        # have sped up so that the step ended first, at its very start (up to twice).
+        for attempt, delay in enumerate((seconds / 2, 0.0, 0.0)):
+            workspace = pool.root / kind / f"killed-{step}-{attempt}"
+            landed = _kill_in_step(worker, workspace, store, step, delay)
+            if store is not None:  # else the rerun may find the dead run's dream lease busy
+                time.sleep(KILLED_LEASE_SECONDS)
+            worker.run(workspace, store, KILLED_LEASE_SECONDS)
+            assert _outcome(workspace, store) == clean.outcome, f"killed after {follows!r}"
+            if landed:
                 break
-            point = attempt % points
-            workspace = tmp_path / f"killed-{attempt}"
-            pid = worker.start(workspace)
-            time.sleep(0.9 * length * (point + 0.5) / points)
-            with contextlib.suppress(ProcessLookupError):  # it may have finished already
-                os.kill(pid, signal.SIGKILL)
-            status, _ = worker.wait()
-            interrupted += status != 0
-            if status == 0:
-                length *= 0.8
-            worker.run(workspace)
-            assert _outcome(workspace, store) == clean, f"kill point {point} of {points}"
-    finally:
-        worker.close()
-    assert interrupted >= points // 2, interrupted  # most kills landed inside the ingest
+        assert landed, f"no kill landed in the step after {follows!r}"

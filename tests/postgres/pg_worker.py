@@ -9,6 +9,7 @@ Usage: pg_worker.py URL WORKSPACE MODE ARGS...
   appended to MEMORY.md, published with the cursor in one fenced transaction) until none is
   left; print "dream<TAB>first<TAB>last" per published dream.
 Every line is flushed, so a parent that SIGKILLs this process knows what was acknowledged.
+The tests fork it from a parent that imported it once (``tests/forkserver.py``).
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ def _say(line: str) -> None:
     sys.stdout.flush()
 
 
-def main() -> None:
-    url, name, mode, *args = sys.argv[1:]
+def main(argv: list[str] | None = None) -> None:
+    """Run with ``argv`` (default: the command line), in a process of its own."""
+    url, name, mode, *args = sys.argv[1:] if argv is None else argv
     database = Database(url, max_connections=2)
     tenant = database.tenant(name)
     if mode == "append":

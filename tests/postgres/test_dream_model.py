@@ -3,7 +3,7 @@
 Through the engine and the real loopback model server (``tests.llm.loopback``): several
 servers asked to dream at once run it once; a server whose lease was taken over publishes
 nothing; a ``reverie dream`` killed with SIGKILL mid-run leaves no partial publish, and the
-next one, from the command line, completes.
+next one completes.
 """
 
 from __future__ import annotations
@@ -160,12 +160,13 @@ def test_a_dream_killed_mid_run_publishes_nothing_and_the_next_one_completes(
         backend.close()
     time.sleep(3.5)  # the killed server's lease expires (REVERIE_LEASE_SECONDS=3)
     loopback.script(*_edit_user("habits.\n\n- Lives in Lyon\n"))
-    env["REVERIE_LEASE_SECONDS"] = "30"  # this run's own lease: no lapse on a loaded machine
-    done = subprocess.run(
-        command, env=env, capture_output=True, text=True, timeout=120, check=False
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "dream completed (model, trigger manual): 2 entries, cursor 0 -> 2" in done.stdout
+    # The next run, in this process (``reverie dream`` with a model on a database workspace
+    # is the command-line tests' part), with its own lease: no lapse on a loaded machine.
+    environ = _model_env(loopback) | {"REVERIE_LEASE_SECONDS": "30"}
+    with MemoryEngine.open(name, store=pg_url, environ=environ) as memory:
+        done = memory.dream()
+    assert (done.outcome, done.mode, done.trigger) == ("completed", "model", "manual"), done
+    assert (done.cursor_before, done.cursor_after) == (0, 2)
     backend = PgBackend.open(pg_url, name)
     try:
         assert "- Lives in Lyon" in backend.files.read("USER")

@@ -1,35 +1,28 @@
-"""Invariants 1 and 3 with real processes: concurrent appends and SIGKILL at random moments."""
+"""Invariants 1 and 3 with real processes: concurrent appends and SIGKILL at random moments.
+
+The writers are forked from one warm parent (``tests/forkserver.py``), side by side or one
+at a time, so a round costs the appends and the kill, not an interpreter start.
+"""
 
 from __future__ import annotations
 
 import random
 import signal
-import subprocess
-import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from reverie import Workspace
-
-WORKER = Path(__file__).with_name("history_worker.py")
-ROOT = Path(__file__).parents[2]
+from tests.forkserver import Server
 
 
-def _spawn(workspace: Path, count: int, tag: str, *, big: bool = False) -> subprocess.Popen[str]:
-    args = [sys.executable, str(WORKER), str(workspace), str(count), tag]
-    if big:
-        args.append("big")
-    return subprocess.Popen(args, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_env())
-
-
-def _env() -> dict[str, str]:
-    import os
-
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    forks = Server("tests.store.history_worker")
+    yield forks
+    forks.close()
 
 
 def _acknowledged(output: str) -> dict[int, str]:
@@ -42,17 +35,19 @@ def _acknowledged(output: str) -> dict[int, str]:
 
 
 @pytest.mark.slow
-def test_append_from_four_processes_never_repeats_or_skips_a_cursor(tmp_path: Path) -> None:
+def test_append_from_four_processes_never_repeats_or_skips_a_cursor(
+    tmp_path: Path, server: Server
+) -> None:
     root = tmp_path / "ws"
     workspace = Workspace.open(root, create=True)
-    workers = [_spawn(root, 500, f"p{n}") for n in range(4)]
+    workers = [server.start(tmp_path / f"p{n}.out", str(root), "500", f"p{n}") for n in range(4)]
     seen: list[int] = []
     deadline = time.monotonic() + 120
     # A cursor-following reader runs alongside the writers: it must see every cursor once.
     while len(seen) < 2000 and time.monotonic() < deadline:
         batch = workspace.history.read_since(seen[-1] if seen else 0)
         seen.extend(entry.cursor for entry in batch)
-    outputs = [worker.communicate(timeout=120)[0] for worker in workers]
+    outputs = [worker.finish() for worker in workers]
     assert all(worker.returncode == 0 for worker in workers)
     assert seen == list(range(1, 2001))
     entries = list(workspace.history.entries())
@@ -69,19 +64,18 @@ def test_append_from_four_processes_never_repeats_or_skips_a_cursor(tmp_path: Pa
 
 
 @pytest.mark.slow
-def test_sigkill_during_appends_loses_no_acknowledged_entry(tmp_path: Path) -> None:
+def test_sigkill_during_appends_loses_no_acknowledged_entry(tmp_path: Path, server: Server) -> None:
     root = tmp_path / "ws"
     Workspace.open(root, create=True).close()
     rng = random.Random(2026)
     acked: dict[int, str] = {}
     kills = 0
     for round_no in range(24):
-        worker = _spawn(root, 100_000, f"k{round_no}", big=True)
-        assert worker.stdout is not None
-        worker.stdout.readline()  # wait until it is really appending
+        worker = server.spawn(str(root), "100000", f"k{round_no}", "big")
+        first = worker.readline()  # wait until it is really appending
         time.sleep(rng.uniform(0.0, 0.05))
-        worker.send_signal(signal.SIGKILL)
-        output, _ = worker.communicate()
+        worker.kill()
+        output = first + worker.finish()
         if worker.returncode == -signal.SIGKILL:
             kills += 1
         acked.update(_acknowledged(output))

@@ -1,35 +1,25 @@
 """Invariants 3 and 4 with real processes: concurrent appenders, SIGKILL at random moments.
 
 The session store is SQLite in WAL mode: a kill during a transaction leaves the state before
-it, so after every kill each acknowledged write is there and nothing needs repairing.
+it, so after every kill each acknowledged write is there and nothing needs repairing. The
+workers are forked from one warm parent (``tests/forkserver.py``), side by side or one at a
+time, so a round costs the writes and the kill, not an interpreter start.
 """
 
 from __future__ import annotations
 
-import os
 import random
 import signal
-import subprocess
-import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from reverie import Workspace
+from tests.forkserver import Child, Server
 
-WORKER = Path(__file__).with_name("sessions_worker.py")
-ROOT = Path(__file__).parents[2]
 KEY = "telegram:4242"
-
-
-def _spawn(
-    root: Path, tag: str, count: int, mode: str = "append", *extra: str
-) -> subprocess.Popen[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    args = [sys.executable, str(WORKER), str(root), KEY, tag, str(count), mode, *extra]
-    return subprocess.Popen(args, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env)
 
 
 def _fields(output: str, kind: str) -> list[str]:
@@ -41,24 +31,32 @@ def _fields(output: str, kind: str) -> list[str]:
     return found
 
 
-def _kill_after(worker: subprocess.Popen[str], rng: random.Random) -> str:
+def _kill_after(worker: Child, rng: random.Random) -> str:
     """Once the worker acknowledged something, SIGKILL it at a random moment; return stdout."""
-    assert worker.stdout is not None
-    first = worker.stdout.readline()
+    first = worker.readline()
     time.sleep(rng.uniform(0.0, 0.02))
-    worker.send_signal(signal.SIGKILL)
-    rest, _ = worker.communicate(timeout=30)
-    return first + rest
+    worker.kill()
+    return first + worker.finish()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    forks = Server("tests.store.sessions_worker")
+    yield forks
+    forks.close()
 
 
 @pytest.mark.slow
 def test_two_processes_appending_to_one_session_lose_nothing_and_keep_their_order(
-    tmp_path: Path,
+    tmp_path: Path, server: Server
 ) -> None:
     root = tmp_path / "ws"
     Workspace.open(root, create=True).close()
-    workers = [_spawn(root, tag, 100) for tag in ("p", "q")]
-    outputs = [worker.communicate(timeout=120)[0] for worker in workers]
+    workers = [
+        server.start(tmp_path / f"{tag}.out", str(root), KEY, tag, "100", "append")
+        for tag in ("p", "q")
+    ]
+    outputs = [worker.finish() for worker in workers]
     assert all(worker.returncode == 0 for worker in workers)
     workspace = Workspace.open(root)
     texts = [message.text for message in workspace.sessions.load(KEY).messages]
@@ -73,13 +71,16 @@ def test_two_processes_appending_to_one_session_lose_nothing_and_keep_their_orde
 
 
 @pytest.mark.slow
-def test_sigkill_during_appends_loses_no_acknowledged_message(tmp_path: Path) -> None:
+def test_sigkill_during_appends_loses_no_acknowledged_message(
+    tmp_path: Path, server: Server
+) -> None:
     root = tmp_path / "ws"
     Workspace.open(root, create=True).close()
     rng = random.Random(3)
     acknowledged: list[str] = []
     for round_no in range(22):
-        worker = _spawn(root, f"k{round_no}", 1_000_000, "big" if round_no % 2 else "append")
+        mode = "big" if round_no % 2 else "append"
+        worker = server.spawn(str(root), KEY, f"k{round_no}", "1000000", mode)
         output = _kill_after(worker, rng)
         assert worker.returncode == -signal.SIGKILL
         acknowledged += _fields(output, "ack")
@@ -96,13 +97,15 @@ def test_sigkill_during_appends_loses_no_acknowledged_message(tmp_path: Path) ->
 
 
 @pytest.mark.slow
-def test_sigkill_during_state_updates_loses_no_acknowledged_record(tmp_path: Path) -> None:
+def test_sigkill_during_state_updates_loses_no_acknowledged_record(
+    tmp_path: Path, server: Server
+) -> None:
     root = tmp_path / "ws"
     Workspace.open(root, create=True).close()
     rng = random.Random(5)
     acknowledged: list[str] = []
     for round_no in range(22):
-        worker = _spawn(root, f"s{round_no}", 1_000_000, "state")
+        worker = server.spawn(str(root), KEY, f"s{round_no}", "1000000", "state")
         output = _kill_after(worker, rng)
         acknowledged += _fields(output, "ack")
         workspace = Workspace.open(root)

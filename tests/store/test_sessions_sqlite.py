@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import logging
-import os
 import random
-import signal
-import subprocess
-import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,17 +12,10 @@ import pytest
 
 from reverie import Message, Session, Workspace
 from reverie.store.sessions_sqlite import DATABASE, SqliteSessionStore
+from tests.forkserver import Server
 from tests.store.old_journals import OldJournal, head, journal_path, line
 
-ROOT = Path(__file__).parents[2]
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-_WORKER = (
-    "import sys\n"
-    "from reverie import Workspace\n"
-    "print('ready', flush=True)\n"
-    "Workspace.open(sys.argv[1]).close()\n"
-    "print('done', flush=True)\n"
-)
 
 
 def _user(text: str) -> Message:
@@ -134,33 +123,31 @@ def test_sigkill_during_the_move_loses_and_duplicates_nothing(tmp_path: Path) ->
     root = tmp_path / "ws"
     expected = _journal_workspace(root, sessions=120, messages=30)
     rng = random.Random(11)
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     interrupted = 0
+    server = Server("tests.store.move_worker")  # each opener a child forked from a warm parent
     for _ in range(8):
         if not list((root / "sessions").glob("*.journal")):
             break
-        worker = subprocess.Popen(
-            [sys.executable, "-c", _WORKER, str(root)], stdout=subprocess.PIPE, text=True, env=env
-        )
-        assert worker.stdout is not None
-        assert worker.stdout.readline() == "ready\n"
+        worker = server.spawn(str(root))
+        assert worker.readline() == "ready\n"
         # Killed by progress, not by time: once a random number of the journals left have
         # moved (a load-dependent sleep let an idle machine finish the move before any kill).
         left = len(list((root / "sessions").glob("*.journal")))
         target = left - rng.randint(1, max(1, left - 1))
         deadline = time.monotonic() + 30
-        while worker.poll() is None and time.monotonic() < deadline:
+        while worker.alive() and time.monotonic() < deadline:
             if len(list((root / "sessions").glob("*.journal"))) <= target:
                 break
             time.sleep(0.001)
-        worker.send_signal(signal.SIGKILL)
-        output, _ = worker.communicate(timeout=30)
+        worker.kill()
+        output = worker.finish()
         interrupted += "done" not in output
         journals = {path.name for path in (root / "sessions").glob("*.journal")}
         moved = SqliteSessionStore(
             root / "sessions", state_dir=root / ".reverie", clock=lambda: START
         ).list()
         assert len(journals) + len(moved) >= len(expected)  # each session is somewhere
+    server.close()
     assert interrupted >= 1
     assert _sessions(root) == expected
     assert not list((root / "sessions").glob("*.journal"))
