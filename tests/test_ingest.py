@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from reverie import Message
+from reverie.cli.ingest_command import undreamt_line
 from reverie.config import Config
 from reverie.engine import MemoryEngine
 from tests.conftest import StepClock
@@ -67,6 +68,27 @@ def test_ingesting_the_same_data_again_adds_nothing(ingest_target: Target) -> No
     assert again.messages_skipped > 0
     assert stores.history.last_cursor() == cursor
     assert len(stores.audit.log(100)) == commits
+
+
+def test_an_ingest_while_another_holds_the_dream_says_what_still_waits(
+    ingest_target: Target,
+) -> None:
+    engine, stores = ingest_target.engine, ingest_target.stores
+    other = ingest_target.reopen()  # another process's view: its own lock on the dream
+    lock = other.lock("dream")
+    try:
+        with lock.hold():
+            report = engine.ingest([EXAMPLES / "conversations.json"])
+    finally:
+        lock.close()
+        other.close()
+    assert report.entries > 0
+    assert (report.undreamt, report.dream_stopped) == (report.entries, "busy")
+    assert "another process holds the dream" in undreamt_line(report)
+    assert engine.dream().outcome == "completed"  # the next dream takes them
+    again = engine.ingest([EXAMPLES / "conversations.json"])
+    assert (again.undreamt, again.dream_stopped) == (0, None)
+    assert stores.dream_cursor.read() == stores.history.last_cursor()
 
 
 def test_a_damaged_record_is_reported_and_the_rest_imported(

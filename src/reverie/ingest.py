@@ -67,7 +67,7 @@ from reverie.store.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 
 if TYPE_CHECKING:
     from reverie.compaction.result import CompactionResult
-    from reverie.dream.result import DreamResult
+    from reverie.dream.result import DreamOutcome, DreamResult
 
 Progress = Callable[[str, int, int], None]
 """``on_progress(stage, done, total)``; stages: ``import``, ``replay``, ``dream``, and ``wait``
@@ -115,6 +115,12 @@ class IngestReport:
     records_skipped: int = 0
     replaced: int = 0
     """Lone surrogates (half characters) replaced with U+FFFD in the imported text."""
+    undreamt: int = 0
+    """History entries still waiting for dream when the ingest ended (the next dream takes
+    them); ``dream_stopped`` says why."""
+    dream_stopped: DreamOutcome | None = None
+    """How the last dream run ended when it was not completed: ``busy`` (another process
+    holds the dream), ``failed`` and the other failed outcomes."""
 
 
 def run_ingest(
@@ -158,8 +164,9 @@ def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> I
         notify("replay", done, len(conversations))
     for key in left_over:
         _finish_session(job, key)
-    runs = _dream_until_done(job, notify)
+    runs, stopped = _dream_until_done(job, notify)
     finish(stores)
+    undreamt = len(stores.history.read_since(stores.dream_cursor.read()))
     return IngestReport(
         sessions=len({c.key for c in conversations}),
         messages_added=tally.added,
@@ -172,6 +179,8 @@ def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> I
         problems=tuple(problems),
         records_skipped=records,
         replaced=tally.replaced,
+        undreamt=undreamt,
+        dream_stopped=stopped if undreamt else None,
     )
 
 
@@ -362,8 +371,11 @@ def _key(scope: str | None, content: str) -> str:
     return hashlib.sha256(f"{scope}\0{content}".encode()).hexdigest()
 
 
-def _dream_until_done(job: IngestJob, notify: Progress) -> int:
-    """Dream batch after batch until nothing is pending or a run fails; return the runs."""
+def _dream_until_done(job: IngestJob, notify: Progress) -> tuple[int, DreamOutcome | None]:
+    """Dream batch after batch until nothing is pending or a run does not complete.
+
+    Return the runs, and the outcome of the run that stopped short (None when none did).
+    """
     stores = job.stores
     total = len(stores.history.read_since(stores.dream_cursor.read()))
     runs = 0
@@ -375,5 +387,5 @@ def _dream_until_done(job: IngestJob, notify: Progress) -> int:
         left = len(stores.history.read_since(stores.dream_cursor.read()))
         notify("dream", total - left, total)
         if result.outcome != "completed":
-            break
-    return runs
+            return runs, result.outcome
+    return runs, None

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from rich.progress import Progress
 
-from reverie.cli.ingest_command import _progress, summary_line
+from reverie.cli.ingest_command import _progress, summary_line, undreamt_line
 from reverie.importers import ImportProblem
 from reverie.ingest import IngestReport
 from tests.cli.conftest import Cli
@@ -67,3 +68,8 @@ def test_progress_bars_follow_each_stage_and_the_summary_counts_problems() -> No
     line = summary_line(report).plain
     assert "2 session(s): 10 message(s) added, 3 already there" in line
     assert "(model); 1 problem(s)" in line
+    stopped = dataclasses.replace(report, undreamt=3, dream_stopped="failed")
+    assert undreamt_line(stopped).startswith("3 history entr(ies) still wait for dream")
+    assert "the last dream run ended failed" in undreamt_line(stopped)
+    capped = dataclasses.replace(report, undreamt=2, dream_stopped=None)
+    assert "limit of dream runs" in undreamt_line(capped)

@@ -47,6 +47,20 @@ def ingest(
     out().print(summary_line(report), soft_wrap=True)
     for problem in report.problems:
         err().print(Text("skipped ", style="yellow") + problem.describe(), soft_wrap=True)
+    if report.undreamt:
+        err().print(Text(undreamt_line(report), style="yellow"), soft_wrap=True)
+
+
+def undreamt_line(report: "IngestReport") -> str:
+    """Why some history entries still wait for dream after an import, and what happens next."""
+    why = {
+        "busy": "another process holds the dream",
+        None: "the ingest reached its limit of dream runs",
+    }.get(report.dream_stopped, f"the last dream run ended {report.dream_stopped}")
+    return (
+        f"{report.undreamt} history entr(ies) still wait for dream ({why}); the next dream "
+        "(`reverie dream`, or the schedule) curates them"
+    )
 
 
 def _bars() -> "Progress":
