@@ -164,9 +164,8 @@ def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> I
         notify("replay", done, len(conversations))
     for key in left_over:
         _finish_session(job, key)
-    runs, stopped = _dream_until_done(job, notify)
+    runs, undreamt, stopped = _dream_until_done(job, notify)
     finish(stores)
-    undreamt = len(stores.history.read_since(stores.dream_cursor.read()))
     return IngestReport(
         sessions=len({c.key for c in conversations}),
         messages_added=tally.added,
@@ -180,7 +179,7 @@ def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> I
         records_skipped=records,
         replaced=tally.replaced,
         undreamt=undreamt,
-        dream_stopped=stopped if undreamt else None,
+        dream_stopped=stopped,
     )
 
 
@@ -371,14 +370,15 @@ def _key(scope: str | None, content: str) -> str:
     return hashlib.sha256(f"{scope}\0{content}".encode()).hexdigest()
 
 
-def _dream_until_done(job: IngestJob, notify: Progress) -> tuple[int, DreamOutcome | None]:
+def _dream_until_done(job: IngestJob, notify: Progress) -> tuple[int, int, DreamOutcome | None]:
     """Dream batch after batch until nothing is pending or a run does not complete.
 
-    Return the runs, and the outcome of the run that stopped short (None when none did).
+    Return the runs, the entries still waiting for dream, and the outcome of the run that
+    stopped short (None when none did).
     """
     stores = job.stores
     total = len(stores.history.read_since(stores.dream_cursor.read()))
-    runs = 0
+    runs, stopped = 0, None
     while runs < MAX_DREAM_RUNS:
         result = job.dream()
         if result.outcome == "no_pending":
@@ -387,5 +387,7 @@ def _dream_until_done(job: IngestJob, notify: Progress) -> tuple[int, DreamOutco
         left = len(stores.history.read_since(stores.dream_cursor.read()))
         notify("dream", total - left, total)
         if result.outcome != "completed":
-            return runs, result.outcome
-    return runs, None
+            stopped = result.outcome
+            break
+    left = len(stores.history.read_since(stores.dream_cursor.read()))
+    return runs, left, stopped if left else None
