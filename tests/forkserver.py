@@ -151,15 +151,29 @@ class Background:
         self._read = 0
 
     def readline(self, timeout: float = 60.0) -> str:
-        """The child's next whole output line, waiting for it ("" if none came)."""
+        """The child's next whole output line, waiting for it ("" if none came before the
+        child ended or ``timeout`` passed)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            ended = self.ended()  # looked at before reading: a last line is not missed
             lines = self.lines()
             if len(lines) > self._read:
                 self._read += 1
                 return lines[self._read - 1] + "\n"
+            if ended:
+                return ""
             time.sleep(0.002)
         return ""
+
+    def ended(self) -> bool:
+        """Whether the child has exited (it stays a zombie until ``finish`` reaps it)."""
+        if self.returncode is not None:
+            return True
+        try:
+            stat = Path(f"/proc/{self.pid}/stat").read_text(encoding="ascii")
+        except FileNotFoundError:
+            return True
+        return stat.rsplit(")", 1)[1].split()[0] == "Z"  # the state follows "(name)"
 
     def lines(self) -> list[str]:
         """Every whole line the child has written so far."""
