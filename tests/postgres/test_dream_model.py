@@ -133,7 +133,12 @@ def _reverie_env(tmp_path: Path, loopback: LoopbackServer) -> dict[str, str]:
     return (
         env
         | _model_env(loopback)
-        | {"HOME": str(tmp_path), "COLUMNS": "200", "REVERIE_LEASE_SECONDS": "3"}
+        | {
+            "HOME": str(tmp_path),
+            "COLUMNS": "200",
+            "REVERIE_LEASE_SECONDS": "3",
+            "REVERIE_RECALL_EMBEDDINGS": "off",  # the suite's pin (tests/conftest.py)
+        }
     )
 
 

@@ -93,6 +93,7 @@ def _start(
         "REVERIE_DREAM_INTERVAL_MINUTES": "0",
         "REVERIE_CONTEXT_WINDOW": "2000",
         "REVERIE_LEASE_SECONDS": lease_seconds,
+        "REVERIE_RECALL_EMBEDDINGS": "off",  # the suite's pin (tests/conftest.py)
     }
     port = free_port()
     with (tmp_path / f"{tag}.log").open("wb") as log:
