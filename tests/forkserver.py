@@ -239,11 +239,16 @@ class Server:
         return Background(self, int(head.split()[1]), output)
 
     def close(self) -> None:
-        assert self.process.stdin is not None
-        assert self.process.stdout is not None
-        self.process.stdin.close()
-        self.process.wait(timeout=30)
-        self.process.stdout.close()
+        end(self.process)
+
+
+def end(process: subprocess.Popen[str]) -> None:
+    """Close a worker's input (so it ends), wait for it, then close its output."""
+    assert process.stdin is not None
+    assert process.stdout is not None
+    process.stdin.close()
+    process.wait(timeout=30)
+    process.stdout.close()
 
 
 if __name__ == "__main__":

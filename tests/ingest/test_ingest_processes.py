@@ -31,6 +31,7 @@ import pytest
 
 from reverie.file_backend import FileBackend
 from reverie.ports import IngestStores
+from tests.forkserver import end
 from tests.ingest.ingest_worker import KILLED_LEASE_SECONDS, database_name, progress_file
 from tests.ingest.targets import KINDS
 
@@ -106,11 +107,7 @@ class Worker:
         return seconds
 
     def close(self) -> None:
-        assert self.process.stdin is not None
-        assert self.process.stdout is not None
-        self.process.stdin.close()
-        self.process.wait(timeout=30)
-        self.process.stdout.close()
+        end(self.process)
 
 
 @dataclass(frozen=True, slots=True)

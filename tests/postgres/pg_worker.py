@@ -7,7 +7,8 @@ Usage: pg_worker.py URL WORKSPACE MODE ARGS...
   "busy", then hold it (heartbeat running) for HOLD_SECONDS and print "done".
 - ``dream TTL_SECONDS``: run dreams (lease ``dream``, the next 5 entries after the dream cursor
   appended to MEMORY.md, published with the cursor in one fenced transaction) until none is
-  left; print "dream<TAB>first<TAB>last" per published dream.
+  left, waiting up to three ttls for a lease another holder keeps; print
+  "dream<TAB>first<TAB>last" per published dream.
 Every line is flushed, so a parent that SIGKILLs this process knows what was acknowledged.
 The tests fork it from a parent that imported it once (``tests/forkserver.py``).
 """
@@ -69,10 +70,12 @@ def _dream(tenant: Tenant, ttl: timedelta) -> None:
     leases = PgLeases(tenant, holder=f"pid:{os.getpid()}")
     log, files, audit = PgHistoryLog(tenant), PgMemoryFiles(tenant), PgAudit(tenant)
     idle = 0
-    while idle < 20:
+    # Another holder may have been killed holding the lease: wait for it to expire (well past
+    # its ttl) before giving up, or a survivor forked at once would leave its entries undreamt.
+    patience = time.monotonic() + 3 * ttl.total_seconds()
+    while idle < 20 and time.monotonic() < patience:
         with leases.hold("dream", ttl) as lease:
             if lease is None:
-                idle += 1
                 time.sleep(0.05)
                 continue
             entries = log.read_since(log.dream_cursor(), limit=5)
@@ -80,6 +83,7 @@ def _dream(tenant: Tenant, ttl: timedelta) -> None:
                 idle += 1
                 continue
             idle = 0
+            patience = time.monotonic() + 3 * ttl.total_seconds()
             text = files.read("MEMORY") + "".join(f"- {e.content}\n" for e in entries)
             time.sleep(0.02)  # widen the window a kill can land in
             first, last = entries[0].cursor, entries[-1].cursor
