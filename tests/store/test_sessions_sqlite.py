@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import random
 import time
 from datetime import UTC, datetime, timedelta
@@ -151,6 +152,32 @@ def test_sigkill_during_the_move_loses_and_duplicates_nothing(tmp_path: Path) ->
     assert interrupted >= 1
     assert _sessions(root) == expected
     assert not list((root / "sessions").glob("*.journal"))
+
+
+def test_processes_making_a_new_database_at_once_all_write(tmp_path: Path) -> None:
+    # Switching a new database to WAL takes a lock SQLite's busy timeout does not cover: four
+    # processes released at one instant onto a new workspace saw "database is locked" about
+    # one round in thirty before ``sessions_sql.prepare`` retried it.
+    server = Server("tests.store.first_write_worker")
+    try:
+        for round_ in range(24):
+            root, go = tmp_path / f"ws{round_}", tmp_path / f"go{round_}"
+            os.mkfifo(go)
+            writers = [
+                server.start(tmp_path / f"out{round_}-{n}", str(root), str(go)) for n in range(4)
+            ]
+            time.sleep(0.05)  # let the four reach the pipe; the open below releases them at once
+            with go.open("wb"):
+                pass
+            said = [writer.finish() for writer in writers]
+            assert [w.returncode for w in writers] == [0] * 4, (round_, said)
+            store = SqliteSessionStore(
+                root / "sessions", state_dir=root / ".reverie", clock=lambda: START
+            )
+            assert len(store.list()) == 4
+            store.close()
+    finally:
+        server.close()
 
 
 def test_forget_leaves_no_byte_of_the_message_in_the_database_or_its_wal(tmp_path: Path) -> None:

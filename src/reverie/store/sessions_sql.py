@@ -1,13 +1,16 @@
 """The SQL of the SQLite session store: schema, row values and the statements it runs.
 
 Every function here runs inside a transaction its caller opened (``SqliteSessionStore``) and
-commits nothing. Message bodies are journal lines (``session_records``), so a body read here
-parses exactly as a journal line does. This module does no I/O beyond the connection.
+commits nothing (``prepare`` sets up a new connection). Message bodies are journal lines
+(``session_records``), so a body read here parses exactly as a journal line does. This module
+does no I/O beyond the connection.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
+import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,8 +23,6 @@ from reverie.store.redaction import tombstone
 from reverie.store.session_records import MessageRecord, encode, parse, parse_time
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from reverie.messages import JSONObject
 
 SCHEMA = """
@@ -35,6 +36,29 @@ CREATE TABLE IF NOT EXISTS messages(
   PRIMARY KEY(session, idx));
 """
 ROW = "id, key, created_at, updated_at, messages, mark, summary, metadata, size, generation"
+
+
+def prepare(conn: sqlite3.Connection, *, patience: float = 60.0) -> None:
+    """Put a new connection in WAL mode and make sure the schema exists.
+
+    Switching a database to WAL takes a lock SQLite does not wait for (the busy timeout does
+    not cover it), so two processes opening a new workspace at the same instant could see
+    "database is locked": such a failure is retried, with a growing pause, for ``patience``
+    seconds. Every statement here is safe to run again.
+    """
+    deadline = time.monotonic() + patience
+    pause = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.executescript(SCHEMA)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.25)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

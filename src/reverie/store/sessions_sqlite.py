@@ -48,10 +48,10 @@ from reverie.store.quarantine import Quarantine
 from reverie.store.session_records import MessageRecord, encode
 from reverie.store.sessions_sql import (
     ROW,
-    SCHEMA,
     Row,
     json_text,
     message_of,
+    prepare,
     select,
     summary_json,
     summary_of,
@@ -346,9 +346,7 @@ def _open(database: Path) -> sqlite3.Connection:
     database.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(database, isolation_level=None, check_same_thread=False, timeout=60)
     try:
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.executescript(SCHEMA)
+        prepare(conn)
     except sqlite3.Error:
         conn.close()
         raise

@@ -1,0 +1,35 @@
+"""Forked worker (``tests/forkserver.py``) of the first-write race test: one session store.
+
+``main([ROOT, GO])`` opens the session store of the workspace folder ROOT (which makes no
+database yet), waits for the named pipe GO to be opened by the test, then appends one message
+to a session of its own, which creates the database if nobody has, and prints "done". Several
+run side by side, released together by the kernel when the test opens the pipe, so they make
+a new database at the same instant.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from reverie import Message
+from reverie.store.sessions_sqlite import SqliteSessionStore
+
+START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run with ``argv`` (default: the command line), in a process of its own."""
+    root, go = (Path(arg) for arg in (sys.argv[1:] if argv is None else argv)[:2])
+    store = SqliteSessionStore(root / "sessions", state_dir=root / ".reverie", clock=lambda: START)
+    with go.open("rb"):  # blocks until the test opens the pipe for writing
+        pass
+    store.append(f"p{os.getpid()}", Message(role="user", content="hello"))
+    store.close()
+    print("done", flush=True)
+
+
+if __name__ == "__main__":
+    main()
