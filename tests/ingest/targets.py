@@ -8,7 +8,6 @@ are opened beside the engine on the same workspace (they read the same rows).
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,16 +71,11 @@ def open_target(
             return FileBackend.open(root)
 
         return Target(kind="folder", engine=engine, stores=engine.workspace, reopen=reopen_folder)
-    from reverie.postgres.database import Database
     from reverie.postgres_backend import PgBackend
+    from tests.postgres.conftest import new_workspace
 
     url = request.getfixturevalue("pg_url")
-    name = f"ingest-{secrets.token_hex(5)}"
-    database = Database(url)
-    try:
-        database.tenant(name, create=True)
-    finally:
-        database.close()
+    name = new_workspace(url, "ingest")
     engine = MemoryEngine.open(name, config, store=url, clock=clock, environ={})
 
     def reopen_database() -> IngestStores:

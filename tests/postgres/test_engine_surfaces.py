@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -10,8 +9,8 @@ from mcp import Client
 
 from reverie import MemoryEngine
 from reverie.mcp import build_server
-from reverie.postgres.database import Database
 from reverie.viewer import serve_viewer
+from tests.postgres.conftest import new_workspace
 from tests.viewer.conftest import TOKEN
 from tests.viewer.test_viewer_http import login, request
 
@@ -25,12 +24,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def engine(pg_url: str) -> Iterator[MemoryEngine]:
-    name = f"surf-{secrets.token_hex(4)}"
-    database = Database(pg_url)
-    try:
-        database.tenant(name, create=True)
-    finally:
-        database.close()
+    name = new_workspace(pg_url, "surf")
     with MemoryEngine.open(name, store=pg_url, environ={}) as opened:
         yield opened
 

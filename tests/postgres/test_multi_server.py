@@ -31,9 +31,9 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from reverie.postgres.database import Database
 from reverie.postgres_backend import PgBackend
 from tests.llm.loopback import LoopbackServer, chat_text
+from tests.postgres.conftest import new_workspace
 from tests.reach.running import free_port
 
 pytestmark = pytest.mark.slow
@@ -137,13 +137,7 @@ def _say(server: Server, user: str, text: str) -> str | None:
 
 @pytest.fixture
 def workspace(pg_url: str) -> str:
-    name = f"multi-{secrets.token_hex(4)}"
-    database = Database(pg_url)
-    try:
-        database.tenant(name, create=True)
-    finally:
-        database.close()
-    return name
+    return new_workspace(pg_url, "multi")
 
 
 @pytest.fixture

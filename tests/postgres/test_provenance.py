@@ -9,7 +9,6 @@ table, audit rows included, read as text (and quarantined bytes decoded).
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +23,7 @@ from reverie.postgres_backend import PgBackend
 from reverie.store.quarantine import BadLine
 from reverie.store.redaction import FORGOTTEN
 from tests.conftest import StepClock
+from tests.postgres.conftest import new_workspace
 from tests.provenance.build import MOVE, NO_MODEL, PORTO, SISTER, converse
 
 pytestmark = pytest.mark.slow
@@ -42,13 +42,7 @@ def where(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> tuple[st
     if kind == "file":
         return str(tmp_path / "ws"), None
     url = str(request.getfixturevalue("pg_url"))
-    name = f"prov-{secrets.token_hex(5)}"
-    database = Database(url)
-    try:
-        database.tenant(name, create=True)
-    finally:
-        database.close()
-    return name, url
+    return new_workspace(url, "prov"), url
 
 
 @pytest.fixture
@@ -249,12 +243,7 @@ def _quarantine(url: str, name: str, bad: BadLine) -> None:
 def test_a_fact_forgotten_through_one_server_is_gone_through_the_other(
     pg_url: str, clock: StepClock
 ) -> None:
-    name = f"two-{secrets.token_hex(5)}"
-    database = Database(pg_url)
-    try:
-        database.tenant(name, create=True)
-    finally:
-        database.close()
+    name = new_workspace(pg_url, "two")
     with (
         MemoryEngine.open(name, NO_MODEL, store=pg_url, clock=clock, environ={}) as a,
         MemoryEngine.open(name, NO_MODEL, store=pg_url, clock=clock, environ={}) as b,
