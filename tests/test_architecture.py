@@ -66,6 +66,7 @@ LAYERS: dict[str, int] = {
     "engine_results": 3,
     "endpoints": 3,
     "async_engine": 3,
+    "owners": 3,
     "ingest": 2,
     "ingest_guard": 2,
     "cli": 4,
@@ -132,6 +133,9 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
         ("endpoints", "config_file"),
         ("async_engine", "engine"),
         ("async_engine", "engine_results"),
+        # owners open engines on each principal's workspace, through the backend choice
+        ("owners", "engine"),
+        ("owners", "store_select"),
         # surfaces: the CLI starts the servers; serve mounts the MCP server; none imports cli
         ("cli", "mcp"),
         ("cli", "serve"),

@@ -28,6 +28,7 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     │   ├── RestoreWouldLoseError       a restore needs history entries a trim dropped (force it)
     │   ├── PublishJournalError         the publish journal is unreadable or not reverie's
     │   └── EditError                   a person's edit of a durable file was refused (reason kept)
+    ├── AccessError                 a credential does not reach the principal a request names
     ├── LockTimeoutError            a cross-process lock was not acquired in time
     ├── IngestBusyError             another process is ingesting into the workspace
     ├── StorageError                an I/O operation on a workspace file failed (path kept)
@@ -248,6 +249,10 @@ class EditError(DreamError):
         super().__init__(f"edit of {path} refused: {reason}")
         self.reason = reason
         self.path = path
+
+
+class AccessError(ReverieError):
+    """A credential does not reach the principal a request names (or names none)."""
 
 
 class LockTimeoutError(ReverieError):

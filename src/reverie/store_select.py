@@ -139,3 +139,19 @@ def database_workspaces(url: str) -> list[str]:
         return database.workspaces()
     finally:
         database.close()
+
+
+def drop_database_workspace(url: str, name: str) -> bool:
+    """Delete workspace ``name`` of the database at ``url`` with every row of it.
+
+    Every table's rows belong to a workspace and go with it (``ON DELETE CASCADE``). Returns
+    whether there was such a workspace.
+    """
+    from reverie.postgres.database import Database  # noqa: PLC0415 (the postgres extra)
+
+    database = Database(_checked(url, "--store"))
+    try:
+        database.check()
+        return database.drop(name)
+    finally:
+        database.close()

@@ -116,6 +116,12 @@ class Database:
             )
         return tenant
 
+    def drop(self, name: str) -> bool:
+        """Delete workspace ``name`` and, by its foreign keys, every row of it."""
+        with self.connection(f"{self.where} workspace {name!r}") as conn:
+            cursor = conn.execute("DELETE FROM workspaces WHERE name = %s", (name,))
+            return cursor.rowcount > 0
+
     def workspaces(self) -> list[str]:
         """Return the names of every workspace in the database, sorted."""
         with self.connection() as conn:

@@ -1,0 +1,56 @@
+"""The token book: shown once, stored as a digest, revoked at once for every reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reverie.errors import InputError
+from reverie.owners import SqliteTokenBook
+
+
+def test_a_token_is_stored_only_as_its_digest(tmp_path: Path) -> None:
+    book = SqliteTokenBook(tmp_path / ".home" / "tokens.sqlite3")
+    token = book.issue("principal", principal="alice", label="phone")
+    assert token.startswith("rvp_")
+    assert token.encode() not in (tmp_path / ".home" / "tokens.sqlite3").read_bytes()
+    found = book.check(token)
+    assert found is not None
+    assert found.principal == "alice"
+    assert found.label == "phone"
+    assert book.check(token + "x") is None
+    assert book.check("") is None
+
+
+def test_a_revoked_token_stops_working_for_another_reader(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.sqlite3"
+    token = SqliteTokenBook(path).issue("app")
+    other = SqliteTokenBook(path)
+    grant = other.check(token)
+    assert grant is not None
+    assert grant.kind == "app"
+    SqliteTokenBook(path).revoke(grant.id)
+    assert other.check(token) is None
+    assert [g.revoked is not None for g in other.grants()] == [True]
+
+
+def test_revoking_a_principal_revokes_all_its_tokens(tmp_path: Path) -> None:
+    book = SqliteTokenBook(tmp_path / "tokens.sqlite3")
+    first = book.issue("principal", principal="bob")
+    second = book.issue("principal", principal="bob")
+    kept = book.issue("principal", principal="carol")
+    assert book.revoke_principal("bob") == 2
+    assert book.check(first) is None
+    assert book.check(second) is None
+    assert book.check(kept) is not None
+
+
+def test_bad_grants_are_refused(tmp_path: Path) -> None:
+    book = SqliteTokenBook(tmp_path / "tokens.sqlite3")
+    with pytest.raises(InputError, match="names its principal"):
+        book.issue("principal")
+    with pytest.raises(InputError, match="names no principal"):
+        book.issue("app", principal="x")
+    with pytest.raises(InputError, match="no token with id"):
+        book.revoke("nope")
