@@ -1,0 +1,241 @@
+"""Isolation, as a property: nothing one principal said ever reaches another principal.
+
+Generated scenarios (``tests.owners.isolation``): 2-4 principals tell the engine private
+facts, their messages interleaved through one ``EnginePool`` (capacity 2, so engines are
+closed and opened again between messages); then ``Maintenance`` compacts every idle session
+and each principal dreams. Every read a principal can make is then scanned for any other
+principal's tokens: its prompts, recall, search (queried with the other principals' very
+words), history, sessions, durable files, status, audit log, the errors of reaching for
+another principal's files or commits, its export (``backend_transfer`` into a new folder)
+and, in a folder home, every byte of its folder (git objects unpacked).
+
+One test per backend (a folder home; a database home on the real PostgreSQL test cluster),
+each model-free and with the shipped ``ScriptedProvider`` as an echoing memory model; with
+the model, no request the model receives may hold two principals' tokens. A positive check
+keeps the test honest: each principal's own name token is found in its own search.
+"""
+
+from __future__ import annotations
+
+import secrets
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+
+from reverie.backend_transfer import transfer
+from reverie.config import Config
+from reverie.engine import MemoryEngine
+from reverie.errors import ReverieError
+from reverie.file_backend import FileBackend
+from reverie.owners import DatabaseHome, EnginePool, FolderHome, Home, Openers
+from reverie.owners.maintenance import Maintenance
+from tests.conftest import StepClock
+from tests.owners.isolation import SESSIONS, EchoModel, Facts, folder_text, scenarios
+
+pytestmark = pytest.mark.slow
+
+
+def examples(count: int) -> settings:
+    """Few examples (each opens engines and dreams: seconds), and no shrinking of a failure."""
+    return settings(
+        max_examples=count,
+        deadline=None,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+
+
+class Ticks:
+    """The maintenance queue's monotonic clock, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@contextmanager
+def opened_home(
+    kind: str, facts: Facts, root: Path, pg_url: str | None, *, model: EchoModel | None
+) -> Iterator[tuple[Home, list[str], StepClock]]:
+    """A home of ``kind`` and the ids its principals have there (unique per example)."""
+    clock = StepClock()
+    openers = Openers(
+        config=Config(),
+        memory_provider=None if model is None else model.provider,
+        clock=clock,
+        environ={},
+    )
+    if kind == "folder":
+        yield FolderHome(root / "home", openers=openers), list(facts.principals), clock
+        return
+    assert pg_url is not None
+    run = secrets.token_hex(4)  # the test database is shared by every example and test
+    ids = [f"{name}.{run}" for name in facts.principals]
+    home = DatabaseHome(pg_url, openers=openers)
+    try:
+        yield home, ids, clock
+    finally:
+        for principal in ids:
+            home.remove(principal)
+
+
+def converse(pool: EnginePool, ids: list[str], facts: Facts) -> None:
+    """Each fact as one exchange of its principal, in arrival order, with a prompt after it."""
+    for fact in facts.arrivals:
+        with pool.lease(ids[fact.principal], create=True) as engine:
+            engine.record(
+                fact.session,
+                [
+                    {"role": "user", "content": fact.text},
+                    {"role": "assistant", "content": "Noted, I will keep that in mind."},
+                ],
+            )
+            shown = engine.prompt(fact.session, "What do you know about me?")
+        assert facts.leaks(repr(shown.messages), fact.principal) == set()
+
+
+def maintain(pool: EnginePool, ids: list[str], clock: StepClock) -> None:
+    """Idle compaction of every principal through ``Maintenance``, then one dream each."""
+    ticks = Ticks()
+    work = Maintenance(pool, interval=30, clock=ticks)
+    for principal in ids:
+        work.touch(principal)
+    clock.advance(timedelta(hours=1))
+    ticks.now += 30
+    reports = work.run_due()
+    assert sorted(r.principal for r in reports) == sorted(ids)
+    assert [r.error for r in reports if r.error is not None] == []
+    for principal in ids:
+        with pool.lease(principal) as engine:
+            engine.dream()
+
+
+def _errors(engine: MemoryEngine, other: str, other_commit: str | None) -> str:
+    """The messages of reaching for another principal's files and commits."""
+    found = []
+    attempts = [
+        lambda: engine.read_file(f"../../{other}/memory/MEMORY.md"),
+        lambda: engine.read_file(f"../{other}/USER.md"),
+    ]
+    if other_commit is not None:
+        attempts.append(lambda: engine.show(other_commit))
+    for attempt in attempts:
+        try:
+            found.append(repr(attempt()))
+        except (ReverieError, ValueError, KeyError) as exc:
+            found.append(str(exc))
+    return "\n".join(found)
+
+
+def reads(
+    engine: MemoryEngine, facts: Facts, number: int, other: str, other_commit: str | None
+) -> list[str]:
+    """Every text ``engine`` shows principal ``number``, searched with every principal's words.
+
+    The prompt is asked with the principal's own words only (its user text is in it).
+    """
+    everything = " ".join(facts.tokens())
+    own = " ".join(facts.tokens(number))
+    shown = [repr(engine.prompt(key, own).messages) for key in SESSIONS]
+    recalled = [engine.recall(query) for query in [everything, *facts.tokens()]]
+    # What was recalled, not the query nor the query words it matched (``why``)
+    shown += [repr([(i.ref, i.text) for i in result.items]) + result.text for result in recalled]
+    shown += [repr(engine.search(token, limit=50)) for token in facts.tokens()]
+    shown.append(repr(engine.search(everything, limit=50)))
+    shown.append(repr(engine.history()))
+    shown.append(repr([engine.session(info.key) for info in engine.sessions()]))
+    shown += [engine.read_file(path) for path in ("SOUL.md", "USER.md", "memory/MEMORY.md")]
+    shown.append(repr(engine.status()))
+    shown.append(repr([engine.show(commit.sha) for commit in engine.log(50)]))
+    shown.append(_errors(engine, other, other_commit))
+    return shown
+
+
+def export_text(home: Home, principal: str, target: Path) -> str:
+    """The principal's export (``backend_transfer`` into a new folder), every file's text."""
+    from reverie.postgres_backend import PgBackend
+
+    if isinstance(home, FolderHome):
+        source: FileBackend | PgBackend = FileBackend.open(home.folder(principal), create=False)
+    else:
+        assert isinstance(home, DatabaseHome)
+        source = PgBackend.open(home.url, principal)
+    try:
+        copy = FileBackend.open(target, create=True)
+        try:
+            transfer(source, copy, subject="export")
+        finally:
+            copy.close()
+    finally:
+        source.close()
+    return "\n".join(text for _, text in folder_text(target))
+
+
+def check_isolation(home: Home, ids: list[str], facts: Facts, root: Path) -> None:
+    with _pool(home) as pool:
+        commits: dict[str, str | None] = {}
+        for principal in ids:
+            with pool.lease(principal) as engine:
+                last = engine.log(1)
+                commits[principal] = last[0].sha if last else None
+        for number, principal in enumerate(ids):
+            other = ids[(number + 1) % len(ids)]
+            with pool.lease(principal) as engine:
+                shown = reads(engine, facts, number, other, commits[other])
+                own = facts.tokens(number)[0]
+                assert own in repr(engine.search(own)).lower()  # the scan sees real data
+            for text in shown:
+                assert facts.leaks(text, number) == set(), text
+            exported = export_text(home, principal, root / f"export-{number}")
+            assert facts.leaks(exported, number) == set()
+            if isinstance(home, FolderHome):
+                for path, text in folder_text(home.folder(principal)):
+                    assert facts.leaks(text, number) == set(), path
+
+
+@contextmanager
+def _pool(home: Home) -> Iterator[EnginePool]:
+    pool = EnginePool(home, capacity=2)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+def run_scenario(kind: str, facts: Facts, pg_url: str | None, *, with_model: bool) -> None:
+    model = EchoModel(facts) if with_model else None
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        with opened_home(kind, facts, root, pg_url, model=model) as (home, ids, clock):
+            with _pool(home) as pool:
+                converse(pool, ids, facts)
+                maintain(pool, ids, clock)
+            check_isolation(home, ids, facts, root)
+    if model is not None:
+        assert model.mixed == []
+        assert len(model.provider.requests) > 0
+
+
+@pytest.mark.parametrize("with_model", [False, True], ids=["model-free", "scripted-model"])
+@examples(3)
+@given(facts=scenarios())
+def test_no_principal_sees_another_principals_facts_in_a_folder_home(
+    facts: Facts, with_model: bool
+) -> None:
+    run_scenario("folder", facts, None, with_model=with_model)
+
+
+@pytest.mark.parametrize("with_model", [False, True], ids=["model-free", "scripted-model"])
+@examples(2)
+@given(facts=scenarios())
+def test_no_principal_sees_another_principals_facts_in_a_database_home(
+    facts: Facts, with_model: bool, pg_url: str
+) -> None:
+    run_scenario("postgres", facts, pg_url, with_model=with_model)
