@@ -6,7 +6,9 @@ principals' engines open (``pool``) and runs their background maintenance fairly
 """
 
 from reverie.owners.access import PRINCIPAL_HEADER, Access, resolve
-from reverie.owners.home import DatabaseHome, FolderHome, Home, Openers
+from reverie.owners.database_home import DatabaseHome
+from reverie.owners.database_tokens import DatabaseTokenBook
+from reverie.owners.home import FolderHome, Home, Openers, token_book
 from reverie.owners.names import DEFAULT_PRINCIPAL, check_principal, folder_name, principal_of
 from reverie.owners.pool import EnginePool, PoolStats
 from reverie.owners.tokens import Grant, GrantKind, SqliteTokenBook, TokenBook
@@ -16,6 +18,7 @@ __all__ = [
     "PRINCIPAL_HEADER",
     "Access",
     "DatabaseHome",
+    "DatabaseTokenBook",
     "EnginePool",
     "FolderHome",
     "Grant",
@@ -29,4 +32,5 @@ __all__ = [
     "folder_name",
     "principal_of",
     "resolve",
+    "token_book",
 ]
