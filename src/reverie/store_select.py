@@ -92,6 +92,33 @@ def open_backend(
     return Opened(backend=folder, config=settings)
 
 
+def open_folder(
+    path: Path,
+    *,
+    create: bool,
+    config: Config | None,
+    environ: Mapping[str, str] | None,
+    clock: Clock,
+) -> Opened:
+    """Open the folder ``path`` itself, whatever ``$REVERIE_STORE`` or its ``[store] url`` say.
+
+    A folder home's principal (``reverie.owners.home.FolderHome``): its memory is its folder,
+    so no variable can move it into a database. Settings: ``config`` if given, else the
+    folder's ``reverie.toml`` and the ``REVERIE_*`` variables.
+
+    Raises:
+        WorkspaceMissingError: the folder does not exist and ``create`` is false.
+    """
+    env = os.environ if environ is None else environ
+    folder = FileBackend.open(path, create=create, clock=clock, read_only=False)
+    try:
+        settings = config if config is not None else load_config(folder.root, env)
+    except BaseException:
+        folder.close()
+        raise
+    return Opened(backend=folder, config=settings)
+
+
 def _checked(url: str, key: str) -> str:
     if not url.startswith(SCHEMES):
         raise ConfigError(

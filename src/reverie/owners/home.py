@@ -160,22 +160,26 @@ class FolderHome:
         return (self.folder(principal) / MEMORY_DIR).is_dir()
 
     def open_engine(self, principal: str, *, create: bool) -> MemoryEngine:
-        """Open the engine on ``principal``'s folder."""
+        """Open the engine on ``principal``'s folder (never a database: ``open_folder``)."""
         from reverie.engine import MemoryEngine  # noqa: PLC0415 (the engine imports the home)
+        from reverie.store_select import open_folder  # noqa: PLC0415
 
         path = self.folder(principal)
         if not create and not self.exists(principal):
             raise WorkspaceMissingError("no workspace for this principal", path=path)
         o = self._openers
-        return MemoryEngine.open(
-            path,
-            o.config,
-            create=create,
-            provider=o.provider,
-            memory_provider=o.memory_provider,
-            clock=o.clock,
-            environ=o.environ,
-        )
+        opened = open_folder(path, create=create, config=o.config, environ=o.environ, clock=o.clock)
+        try:
+            return MemoryEngine.on_backend(
+                opened,
+                provider=o.provider,
+                memory_provider=o.memory_provider,
+                clock=o.clock,
+                environ=o.environ,
+            )
+        except BaseException:
+            opened.backend.close()
+            raise
 
     def remove(self, principal: str) -> None:
         """Delete the principal's folder, git objects, index and vectors included.
