@@ -133,9 +133,11 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
         ("endpoints", "config_file"),
         ("async_engine", "engine"),
         ("async_engine", "engine_results"),
-        # owners open engines on each principal's workspace, through the backend choice
+        # owners open engines on each principal's workspace, through the backend choice, and
+        # export a database principal into a folder through the transfer
         ("owners", "engine"),
         ("owners", "store_select"),
+        ("owners", "backend_transfer"),
         # surfaces: the CLI starts the servers; serve mounts the MCP server; none imports cli
         ("cli", "mcp"),
         ("cli", "serve"),

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reverie.dream.confine import check_writable_on_disk
 from reverie.errors import InputError, StorageError
@@ -31,6 +33,9 @@ from reverie.store.atomic import atomic_write_text
 from reverie.store.cursors import CursorFloor
 from reverie.store.entries import HistoryEntry
 from reverie.store.memory_files import MEMORY_FILE_NAMES
+
+if TYPE_CHECKING:
+    from reverie.postgres.database import Database
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,6 +89,29 @@ def transfer(
         files=files,
         ledger_records=len(records),
     )
+
+
+def export_shared_workspace(database: Database, name: str, folder: Path) -> TransferResult:
+    """Copy database workspace ``name`` (over a shared pool) into the new folder ``folder``.
+
+    A principal's export from a database home: ``folder`` becomes a workspace folder any
+    reverie opens. The shared pool stays open.
+
+    Raises:
+        InputError: ``folder`` holds something already.
+        DatabaseError: no such workspace.
+    """
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise InputError(f"{folder} is not an empty folder; an export writes a new workspace")
+    source = PgBackend.on_shared(database, name)
+    try:
+        target = FileBackend.open(folder, create=True)
+        try:
+            return transfer(source, target, subject=f"import: from database workspace {name}")
+        finally:
+            target.close()
+    finally:
+        source.close()
 
 
 def _put_history(target: Backend, entries: list[HistoryEntry], *, floor: int) -> None:

@@ -39,7 +39,7 @@ from reverie.engine_results import NO_MODEL_HINT, PromptResult, RecordResult, de
 from reverie.errors import ModelNotConfiguredError
 from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
 from reverie.llm.tokens import CalibratedCounter, default_counter
-from reverie.store_select import open_backend
+from reverie.store_select import Opened, open_backend
 
 if TYPE_CHECKING:
     # Processes are imported where they run (``doctor``, ``status``; the parts in
@@ -143,6 +143,30 @@ class MemoryEngine(MemoryJobs, MemoryParts):
             clock=clock,
             read_only=read_only,
         )
+        return cls.on_backend(
+            opened,
+            provider=provider,
+            memory_provider=memory_provider,
+            clock=clock,
+            environ=environ,
+        )
+
+    @classmethod
+    def on_backend(
+        cls,
+        opened: Opened,
+        *,
+        provider: Provider | None = None,
+        memory_provider: Provider | None = None,
+        clock: Clock = system_clock,
+        environ: Mapping[str, str] | None = None,
+    ) -> MemoryEngine:
+        """Build the engine on a backend ``reverie.store_select`` opened, with its settings.
+
+        ``open`` does this for one workspace; a home of many principals opens each one's
+        backend over a shared pool (``store_select.open_shared``) and builds it here. The
+        engine's ``close`` closes the backend (which leaves a shared pool open).
+        """
         config = opened.config
         chat = provider if provider is not None else deferred_provider(config.model, environ)
         memory = memory_provider

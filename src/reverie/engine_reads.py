@@ -134,6 +134,10 @@ class MemoryReads:
             return self._stores.skills.read(canonical)
         return ""
 
+    def durable_files(self) -> dict[str, str]:
+        """Every durable file that exists, workspace-relative path -> text (skills too)."""
+        return self._stores.durable_texts()
+
     def line_origins(self, *paths: str) -> dict[str, tuple[LineOrigin, ...]]:
         """Per durable file (default: the three), each line and the commit that last added it."""
         wanted = [canonical_writable(p) for p in paths] or list(RELATIVE_PATHS.values())

@@ -29,6 +29,7 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     │   ├── PublishJournalError         the publish journal is unreadable or not reverie's
     │   └── EditError                   a person's edit of a durable file was refused (reason kept)
     ├── AccessError                 a credential does not reach the principal a request names
+    ├── PrincipalMissingError       a home has no such principal (principal, home kept)
     ├── LockTimeoutError            a cross-process lock was not acquired in time
     ├── IngestBusyError             another process is ingesting into the workspace
     ├── StorageError                an I/O operation on a workspace file failed (path kept)
@@ -253,6 +254,15 @@ class EditError(DreamError):
 
 class AccessError(ReverieError):
     """A credential does not reach the principal a request names (or names none)."""
+
+
+class PrincipalMissingError(ReverieError):
+    """A home has no principal of that id (``reverie principal list`` names them)."""
+
+    def __init__(self, principal: str, *, where: str) -> None:
+        super().__init__(f"no principal {principal!r} in {where} (`reverie principal list`)")
+        self.principal = principal
+        self.where = where
 
 
 class LockTimeoutError(ReverieError):

@@ -3,8 +3,9 @@
 Every store of the workspace (sessions, history, dream cursor, durable files, audit, ledger,
 rejected rules, quarantine, provenance records, ingest records), what dream adds (skill files,
 back-off state, the fenced one-step publish: ``reverie.ports.DreamStores``), its named locks
-and its search index, all over one connection pool, each scoped to the workspace by row-level
-security (``reverie.postgres``). Several processes on several machines may open the same
+and its search index, all over one connection pool (its own, or one that every workspace a
+server opens shares: ``on_shared``), each scoped to the workspace by row-level security
+(``reverie.postgres``). Several processes on several machines may open the same
 workspace at once: every invariant of DESIGN.md then holds across them (``docs/scale-out.md``
 says how, and at what cost).
 
@@ -60,8 +61,10 @@ class PgBackend:
         *,
         clock: Clock = system_clock,
         lease_ttl: timedelta = DEFAULT_TTL,
+        owns_database: bool = True,
     ) -> None:
         self.database = database
+        self.owns_database = owns_database
         self.lease_ttl = lease_ttl
         self.tenant = tenant
         self._clock = clock
@@ -108,6 +111,29 @@ class PgBackend:
             database.close()
             raise
         return cls(database, tenant, clock=clock, lease_ttl=lease_ttl)
+
+    @classmethod
+    def on_shared(
+        cls,
+        database: Database,
+        workspace: str,
+        *,
+        create: bool = False,
+        clock: Clock = system_clock,
+        lease_ttl: timedelta = DEFAULT_TTL,
+    ) -> PgBackend:
+        """Open workspace ``workspace`` over ``database``'s pool, which others share.
+
+        The backend borrows the pool: its ``close`` leaves the pool open (its owner, e.g. a
+        ``DatabaseHome``, closes it), so one pool serves every principal of a server.
+        With ``create``, the workspace is made if missing (the schema must be there).
+
+        Raises:
+            SchemaVersionError: the schema is missing, older or newer than this reverie's.
+            DatabaseError: the database cannot be reached, or no such workspace.
+        """
+        tenant = database.tenant(workspace, create=create)
+        return cls(database, tenant, clock=clock, lease_ttl=lease_ttl, owns_database=False)
 
     @property
     def location(self) -> str:
@@ -227,5 +253,6 @@ class PgBackend:
         return PgIndex(self.tenant)
 
     def close(self) -> None:
-        """Close the connection pool (the backend may not be used afterwards)."""
-        self.database.close()
+        """Close the connection pool if the backend owns it (it may not be used afterwards)."""
+        if self.owns_database:
+            self.database.close()

@@ -11,6 +11,11 @@ The rule, first match wins (``MemoryEngine.open`` applies it; the CLI passes ``-
 
 A database workspace is never made implicitly: ``reverie init --store URL -w NAME`` applies the
 schema's migrations and makes it; opening checks the schema (``SchemaVersionError``).
+
+A server of many principals (``reverie.owners.database_home.DatabaseHome``) opens ONE pool on the
+database (``shared_database``) and each principal's backend over it (``open_shared``): the
+backend borrows the pool, so an engine's close leaves it open for the others. This module and
+``backend_transfer`` are the only ones above the stores that name a backend class.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reverie.clock import Clock
 from reverie.config import Config
@@ -27,6 +33,9 @@ from reverie.config_file import CONFIG_NAME, default_workspace, load_config
 from reverie.errors import ConfigError
 from reverie.file_backend import FileBackend
 from reverie.ports import Backend
+
+if TYPE_CHECKING:
+    from reverie.postgres.database import Database
 
 STORE_ENV = "REVERIE_STORE"
 """The environment variable that names the database (a ``postgresql://`` URL)."""
@@ -83,6 +92,33 @@ def open_backend(
     return Opened(backend=folder, config=settings)
 
 
+def open_folder(
+    path: Path,
+    *,
+    create: bool,
+    config: Config | None,
+    environ: Mapping[str, str] | None,
+    clock: Clock,
+) -> Opened:
+    """Open the folder ``path`` itself, whatever ``$REVERIE_STORE`` or its ``[store] url`` say.
+
+    A folder home's principal (``reverie.owners.home.FolderHome``): its memory is its folder,
+    so no variable can move it into a database. Settings: ``config`` if given, else the
+    folder's ``reverie.toml`` and the ``REVERIE_*`` variables.
+
+    Raises:
+        WorkspaceMissingError: the folder does not exist and ``create`` is false.
+    """
+    env = os.environ if environ is None else environ
+    folder = FileBackend.open(path, create=create, clock=clock, read_only=False)
+    try:
+        settings = config if config is not None else load_config(folder.root, env)
+    except BaseException:
+        folder.close()
+        raise
+    return Opened(backend=folder, config=settings)
+
+
 def _checked(url: str, key: str) -> str:
     if not url.startswith(SCHEMES):
         raise ConfigError(
@@ -102,6 +138,54 @@ def _database(url: str, name: str, clock: Clock, config: Config, key: str) -> Ba
         ) from exc
     lease = timedelta(seconds=config.store.lease_seconds)
     return PgBackend.open(url, name, clock=clock, lease_ttl=lease)
+
+
+def shared_database(url: str, *, max_connections: int) -> Database:
+    """Open one connection pool on the database at ``url`` for many workspaces' backends.
+
+    Connections are made lazily, at most ``max_connections`` whatever the number of backends
+    opened over it (``open_shared``). The caller closes it, after every backend's engine.
+
+    Raises:
+        ConfigError: not a postgresql:// URL, or the postgres extra missing.
+        DatabaseError: the database cannot be reached.
+    """
+    _checked(url, "--store")
+    try:
+        from reverie.postgres.database import Database  # noqa: PLC0415 (the postgres extra)
+    except ImportError as exc:
+        raise ConfigError(
+            "a postgresql:// store needs the postgres extra: pip install 'reverie[postgres]'",
+            key="--store",
+        ) from exc
+    return Database(url, max_connections=max_connections)
+
+
+def open_shared(
+    database: Database,
+    name: str,
+    *,
+    create: bool,
+    config: Config | None,
+    environ: Mapping[str, str] | None,
+    clock: Clock,
+) -> Opened:
+    """Open workspace ``name`` over the shared ``database`` (made first when ``create``).
+
+    Settings: ``config`` if given, else the ``REVERIE_*`` variables (there is no folder). The
+    backend's close leaves the pool open. The schema must be in place (``Database.init``).
+
+    Raises:
+        SchemaVersionError: the schema is missing, older or newer.
+        DatabaseError: no such workspace and ``create`` is false.
+    """
+    from reverie.postgres_backend import PgBackend  # noqa: PLC0415 (the postgres extra)
+
+    env = os.environ if environ is None else environ
+    settings = config if config is not None else load_config(None, env)
+    lease = timedelta(seconds=settings.store.lease_seconds)
+    backend = PgBackend.on_shared(database, name, create=create, clock=clock, lease_ttl=lease)
+    return Opened(backend=backend, config=settings)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -54,3 +54,19 @@ def test_bad_grants_are_refused(tmp_path: Path) -> None:
         book.issue("app", principal="x")
     with pytest.raises(InputError, match="no token with id"):
         book.revoke("nope")
+
+
+def test_forgetting_a_principal_leaves_none_of_its_bytes_in_the_book(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.sqlite3"
+    book = SqliteTokenBook(path)
+    reader = SqliteTokenBook(path)
+    gone = book.issue("principal", principal="alice-quxbaz", label="label-of-alice-quxbaz")
+    assert reader.check(gone) is not None
+    kept = book.issue("principal", principal="bob")
+    book.revoke_principal("alice-quxbaz")
+    assert book.forget_principal("alice-quxbaz") == 1
+    assert book.forget_principal("alice-quxbaz") == 0
+    assert [g.principal for g in book.grants()] == ["bob"]
+    assert book.check(kept) is not None
+    for file in tmp_path.iterdir():  # the database, and its write-ahead log if one is left
+        assert b"quxbaz" not in file.read_bytes(), file.name

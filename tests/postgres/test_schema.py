@@ -142,3 +142,26 @@ def test_init_migrates_a_version_1_database_to_the_provenance_table(pg_url: str)
         assert PgProvenance(tenant).read().records == {}
     finally:
         old.close()
+
+
+def test_init_migrates_a_version_4_database_to_the_token_table(pg_url: str) -> None:
+    admin = pg_url.replace("reverie_app@", "postgres@")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE at_v4 OWNER reverie_app")
+    url = pg_url.rsplit("/", 1)[0] + "/at_v4"
+    with psycopg.connect(url, autocommit=True) as conn:  # what a reverie of schema 4 made
+        for version, statements in schema.MIGRATIONS:
+            if version <= 4:
+                conn.execute(statements.encode("utf-8"))
+        conn.execute("INSERT INTO reverie_schema (version) VALUES (4)")
+        conn.execute("INSERT INTO workspaces (name) VALUES ('kept')")
+    old = Database(url)
+    try:
+        with pytest.raises(SchemaVersionError, match="older"):
+            old.check()
+        assert old.init() == (4, schema.SCHEMA_VERSION)
+        assert old.workspaces() == ["kept"]
+        with old.connection() as conn:
+            assert conn.execute("SELECT count(*) FROM tokens").fetchone() == (0,)
+    finally:
+        old.close()

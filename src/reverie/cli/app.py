@@ -16,11 +16,13 @@ from typer.core import TyperGroup
 from reverie.cli import (
     ingest_command,
     memory_commands,
+    owner_commands,
     provenance_commands,
     reach_commands,
     read_commands,
     session_commands,
     store_commands,
+    token_commands,
 )
 from reverie.cli.coercion import plain_values
 from reverie.cli.context import Options, WorkspaceOption
@@ -116,6 +118,8 @@ memory_commands.register(app)
 provenance_commands.register(app)
 reach_commands.register(app)
 store_commands.register(app)
+owner_commands.register(app)
+token_commands.register(app)
 
 
 def main() -> None:

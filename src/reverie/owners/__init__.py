@@ -6,7 +6,9 @@ principals' engines open (``pool``) and runs their background maintenance fairly
 """
 
 from reverie.owners.access import PRINCIPAL_HEADER, Access, resolve
-from reverie.owners.home import DatabaseHome, FolderHome, Home, Openers
+from reverie.owners.database_home import DatabaseHome
+from reverie.owners.database_tokens import DatabaseTokenBook
+from reverie.owners.home import FolderHome, Home, Openers, token_book
 from reverie.owners.names import DEFAULT_PRINCIPAL, check_principal, folder_name, principal_of
 from reverie.owners.maintenance import CheckReport, Maintenance
 from reverie.owners.pool import EnginePool, PoolStats
@@ -18,6 +20,7 @@ __all__ = [
     "Access",
     "CheckReport",
     "DatabaseHome",
+    "DatabaseTokenBook",
     "EnginePool",
     "FolderHome",
     "Grant",
@@ -32,4 +35,5 @@ __all__ = [
     "folder_name",
     "principal_of",
     "resolve",
+    "token_book",
 ]

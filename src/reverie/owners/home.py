@@ -5,8 +5,8 @@ Two kinds, chosen by where the memory is:
 - ``FolderHome``: a folder with one workspace folder per principal (``names.folder_name``),
   e.g. ``~/.reverie/`` holding ``default/`` (the single-person setup), ``alice/``,
   ``lc~3auser1/``; the home's own state (tokens) is in ``.home/``.
-- ``DatabaseHome``: a PostgreSQL database with one workspace (tenant, row-level security) per
-  principal, named by the principal's id.
+- ``database_home.DatabaseHome``: a PostgreSQL database with one workspace (tenant, row-level
+  security) per principal, named by the principal's id, over one connection pool.
 
 Isolation is by construction: a principal's engine is opened on that principal's workspace
 and nothing else, so no query, file or cache is shared between two principals and no filter
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from reverie.clock import Clock, system_clock
 from reverie.config import Config
-from reverie.errors import WorkspaceMissingError
+from reverie.errors import InputError, StorageError, WorkspaceMissingError
 from reverie.owners.names import (
     DEFAULT_PRINCIPAL,
     HOME_STATE,
@@ -35,11 +35,15 @@ from reverie.owners.names import (
     folder_name,
     principal_of,
 )
-from reverie.store.layout import MEMORY_DIR
+from reverie.owners.tokens import SqliteTokenBook, TokenBook
+from reverie.store.layout import LOCKS, MEMORY_DIR
 
 if TYPE_CHECKING:
     from reverie.engine import MemoryEngine
     from reverie.llm.provider import Provider
+
+BOOK_FILE = "tokens.sqlite3"
+"""A folder home's token book, in its state folder: ``<home>/.home/tokens.sqlite3``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,9 +88,41 @@ class Home(Protocol):
         """Delete ``principal``'s workspace whole (its engine must be closed first)."""
         ...
 
+    def scrub(self) -> None:
+        """Clear what deleted workspaces left in shared storage (after ``remove``)."""
+        ...
+
+    def export_folder(self, principal: str, folder: Path) -> None:
+        """Copy ``principal``'s workspace whole into ``folder``, a new workspace folder.
+
+        Raises:
+            InputError: ``folder`` exists and is not empty.
+            WorkspaceMissingError, DatabaseError: no such principal.
+        """
+        ...
+
+    def tokens(self) -> TokenBook:
+        """The home's token book."""
+        ...
+
     def state_folder(self) -> Path | None:
         """The folder of the home's own state, when the home is a folder."""
         ...
+
+    def close(self) -> None:
+        """Release what the home keeps open (after every engine opened from it is closed)."""
+        ...
+
+
+def token_book(home: Home) -> TokenBook:
+    """The right token book for ``home``: ``<home>/.home/tokens.sqlite3``, or its table."""
+    return home.tokens()
+
+
+def check_new_folder(folder: Path) -> None:
+    """Refuse an export into a folder that holds anything (an export never merges)."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise InputError(f"{folder} is not an empty folder; an export writes a new workspace")
 
 
 class FolderHome:
@@ -124,88 +160,72 @@ class FolderHome:
         return (self.folder(principal) / MEMORY_DIR).is_dir()
 
     def open_engine(self, principal: str, *, create: bool) -> MemoryEngine:
-        """Open the engine on ``principal``'s folder."""
+        """Open the engine on ``principal``'s folder (never a database: ``open_folder``)."""
         from reverie.engine import MemoryEngine  # noqa: PLC0415 (the engine imports the home)
+        from reverie.store_select import open_folder  # noqa: PLC0415
 
         path = self.folder(principal)
         if not create and not self.exists(principal):
             raise WorkspaceMissingError("no workspace for this principal", path=path)
         o = self._openers
-        return MemoryEngine.open(
-            path,
-            o.config,
-            create=create,
-            provider=o.provider,
-            memory_provider=o.memory_provider,
-            clock=o.clock,
-            environ=o.environ,
-        )
+        opened = open_folder(path, create=create, config=o.config, environ=o.environ, clock=o.clock)
+        try:
+            return MemoryEngine.on_backend(
+                opened,
+                provider=o.provider,
+                memory_provider=o.memory_provider,
+                clock=o.clock,
+                environ=o.environ,
+            )
+        except BaseException:
+            opened.backend.close()
+            raise
 
     def remove(self, principal: str) -> None:
-        """Delete the principal's folder, git objects, index and vectors included."""
+        """Delete the principal's folder, git objects, index and vectors included.
+
+        A folder that is a link is refused (``InputError``): deleting only the link would
+        leave the memory where it points, and deleting there may reach far outside the home.
+        """
         path = self.folder(principal)
         if path.is_symlink():
-            path.unlink()
-        elif path.exists():
-            shutil.rmtree(path)
+            raise InputError(
+                f"{path} is a link to {path.resolve()}: delete that folder yourself, then the link"
+            )
+        if path.exists():
+            try:
+                shutil.rmtree(path)
+            except OSError as exc:
+                raise StorageError(f"cannot delete the workspace ({exc})", path=path) from exc
+
+    def scrub(self) -> None:
+        """Nothing: a folder home shares no storage between principals (``remove`` did all)."""
+
+    def export_folder(self, principal: str, folder: Path) -> None:
+        """Copy the principal's folder whole (git history included, its lock files not)."""
+        source = self.folder(principal)
+        if not self.exists(principal):
+            raise WorkspaceMissingError("no workspace for this principal", path=source)
+        check_new_folder(folder)
+        locks = source / LOCKS
+        try:
+            shutil.copytree(
+                source,
+                folder,
+                symlinks=True,
+                dirs_exist_ok=True,
+                ignore=lambda where, _names: ["locks"] if Path(where) == locks.parent else [],
+            )
+        except (OSError, shutil.Error) as exc:
+            raise StorageError(f"cannot export the workspace ({exc})", path=folder) from exc
+
+    def tokens(self) -> SqliteTokenBook:
+        """``<home>/.home/tokens.sqlite3``."""
+        return SqliteTokenBook(self.state_folder() / BOOK_FILE)
 
     def state_folder(self) -> Path:
         """``<home>/.home``: the tokens (no principal's folder can be named so)."""
         return self.root / HOME_STATE
 
-
-class DatabaseHome:
-    """A PostgreSQL database holding one workspace per principal."""
-
-    def __init__(
-        self, url: str, *, default: str = DEFAULT_PRINCIPAL, openers: Openers | None = None
-    ) -> None:
-        self.url = url
-        self.default = check_principal(default)
-        self._openers = openers if openers is not None else Openers()
-
-    @property
-    def location(self) -> str:
-        """The database, without its password."""
-        from reverie.postgres.database import describe_url  # noqa: PLC0415 (postgres extra)
-
-        return describe_url(self.url)
-
-    def principals(self) -> list[str]:
-        """The workspaces of the database."""
-        from reverie.store_select import database_workspaces  # noqa: PLC0415
-
-        return sorted(database_workspaces(self.url))
-
-    def exists(self, principal: str) -> bool:
-        """Whether the database has a workspace named ``principal``."""
-        return check_principal(principal) in self.principals()
-
-    def open_engine(self, principal: str, *, create: bool) -> MemoryEngine:
-        """Open the engine on the workspace named ``principal`` (made first when ``create``)."""
-        from reverie.engine import MemoryEngine  # noqa: PLC0415
-        from reverie.store_select import init_database  # noqa: PLC0415
-
-        check_principal(principal)
-        if create:
-            init_database(self.url, principal)
-        o = self._openers
-        return MemoryEngine.open(
-            principal,
-            o.config,
-            store=self.url,
-            provider=o.provider,
-            memory_provider=o.memory_provider,
-            clock=o.clock,
-            environ=o.environ,
-        )
-
-    def remove(self, principal: str) -> None:
-        """Delete the workspace named ``principal`` and every row of it."""
-        from reverie.store_select import drop_database_workspace  # noqa: PLC0415
-
-        drop_database_workspace(self.url, check_principal(principal))
-
-    def state_folder(self) -> None:
-        """A database home keeps its state in the database."""
-        return
+    def close(self) -> None:
+        """A folder home keeps nothing open."""

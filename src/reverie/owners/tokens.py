@@ -14,8 +14,9 @@ the book on disk cannot be replayed as credentials. (A fast digest is right here
 token has a short public id (the first 12 hex digits of its digest) to list and revoke it by.
 
 ``SqliteTokenBook`` keeps a folder home's book in ``.home/tokens.sqlite3`` (WAL, so several
-server processes share it); ``check`` reads the book every time, so a revoked token stops
-working at once in every process.
+server processes share it), ``database_tokens.DatabaseTokenBook`` a database home's in its
+``tokens`` table; ``check`` reads the book every time, so a revoked token stops working at
+once in every process. ``forget_principal`` deletes a deleted principal's rows.
 """
 
 from __future__ import annotations
@@ -81,6 +82,13 @@ class TokenBook(Protocol):
 
     def revoke_principal(self, principal: str) -> int:
         """Revoke every token of ``principal``; return how many."""
+        ...
+
+    def forget_principal(self, principal: str) -> int:
+        """Delete every token of ``principal`` (revoked ones too); return how many.
+
+        For a deleted principal: no row of the book names it afterwards.
+        """
         ...
 
 
@@ -175,6 +183,18 @@ class SqliteTokenBook:
                 "UPDATE tokens SET revoked = ? WHERE principal = ? AND revoked IS NULL",
                 (now, principal),
             )
+            return cursor.rowcount
+
+    def forget_principal(self, principal: str) -> int:
+        """Delete every token of ``principal``, leaving none of its bytes in the file.
+
+        ``secure_delete`` overwrites the freed pages with zeros and the checkpoint empties the
+        write-ahead log, which would otherwise keep the deleted rows' old pages.
+        """
+        with closing(self._connect()) as conn:
+            conn.execute("PRAGMA secure_delete=ON")
+            cursor = conn.execute("DELETE FROM tokens WHERE principal = ?", (principal,))
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             return cursor.rowcount
 
     def grants(self) -> list[Grant]:

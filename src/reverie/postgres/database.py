@@ -122,6 +122,25 @@ class Database:
             cursor = conn.execute("DELETE FROM workspaces WHERE name = %s", (name,))
             return cursor.rowcount > 0
 
+    def scrub(self) -> None:
+        """Rewrite the tables so deleted rows' bytes leave the files (``schema.scrub``)."""
+        try:
+            with self.connection() as conn:
+                schema.scrub(conn, where=self.where)
+        except (DatabaseError, PermissionError) as exc:
+            raise DatabaseError(
+                f"cannot rewrite the tables ({exc}); the rows are deleted, but their bytes"
+                " stay in the database's files until a scrub as the tables' owner"
+                " (the role of `reverie init`)",
+                where=self.where,
+            ) from exc
+
+    def exists(self, name: str) -> bool:
+        """Whether the database has a workspace named ``name``."""
+        with self.connection() as conn:
+            row = conn.execute("SELECT 1 FROM workspaces WHERE name = %s", (name,)).fetchone()
+        return row is not None
+
     def workspaces(self) -> list[str]:
         """Return the names of every workspace in the database, sorted."""
         with self.connection() as conn:

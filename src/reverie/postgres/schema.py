@@ -5,7 +5,8 @@ and a row-level-security policy that shows and accepts only the rows of the work
 the transaction's ``reverie.workspace`` setting (``FORCE`` makes it bind the tables' owner
 too; only a superuser or a ``BYPASSRLS`` role escapes it, so servers must not connect as one).
 A transaction that names no workspace sees no rows at all. ``workspaces`` is the directory of
-names and ids; it holds no memory.
+names and ids; it holds no memory. ``tokens`` is a home's token book (a server's credentials,
+stored as digests), outside every workspace.
 
 Migrations are a list of (version, statements); ``migrate`` applies the missing ones in one
 transaction under an advisory lock, so two ``reverie init`` at once apply each step once.
@@ -201,14 +202,64 @@ CREATE TABLE ingest_runs (
 """Version 3: ingest's records (``reverie.postgres.ingest_records``): the content keys of what a
 nanobot workspace brought in, and the sessions of the ingest running now (one row, or none)."""
 
+_V5_TOKENS = """
+CREATE TABLE tokens (
+    id text PRIMARY KEY CHECK (id ~ '^[0-9a-f]{12}$'),
+    digest text NOT NULL UNIQUE CHECK (digest ~ '^[0-9a-f]{64}$'),
+    kind text NOT NULL CHECK (kind IN ('principal', 'app', 'admin')),
+    principal text CHECK ((kind = 'principal') = (principal IS NOT NULL)),
+    label text NOT NULL,
+    created timestamptz NOT NULL,
+    revoked timestamptz
+);
+CREATE INDEX tokens_principal ON tokens (principal);
+"""
+"""Version 5: the home's token book (``reverie.owners.database_tokens``): SHA-256 digests
+only, never a token's text. Like ``workspaces``, it is the home's own table, not a
+workspace's: no row-level security (a principal token's principal may have no workspace
+yet), and deleting a principal deletes its rows (``DatabaseTokenBook.forget_principal``)."""
+
 MIGRATIONS: tuple[tuple[int, str], ...] = (
     (1, _V1 + "".join(_tenancy(table) for table in _TENANT_TABLES)),
     (2, _V2_PROVENANCE + _tenancy("provenance")),
     (3, _V3_INGEST + "".join(_tenancy(table) for table in _INGEST_TABLES)),
     (4, _V4_DREAM_STATE),
+    (5, _V5_TOKENS),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 """The schema version this reverie reads and writes."""
+
+WORKSPACE_TABLES = (*_TENANT_TABLES, "provenance", *_INGEST_TABLES)
+"""Every table whose rows belong to one workspace (and go with it, ``ON DELETE CASCADE``)."""
+SCRUBBED_TABLES = (*WORKSPACE_TABLES, "workspaces", "tokens")
+"""What ``scrub`` rewrites: every table that can hold a deleted principal's bytes."""
+
+
+def scrub(conn: psycopg.Connection[tuple[object, ...]], *, where: str) -> None:
+    """Rewrite every table that held deleted rows, so their bytes leave the database's files.
+
+    A deleted row stays in its table's file after the DELETE; a plain VACUUM frees its room
+    but leaves its bytes where live rows share the page, and a GIN index keeps every word it
+    ever indexed as a key. ``VACUUM FULL`` writes each table and its indexes anew and drops
+    the old files. Each table is locked while it is rewritten (every workspace waits, for
+    time in proportion to the table's size), so a server deleting many principals scrubs
+    once after the last. Needs an autocommit connection and the tables' owner (the role that
+    ran ``reverie init``): PostgreSQL would only warn and skip a table it may not rewrite, so
+    that is checked first. The write-ahead log keeps old bytes until PostgreSQL recycles
+    its segments, and a backup for as long as it is kept.
+
+    Raises:
+        PermissionError: the role does not own every table (``Database.scrub`` translates it).
+    """
+    row = conn.execute(
+        "SELECT count(*) FROM pg_class"
+        " WHERE relname = ANY(%s) AND relkind = 'r' AND pg_has_role(relowner, 'USAGE')",
+        (list(SCRUBBED_TABLES),),
+    ).fetchone()
+    if row is None or int(str(row[0])) != len(SCRUBBED_TABLES):
+        raise PermissionError(f"{where}: only the tables' owner can rewrite them")
+    for table in SCRUBBED_TABLES:
+        conn.execute(f"VACUUM FULL {table}".encode())
 
 
 def installed_version(conn: psycopg.Connection[tuple[object, ...]]) -> int:
