@@ -5,7 +5,8 @@ Run: .venv/bin/python bench/serve.py [--requests 200] [--sessions 8] [--per-sess
 
 A loopback chat-completions server (``tests/llm/loopback.py``) answers instantly. The same
 client (one pooled ``httpx2.Client``) first calls it directly, then through the proxy
-(``reverie.serve.create_app`` under uvicorn on 127.0.0.1, a fresh model-free workspace), one
+(``reverie.serve.create_app`` under uvicorn on 127.0.0.1, a fresh model-free folder home whose
+server token reaches its default principal; sessions by ``metadata.session``), one
 request at a time, each a new user message in one session, so the session grows as a real
 conversation does. The overhead is the difference of the latency percentiles (p50, p95): the
 proxy's own work (reconcile, record, prompt assembly with memory, the relay, the record of the
@@ -33,14 +34,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.llm.loopback import LoopbackServer, chat_text
 from tests.reach.running import ServedApp
 
-from reverie import MemoryEngine
-from reverie.serve import Upstream, create_app
+from reverie.owners import EnginePool, FolderHome, Openers
+from reverie.serve import Gate, Upstream, create_app
 
 TOKEN = "bench-token"
 
 
 def _timed(client: httpx2.Client, url: str, session: str, messages: list[dict[str, str]]) -> float:
-    body = {"model": "chat-model", "user": session, "messages": messages}
+    body = {"model": "chat-model", "metadata": {"session": session}, "messages": messages}
     started = time.perf_counter()
     response = client.post(url, json=body)
     elapsed = time.perf_counter() - started
@@ -92,12 +93,14 @@ def main() -> None:
     total = 4 * args.requests + 10 + args.sessions * args.per_session
     with tempfile.TemporaryDirectory() as tmp, LoopbackServer() as loopback:
         loopback.script(*[chat_text("The harbour is in Lisbon.") for _ in range(total)])
-        engine = MemoryEngine.open(Path(tmp) / "ws", environ={})
+        home = FolderHome(Path(tmp) / "home", openers=Openers(environ={}))
+        pool = EnginePool(home)
         upstream = Upstream(
             base_url=loopback.base_url, api_key=None, model="chat-model", timeout=30
         )
+        app = create_app(pool, gate=Gate(home, TOKEN), upstream=upstream)
         with (
-            ServedApp(create_app(engine, token=TOKEN, upstream=upstream)) as served,
+            ServedApp(app) as served,
             httpx2.Client(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as client,
         ):
             proxied = served.url + "/v1/chat/completions"
@@ -109,7 +112,7 @@ def main() -> None:
             direct_whole = _series(client, direct, args.requests, "direct", whole=True)
             proxy_whole = _series(client, proxied, args.requests, "bench:whole", whole=True)
             rps = _concurrent(proxied, args.sessions, args.per_session)
-        engine.close()
+        pool.close()
     d, p = _percentiles(direct_ms), _percentiles(proxy_ms)
     dw, pw = _percentiles(direct_whole), _percentiles(proxy_whole)
     print(

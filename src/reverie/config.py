@@ -20,6 +20,8 @@ TOML layout (every key optional)::
     [prompt]       recent_entries, recent_tokens, unified_session, recall_tokens
     [recall]       embeddings ("auto", the default: dense recall when the embeddings extra is
                    installed; "off")
+    [serve]        unknown_principals ("create", the default: a principal named by an app or
+                   admin token gets its workspace on first use; "refuse": 404)
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from reverie.errors import ConfigError
 ProviderKind = Literal["openai", "anthropic"]
 DreamMode = Literal["auto", "model", "model-free"]
 EmbeddingsMode = Literal["auto", "off"]
+UnknownPrincipals = Literal["create", "refuse"]
 
 AUTO_OUTPUT_TOKENS = 0
 """``max_output_tokens`` value meaning "derive it from the context window"."""
@@ -193,6 +196,15 @@ class StoreConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ServeConfig:
+    """How ``reverie serve`` treats the principals requests name (``reverie.owners``)."""
+
+    unknown_principals: UnknownPrincipals = "create"
+    """"create" (default): a principal with no workspace yet gets one on its first request;
+    "refuse": only principals that exist are served (a principal token's own is always made)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     """Every setting of a workspace, with DESIGN.md's defaults."""
 
@@ -203,6 +215,7 @@ class Config:
     prompt: PromptConfig = field(default_factory=PromptConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
+    serve: ServeConfig = field(default_factory=ServeConfig)
 
     @property
     def memory(self) -> ModelConfig:
@@ -224,6 +237,7 @@ class Config:
             "prompt": PromptConfig,
             "recall": RecallConfig,
             "store": StoreConfig,
+            "serve": ServeConfig,
         }
         unknown = sorted(set(data) - set(sections))
         if unknown:

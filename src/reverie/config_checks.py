@@ -23,6 +23,7 @@ from reverie.errors import ConfigError
 PROVIDERS = ("openai", "anthropic")
 DREAM_MODES = ("auto", "model", "model-free")
 EMBEDDINGS_MODES = ("auto", "off")
+UNKNOWN_PRINCIPALS = ("create", "refuse")
 YEAR_MINUTES = 525_600.0
 
 RANGES: dict[str, tuple[float, float]] = {
@@ -105,6 +106,12 @@ def check(config: Any) -> None:
         raise _fail(
             "recall.embeddings",
             f"must be one of {', '.join(EMBEDDINGS_MODES)}, got {config.recall.embeddings!r}",
+        )
+    if config.serve.unknown_principals not in UNKNOWN_PRINCIPALS:
+        raise _fail(
+            "serve.unknown_principals",
+            f"must be one of {', '.join(UNKNOWN_PRINCIPALS)}, "
+            f"got {config.serve.unknown_principals!r}",
         )
     if config.dream.cron is not None and not _valid_cron(config.dream.cron):
         raise _fail(

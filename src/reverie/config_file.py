@@ -23,6 +23,7 @@ environment. Env variables:
     REVERIE_RECALL_TOKENS    prompt.recall_tokens (0 disables recall)
     REVERIE_RECALL_EMBEDDINGS  recall.embeddings (auto or off)
     REVERIE_LEASE_SECONDS    store.lease_seconds (a dead server's locks free after this)
+    REVERIE_UNKNOWN_PRINCIPALS  serve.unknown_principals (create | refuse)
 
 Secrets never live in ``reverie.toml`` (it may be shared): the key comes from the env variable
 named by ``model.api_key_env``, or from ``model.api_key_file``, a file outside the workspace.
@@ -59,6 +60,7 @@ _ENV: dict[str, tuple[str, str, type]] = {
     "REVERIE_RECALL_TOKENS": ("prompt", "recall_tokens", int),
     "REVERIE_RECALL_EMBEDDINGS": ("recall", "embeddings", str),
     "REVERIE_LEASE_SECONDS": ("store", "lease_seconds", float),
+    "REVERIE_UNKNOWN_PRINCIPALS": ("serve", "unknown_principals", str),
 }
 
 

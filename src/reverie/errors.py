@@ -29,6 +29,7 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     │   ├── PublishJournalError         the publish journal is unreadable or not reverie's
     │   └── EditError                   a person's edit of a durable file was refused (reason kept)
     ├── AccessError                 a credential does not reach the principal a request names
+    │   └── UnknownPrincipalError       the principal has no workspace and the server makes none
     ├── PrincipalMissingError       a home has no such principal (principal, home kept)
     ├── LockTimeoutError            a cross-process lock was not acquired in time
     ├── IngestBusyError             another process is ingesting into the workspace
@@ -254,6 +255,10 @@ class EditError(DreamError):
 
 class AccessError(ReverieError):
     """A credential does not reach the principal a request names (or names none)."""
+
+
+class UnknownPrincipalError(AccessError):
+    """The named principal has no workspace and ``[serve] unknown_principals`` is "refuse"."""
 
 
 class PrincipalMissingError(ReverieError):

@@ -128,7 +128,9 @@ def _say(server: Server, user: str, text: str) -> str | None:
     try:
         with _client(server) as client:
             reply = client.chat.completions.create(
-                model="chat-model", messages=[{"role": "user", "content": text}], user=user
+                model="chat-model",
+                messages=[{"role": "user", "content": text}],
+                extra_headers={"X-Reverie-Session": user},  # a session of the one workspace
             )
     except (openai.APIConnectionError, openai.APIStatusError):
         return None

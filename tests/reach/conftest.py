@@ -1,9 +1,14 @@
-"""Fixtures for the proxy: an engine, ``reverie serve``'s app in front of the loopback endpoint."""
+"""Fixtures for the proxy: a folder home, ``reverie serve``'s app in front of the loopback endpoint.
+
+``new_home`` makes what ``reverie serve`` serves: a folder home (one workspace per
+principal), its token book, the server's gate (its own token is ``TOKEN``) and one pool.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,22 +16,54 @@ import openai
 import pytest
 
 from reverie import MemoryEngine
+from reverie.config import UnknownPrincipals
 from reverie.messages import JSONObject, JSONValue
-from reverie.serve import Upstream, create_app
+from reverie.owners import DEFAULT_PRINCIPAL, EnginePool, FolderHome, Openers, SqliteTokenBook
+from reverie.serve import Gate, Upstream, create_app
 from tests.llm.loopback import LoopbackServer, ScriptedResponse
 from tests.reach.running import ServedApp
 
 TOKEN = "test-token-0123456789"
+SESSION = "X-Reverie-Session"
+PRINCIPAL = "X-Reverie-Principal"
+
+
+@dataclass
+class HomeParts:
+    """What ``reverie serve`` serves: a home, its token book, its gate, its engine pool."""
+
+    home: FolderHome
+    book: SqliteTokenBook
+    gate: Gate
+    pool: EnginePool
+
+    def lease(
+        self, principal: str = DEFAULT_PRINCIPAL, *, create: bool = True
+    ) -> AbstractContextManager[MemoryEngine]:
+        """A principal's engine from the server's own pool."""
+        return self.pool.lease(principal, create=create)
+
+
+def new_home(tmp_path: Path, *, unknown: UnknownPrincipals = "create") -> HomeParts:
+    """A fresh folder home under ``tmp_path`` (model-free, no REVERIE_ variable read)."""
+    home = FolderHome(tmp_path / "home", openers=Openers(environ={}))
+    book = SqliteTokenBook(home.state_folder() / "tokens.sqlite3")
+    gate = Gate(home, TOKEN, book=book, unknown_principals=unknown)
+    return HomeParts(home=home, book=book, gate=gate, pool=EnginePool(home))
 
 
 @dataclass
 class Proxy:
-    """A served proxy app, its engine and the loopback endpoint behind it."""
+    """A served proxy app, its home and the loopback endpoint behind it."""
 
     url: str
-    engine: MemoryEngine
+    parts: HomeParts
     upstream: LoopbackServer
     clients: list[openai.OpenAI] = field(default_factory=list)
+
+    def lease(self, principal: str = DEFAULT_PRINCIPAL) -> AbstractContextManager[MemoryEngine]:
+        """A principal's engine (the default principal's: the server's own token's)."""
+        return self.parts.lease(principal)
 
     def client(self, token: str = TOKEN, timeout: float = 10.0) -> openai.OpenAI:
         """An OpenAI SDK client of the proxy (closed with the fixture)."""
@@ -36,24 +73,31 @@ class Proxy:
         self.clients.append(made)
         return made
 
-    def texts(self, session: str) -> list[tuple[str, str]]:
-        return [(m.role, m.text) for m in self.engine.session(session).messages]
+    def texts(
+        self, session: str = "api:default", principal: str = DEFAULT_PRINCIPAL
+    ) -> list[tuple[str, str]]:
+        with self.lease(principal) as engine:
+            return [(m.role, m.text) for m in engine.session(session).messages]
 
 
 def start_proxy(
-    tmp_path: Path, loopback: LoopbackServer, *, timeout: float = 10.0
+    tmp_path: Path,
+    loopback: LoopbackServer,
+    *,
+    timeout: float = 10.0,
+    unknown: UnknownPrincipals = "create",
 ) -> Iterator[Proxy]:
-    engine = MemoryEngine.open(tmp_path / "ws", environ={})
+    parts = new_home(tmp_path, unknown=unknown)
     upstream = Upstream(
         base_url=loopback.base_url, api_key="upstream-key", model="chat-model", timeout=timeout
     )
-    app = create_app(engine, token=TOKEN, upstream=upstream, watch_seconds=0.2)
+    app = create_app(parts.pool, gate=parts.gate, upstream=upstream, watch_seconds=0.2)
     with ServedApp(app) as served:
-        proxy = Proxy(url=served.url, engine=engine, upstream=loopback)
+        proxy = Proxy(url=served.url, parts=parts, upstream=loopback)
         yield proxy
         for client in proxy.clients:
             client.close()
-    engine.close()
+    parts.pool.close()
 
 
 @pytest.fixture

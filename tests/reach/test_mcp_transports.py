@@ -12,10 +12,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from reverie import MemoryEngine
 from reverie.serve import create_app
 from tests.cli.conftest import clean_env
-from tests.reach.conftest import TOKEN
+from tests.reach.conftest import TOKEN, new_home
 from tests.reach.running import ServedApp
 
 TOOLS = {
@@ -73,7 +72,7 @@ def test_reverie_mcp_over_stdio(tmp_path: Path) -> None:
 
 
 def test_mcp_over_streamable_http_behind_the_token(tmp_path: Path) -> None:
-    engine = MemoryEngine.open(tmp_path / "ws", environ={})
+    parts = new_home(tmp_path)
 
     async def session(url: str) -> None:
         headers = {"Authorization": f"Bearer {TOKEN}"}
@@ -83,6 +82,6 @@ def test_mcp_over_streamable_http_behind_the_token(tmp_path: Path) -> None:
         ):
             await _exercise(client)
 
-    with ServedApp(create_app(engine, token=TOKEN, upstream=None)) as served:
+    with ServedApp(create_app(parts.pool, gate=parts.gate, upstream=None)) as served:
         anyio.run(session, served.url + "/mcp")
-    engine.close()
+    parts.pool.close()

@@ -13,7 +13,7 @@ import pytest
 
 from reverie.messages import JSONObject
 from tests.llm.loopback import ScriptedResponse, chat_text, chat_tool_calls, http_error
-from tests.reach.conftest import TOKEN, Proxy, chunk, sse
+from tests.reach.conftest import SESSION, TOKEN, Proxy, chunk, sse
 
 
 def _sent(proxy: Proxy, index: int) -> list[dict[str, Any]]:
@@ -26,10 +26,11 @@ def _ask(proxy: Proxy, messages: list[Any], **options: Any) -> str:
     return reply.choices[0].message.content or ""
 
 
-def test_memory_reaches_the_endpoint_and_the_exchange_is_recorded_under_user(
+def test_memory_reaches_the_endpoint_and_the_exchange_is_recorded_in_the_users_memory(
     proxy: Proxy,
 ) -> None:
-    proxy.engine.workspace.files.write("USER", "# User\n\n- Ada lives in Lisbon\n")
+    with proxy.lease("tg:ada") as ada:
+        ada.workspace.files.write("USER", "# User\n\n- Ada lives in Lisbon\n")
     answer = json.loads(chat_text("In Lisbon.").body)
     answer["choices"][0]["message"].update(refusal=None, reasoning_content="thinking...")
     proxy.upstream.script(ScriptedResponse.json(answer))
@@ -49,20 +50,25 @@ def test_memory_reaches_the_endpoint_and_the_exchange_is_recorded_under_user(
     assert system.endswith("Answer in three words.")
     assert wire[-1] == {"role": "user", "content": "Where do I live?"}
     assert proxy.upstream.requests[0].headers["authorization"] == "Bearer upstream-key"
-    assert proxy.texts("tg:ada") == [("user", "Where do I live?"), ("assistant", "In Lisbon.")]
-    assert proxy.engine.session("tg:ada").messages[1].extra == {}  # output-only fields dropped
+    assert proxy.texts(principal="tg:ada") == [
+        ("user", "Where do I live?"),
+        ("assistant", "In Lisbon."),
+    ]
+    with proxy.lease("tg:ada") as ada:
+        assert ada.session("api:default").messages[1].extra == {}  # output-only fields dropped
+    assert proxy.texts() == []  # nothing of it in the default principal's memory
 
 
 def test_a_client_resending_the_whole_history_is_reconciled(proxy: Proxy) -> None:
     proxy.upstream.script(chat_text("Hello Ada."), chat_text("Tea, green."))
     first = [{"role": "user", "content": "I am Ada."}]
-    _ask(proxy, first, user="s1")
+    _ask(proxy, first, extra_headers={SESSION: "s1"})
     whole = [
         *first,
         {"role": "assistant", "content": "Hello Ada."},
         {"role": "user", "content": "What do I drink?"},
     ]
-    _ask(proxy, whole, user="s1")
+    _ask(proxy, whole, extra_headers={SESSION: "s1"})
     assert proxy.texts("s1") == [
         ("user", "I am Ada."),
         ("assistant", "Hello Ada."),
@@ -75,24 +81,38 @@ def test_a_client_resending_the_whole_history_is_reconciled(proxy: Proxy) -> Non
 
 def test_a_client_sending_only_new_messages_gets_the_session_replayed(proxy: Proxy) -> None:
     proxy.upstream.script(chat_text("one"), chat_text("two"))
-    _ask(proxy, [{"role": "user", "content": "first"}], user="s2")
-    _ask(proxy, [{"role": "user", "content": "second"}], user="s2")
+    _ask(proxy, [{"role": "user", "content": "first"}], extra_headers={SESSION: "s2"})
+    _ask(proxy, [{"role": "user", "content": "second"}], extra_headers={SESSION: "s2"})
     assert [text for _role, text in proxy.texts("s2")] == ["first", "one", "second", "two"]
     replayed = _sent(proxy, 1)
     assert [m["content"] for m in replayed[1:]] == ["first", "one", "second"]
 
 
-def test_the_session_comes_from_the_header_else_the_default(proxy: Proxy) -> None:
-    proxy.upstream.script(chat_text("a"), chat_text("b"))
+def test_the_session_comes_from_the_header_else_metadata_else_the_default(proxy: Proxy) -> None:
+    proxy.upstream.script(chat_text("a"), chat_text("b"), chat_text("c"), chat_text("d"))
     client = proxy.client()
+    hi: Any = [{"role": "user", "content": "hi"}]
     client.chat.completions.create(
-        model="chat-model",
-        messages=[{"role": "user", "content": "hi"}],
-        extra_headers={"X-Reverie-Session": "web:bob"},
+        model="chat-model", messages=hi, extra_headers={SESSION: "web:bob"}
     )
     client.chat.completions.create(model="chat-model", messages=[{"role": "user", "content": "yo"}])
-    assert proxy.texts("web:bob") == [("user", "hi"), ("assistant", "a")]
+    client.chat.completions.create(
+        model="chat-model", messages=hi, metadata={"conversation_id": "chat-7"}
+    )
+    client.chat.completions.create(
+        model="chat-model",
+        messages=[{"role": "user", "content": "both"}],
+        metadata={"session": "meta", "conversation_id": "chat-7"},
+        extra_headers={SESSION: "web:bob"},
+    )
+    assert proxy.texts("web:bob") == [
+        ("user", "hi"),
+        ("assistant", "a"),
+        ("user", "both"),
+        ("assistant", "d"),
+    ]
     assert proxy.texts("api:default") == [("user", "yo"), ("assistant", "b")]
+    assert proxy.texts("chat-7") == [("user", "hi"), ("assistant", "c")]
 
 
 def test_streaming_passes_the_chunks_through_and_records_the_answer(proxy: Proxy) -> None:
@@ -107,7 +127,7 @@ def test_streaming_passes_the_chunks_through_and_records_the_answer(proxy: Proxy
     stream = proxy.client().chat.completions.create(
         model="chat-model",
         messages=[{"role": "user", "content": "Where?"}],
-        user="s3",
+        extra_headers={SESSION: "s3"},
         stream=True,
     )
     parts = [event.choices[0].delta.content or "" for event in stream if event.choices]
@@ -124,7 +144,7 @@ def test_tool_calls_pass_through_and_their_results_are_recorded_once(proxy: Prox
     tools: Any = [{"type": "function", "function": {"name": "weather", "parameters": {}}}]
     first: Any = [{"role": "user", "content": "Weather?"}]
     reply = proxy.client().chat.completions.create(
-        model="chat-model", messages=first, tools=tools, user="s4"
+        model="chat-model", messages=first, tools=tools, extra_headers={SESSION: "s4"}
     )
     call = reply.choices[0].message.tool_calls
     assert call is not None
@@ -134,7 +154,7 @@ def test_tool_calls_pass_through_and_their_results_are_recorded_once(proxy: Prox
         reply.choices[0].message.model_dump(exclude_none=True),
         {"role": "tool", "tool_call_id": "call_1", "content": "sunny, 24 C"},
     ]
-    _ask(proxy, follow_up, tools=tools, user="s4")
+    _ask(proxy, follow_up, tools=tools, extra_headers={SESSION: "s4"})
     assert [role for role, _text in proxy.texts("s4")] == ["user", "assistant", "tool", "assistant"]
     assert proxy.upstream.bodies()[1]["tools"] == tools
     assert _sent(proxy, 1)[-1]["role"] == "tool"
@@ -156,7 +176,7 @@ def test_a_wrong_or_missing_token_gets_401(proxy: Proxy) -> None:
 def test_an_endpoint_error_keeps_its_status_and_body_and_records_nothing(proxy: Proxy) -> None:
     proxy.upstream.script(http_error(500, "the model fell over", error_type="server_error"))
     with pytest.raises(openai.InternalServerError) as caught:
-        _ask(proxy, [{"role": "user", "content": "hi"}], user="s5")
+        _ask(proxy, [{"role": "user", "content": "hi"}], extra_headers={SESSION: "s5"})
     assert caught.value.status_code == 500
     assert "the model fell over" in str(caught.value)
     assert proxy.texts("s5") == []
@@ -184,14 +204,15 @@ def test_a_slow_endpoint_blocks_neither_the_server_nor_other_sessions(proxy: Pro
     finished: dict[str, float] = {}
 
     def ask_slow() -> None:
-        _ask(proxy, [{"role": "user", "content": "slow?"}], user="slow")
+        _ask(proxy, [{"role": "user", "content": "slow?"}], extra_headers={SESSION: "slow"})
         finished["slow"] = time.monotonic()
 
     worker = threading.Thread(target=ask_slow)
     worker.start()
     while not proxy.upstream.requests:
         time.sleep(0.01)
-    assert _ask(proxy, [{"role": "user", "content": "fast?"}], user="fast") == "fast answer"
+    fast = _ask(proxy, [{"role": "user", "content": "fast?"}], extra_headers={SESSION: "fast"})
+    assert fast == "fast answer"
     finished["fast"] = time.monotonic()
     worker.join()
     assert finished["fast"] < finished["slow"]
@@ -201,7 +222,7 @@ def test_a_slow_endpoint_blocks_neither_the_server_nor_other_sessions(proxy: Pro
 def test_an_endpoint_error_that_is_not_json_is_wrapped_in_the_openai_shape(proxy: Proxy) -> None:
     proxy.upstream.script(ScriptedResponse(status=502, body=b"Bad Gateway from nginx"))
     with pytest.raises(openai.APIStatusError) as caught:
-        _ask(proxy, [{"role": "user", "content": "hi"}], user="s6", stream=True)
+        _ask(proxy, [{"role": "user", "content": "hi"}], extra_headers={SESSION: "s6"}, stream=True)
     assert caught.value.status_code == 502
     body = caught.value.body
     assert isinstance(body, dict)
@@ -224,7 +245,7 @@ def test_a_body_that_is_not_json_is_a_400(proxy: Proxy) -> None:
     )
     assert bad_tools.json()["error"]["param"] == "tools[0]"
     with pytest.raises(openai.BadRequestError, match="reserved"):
-        _ask(proxy, [{"role": "user", "content": "x"}], user="dream:forged")
+        _ask(proxy, [{"role": "user", "content": "x"}], extra_headers={SESSION: "dream:forged"})
     assert proxy.upstream.requests == []
 
 
@@ -239,10 +260,14 @@ def test_a_streamed_tool_call_is_recorded_whole(proxy: Proxy) -> None:
         )
     )
     stream = proxy.client().chat.completions.create(
-        model="chat-model", messages=[{"role": "user", "content": "go"}], user="s7", stream=True
+        model="chat-model",
+        messages=[{"role": "user", "content": "go"}],
+        extra_headers={SESSION: "s7"},
+        stream=True,
     )
     assert sum(1 for _event in stream) == 4
-    (recorded,) = proxy.engine.session("s7").messages[1:]
+    with proxy.lease() as engine:
+        (recorded,) = engine.session("s7").messages[1:]
     assert [(c.id, c.name, c.arguments) for c in recorded.tool_calls] == [
         ("call_9", "f", '{"x": 1}')
     ]

@@ -7,12 +7,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from reverie import MemoryEngine
 from reverie.cli import app
 from reverie.cli import reach_commands as commands
 from reverie.cli.failure import CommandFailedError
 from reverie.config import Config, ModelConfig
+from reverie.errors import InputError
+from reverie.owners import FolderHome, SqliteTokenBook
+from reverie.serve import served_home, token_book
 from tests.cli.conftest import clean_env
+from tests.reach.conftest import new_home
 
 
 def test_reverie_mcp_ends_when_its_client_closes_stdin(tmp_path: Path) -> None:
@@ -23,26 +26,44 @@ def test_reverie_mcp_ends_when_its_client_closes_stdin(tmp_path: Path) -> None:
     assert (tmp_path / "ws" / "SOUL.md").exists()
 
 
-def test_the_upstream_is_the_configured_openai_compatible_model(tmp_path: Path) -> None:
+def test_the_upstream_is_the_configured_openai_compatible_model() -> None:
     configured = Config(model=ModelConfig(model="m", base_url="http://127.0.0.1:1/v1"))
-    with MemoryEngine.open(tmp_path / "a", configured, environ={}) as engine:
-        upstream = commands._upstream(engine)
-        assert upstream is not None
-        assert (upstream.base_url, upstream.model) == ("http://127.0.0.1:1/v1", "m")
-    with MemoryEngine.open(tmp_path / "b", environ={}) as engine:
-        assert commands._upstream(engine) is None
+    upstream = commands._upstream(configured)
+    assert upstream is not None
+    assert (upstream.base_url, upstream.model) == ("http://127.0.0.1:1/v1", "m")
+    assert commands._upstream(Config()) is None
     anthropic = Config(model=ModelConfig(model="claude", provider="anthropic"))
-    with (
-        MemoryEngine.open(tmp_path / "c", anthropic, environ={}) as engine,
-        pytest.raises(CommandFailedError, match="OpenAI-compatible"),
-    ):
-        commands._upstream(engine)
+    with pytest.raises(CommandFailedError, match="OpenAI-compatible"):
+        commands._upstream(anthropic)
 
 
-def test_the_viewer_is_mounted_only_when_installed(tmp_path: Path) -> None:
-    with MemoryEngine.open(tmp_path / "ws", environ={}) as engine:
-        mounts = commands._mounts(engine, "t")
-    assert len(mounts) <= 1
+def test_the_viewer_is_mounted_over_the_home(tmp_path: Path) -> None:
+    parts = new_home(tmp_path)
+    mounts = commands._mounts(parts.pool, parts.gate)
+    assert len(mounts) == 1
+    parts.pool.close()
+
+
+def test_the_served_home_is_the_workspaces_parent_else_the_named_home(tmp_path: Path) -> None:
+    env: dict[str, str] = {}
+    served = served_home(tmp_path / "ws", environ=env)
+    assert isinstance(served.home, FolderHome)
+    assert (served.home.root, served.home.default) == (tmp_path, "ws")
+    named = served_home(tmp_path / "ws", home=tmp_path / "people", environ=env)
+    assert isinstance(named.home, FolderHome)
+    assert (named.home.root, named.home.default) == (tmp_path / "people", "default")
+    from_env = served_home(None, environ={"REVERIE_HOME": str(tmp_path / "h")})
+    assert isinstance(from_env.home, FolderHome)
+    assert from_env.home.root == tmp_path / "h"
+    with pytest.raises(InputError, match="not a principal's folder name"):
+        served_home(tmp_path / "My Memory", environ=env)
+    database = served_home("team", store="postgresql://u@db.example/x", environ=env)
+    assert database.home.default == "team"
+    assert database.home.state_folder() is None
+    assert token_book(database.home) is None
+    book = token_book(served.home)
+    assert isinstance(book, SqliteTokenBook)
+    assert book.path == tmp_path / ".home" / "tokens.sqlite3"
 
 
 def test_a_missing_sdk_names_the_extra() -> None:

@@ -123,19 +123,22 @@ def test_leases_serialise_one_session_and_are_dropped_when_free() -> None:
 
     async def run() -> None:
         leases = SessionLeases()
-        first = await leases.acquire("s")
-        assert leases.busy() == ["s"]
+        first = await leases.acquire("alice", "s")
+        assert leases.busy("alice") == ["s"]
+        assert leases.busy("bob") == []
 
         async def second() -> None:
-            lease = await leases.acquire("s")
+            lease = await leases.acquire("alice", "s")
             order.append("second")
             lease.release()
 
         async with anyio.create_task_group() as group:
             group.start_soon(second)
-            other = await leases.acquire("t")  # another session never waits
+            other = await leases.acquire("alice", "t")  # another session never waits
             order.append("other")
             other.release()
+            bobs = await leases.acquire("bob", "s")  # nor another principal's session "s"
+            bobs.release()
             await anyio.sleep(0.01)
             order.append("first done")
             first.release()

@@ -175,12 +175,12 @@ def test_the_viewer_serves_only_loopback_by_default(sample: MemoryEngine) -> Non
 
 
 def test_guard_host_names() -> None:
-    guard = Guard(TOKEN)
+    guard = Guard()
     for host in ("127.0.0.1:8000", "localhost", "[::1]:9", "LOCALHOST:1"):
         assert guard.host_refusal(host) is None
     for host in ("evil.example", "127.0.0.1.evil.example:80", "[::2]:9"):
         assert guard.host_refusal(host) is not None
-    assert Guard(TOKEN, allowed_hosts=("*",)).host_refusal("any.example") is None
+    assert Guard(allowed_hosts=("*",)).host_refusal("any.example") is None
 
 
 def test_a_line_links_to_its_provenance_and_a_hook_can_replace_it(

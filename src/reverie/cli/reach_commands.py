@@ -1,22 +1,25 @@
 """Commands that open memory to other programs: ``reverie mcp`` and ``reverie serve``.
 
 ``mcp`` serves the workspace's memory over stdio to one MCP client (Claude Desktop, Claude
-Code, Cursor, nanobot): stdout carries only the protocol, so nothing else is printed there.
-``serve`` runs one HTTP server with the OpenAI-compatible memory proxy at ``/v1`` and MCP at
-``/mcp``, behind a bearer token, and mounts the viewer at ``/``. Both
-run the chat REPL's background worker meanwhile (idle compaction, scheduled dream; never on a
-session with an exchange in flight), reporting on stderr. Both import their SDKs (the
-``serve`` extra) only when run, so ``reverie --help`` stays fast, and say how to install
-them when missing.
+Code, Cursor, nanobot): one workspace, the person running it; stdout carries only the
+protocol, so nothing else is printed there. ``serve`` serves a *home* of principals
+(``reverie.serve.home_select``: ``--home``, else the parent folder of the selected workspace,
+else the database of ``--store``) over one HTTP server: the OpenAI-compatible memory proxy at
+``/v1``, MCP at ``/mcp`` and the viewer at ``/``, each request reaching only the principal its
+token decides, through one bounded ``EnginePool``. Both run the chat REPL's background worker
+meanwhile (idle compaction, scheduled dream; never on a session with an exchange in flight)
+on the default principal, reporting on stderr. Both import their SDKs (the ``serve`` extra)
+only when run, so ``reverie --help`` stays fast, and say how to install them when missing.
 """
 
 import importlib.util
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from reverie.cli.context import WorkspaceOption, engine
+from reverie.cli.context import WorkspaceOption, engine, options, workspace_path
 from reverie.cli.failure import fail
 from reverie.cli.render import err
 
@@ -24,10 +27,22 @@ if TYPE_CHECKING:
     from rich.text import Text
     from starlette.routing import BaseRoute
 
-    from reverie.engine import MemoryEngine
+    from reverie.config import Config
+    from reverie.owners import EnginePool, Home
+    from reverie.serve import Gate
     from reverie.serve.upstream import Upstream
 
 EXTRA_HINT = "it needs the serve extra: pip install 'reverie[serve]'"
+
+HomeOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--home",
+        help="The folder home to serve, one workspace per principal (default: $REVERIE_HOME,"
+        " else the parent folder of the workspace, else the database of --store).",
+        show_default=False,
+    ),
+]
 
 
 def mcp(ctx: typer.Context, *, workspace: WorkspaceOption = None) -> None:
@@ -49,37 +64,55 @@ def serve(
     ctx: typer.Context,
     *,
     workspace: WorkspaceOption = None,
+    home: HomeOption = None,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
 ) -> None:
-    """Serve memory over HTTP: an OpenAI-compatible proxy at /v1 and MCP at /mcp."""
+    """Serve memory over HTTP: an OpenAI-compatible proxy at /v1, MCP at /mcp, the viewer at /."""
     for module in ("mcp", "starlette", "uvicorn", "httpx2"):
         _require(module)
     import uvicorn
 
     from reverie.cli.background import Background
-    from reverie.serve import ServeRefusedError, create_app, token_for
+    from reverie.owners import EnginePool
+    from reverie.serve import Gate, ServeRefusedError, create_app, served_home, token_book
 
     try:
-        token, generated = token_for(host, os.environ)
+        token, generated = token_for_host(host)
     except ServeRefusedError as exc:
         fail(str(exc))
-    with engine(ctx, workspace, create=True) as memory:
-        upstream = _upstream(memory)
-        app = create_app(
-            memory, token=token, upstream=upstream, host=host, mounts=_mounts(memory, token)
-        )
-        _announce(host, port, token if generated else None, upstream)
-        with Background(memory, busy=app.state.proxy.leases.busy, report=_report):
-            uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    served = served_home(workspace_path(ctx, workspace), store=options(ctx).store, home=home)
+    rule = served.config.serve.unknown_principals
+    gate = Gate(served.home, token, book=token_book(served.home), unknown_principals=rule)
+    pool = EnginePool(served.home)
+    default = served.home.default
+    try:
+        # The default principal's workspace is laid out at start, as before (a folder home).
+        with pool.lease(default, create=served.home.state_folder() is not None) as memory:
+            upstream = _upstream(served.config)
+            mounts = _mounts(pool, gate)
+            app = create_app(pool, gate=gate, upstream=upstream, host=host, mounts=mounts)
+            _announce(host, port, token if generated else None, upstream, served.home)
+            busy = app.state.proxy.leases.busy
+            with Background(memory, busy=lambda: busy(default), report=_report):
+                uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    finally:
+        pool.close()
 
 
-def _upstream(memory: "MemoryEngine") -> "Upstream | None":
-    """The proxy's endpoint: the engine's configured chat model (OpenAI-compatible only)."""
+def token_for_host(host: str) -> tuple[str, bool]:
+    """The server's own token for ``host`` and whether it was generated here."""
+    from reverie.serve import token_for
+
+    return token_for(host, os.environ)
+
+
+def _upstream(config: "Config") -> "Upstream | None":
+    """The proxy's endpoint: the configured chat model (OpenAI-compatible only)."""
     from reverie.config_file import api_key
     from reverie.serve.upstream import Upstream
 
-    model = memory.config.model
+    model = config.model
     if not model.configured:
         return None
     if model.provider != "openai":
@@ -95,20 +128,27 @@ def _upstream(memory: "MemoryEngine") -> "Upstream | None":
     )
 
 
-def _mounts(memory: "MemoryEngine", token: str) -> "list[BaseRoute]":
-    """The viewer at ``/`` (it checks its own cookie, not the bearer token)."""
+def _mounts(pool: "EnginePool", gate: "Gate") -> "list[BaseRoute]":
+    """The viewer at ``/`` (it checks its own login and cookie, not the bearer token)."""
     from starlette.routing import Mount
 
-    from reverie.viewer import create_viewer
+    from reverie.viewer import HomeMemories, create_viewer
 
-    return [Mount("/", app=create_viewer(memory, token))]
+    return [Mount("/", app=create_viewer(HomeMemories(pool, gate.grant)))]
 
 
-def _announce(host: str, port: int, token: str | None, upstream: "Upstream | None") -> None:
+def _announce(
+    host: str, port: int, token: str | None, upstream: "Upstream | None", home: "Home"
+) -> None:
     url = f"http://{host}:{port}"
     console = err()
     console.print(
         f"reverie serve on {url}: OpenAI API at {url}/v1, MCP at {url}/mcp", soft_wrap=True
+    )
+    console.print(
+        f"serving the home {home.location} (default principal {home.default!r})",
+        soft_wrap=True,
+        highlight=False,
     )
     if upstream is None:
         console.print(
@@ -117,7 +157,14 @@ def _announce(host: str, port: int, token: str | None, upstream: "Upstream | Non
     else:
         console.print(f"forwarding to {upstream.base_url} (model {upstream.model})", soft_wrap=True)
     if token is not None:
+        console.print(f"viewer: {url}/?token={token}", soft_wrap=True, highlight=False)
         console.print(f"token: {token}", soft_wrap=True, highlight=False)
+    else:
+        console.print(
+            f"viewer: {url}/?token=<REVERIE_SERVE_TOKEN, or a principal's token>",
+            soft_wrap=True,
+            highlight=False,
+        )
 
 
 def _report(line: "Text") -> None:

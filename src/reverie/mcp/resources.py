@@ -5,13 +5,16 @@ Each durable file is one resource (``reverie://memory/SOUL.md``, ``.../USER.md``
 of each file and says which ones changed since it last looked: the server asks it after a
 dream run through its own tool, and every few seconds for changes made elsewhere (a dream in
 ``reverie chat``, a ``reverie restore``), and publishes a resource-updated event for each.
-It reads the files through ``MemoryEngine.read_memory`` only.
+It reads the files through ``MemoryEngine.read_memory`` only, on the engine its lender
+gives it for each look.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 from reverie.engine import MemoryEngine
 from reverie.store.memory_files import MEMORY_FILE_NAMES, MemoryFileName
@@ -33,8 +36,8 @@ def uri(name: MemoryFileName) -> str:
 class FileWatch:
     """Which durable files changed since the last look (thread-safe)."""
 
-    def __init__(self, engine: MemoryEngine) -> None:
-        self._engine = engine
+    def __init__(self, lend: Callable[[], AbstractContextManager[MemoryEngine]]) -> None:
+        self._lend = lend
         self._lock = threading.Lock()
         self._seen = self._fingerprints()
 
@@ -47,7 +50,8 @@ class FileWatch:
             return moved
 
     def _fingerprints(self) -> dict[MemoryFileName, str]:
-        return {
-            name: hashlib.sha256(self._engine.read_memory(name).encode()).hexdigest()
-            for name in MEMORY_FILE_NAMES
-        }
+        with self._lend() as engine:
+            return {
+                name: hashlib.sha256(engine.read_memory(name).encode()).hexdigest()
+                for name in MEMORY_FILE_NAMES
+            }

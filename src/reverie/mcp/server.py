@@ -7,7 +7,8 @@ subscription bus: right after a dream run through the tool, and from a watch tha
 ``watch_seconds`` for changes made by other processes. A client on an earlier protocol (no
 listen stream) is sent ``notifications/resources/updated`` on its own session when it runs
 the ``dream`` tool. The same server object serves stdio
-(``run_stdio``) and streamable HTTP (``reverie serve`` mounts it at ``/mcp``).
+(``run_stdio``) and streamable HTTP (``reverie serve`` builds one per principal, each over
+that principal's engine lent by its pool: ``serve.mcp_routes``).
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from typing_extensions import TypedDict
 
+from reverie.dream.result import DreamResult
 from reverie.engine import MemoryEngine
 from reverie.mcp.resources import FILE_TITLES, FileWatch, uri
-from reverie.mcp.tools import CURATES, TOOL_TABLE, MemoryTools, async_tool_errors
+from reverie.mcp.tools import CURATES, TOOL_TABLE, Lend, MemoryTools, async_tool_errors, lend_one
 from reverie.store.memory_files import MEMORY_FILE_NAMES, MemoryFileName
 
 INSTRUCTIONS = (
@@ -48,8 +50,8 @@ class DreamSummary(TypedDict):
 class Announcer:
     """Publishes a resource-updated event for each durable file that changed."""
 
-    def __init__(self, engine: MemoryEngine, bus: InMemorySubscriptionBus) -> None:
-        self.watch = FileWatch(engine)
+    def __init__(self, lend: Lend, bus: InMemorySubscriptionBus) -> None:
+        self.watch = FileWatch(lend)
         self.bus = bus
 
     async def announce(self) -> list[str]:
@@ -66,10 +68,14 @@ class Announcer:
             await self.announce()
 
 
-def build_server(engine: MemoryEngine, *, watch_seconds: float = 2.0) -> MCPServer:
-    """The MCP server for ``engine``: tools, durable-file resources, change events."""
+def build_server(engine: MemoryEngine | Lend, *, watch_seconds: float = 2.0) -> MCPServer:
+    """The MCP server for ``engine``: tools, durable-file resources, change events.
+
+    ``engine`` is one engine, or a lender that gives one principal's engine per call.
+    """
+    lend = lend_one(engine) if isinstance(engine, MemoryEngine) else engine
     bus = InMemorySubscriptionBus()
-    announcer = Announcer(engine, bus)
+    announcer = Announcer(lend, bus)
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[None]:
@@ -85,7 +91,7 @@ def build_server(engine: MemoryEngine, *, watch_seconds: float = 2.0) -> MCPServ
         lifespan=lifespan,
         log_level="WARNING",
     )
-    tools = MemoryTools(engine)
+    tools = MemoryTools(lend)
     for spec in TOOL_TABLE:
         server.add_tool(
             spec.bind(tools),
@@ -94,16 +100,21 @@ def build_server(engine: MemoryEngine, *, watch_seconds: float = 2.0) -> MCPServ
             description=spec.description,
             annotations=spec.annotations,
         )
-    _add_dream(server, engine, announcer)
+    _add_dream(server, lend, announcer)
     for name in MEMORY_FILE_NAMES:
-        _add_resource(server, engine, name)
+        _add_resource(server, lend, name)
     return server
 
 
-def _add_dream(server: MCPServer, engine: MemoryEngine, announcer: Announcer) -> None:
+def _dream(lend: Lend) -> DreamResult:
+    with lend() as engine:
+        return engine.dream()
+
+
+def _add_dream(server: MCPServer, lend: Lend, announcer: Announcer) -> None:
     @async_tool_errors
     async def dream(ctx: Context) -> DreamSummary:
-        result = await anyio.to_thread.run_sync(engine.dream)
+        result = await anyio.to_thread.run_sync(_dream, lend)
         changed = await announcer.announce()
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             # Handshake-era clients have no listen stream: tell this one on its own session.
@@ -129,11 +140,16 @@ def _add_dream(server: MCPServer, engine: MemoryEngine, announcer: Announcer) ->
     )
 
 
-def _add_resource(server: MCPServer, engine: MemoryEngine, name: MemoryFileName) -> None:
+def _read(lend: Lend, name: MemoryFileName) -> str:
+    with lend() as engine:
+        return engine.read_memory(name)
+
+
+def _add_resource(server: MCPServer, lend: Lend, name: MemoryFileName) -> None:
     title, description = FILE_TITLES[name]
 
     async def read() -> str:
-        return await anyio.to_thread.run_sync(engine.read_memory, name)
+        return await anyio.to_thread.run_sync(_read, lend, name)
 
     server.resource(uri(name), name=title, description=description, mime_type="text/markdown")(read)
 

@@ -3,9 +3,11 @@
 ``MemoryTools`` holds one method per tool, each a thin call of one ``MemoryEngine`` operation
 that turns the result into JSON data (the SDK derives every input and output schema from the
 signature: ``Annotated`` fields carry the argument descriptions, ``TypedDict`` returns give the
-output schema). ``TOOL_TABLE`` names, titles, describes and annotates them; ``build_server``
-registers every row. A new tool is a method here plus one row. ``forget`` is the one tool
-marked ``destructive_hint=True`` (clients ask the person before calling it).
+output schema). Each call takes its engine from a ``Lend`` (one engine for stdio, one
+principal's engine lent by the pool for ``reverie serve``). ``TOOL_TABLE`` names, titles,
+describes and annotates them; ``build_server`` registers every row. A new tool is a method here
+plus one row. ``forget`` is the one tool marked ``destructive_hint=True`` (clients ask the
+person before calling it).
 
 The methods are synchronous: the SDK runs a synchronous tool in a worker thread, so the event
 loop never blocks on a file lock, git or a model call. The engine is safe to share between
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
@@ -102,8 +105,8 @@ class FileText(TypedDict):
 class MemoryTools:
     """One method per MCP tool, each a thin call of one ``MemoryEngine`` operation."""
 
-    def __init__(self, engine: MemoryEngine) -> None:
-        self._engine = engine
+    def __init__(self, lend: Lend) -> None:
+        self._lend = lend
 
     def search_memory(
         self,
@@ -112,7 +115,8 @@ class MemoryTools:
         session: Session = None,
     ) -> SearchResult:
         """Search history entries and session messages (see TOOL_TABLE)."""
-        hits = self._engine.search(query, limit=limit, session_key=session)
+        with self._lend() as engine:
+            hits = engine.search(query, limit=limit, session_key=session)
         return {"hits": [_hit(hit) for hit in hits]}
 
     def remember(
@@ -145,17 +149,20 @@ class MemoryTools:
         name = FILE_NAMES.get(file)
         if name is None:
             raise ToolError(f"unknown file {file!r}: use one of {sorted(FILE_NAMES)}")
-        return {"file": file, "text": self._engine.read_memory(name)}
+        with self._lend() as engine:
+            return {"file": file, "text": engine.read_memory(name)}
 
     def status(self) -> dict[str, Any]:
         """Where the workspace stands (see TOOL_TABLE)."""
-        found = jsonable(self._engine.status())
+        with self._lend() as engine:
+            found = jsonable(engine.status())
         assert isinstance(found, dict)
         return found
 
     def recall(self, query: Query, session: Session = None) -> dict[str, Any]:
         """What a prompt would recall for ``query`` (see TOOL_TABLE)."""
-        found = self._engine.recall(query, session=session)
+        with self._lend() as engine:
+            found = engine.recall(query, session=session)
         return {
             "text": found.text,
             "items": [
@@ -173,7 +180,8 @@ class MemoryTools:
 
     def why(self, text: RememberedText) -> dict[str, Any]:
         """Where the durable lines holding ``text`` came from (see TOOL_TABLE)."""
-        return dict(self._engine.why(text).to_json())
+        with self._lend() as engine:
+            return dict(engine.why(text).to_json())
 
     def forget(
         self,
@@ -183,14 +191,16 @@ class MemoryTools:
         ] = False,
     ) -> dict[str, Any]:
         """Remove a fact and what it came from or led to (see TOOL_TABLE)."""
-        return dict(self._engine.forget(text, purge=purge).to_json())
+        with self._lend() as engine:
+            return dict(engine.forget(text, purge=purge).to_json())
 
     def _record(self, session: str, messages: list[Message]) -> Recorded:
         if not session.strip():
             raise ToolError("session must not be empty")
         if is_internal(session):
             raise ToolError(f"session {session!r} is reserved for reverie's own sessions")
-        result = self._engine.record(session, messages)
+        with self._lend() as engine:
+            result = engine.record(session, messages)
         return {
             "session": session,
             "first_index": result.indices.start,
@@ -201,6 +211,15 @@ class MemoryTools:
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+Lend = Callable[[], AbstractContextManager[MemoryEngine]]
+"""How a tool gets its engine for one call: ``reverie serve`` leases it from its pool, so an
+engine closed to make room is opened again for the next call; stdio has one engine."""
+
+
+def lend_one(engine: MemoryEngine) -> Lend:
+    """Lend ``engine`` itself to every call."""
+    return lambda: nullcontext(engine)
 
 
 def tool_errors(tool: Callable[P, R]) -> Callable[P, R]:

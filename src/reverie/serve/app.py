@@ -1,56 +1,60 @@
 """The ``reverie serve`` application: the memory proxy, MCP over HTTP, and mounted apps.
 
-Routes, each behind the bearer token (``auth.BearerGuard``):
+Routes, each behind the bearer token (``auth.BearerGuard``, credentials from ``gate.Gate``):
 
 - ``GET /v1/models``, ``POST /v1/chat/completions``: the OpenAI-compatible memory proxy
   (``proxy``);
-- ``/mcp``: the MCP server of ``reverie.mcp`` over streamable HTTP (same tools as stdio).
+- ``/mcp``: the MCP server of ``reverie.mcp`` over streamable HTTP, one per principal
+  (``mcp_routes``; same tools as stdio).
 
-``mounts`` are added after them unwrapped, for apps with their own authentication: the
-viewer is mounted at ``/`` with ``Mount("/", app=create_viewer(engine, token))``. The app's
-lifespan runs the MCP session manager and closes the endpoint's connection pool.
+Every route reaches only the principal its credential decides (``gate``), through the one
+``EnginePool`` of the served home. ``mounts`` are added after them unwrapped, for apps with
+their own login: the viewer is mounted at ``/``. The app's lifespan runs the principals' MCP
+session managers and closes the endpoint's connection pool; the pool's engines are the
+caller's to close.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount, Route, Router
 
-from reverie.engine import MemoryEngine
-from reverie.mcp import build_server
+from reverie.owners import EnginePool
 from reverie.serve.auth import BearerGuard
+from reverie.serve.gate import Gate
+from reverie.serve.mcp_routes import McpRoutes
 from reverie.serve.proxy import Proxy
 from reverie.serve.upstream import Upstream
 
 
 def create_app(
-    engine: MemoryEngine,
+    pool: EnginePool,
     *,
-    token: str,
+    gate: Gate,
     upstream: Upstream | None,
     host: str = "127.0.0.1",
     mounts: Sequence[BaseRoute] = (),
     watch_seconds: float = 2.0,
+    exchanged: Callable[[str], None] = lambda _principal: None,
 ) -> Starlette:
     """The ASGI app of ``reverie serve``.
 
     Args:
-        engine: the memory every route uses.
-        token: the bearer token every own route requires.
+        pool: the engines of the served home, one per principal.
+        gate: the server's credentials (its own token, the home's token book).
         upstream: the model endpoint of the proxy (None: no chat model, the proxy answers 503).
         host: the address the server listens on (loopback turns on the MCP SDK's DNS
             rebinding protection).
         mounts: more routes, not behind the token (they authenticate themselves).
         watch_seconds: how often MCP looks for durable files changed by other processes.
+        exchanged: called with the principal after each recorded proxy exchange (the
+            background maintenance's ``touch``).
     """
-    proxy = Proxy(engine, upstream)
-    mcp_server = build_server(engine, watch_seconds=watch_seconds)
-    mcp_server.streamable_http_app(streamable_http_path="/mcp", host=host)  # makes the manager
-    manager = mcp_server.session_manager
+    proxy = Proxy(pool, upstream, gate, exchanged=exchanged)
+    mcp = McpRoutes(pool, gate, host=host, watch_seconds=watch_seconds)
     openai_routes = Router(
         routes=[
             Route("/models", proxy.models, methods=["GET"]),
@@ -61,17 +65,18 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         try:
-            async with manager.run():
+            async with mcp.run():
                 yield
         finally:
             if upstream is not None:
                 await upstream.aclose()
 
     routes: list[BaseRoute] = [
-        Mount("/v1", app=BearerGuard(openai_routes, token)),
-        Route("/mcp", endpoint=BearerGuard(StreamableHTTPASGIApp(manager), token)),
+        Mount("/v1", app=BearerGuard(openai_routes, gate)),
+        Route("/mcp", endpoint=BearerGuard(mcp, gate)),
         *mounts,
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.proxy = proxy
+    app.state.mcp = mcp
     return app

@@ -1,11 +1,12 @@
-"""Who may talk to ``reverie serve``: one bearer token, and where the server may listen.
+"""Who may talk to ``reverie serve``: bearer tokens, and where the server may listen.
 
-The token is ``REVERIE_SERVE_TOKEN`` when set, else a random one made at start and printed
-once (as Jupyter does). ``BearerGuard`` wraps each of the server's own routes (``/v1``,
-``/mcp``): a request without ``Authorization: Bearer <token>`` gets 401 with an OpenAI-style
-body, so the OpenAI SDKs raise ``AuthenticationError`` (their ``api_key`` is the token). The
-comparison takes constant time. Apps mounted beside the routes (the viewer) bring their own
-authentication and are not wrapped.
+The server's own token is ``REVERIE_SERVE_TOKEN`` when set, else a random one made at start
+and printed once (as Jupyter does); the home's token book adds principal, app and admin
+tokens (``gate.Gate``). ``BearerGuard`` wraps each of the server's own routes (``/v1``,
+``/mcp``): a request without ``Authorization: Bearer <token>`` of a live grant gets 401 with
+an OpenAI-style body, so the OpenAI SDKs raise ``AuthenticationError`` (their ``api_key`` is
+the token). Apps mounted beside the routes (the viewer) bring their own login and are not
+wrapped.
 
 Binding to an address other than loopback without ``REVERIE_SERVE_TOKEN`` is refused
 (``token_for``): a token that exists only on one terminal's screen is no protection for a
@@ -19,8 +20,11 @@ import json
 import secrets
 from collections.abc import Mapping
 
+import anyio.to_thread
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from reverie.owners import Grant
+from reverie.serve.gate import Gate, bearer
 from reverie.serve.upstream import error_body
 
 TOKEN_VARIABLE = "REVERIE_SERVE_TOKEN"  # noqa: S105 (the name of a variable, not a secret)
@@ -57,28 +61,44 @@ def token_for(host: str, environ: Mapping[str, str]) -> tuple[str, bool]:
     return secrets.token_urlsafe(24), True
 
 
-class BearerGuard:
-    """An ASGI wrapper that lets through only requests carrying the bearer token."""
+GRANT_KEY = "reverie.grant"
+"""Where ``BearerGuard`` leaves the request's grant in the ASGI scope for the routes."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        if not token:
-            raise ValueError("BearerGuard needs a non-empty token")
+
+class BearerGuard:
+    """An ASGI wrapper that lets through only requests whose bearer token has a live grant.
+
+    The grant (``Gate.grant``: the server's own token, or one of the home's token book) is
+    put in the scope under ``GRANT_KEY``; the route decides the principal from it.
+    """
+
+    def __init__(self, app: ASGIApp, gate: Gate) -> None:
         self._app = app
-        self._expected = f"Bearer {token}".encode()
+        self._gate = gate
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass an authorised request on; answer any other with 401."""
-        if scope["type"] == "http" and not self._authorised(scope):
-            await _unauthorised(send)
+        if scope["type"] not in ("http", "websocket"):
+            await self._app(scope, receive, send)
             return
-        if scope["type"] == "websocket" and not self._authorised(scope):
-            await send({"type": "websocket.close", "code": 1008})
+        headers = dict(scope.get("headers", ()))
+        token = bearer(headers.get(b"authorization", b"").decode("latin-1"))
+        grant = await anyio.to_thread.run_sync(self._gate.grant, token) if token else None
+        if grant is None:
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            else:
+                await _unauthorised(send)
             return
-        await self._app(scope, receive, send)
+        await self._app({**scope, GRANT_KEY: grant}, receive, send)
 
-    def _authorised(self, scope: Scope) -> bool:
-        given = dict(scope.get("headers", ())).get(b"authorization", b"")
-        return secrets.compare_digest(given, self._expected)
+
+def scope_grant(scope: Scope) -> Grant:
+    """The grant ``BearerGuard`` found for this request."""
+    grant = scope.get(GRANT_KEY)
+    if not isinstance(grant, Grant):
+        raise RuntimeError("the route is not behind BearerGuard")
+    return grant
 
 
 async def _unauthorised(send: Send) -> None:

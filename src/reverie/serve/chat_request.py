@@ -1,10 +1,14 @@
 """A client's chat-completions request, parsed, and the prompt memory makes of it.
 
-``ChatCall.parse`` reads the JSON body at the edge: the session key (``user``, else the
-``X-Reverie-Session`` header, else ``api:default``; reverie's own ``dream:`` and ``cron:``
-keys are refused), the instructions (system and developer
-messages), the conversation, and the tool schemas. A malformed body is a ``BadRequestError`` naming
-the field (``messages[2].role``), answered with 400.
+``ChatCall.parse`` reads the JSON body at the edge: the principal the request names (the
+OpenAI ``user`` field, whose documented meaning is the end user, else the
+``X-Reverie-Principal`` header; whether the credential reaches it is ``serve.gate``'s
+question), the session key (the client's own conversation id: the ``X-Reverie-Session``
+header, else ``metadata.session``, else ``metadata.conversation_id``, else ``api:default``;
+reverie's own ``dream:`` and ``cron:`` keys are refused; a session is one conversation of the
+principal, never a way to reach another's memory), the instructions (system and developer
+messages), the conversation, and the tool schemas. A malformed body is a ``BadRequestError``
+naming the field (``messages[2].role``), answered with 400.
 
 ``prepare`` (synchronous, run in a worker thread under the session's lease) applies the
 reconciliation rule (``reconcile``), records the new messages that precede the final user
@@ -23,11 +27,14 @@ from dataclasses import dataclass, replace
 from reverie.engine import MemoryEngine
 from reverie.llm.provider import ToolSchema
 from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
+from reverie.owners import PRINCIPAL_HEADER
 from reverie.serve.reconcile import INSTRUCTION_ROLES, reconcile
 from reverie.session import is_internal
 
 DEFAULT_SESSION = "api:default"
 SESSION_HEADER = "x-reverie-session"
+SESSION_METADATA = ("session", "conversation_id")
+"""The ``metadata`` keys a client may give its conversation id in, first found wins."""
 
 
 class BadRequestError(ValueError):
@@ -43,6 +50,8 @@ class ChatCall:
     """What one chat-completions request asks, parsed."""
 
     body: JSONObject
+    principal: str | None
+    """The principal the request names (``user``, else the header), None when it names none."""
     session: str
     instructions: tuple[str, ...]
     conversation: tuple[Message, ...]
@@ -71,6 +80,7 @@ class ChatCall:
                 ) from exc
         return cls(
             body=body,
+            principal=named_principal(body, headers),
             session=_session_key(body, headers),
             instructions=tuple(instructions),
             conversation=tuple(conversation),
@@ -142,12 +152,36 @@ def _instruction_text(item: dict[str, JSONValue], position: int) -> str:
         ) from exc
 
 
-def _session_key(body: JSONObject, headers: Mapping[str, str]) -> str:
+def named_principal(body: JSONObject, headers: Mapping[str, str]) -> str | None:
+    """The principal a request names: the ``user`` field, else ``X-Reverie-Principal``.
+
+    Raises:
+        BadRequestError: both are given and name different principals.
+    """
     user = body.get("user")
-    if isinstance(user, str) and user.strip():
-        return _checked(user.strip(), "user")
+    named = user.strip() if isinstance(user, str) and user.strip() else None
+    header = headers.get(PRINCIPAL_HEADER, "").strip() or None
+    if named is not None and header is not None and named != header:
+        raise BadRequestError(
+            "the 'user' field and the X-Reverie-Principal header name different principals",
+            param="user",
+        )
+    return named or header
+
+
+def _session_key(body: JSONObject, headers: Mapping[str, str]) -> str:
+    """The client's conversation id: the header, else ``metadata``, else ``api:default``."""
     header = headers.get(SESSION_HEADER, "").strip()
-    return _checked(header, SESSION_HEADER) if header else DEFAULT_SESSION
+    if header:
+        return _checked(header, SESSION_HEADER)
+    metadata = body.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise BadRequestError("'metadata' must be an object", param="metadata")
+    for key in SESSION_METADATA:
+        value = (metadata or {}).get(key)
+        if isinstance(value, str) and value.strip():
+            return _checked(value.strip(), f"metadata.{key}")
+    return DEFAULT_SESSION
 
 
 def _checked(key: str, where: str) -> str:

@@ -1,12 +1,19 @@
 """The OpenAI-compatible memory proxy: ``POST /v1/chat/completions`` and ``GET /v1/models``.
 
-One exchange, under the session's lease (``leases``): parse the request (``chat_request``),
-prepare the prompt in a worker thread (reconcile, record earlier new messages, assemble with
-memory), forward the client's body with only ``messages`` replaced (and ``model`` filled in
-when missing) to the endpoint (``upstream``), return its answer unchanged in shape, and record
-the final user message with the answer. Tool calls pass through: the answer's tool calls are
-recorded, the client runs them, and its next request brings the results, which reconcile as
-new.
+Whose memory: the request's grant (``auth.BearerGuard``) and the principal it names (``user``
+or ``X-Reverie-Principal``) go through ``gate.Gate.admit``; the exchange then uses only that
+principal's engine, lent by the server's one ``owners.EnginePool`` for each engine call (so a
+slow endpoint holds no engine). Refusals: 401 (no live token, in the guard), 403 (a principal
+token naming another principal, an app token naming none), 404 (an unknown principal the
+server does not make). None of them names anything of another principal.
+
+One exchange, under the conversation's lease (``leases``, keyed by principal and session):
+parse the request (``chat_request``), prepare the prompt in a worker thread (reconcile, record
+earlier new messages, assemble with memory), forward the client's body with only ``messages``
+replaced (and ``model`` filled in when missing) to the endpoint (``upstream``), return its
+answer unchanged in shape, and record the final user message with the answer. Tool calls pass
+through: the answer's tool calls are recorded, the client runs them, and its next request
+brings the results, which reconcile as new.
 
 Streaming: the endpoint's bytes are passed on as they arrive and fed to a ``StreamedReply``;
 the exchange is recorded only once the stream said it finished, and before the chunk carrying
@@ -15,7 +22,8 @@ that disconnects mid-stream cancels the relay: the upstream response is closed a
 the exchange is recorded, so the session is as it was before the request (messages recorded
 while preparing, such as tool results, were complete and stay).
 
-Errors are OpenAI-shaped (``upstream.error_body``): 400 for a malformed request, the
+Errors are OpenAI-shaped (``upstream.error_body``): 400 for a malformed request, 403/404 as
+above, the
 endpoint's own status and body for its HTTP errors, 502/504 when it cannot be reached or times
 out, 503 when no chat model is configured, 500 when memory itself fails.
 
@@ -27,7 +35,9 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
+from typing import TypeVar
 
 import anyio
 import anyio.to_thread
@@ -37,8 +47,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from reverie.engine import MemoryEngine
-from reverie.errors import ReverieError
+from reverie.errors import AccessError, InputError, ReverieError, UnknownPrincipalError
 from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
+from reverie.owners import EnginePool
+from reverie.serve.auth import scope_grant
 from reverie.serve.chat_request import (
     BadRequestError,
     ChatCall,
@@ -47,6 +59,7 @@ from reverie.serve.chat_request import (
     record_answer,
     wire,
 )
+from reverie.serve.gate import Admitted, Gate
 from reverie.serve.leases import Lease, SessionLeases
 from reverie.serve.stream import StreamedReply
 from reverie.serve.upstream import Upstream, UpstreamError, error_body, error_passthrough
@@ -59,12 +72,33 @@ def error_response(status: int, body: JSONObject) -> JSONResponse:
     return JSONResponse(body, status_code=status)
 
 
-class Proxy:
-    """The two OpenAI routes over one engine and one endpoint."""
+T = TypeVar("T")
 
-    def __init__(self, engine: MemoryEngine, upstream: Upstream | None) -> None:
-        self._engine = engine
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Turn:
+    """One exchange being run: the request, whose memory it uses, the prepared prompt."""
+
+    call: ChatCall
+    admitted: Admitted
+    prepared: Prepared
+
+
+class Proxy:
+    """The two OpenAI routes over one engine pool and one endpoint."""
+
+    def __init__(
+        self,
+        pool: EnginePool,
+        upstream: Upstream | None,
+        gate: Gate,
+        *,
+        exchanged: Callable[[str], None] = lambda _principal: None,
+    ) -> None:
+        self._pool = pool
         self._upstream = upstream
+        self._gate = gate
+        self._exchanged = exchanged
         self.leases = SessionLeases()
 
     async def models(self, _request: Request) -> Response:
@@ -76,7 +110,7 @@ class Proxy:
         return JSONResponse({"object": "list", "data": data})
 
     async def chat_completions(self, request: Request) -> Response:
-        """``POST /v1/chat/completions``: one exchange with memory."""
+        """``POST /v1/chat/completions``: one exchange with the principal's memory."""
         if self._upstream is None:
             return error_response(503, error_body(NO_ENDPOINT, "server_error", code="no_model"))
         try:
@@ -84,9 +118,12 @@ class Proxy:
         except ValueError as exc:
             param = exc.param if isinstance(exc, BadRequestError) else None
             return error_response(400, error_body(str(exc), "invalid_request_error", param=param))
-        lease = await self.leases.acquire(call.session)
+        admitted = await admit(self._gate, request.scope, call.principal)
+        if isinstance(admitted, Response):
+            return admitted
+        lease = await self.leases.acquire(admitted.principal, call.session)
         try:
-            response = await self._exchange(call, self._upstream, lease)
+            response = await self._exchange(call, admitted, self._upstream, lease)
         except BaseException:
             lease.release()
             raise
@@ -94,12 +131,22 @@ class Proxy:
             lease.release()
         return response
 
-    async def _exchange(self, call: ChatCall, upstream: Upstream, lease: Lease) -> Response:
+    def _use(self, admitted: Admitted, job: Callable[[MemoryEngine], T]) -> T:
+        """Run ``job`` on the admitted principal's engine (in a worker thread)."""
+        with self._pool.lease(admitted.principal, create=admitted.create) as engine:
+            return job(engine)
+
+    async def _exchange(
+        self, call: ChatCall, admitted: Admitted, upstream: Upstream, lease: Lease
+    ) -> Response:
         try:
-            prepared = await anyio.to_thread.run_sync(prepare, self._engine, call)
+            prepared = await anyio.to_thread.run_sync(
+                self._use, admitted, lambda engine: prepare(engine, call)
+            )
         except ReverieError as exc:
             logger.warning("memory failed for session %s: %s", call.session, exc)
             return error_response(500, error_body(f"memory: {exc}", "server_error", code="memory"))
+        turn = Turn(call=call, admitted=admitted, prepared=prepared)
         body = {**call.body, "messages": wire(prepared.messages)}
         body.setdefault("model", upstream.model)
         try:
@@ -115,13 +162,10 @@ class Proxy:
                 failed.headers["retry-after"] = answer.headers["retry-after"]
             return failed
         if call.stream:
-            relay = self._relay(call, prepared, answer)
-            return Relay(relay, answer=answer, lease=lease)
-        return await self._whole(call, prepared, answer, upstream)
+            return Relay(self._relay(turn, answer), answer=answer, lease=lease)
+        return await self._whole(turn, answer, upstream)
 
-    async def _whole(
-        self, call: ChatCall, prepared: Prepared, answer: httpx2.Response, upstream: Upstream
-    ) -> Response:
+    async def _whole(self, turn: Turn, answer: httpx2.Response, upstream: Upstream) -> Response:
         try:
             content = await answer.aread()
         except httpx2.TimeoutException:
@@ -130,13 +174,11 @@ class Proxy:
             await answer.aclose()
         message = _answer_message(content)
         if message is not None:
-            await self._record(call, prepared, message)
+            await self._record(turn, message)
         media = answer.headers.get("content-type", "application/json")
         return Response(content, status_code=answer.status_code, media_type=media)
 
-    async def _relay(
-        self, call: ChatCall, prepared: Prepared, answer: httpx2.Response
-    ) -> AsyncGenerator[bytes, None]:
+    async def _relay(self, turn: Turn, answer: httpx2.Response) -> AsyncGenerator[bytes, None]:
         reply = StreamedReply()
         recorded = False
         try:
@@ -146,22 +188,41 @@ class Proxy:
                     # Recorded before the client sees [DONE]: a client that has the whole
                     # answer never finds the session without it.
                     recorded = True
-                    await self._record(call, prepared, reply.message())
+                    await self._record(turn, reply.message())
                 yield chunk
         except httpx2.TimeoutException:
             error = error_body("the model endpoint stopped streaming", "upstream_timeout")
             yield b"data: " + json.dumps(error).encode() + b"\n\n"
             return
         if reply.complete and not recorded:  # a stream that ended without [DONE]
-            await self._record(call, prepared, reply.message())
+            await self._record(turn, reply.message())
 
-    async def _record(self, call: ChatCall, prepared: Prepared, message: Message) -> None:
+    async def _record(self, turn: Turn, message: Message) -> None:
+        session, final = turn.call.session, turn.prepared.final
         try:
             await anyio.to_thread.run_sync(
-                record_answer, self._engine, call.session, prepared.final, message
+                self._use,
+                turn.admitted,
+                lambda engine: record_answer(engine, session, final, message),
             )
         except ReverieError as exc:  # the client has its answer; say so in the log
-            logger.warning("could not record the answer in session %s: %s", call.session, exc)
+            logger.warning("could not record the answer in session %s: %s", session, exc)
+            return
+        self._exchanged(turn.admitted.principal)
+
+
+async def admit(gate: Gate, scope: Scope, named: str | None) -> Admitted | Response:
+    """The principal the request reaches, or the OpenAI-shaped refusal (403, 404, 400)."""
+    try:
+        return await anyio.to_thread.run_sync(gate.admit, scope_grant(scope), named)
+    except UnknownPrincipalError as exc:
+        body = error_body(str(exc), "invalid_request_error", code="unknown_principal")
+        return error_response(404, body)
+    except AccessError as exc:
+        body = error_body(str(exc), "permission_error", code="principal_not_allowed")
+        return error_response(403, body)
+    except InputError as exc:
+        return error_response(400, error_body(str(exc), "invalid_request_error", param="user"))
 
 
 NO_ENDPOINT = (

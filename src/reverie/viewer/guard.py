@@ -1,11 +1,14 @@
-"""Who may see the viewer: the serve token, a session cookie, CSRF tokens, allowed hosts.
+"""Who may see the viewer: a session cookie, whose memory it shows, CSRF tokens, allowed hosts.
 
-The person opens ``/?token=<serve token>``; ``Guard.login`` checks it (constant time), starts
-a viewer session (a random id in an HttpOnly, SameSite=Strict cookie) and the app redirects
-to the same URL without the token, so it does not stay in the address bar or the history.
-Every later request needs that cookie; without it nothing is shown. Each viewer session has
-its own CSRF token, put in a hidden field of every form and checked on every POST together
-with the request's Origin (or Referer), which must be the viewer's own origin.
+The person opens ``/?token=<token>``; the app asks its ``visitors.Memories`` who the token
+makes them, ``Guard.start`` starts a viewer session for that ``Visitor`` (a random id in an
+HttpOnly, SameSite=Strict cookie) and the app redirects to the same URL without the token, so
+it does not stay in the address bar or the history. Every later request needs that cookie;
+without it nothing is shown. A session's principal is fixed at login (a principal's token) or
+picked by an admin (``choose``, only for an admin's session): nothing a request carries can
+change it otherwise. Each viewer session has its own CSRF token, put in a hidden field of
+every form and checked on every POST together with the request's Origin (or Referer), which
+must be the viewer's own origin.
 
 The Host header must name a loopback host unless the app is told otherwise, so a web page
 cannot reach the viewer by rebinding its own DNS name to 127.0.0.1.
@@ -21,7 +24,9 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from reverie.viewer.visitors import Visitor
 
 COOKIE = "reverie_viewer"
 MAX_SESSIONS = 256
@@ -37,32 +42,51 @@ class Refusal:
     reason: str
 
 
-class Guard:
-    """The token, the viewer sessions and their CSRF tokens (see the module docstring)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Seat:
+    """One viewer session: its CSRF token, and whose memory it shows."""
 
-    def __init__(self, token: str, *, allowed_hosts: Collection[str] | None = None) -> None:
-        if not token:
-            raise ValueError("the viewer needs a non-empty token")
-        self._token = token.encode("utf-8")
+    csrf: str
+    visitor: Visitor
+    principal: str | None
+    """The principal shown (an admin's is None until one is picked)."""
+
+
+class Guard:
+    """The viewer sessions and their CSRF tokens (see the module docstring)."""
+
+    def __init__(self, *, allowed_hosts: Collection[str] | None = None) -> None:
         self._hosts = frozenset(h.lower() for h in (allowed_hosts or LOOPBACK_HOSTS))
-        self._sessions: OrderedDict[str, str] = OrderedDict()
+        self._sessions: OrderedDict[str, Seat] = OrderedDict()
         self._lock = threading.Lock()
 
-    def login(self, offered: str) -> str | None:
-        """Return a new session id when ``offered`` is the token, else None."""
-        if not hmac.compare_digest(offered.encode("utf-8"), self._token):
-            return None
+    def start(self, visitor: Visitor) -> str:
+        """Start a viewer session for ``visitor``; return its id (the cookie's value)."""
         session = secrets.token_urlsafe(32)
+        seat = Seat(csrf=secrets.token_urlsafe(32), visitor=visitor, principal=visitor.principal)
         with self._lock:
-            self._sessions[session] = secrets.token_urlsafe(32)
+            self._sessions[session] = seat
             while len(self._sessions) > MAX_SESSIONS:
                 self._sessions.popitem(last=False)
         return session
 
-    def csrf(self, session: str) -> str | None:
-        """The CSRF token of a live session, or None when the session is unknown."""
+    def seat(self, session: str) -> Seat | None:
+        """The live session ``session`` names, or None."""
         with self._lock:
             return self._sessions.get(session)
+
+    def choose(self, session: str, principal: str) -> None:
+        """Show ``principal`` in an admin's session (a principal's session cannot change)."""
+        with self._lock:
+            seat = self._sessions.get(session)
+            if seat is None or not seat.visitor.admin:
+                raise PermissionError("only an admin's viewer session may open a principal")
+            self._sessions[session] = replace(seat, principal=principal)
+
+    def csrf(self, session: str) -> str | None:
+        """The CSRF token of a live session, or None when the session is unknown."""
+        seat = self.seat(session)
+        return seat.csrf if seat is not None else None
 
     def host_refusal(self, host: str) -> Refusal | None:
         """Refuse a Host header that names no allowed host (the port is ignored)."""

@@ -1,10 +1,12 @@
 """The frame every viewer page shares: ``View`` (what a page may use) and ``page``.
 
-A ``View`` carries the engine, the request's query and form fields (already parsed), the
-session's CSRF token and the mount prefix; pages build links with ``View.url`` and forms with
-``form`` (which adds the CSRF field), so no page handles either by hand. ``page`` wraps a body
-in the document: navigation, the packaged stylesheet and script (served by the app itself,
-never from a network), and the title, all escaped like every other text.
+A ``View`` carries the engine of the session's one principal, the request's query and form
+fields (already parsed), and its ``Frame``: the session's CSRF token, the mount prefix, whose
+memory it is and whether the session is an admin's (who gets the Principals link); pages build
+links with ``View.url`` and forms with ``form`` (which adds the CSRF field), so no page handles
+either by hand. ``page`` wraps a body in the document: navigation, the packaged stylesheet and
+script (served by the app itself, never from a network), and the title, all escaped like every
+other text.
 """
 
 from __future__ import annotations
@@ -31,28 +33,20 @@ NAV = (
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class View:
-    """What a page handler gets: the engine and the parsed request (see the module docstring).
+class Frame:
+    """What every page, with or without a principal's memory, builds links and forms with.
 
     Attributes:
-        engine: the memory engine (public operations only).
-        query: the query string's fields (last value wins).
-        path: the route's path parameters (``rev`` of ``/commit/{rev}``).
-        form_fields: a POST's form fields (empty for GET).
         csrf: the viewer session's CSRF token.
         base: the prefix the app is mounted under ('' at the root).
-        author: who edits through this viewer (the author of ``edit:`` commits).
-        provenance: the hook that explains a durable line, when wired.
+        principal: whose memory the page shows (None: none chosen yet, or one engine alone).
+        admin: whether the session may list the principals and open another one.
     """
 
-    engine: MemoryEngine
-    query: Mapping[str, str] = field(default_factory=dict)
-    path: Mapping[str, str] = field(default_factory=dict)
-    form_fields: Mapping[str, str] = field(default_factory=dict)
     csrf: str = ""
     base: str = ""
-    author: str = "viewer"
-    provenance: ProvenanceHook | None = None
+    principal: str | None = None
+    admin: bool = False
 
     def url(self, path: str, /, *, fragment: str = "", **params: object) -> str:
         """A link inside the viewer; None and '' parameters are left out."""
@@ -76,15 +70,42 @@ class View:
         )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class View(Frame):
+    """What a page handler gets: the engine and the parsed request (see the module docstring).
+
+    Attributes:
+        engine: the memory engine of the session's one principal (public operations only).
+        query: the query string's fields (last value wins).
+        path: the route's path parameters (``rev`` of ``/commit/{rev}``).
+        form_fields: a POST's form fields (empty for GET).
+        author: who edits through this viewer (the author of ``edit:`` commits).
+        provenance: the hook that explains a durable line, when wired.
+    """
+
+    engine: MemoryEngine
+    query: Mapping[str, str] = field(default_factory=dict)
+    path: Mapping[str, str] = field(default_factory=dict)
+    form_fields: Mapping[str, str] = field(default_factory=dict)
+    author: str = "viewer"
+    provenance: ProvenanceHook | None = None
+
+
 def page(
-    view: View, title: str, body: Html, *, here: str = "", notice: str = "", error: str = ""
+    view: Frame, title: str, body: Html, *, here: str = "", notice: str = "", error: str = ""
 ) -> Html:
     """The whole document around ``body``."""
+    nav = NAV if view.principal is not None or not view.admin else ()
     links = [
         tag("a", label, href=view.url(path), class_="here" if key == here else None)
-        for key, path, label in NAV
+        for key, path, label in nav
     ]
-    top = tag("header", tag("span", "reverie", class_="brand"), tag("nav", *links), class_="top")
+    if view.admin:
+        here_class = "here" if here == "principals" else None
+        links.append(tag("a", "Principals", href=view.url("/principals"), class_=here_class))
+    whose = tag("span", view.principal, class_="whose") if view.admin and view.principal else None
+    brand = tag("span", "reverie", class_="brand")
+    top = tag("header", brand, whose, tag("nav", *links), class_="top")
     notes = [
         tag("div", notice, class_="notice") if notice else None,
         tag("div", error, class_="notice error", role="alert") if error else None,
