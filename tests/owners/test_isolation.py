@@ -6,8 +6,8 @@ closed and opened again between messages); then ``Maintenance`` compacts every i
 and each principal dreams. Every read a principal can make is then scanned for any other
 principal's tokens: its prompts, recall, search (queried with the other principals' very
 words), history, sessions, durable files, status, audit log, the errors of reaching for
-another principal's files or commits, its export (``backend_transfer`` into a new folder)
-and, in a folder home, every byte of its folder (git objects unpacked).
+another principal's files or commits, its exports (``Home.export_folder``, the JSON
+``export_document``) and, in a folder home, every byte of its folder (git objects unpacked).
 
 One test per backend (a folder home; a database home on the real PostgreSQL test cluster),
 each model-free and with the shipped ``ScriptedProvider`` as an echoing memory model; with
@@ -17,9 +17,10 @@ keeps the test honest: each principal's own name token is found in its own searc
 
 from __future__ import annotations
 
+import json
 import secrets
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -27,12 +28,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from reverie.backend_transfer import transfer
 from reverie.config import Config
 from reverie.engine import MemoryEngine
 from reverie.errors import ReverieError
-from reverie.file_backend import FileBackend
 from reverie.owners import DatabaseHome, EnginePool, FolderHome, Home, Openers
+from reverie.owners.export import export_document
 from reverie.owners.maintenance import Maintenance
 from tests.conftest import StepClock
 from tests.owners.isolation import SESSIONS, EchoModel, Facts, folder_text, scenarios
@@ -84,6 +84,7 @@ def opened_home(
     finally:
         for principal in ids:
             home.remove(principal)
+        home.close()
 
 
 def converse(pool: EnginePool, ids: list[str], facts: Facts) -> None:
@@ -120,7 +121,7 @@ def maintain(pool: EnginePool, ids: list[str], clock: StepClock) -> None:
 def _errors(engine: MemoryEngine, other: str, other_commit: str | None) -> str:
     """The messages of reaching for another principal's files and commits."""
     found = []
-    attempts = [
+    attempts: list[Callable[[], object]] = [
         lambda: engine.read_file(f"../../{other}/memory/MEMORY.md"),
         lambda: engine.read_file(f"../{other}/USER.md"),
     ]
@@ -158,24 +159,11 @@ def reads(
     return shown
 
 
-def export_text(home: Home, principal: str, target: Path) -> str:
-    """The principal's export (``backend_transfer`` into a new folder), every file's text."""
-    from reverie.postgres_backend import PgBackend
-
-    if isinstance(home, FolderHome):
-        source: FileBackend | PgBackend = FileBackend.open(home.folder(principal), create=False)
-    else:
-        assert isinstance(home, DatabaseHome)
-        source = PgBackend.open(home.url, principal)
-    try:
-        copy = FileBackend.open(target, create=True)
-        try:
-            transfer(source, copy, subject="export")
-        finally:
-            copy.close()
-    finally:
-        source.close()
-    return "\n".join(text for _, text in folder_text(target))
+def export_text(home: Home, engine: MemoryEngine, principal: str, target: Path) -> str:
+    """The principal's exports: a folder (every file's text) and the JSON document."""
+    home.export_folder(principal, target)
+    document = json.dumps(export_document(engine, principal), ensure_ascii=False)
+    return document + "\n".join(text for _, text in folder_text(target))
 
 
 def check_isolation(home: Home, ids: list[str], facts: Facts, root: Path) -> None:
@@ -191,9 +179,9 @@ def check_isolation(home: Home, ids: list[str], facts: Facts, root: Path) -> Non
                 shown = reads(engine, facts, number, other, commits[other])
                 own = facts.tokens(number)[0]
                 assert own in repr(engine.search(own)).lower()  # the scan sees real data
+                exported = export_text(home, engine, principal, root / f"export-{number}")
             for text in shown:
                 assert facts.leaks(text, number) == set(), text
-            exported = export_text(home, principal, root / f"export-{number}")
             assert facts.leaks(exported, number) == set()
             if isinstance(home, FolderHome):
                 for path, text in folder_text(home.folder(principal)):
