@@ -14,12 +14,13 @@ which has no such session. Nothing of one principal's server is reachable from a
 Bounded like the pool: at most ``capacity`` principals have a live MCP server; making room
 stops the one used longest ago (its sessions end; its clients start a new one, as after a
 restart). Each manager runs in the app's task group (``run``, from the app's lifespan).
+After each request, ``exchanged(principal)`` tells the background maintenance to watch it.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -54,8 +55,10 @@ class McpRoutes:
         host: str = "127.0.0.1",
         watch_seconds: float = 2.0,
         capacity: int | None = None,
+        exchanged: Callable[[str], None] = lambda _principal: None,
     ) -> None:
         self._pool = pool
+        self._exchanged = exchanged
         self._gate = gate
         self._host = host
         self._watch_seconds = watch_seconds
@@ -88,7 +91,10 @@ class McpRoutes:
             await admitted(scope, receive, send)
             return
         manager = await self._manager(admitted)
-        await manager.handle_request(scope, receive, send)
+        try:
+            await manager.handle_request(scope, receive, send)
+        finally:
+            self._exchanged(admitted.principal)
 
     async def _manager(self, admitted: Admitted) -> StreamableHTTPSessionManager:
         principal = admitted.principal
