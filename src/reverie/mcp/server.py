@@ -1,4 +1,4 @@
-"""Build the MCP server over one engine, or one principal's engine lent per call: tools, resources, dream.
+"""Build the MCP server over one engine (or a lender of one): tools, resources, dream.
 
 ``build_server`` registers every row of ``tools.TOOL_TABLE``, the three durable files as
 resources, and the ``dream`` tool, which runs a dream and then announces the files it changed.
