@@ -4,7 +4,9 @@ Every request is behind the bearer token (``auth.BearerGuard``); its principal i
 own, or the one an app or admin token names in the ``X-Reverie-Principal`` header (MCP has no
 ``user`` field), decided by ``gate.Gate.admit`` like the proxy's (403, 404 refusals). The
 request then goes to *that principal's* MCP server and session manager, built on demand over
-the principal's engine lent by the server's one ``EnginePool`` for each tool call.
+the principal's engine lent by the server's one ``EnginePool`` for each tool call. Its watch
+of the durable files looks only while that engine is open, so an idle principal's MCP server
+never keeps its engine open nor reopens it.
 
 The invariant: an ``mcp-session-id`` lives in the session manager of the principal it was
 made for, and every other principal's requests go to other managers, where it is unknown
@@ -119,7 +121,10 @@ class McpRoutes:
         def lend() -> AbstractContextManager[MemoryEngine]:
             return pool.lease(principal, create=create)
 
-        server = build_server(lend, watch_seconds=self._watch_seconds)
+        def open_now() -> bool:
+            return principal in pool.open_principals()
+
+        server = build_server(lend, watch_seconds=self._watch_seconds, watch_when=open_now)
         server.streamable_http_app(streamable_http_path="/mcp", host=self._host)  # the manager
         return server.session_manager
 
