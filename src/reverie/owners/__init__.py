@@ -7,8 +7,8 @@ principals' engines open (``pool``) and runs their background maintenance fairly
 
 from reverie.owners.access import PRINCIPAL_HEADER, Access, resolve
 from reverie.owners.home import DatabaseHome, FolderHome, Home, Openers
-from reverie.owners.names import DEFAULT_PRINCIPAL, check_principal, folder_name, principal_of
 from reverie.owners.maintenance import CheckReport, Maintenance
+from reverie.owners.names import DEFAULT_PRINCIPAL, check_principal, folder_name, principal_of
 from reverie.owners.pool import EnginePool, PoolStats
 from reverie.owners.tokens import Grant, GrantKind, SqliteTokenBook, TokenBook
 
