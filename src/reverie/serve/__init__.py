@@ -2,8 +2,9 @@
 
 A surface with no memory logic of its own: ``app`` assembles the routes, ``proxy`` runs one
 exchange (``chat_request`` parses and prepares it, ``reconcile`` decides which messages are
-new, ``stream`` rebuilds a streamed answer, ``leases`` keeps one exchange per session at a
-time), ``upstream`` reaches the model endpoint, ``auth`` checks the bearer token. Starlette,
+new, ``replay`` gives a retried exchange its recorded answer, ``stream`` rebuilds a streamed
+answer, ``leases`` keeps one exchange per session at a time), ``upstream`` reaches the model
+endpoint, ``auth`` checks the bearer token. Starlette,
 uvicorn, httpx2 and the MCP SDK are the ``serve`` extra, imported only by the command.
 """
 
