@@ -32,10 +32,12 @@ for role, is taken to resend them.)
    earlier.
 3. *Retries.* A request the client marks as a retry (``retried_at``: the SDKs'
    ``x-stainless-retry-count`` header of 1 or more) whose remaining user messages are in the
-   session right after the known prefix, followed by an answer recorded within
-   ``RETRY_WINDOW``, was answered: nothing is new and that answer is returned
-   (``Reconciled.answered``), to be given again. A retry whose first attempt never completed
-   finds nothing recorded and is new as any request.
+   session after the known prefix (the newest such place; without a known prefix, only as
+   the session's last exchange), followed by an answer recorded within ``RETRY_WINDOW``, was
+   answered: nothing is new and that answer is returned (``Reconciled.answered``), to be
+   given again. A retry whose first attempt never completed finds nothing recorded and is
+   new as any request, unless the same question was answered there within the window: no
+   request can tell those two apart, and the answer is given again.
 
 What follows from it:
 - a whole-history client adds only what it added since the last answer;
@@ -44,8 +46,9 @@ What follows from it:
 - two chats on one session: each chat's history is found among the other's messages;
 - regenerate (the client resends the conversation up to a question already answered): the
   question and the new answer are recorded, +2 (the session is append-only: the earlier
-  answer stays, the question appears twice); the next whole-history request, carrying the
-  new answer, is found past the old one;
+  answer stays, the question appears twice); +1 when the answer followed a tool result (it
+  has an id: known, so only the new answer is recorded); the next whole-history request,
+  carrying the new answer, is found past the old one;
 - an answer that never completed (upstream error, client gone mid-stream) was not recorded,
   so the client's retry finds its question new;
 - a client that edits an earlier message: from the edit on, what it sends is new.
