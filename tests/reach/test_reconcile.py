@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import anyio
 import pytest
@@ -12,6 +13,7 @@ from reverie.messages import Message, ToolCall
 from reverie.serve.auth import ServeRefusedError, is_loopback, token_for
 from reverie.serve.leases import SessionLeases
 from reverie.serve.reconcile import RETRY_WINDOW, canonical_arguments, reconcile
+from reverie.serve.replay import completion, events
 from reverie.serve.stream import StreamedReply
 from reverie.store.redaction import tombstone
 
@@ -230,3 +232,22 @@ def test_the_documented_limit_a_failed_retry_after_the_same_question_gets_its_an
     held = [_user("ok"), _assistant("fine", at=NOW)]
     assert reconcile(held, [_user("ok")], retried_at=NOW).answered == held[1]
     assert reconcile(held, [_user("ok")]).new == (_user("ok"),)  # without the mark: new
+
+
+def test_a_replayed_answer_reads_back_as_the_recorded_one() -> None:
+    answer = Message(
+        role="assistant",
+        content="Paris it is.",
+        tool_calls=(ToolCall(id="c1", name="f", arguments='{"city": "Paris"}'),),
+        timestamp=NOW,
+    )
+    reply = StreamedReply()
+    reply.feed(events(answer, "chat-model"))
+    assert reply.done
+    rebuilt = reply.message()
+    assert (rebuilt.text, rebuilt.tool_calls) == (answer.text, answer.tool_calls)
+    whole: Any = completion(answer, "chat-model")
+    assert whole["created"] == int(NOW.timestamp())
+    assert whole["choices"][0]["finish_reason"] == "tool_calls"
+    parsed = Message.from_json(whole["choices"][0]["message"])
+    assert (parsed.text, parsed.tool_calls) == (answer.text, answer.tool_calls)
