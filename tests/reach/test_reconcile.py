@@ -145,6 +145,8 @@ def test_odd_tool_arguments_compare_as_text() -> None:
     assert canonical_arguments(deep) == deep
     assert canonical_arguments(' {"b": 1, "a": [1, 2]} ') == '{"a":[1,2],"b":1}'
     assert canonical_arguments("{oops") == "{oops"
+    assert canonical_arguments('{"n": 2.0, "x": 1e2, "f": 0.5}') == '{"f":0.5,"n":2,"x":100}'
+    assert canonical_arguments('{"t": "caf\\u00e9"}') == canonical_arguments('{"t": "café"}')
 
 
 def _sse(delta: object, finish: str | None = None) -> bytes:

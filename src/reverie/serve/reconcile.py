@@ -10,14 +10,14 @@ session already holds.
 **Meaning.** Two messages are the same when they mean the same: role, text as reverie stores
 it (``reverie.inbound.clean_text``: a lone surrogate is U+FFFD on both sides; surrounding
 whitespace ignored), non-text content parts (canonical JSON), tool call id, and tool calls by
-id, name and canonical arguments (parsed JSON with sorted keys and no spaces; the raw text,
-stripped, when it is not JSON). Timestamps, ``name`` and extra fields are ignored: clients
-drop or change them. A session message that ``forget`` tombstoned (``FORGOTTEN``: role, tool
-call ids and names kept, nothing of the text) stands for any message with that role and
-those ids in rule 1 below, so a client that resends a forgotten message finds it known, and
-neither its text nor any trace of it needs to be kept to recognise it. (The price: a client
-that brings an older history into a session whose forgotten messages line up with it, role
-for role, is taken to resend them.)
+id, name and canonical arguments (parsed JSON with sorted keys, no spaces, and ``2.0``
+written ``2``; the raw text, stripped, when it is not JSON). Timestamps, ``name`` and extra
+fields are ignored: clients drop or change them. A session message that ``forget``
+tombstoned (``FORGOTTEN``: role, tool call ids and names kept, nothing of the text) stands
+for any message with that role and those ids in rule 1 below, so a client that resends a
+forgotten message finds it known, and neither its text nor any trace of it needs to be kept
+to recognise it. (The price: a client that brings an older history into a session whose
+forgotten messages line up with it, role for role, is taken to resend them.)
 
 **The rule.** Let ``held`` be the session's messages and ``sent`` the client's conversation
 (system and developer messages left out of both: they are instructions, never recorded).
@@ -118,10 +118,16 @@ def canonical_arguments(arguments: str) -> str:
     """Tool-call arguments as compared: canonical JSON, else the stripped text."""
     text = clean_text(arguments).strip()
     try:
-        parsed: JSONValue = json.loads(text)
+        parsed: JSONValue = json.loads(text, parse_float=_number)
     except (ValueError, RecursionError):
         return text
     return _canonical(parsed)
+
+
+def _number(text: str) -> float | int:
+    """A JSON number as compared: ``2.0`` and ``2`` are one number (JavaScript writes 2)."""
+    value = float(text)
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
 def is_tombstone(message: Message) -> bool:
