@@ -11,6 +11,7 @@ import pytest
 
 from reverie.messages import Message, ToolCall
 from reverie.serve.auth import ServeRefusedError, is_loopback, token_for
+from reverie.serve.chat_request import ChatCall
 from reverie.serve.leases import SessionLeases
 from reverie.serve.reconcile import RETRY_WINDOW, canonical_arguments, reconcile
 from reverie.serve.replay import completion, events
@@ -138,6 +139,7 @@ def test_a_retry_of_an_answered_exchange_gets_its_answer() -> None:
 def test_a_retry_whose_first_try_was_lost_is_new() -> None:
     held = [*HELD[:2], _assistant("green", at=NOW)]
     assert reconcile(held, HELD[:3], retried_at=NOW).new == (HELD[2],)
+    assert reconcile(held, [], retried_at=NOW).answered is None  # instructions only
 
 
 def test_odd_tool_arguments_compare_as_text() -> None:
@@ -253,3 +255,14 @@ def test_a_replayed_answer_reads_back_as_the_recorded_one() -> None:
     assert whole["choices"][0]["finish_reason"] == "tool_calls"
     parsed = Message.from_json(whole["choices"][0]["message"])
     assert (parsed.text, parsed.tool_calls) == (answer.text, answer.tool_calls)
+
+
+@pytest.mark.parametrize(
+    ("header", "retried"), [(None, False), ("0", False), ("1", True), ("12", True), ("²", False)]
+)
+def test_a_request_is_a_retry_when_the_sdk_says_it_was_sent_before(
+    header: str | None, retried: bool
+) -> None:
+    headers = {} if header is None else {"x-stainless-retry-count": header}
+    body: Any = {"messages": [{"role": "user", "content": "hi"}]}
+    assert ChatCall.parse(body, headers).retried is retried

@@ -165,7 +165,7 @@ def reconcile(
     ending = _ending(past, said[known : known + run], end)
     if ending:
         return Reconciled(known=known + ending, new=tuple(sent[known + ending :]))
-    if retried_at is not None and known + run == len(said):
+    if retried_at is not None and said and known + run == len(said):
         answer = _answer(past, said[known:], end, anchored=known > 0, at=retried_at)
         if answer is not None:
             return Reconciled(known=len(sent), new=(), answered=answer)
