@@ -136,6 +136,23 @@ def test_a_retry_of_an_answered_exchange_gets_its_answer() -> None:
     )
 
 
+def test_a_retry_finds_its_answer_past_another_chat() -> None:
+    held = [
+        _user("A1"),
+        _assistant("a1"),
+        _user("A2"),
+        _assistant("a2", at=NOW),
+        _user("B1"),
+        _assistant("b1", at=NOW),
+    ]
+    found = reconcile(held, held[:3], retried_at=NOW)
+    assert found.answered == held[3]
+    tool = [_user("go"), _calls(("c1", "{}")), Message(role="tool", tool_call_id="c1")]
+    answered = [*tool, _assistant("done", at=NOW)]
+    assert reconcile(answered, tool, retried_at=NOW).answered == answered[3]
+    assert reconcile(answered, tool).new == ()  # not a retry: answered again from the session
+
+
 def test_a_retry_whose_first_try_was_lost_is_new() -> None:
     held = [*HELD[:2], _assistant("green", at=NOW)]
     assert reconcile(held, HELD[:3], retried_at=NOW).new == (HELD[2],)
