@@ -15,8 +15,8 @@ reconciliation rule (``reconcile``), records the new messages that precede the f
 message (tool results, earlier turns), and asks ``MemoryEngine.prompt`` for the in-budget
 prompt ending with that user message. A retry of an exchange whose answer is recorded
 prepares nothing: ``Prepared.answered`` is that answer, given again without asking the
-endpoint. The client's instructions are appended to reverie's
-system message, so the endpoint sees one system message: memory first, the client's after.
+endpoint. The client's instructions are appended to reverie's system message, so the
+endpoint sees one system message: memory first, the client's after.
 The final user message is recorded only with the answer (``record_answer``), so an exchange
 that never completes leaves it unrecorded and the client's retry finds it new.
 """
