@@ -4,7 +4,8 @@ A surface with no memory logic of its own, serving a home of principals (``rever
 ``home_select`` finds the home and its token book, ``gate`` decides a request's principal
 from its credential, ``app`` assembles the routes, ``mcp_routes`` keeps one MCP server per
 principal, ``proxy`` runs one exchange (``chat_request`` parses and prepares it,
-``reconcile`` decides which messages are new, ``stream`` rebuilds a streamed answer,
+``reconcile`` decides which messages are new, ``replay`` gives a retried exchange its
+recorded answer, ``stream`` rebuilds a streamed answer,
 ``leases`` keeps one exchange per conversation at a time), ``upstream`` reaches the model
 endpoint, ``auth`` checks the bearer tokens. Starlette, uvicorn, httpx2 and the MCP SDK are
 the ``serve`` extra, imported only by the command.

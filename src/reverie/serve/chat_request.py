@@ -10,11 +10,17 @@ principal, never a way to reach another's memory), the instructions (system and 
 messages), the conversation, and the tool schemas. A malformed body is a ``BadRequestError``
 naming the field (``messages[2].role``), answered with 400.
 
+``ChatCall.retried`` is true when the client marks the request as a retry of one it sent
+before (``x-stainless-retry-count`` of 1 or more, sent by the OpenAI SDKs and the others
+Stainless generates).
+
 ``prepare`` (synchronous, run in a worker thread under the session's lease) applies the
 reconciliation rule (``reconcile``), records the new messages that precede the final user
 message (tool results, earlier turns), and asks ``MemoryEngine.prompt`` for the in-budget
-prompt ending with that user message. The client's instructions are appended to reverie's
-system message, so the endpoint sees one system message: memory first, the client's after.
+prompt ending with that user message. A retry of an exchange whose answer is recorded
+prepares nothing: ``Prepared.answered`` is that answer, given again without asking the
+endpoint. The client's instructions are appended to reverie's system message, so the
+endpoint sees one system message: memory first, the client's after.
 The final user message is recorded only with the answer (``record_answer``), so an exchange
 that never completes leaves it unrecorded and the client's retry finds it new.
 """
@@ -35,6 +41,8 @@ DEFAULT_SESSION = "api:default"
 SESSION_HEADER = "x-reverie-session"
 SESSION_METADATA = ("session", "conversation_id")
 """The ``metadata`` keys a client may give its conversation id in, first found wins."""
+RETRY_HEADER = "x-stainless-retry-count"
+"""How many times the client already sent this request (0 on the first try)."""
 
 
 class BadRequestError(ValueError):
@@ -57,6 +65,7 @@ class ChatCall:
     conversation: tuple[Message, ...]
     tools: tuple[ToolSchema, ...]
     stream: bool
+    retried: bool = False
 
     @classmethod
     def parse(cls, body: JSONValue, headers: Mapping[str, str]) -> ChatCall:
@@ -86,21 +95,32 @@ class ChatCall:
             conversation=tuple(conversation),
             tools=_tools(body.get("tools")),
             stream=body.get("stream") is True,
+            retried=_retried(headers),
         )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Prepared:
-    """The messages to send upstream, and the user message to record with the answer."""
+    """The messages to send upstream, and the user message to record with the answer.
+
+    ``answered`` is the recorded answer of a retried exchange: give it again, record nothing.
+    """
 
     messages: tuple[Message, ...]
     final: Message | None
     known: int
+    answered: Message | None = None
 
 
 def prepare(engine: MemoryEngine, call: ChatCall) -> Prepared:
     """Reconcile, record what precedes the final user message, and build the prompt."""
-    found = reconcile(engine.session(call.session).messages, call.conversation)
+    found = reconcile(
+        engine.session(call.session).messages,
+        call.conversation,
+        retried_at=engine.clock() if call.retried else None,
+    )
+    if found.answered is not None:
+        return Prepared(messages=(), final=None, known=found.known, answered=found.answered)
     new = list(found.new)
     final = (
         new.pop() if new and new[-1].role == "user" and isinstance(new[-1].content, str) else None
@@ -197,6 +217,11 @@ def _checked(key: str, where: str) -> str:
             f"session key {key!r} is not valid Unicode text", param=where
         ) from exc
     return key
+
+
+def _retried(headers: Mapping[str, str]) -> bool:
+    count = headers.get(RETRY_HEADER, "").strip()
+    return count.isascii() and count.isdigit() and int(count) > 0
 
 
 def _tools(raw: JSONValue) -> tuple[ToolSchema, ...]:

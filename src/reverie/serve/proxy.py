@@ -14,6 +14,8 @@ replaced (and ``model`` filled in when missing) to the endpoint (``upstream``), 
 answer unchanged in shape, and record the final user message with the answer. Tool calls pass
 through: the answer's tool calls are recorded, the client runs them, and its next request
 brings the results, which reconcile as new.
+A client's retry of an exchange whose answer was recorded (its timeout fired first) gets
+the recorded answer again (``replay``), and the endpoint is not asked.
 
 Streaming: the endpoint's bytes are passed on as they arrive and fed to a ``StreamedReply``;
 the exchange is recorded only once the stream said it finished, and before the chunk carrying
@@ -61,6 +63,7 @@ from reverie.serve.chat_request import (
 )
 from reverie.serve.gate import Admitted, Gate
 from reverie.serve.leases import Lease, SessionLeases
+from reverie.serve.replay import replayed
 from reverie.serve.stream import StreamedReply
 from reverie.serve.upstream import Upstream, UpstreamError, error_body, error_passthrough
 
@@ -146,6 +149,10 @@ class Proxy:
         except ReverieError as exc:
             logger.warning("memory failed for session %s: %s", call.session, exc)
             return error_response(500, error_body(f"memory: {exc}", "server_error", code="memory"))
+        if prepared.answered is not None:  # a retry of an exchange already recorded
+            model = call.body.get("model")
+            model = model if isinstance(model, str) and model else upstream.model
+            return replayed(prepared.answered, model=model, stream=call.stream)
         turn = Turn(call=call, admitted=admitted, prepared=prepared)
         body = {**call.body, "messages": wire(prepared.messages)}
         body.setdefault("model", upstream.model)

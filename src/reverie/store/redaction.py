@@ -4,7 +4,10 @@ A forgotten message keeps its place (so every index, compaction mark and history
 stays true) and its role, tool-call ids and tool names (so a turn stays a well-formed turn
 and a tool result still follows its call), but its content becomes ``FORGOTTEN``, tool-call
 arguments become ``{}`` and unknown fields are dropped. The session store writes the
-tombstone over the message's row (``sessions_sql.tombstone_rows``). This module does no I/O.
+tombstone over the message's row (``sessions_sql.tombstone_rows``). The memory proxy
+recognises a client's resend of a forgotten message by its tombstone's place and shape alone
+(``serve.reconcile``), so nothing of the text (not even a hash) has to stay for that. This
+module does no I/O.
 """
 
 from __future__ import annotations
