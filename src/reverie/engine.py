@@ -283,6 +283,17 @@ class MemoryEngine(MemoryJobs, MemoryParts):
 
         return examine(self.workspace)
 
+    @staticmethod
+    def doctor_links(folder: Path) -> DoctorReport:
+        """Doctor's link check of a folder workspace that ``open`` refused for a link.
+
+        ``open`` stops at the first outside link (``OutsideLinkError``, whose ``root`` is the
+        folder); this lists every one of them, so a person fixes them all at once.
+        """
+        from reverie.doctor import examine_links  # noqa: PLC0415
+
+        return examine_links(folder)
+
     def repair_audit(self) -> AuditIntegrity:
         """Start a new audit repository if ``.git`` is missing, or accept a replaced one.
 

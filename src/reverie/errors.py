@@ -93,14 +93,16 @@ class WorkspaceDamagedError(WorkspaceError):
 class OutsideLinkError(WorkspaceError):
     """A path reverie would read or write is a link leading outside the workspace.
 
-    ``path`` is the offending component, ``target`` where it leads.
+    ``path`` is the offending component, ``target`` where it leads, ``root`` the workspace
+    (when known: ``doctor`` lists every link of a workspace that an open refused).
     """
 
-    def __init__(self, message: str, *, path: Path, target: str) -> None:
+    def __init__(self, message: str, *, path: Path, target: str, root: Path | None = None) -> None:
         super().__init__(
             f"{message} ({target}); reverie never reads or writes through it", path=path
         )
         self.target = target
+        self.root = root
 
 
 class HistoryError(ReverieError):
