@@ -14,7 +14,8 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     ├── SessionError                a session journal or session file cannot be used (path kept)
     │   └── SessionImportError          a nanobot session file has a line that is not valid
     ├── AuditError                  the git audit repository failed
-    │   └── RevisionNotFoundError       a revision does not name a commit
+    │   ├── RevisionNotFoundError       a revision does not name a commit
+    │   └── ForeignRepositoryError      .git is a project's repository, not memory's (path kept)
     ├── ConfigError                 reverie.toml or a REVERIE_* variable is invalid (key named)
     ├── InputError                  a value given to reverie is refused before anything is written
     │   ├── MessageFormatError          a JSON object is not a valid message (messages.py)
@@ -145,6 +146,18 @@ class RevisionNotFoundError(AuditError):
     def __init__(self, revision: str) -> None:
         super().__init__(f"no commit matches revision {revision!r}")
         self.revision = revision
+
+
+class ForeignRepositoryError(AuditError):
+    """The folder's ``.git`` is another project's repository (``reverie.store.audit_foreign``).
+
+    reverie never adopts it, commits on its branches or rewrites its history; ``path`` is the
+    ``.git``.
+    """
+
+    def __init__(self, message: str, *, path: Path) -> None:
+        super().__init__(f"{path} {message}")
+        self.path = path
 
 
 class ConfigError(ReverieError):

@@ -57,6 +57,7 @@ from reverie.errors import (
 )
 from reverie.store import layout
 from reverie.store.atomic import atomic_write_text, sweep_temp_files
+from reverie.store.audit_foreign import refuse_foreign_folder
 from reverie.store.audit_setup import settled
 from reverie.store.cursors import CursorFloor, DreamCursor
 from reverie.store.history import HistoryLog
@@ -140,13 +141,16 @@ class Workspace:
             WorkspaceMissingError: nothing at ``path`` and ``create`` is false.
             WorkspaceFormatError: written by a newer reverie.
             WorkspaceDamagedError: a file or folder of the layout is unusable.
+            OutsideLinkError: a path reverie uses is a link leading outside (``layout``).
+            ForeignRepositoryError: ``.git`` is a project's repository (``audit_foreign``).
             StorageError: a session journal an older reverie left cannot be moved into the
                 sessions database (``session_migration``; what moved stays moved).
         """
         root = Path(path).expanduser().absolute()
         _check_root(root, create=create and not read_only)
         _check_links(root)
-        if create and not read_only:
+        if create and not read_only and not (root / layout.MEMORY_DIR).is_dir():
+            refuse_foreign_folder(root)  # before a file is laid out in a project's checkout
             _lay_out(root)
         if read_only:
             _check_readable(root)
