@@ -86,6 +86,14 @@ def forget(
         bool, typer.Option("--purge", help="Also rewrite the audit history; leave no trace.")
     ] = False,
     json_output: JsonFlag = False,
+    broad: Annotated[
+        bool,
+        typer.Option(
+            "--broad",
+            help="Go ahead although the text matches more than one fact (no word of its own, "
+            "inside longer words, many lines or messages); read the plan first.",
+        ),
+    ] = False,
 ) -> None:
     """Remove a fact and everything it came from or led to (asks first)."""
     with engine(ctx, workspace) as memory:
@@ -98,10 +106,14 @@ def forget(
             if json_output:
                 emit_json({**plan.to_json(), "commit": None, "purge": None})
             return
+        refusal = plan.broad_refusal()
+        if refusal is not None and not broad:
+            _print_plan(plan, purge=purge)
+            fail(refusal)
         if not yes:
             _confirm(plan, purge=purge)
         with err().status("forgetting…"):
-            report = memory.forget(text, purge=purge)
+            report = memory.forget(text, purge=purge, confirm_broad=broad)
     if json_output:
         emit_json(report.to_json())
     else:
