@@ -15,6 +15,7 @@ import typer
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, err, notice, one_line, out, when
+from reverie.errors import AuditError, StorageError
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
     from reverie.provenance import ForgetPlan, ForgetReport, LineProvenance, SourceEntry
@@ -113,7 +114,13 @@ def forget(
         if not yes:
             _confirm(plan, purge=purge)
         with err().status("forgetting…"):
-            report = memory.forget(text, purge=purge, confirm_broad=broad)
+            try:
+                report = memory.forget(text, purge=purge, confirm_broad=broad)
+            except (StorageError, AuditError) as exc:  # a full disk, a failing git
+                fail(
+                    f"{exc} (what was removed stays removed; run the same forget again once "
+                    "that is fixed: it finishes the rest)"
+                )
     if json_output:
         emit_json(report.to_json())
     else:
