@@ -19,7 +19,7 @@ from mcp import Client, types
 from reverie import MemoryEngine
 from reverie.errors import InputError
 from reverie.mcp import build_server
-from reverie.provenance.breadth import broad_reason, check_query
+from reverie.provenance.breadth import check_query
 from reverie.provenance.plan import ForgetPlan, PlannedLine
 from tests.cli.conftest import clean_env
 
@@ -137,7 +137,7 @@ def test_a_whole_word_in_a_few_lines_is_not_broad() -> None:
         )
         return ForgetPlan(query=query, lines=lines)
 
-    assert broad_reason(plan("Porto", "- Lives in Porto's old town")) is None
-    assert broad_reason(plan("小明", "- 小明的猫叫咪咪")) is None
-    assert broad_reason(plan("port", "- Moved to Portugal")) is not None
-    assert broad_reason(plan("Porto", *[f"- Porto fact {n}" for n in range(9)])) is not None
+    assert plan("Porto", "- Lives in Porto's old town").broad is None
+    assert plan("小明", "- 小明的猫叫咪咪").broad is None
+    assert plan("port", "- Moved to Portugal").broad is not None
+    assert plan("Porto", *[f"- Porto fact {n}" for n in range(9)]).broad is not None

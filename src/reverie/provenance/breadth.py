@@ -21,13 +21,10 @@ Pure functions over the plan's values; no I/O.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 from reverie.errors import InputError
 from reverie.provenance.similarity import content_tokens
-
-if TYPE_CHECKING:
-    from reverie.provenance.plan import ForgetPlan
 
 MIN_LETTERS = 3
 """Letters or digits a text must hold (``str.isalnum``: any alphabet)."""
@@ -60,40 +57,44 @@ def check_query(query: str) -> None:
         )
 
 
-def broad_reason(plan: ForgetPlan) -> str | None:
-    """Why the plan removes more than one fact, or None when it does not."""
-    query = plan.query
+def broad_reason(query: str, removed: Iterable[str], *, lines: int, messages: int) -> str | None:
+    """Why a plan takes more than one fact, or None when it does not.
+
+    Args:
+        query: the text to forget.
+        removed: the texts the plan removes because they hold ``query``.
+        lines: how many durable lines it removes.
+        messages: how many session messages it removes.
+    """
     if not content_tokens(query):
         return f"{query!r} holds no word of its own (only words such as 'in' or 'the')"
-    inside = _inside_a_word(plan)
+    inside = _inside_a_word(query, removed)
     if inside is not None:
         return f"{query!r} occurs inside the longer word {inside!r}"
-    if len(plan.lines) > BROAD_LINES:
-        return f"it takes {len(plan.lines)} durable lines (more than {BROAD_LINES})"
-    if len(plan.messages) > BROAD_MESSAGES:
-        return f"it takes {len(plan.messages)} session messages (more than {BROAD_MESSAGES})"
+    if lines > BROAD_LINES:
+        return f"it takes {lines} durable lines (more than {BROAD_LINES})"
+    if messages > BROAD_MESSAGES:
+        return f"it takes {messages} session messages (more than {BROAD_MESSAGES})"
     return None
 
 
-def broad_message(plan: ForgetPlan, reason: str) -> str:
-    """The refusal of a broad plan: why, how much, and what to do instead."""
+def broad_message(query: str, reason: str, *, removes: str) -> str:
+    """The refusal of a broad plan: why, how much (``removes``), and what to do instead."""
     return (
-        f"forget {plan.query!r} is too broad to be meant: {reason}; it would remove "
-        f"{plan.describe()}. Give the whole fact (a longer text), or, as a person who has "
-        "read the plan, confirm it (`reverie forget --broad`)"
+        f"forget {query!r} is too broad to be meant: {reason}; it would remove {removes}. "
+        "Give the whole fact (a longer text), or, as a person who has read the plan, "
+        "confirm it (`reverie forget --broad`)"
     )
 
 
-def _inside_a_word(plan: ForgetPlan) -> str | None:
-    """The first longer word the query sits inside, in any text the plan removes for it."""
-    wanted = " ".join(plan.query.split()).casefold()
+def _inside_a_word(query: str, removed: Iterable[str]) -> str | None:
+    """The first longer word ``query`` sits inside, in any of the ``removed`` texts."""
+    wanted = " ".join(query.split()).casefold()
     word = r"[^\W_]*"  # letters and digits: what a word is made of, in any script
     left = "" if _UNSPACED.match(wanted[0]) else word
     right = "" if _UNSPACED.match(wanted[-1]) else word
     pattern = re.compile(left + re.escape(wanted) + right)
-    texts = [line.text for line in plan.lines if line.reason == "matches"]
-    texts += [entry.text for entry in plan.entries] + [m.text for m in plan.messages]
-    for text in texts:
+    for text in removed:
         folded = " ".join(text.split()).casefold()
         for found in pattern.finditer(folded):
             if found.group() != wanted:

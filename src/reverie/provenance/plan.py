@@ -122,12 +122,18 @@ class ForgetPlan:
     @property
     def broad(self) -> str | None:
         """Why the plan takes more than one fact (``breadth``), or None."""
-        return None if self.empty else broad_reason(self)
+        if self.empty:
+            return None
+        removed = [line.text for line in self.lines if line.reason == "matches"]
+        removed += [entry.text for entry in self.entries] + [m.text for m in self.messages]
+        return broad_reason(self.query, removed, lines=len(self.lines), messages=len(self.messages))
 
     def broad_refusal(self) -> str | None:
         """The refusal of a broad plan (why, how much, what to do instead), or None."""
         reason = self.broad
-        return None if reason is None else broad_message(self, reason)
+        return (
+            None if reason is None else broad_message(self.query, reason, removes=self.describe())
+        )
 
     def describe(self) -> str:
         """One line: how much goes (no forgotten text in it)."""

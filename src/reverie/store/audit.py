@@ -38,7 +38,7 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from reverie.errors import ForeignRepositoryError
+from reverie.errors import ForeignRepositoryError, InputError
 from reverie.store.audit_commits import (
     CommitDetail,
     CommitInfo,
@@ -169,7 +169,7 @@ class AuditRepo(GitRepo):
             The new commit, or None when the files equal HEAD (no commit is made).
 
         Raises:
-            ValueError: the subject is blank.
+            InputError: the subject is blank.
             AuditError: git failed.
         """
         line = _one_line(subject)
@@ -297,5 +297,5 @@ class AuditRepo(GitRepo):
 def _one_line(subject: str) -> str:
     line = " ".join(subject.split())
     if not line:
-        raise ValueError("an audit commit needs a non-blank subject")
+        raise InputError("an audit commit needs a non-blank subject")
     return line

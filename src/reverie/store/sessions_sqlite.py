@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from reverie.clock import Clock, require_aware
-from reverie.errors import StorageError
+from reverie.errors import InputError, StorageError
 from reverie.inbound import check_session_key
 from reverie.session import ArchivedSummary, Session, SessionInfo, safe_mark
 from reverie.store import layout
@@ -162,7 +162,7 @@ class SqliteSessionStore:
         with self._write() as conn:
             row = self._row_for_write(conn, key, at)
             if safe_mark(upto, row.messages) is None:
-                raise ValueError(f"mark {upto!r} is outside 0..{row.messages}")
+                raise InputError(f"mark {upto!r} is outside 0..{row.messages}")
             return update(conn, row, at, mark=upto)
 
     def set_summary(self, key: str, text: str, last_active: datetime) -> SessionInfo:
