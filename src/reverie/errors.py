@@ -33,6 +33,7 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     ├── IngestBusyError             another process is ingesting into the workspace
     ├── StorageError                an I/O operation on a workspace file failed (path kept)
     ├── DatabaseError               the PostgreSQL store failed or refused (where kept, no password)
+    │   ├── DatabaseUnreachableError    no connection could be made to it at all (at open)
     │   └── SchemaVersionError          its schema is missing, older or newer than this reverie's
     └── ModelError                  a model call failed (or could not be made)
         ├── ModelHTTPError              the endpoint answered with an HTTP error (status, body kept)
@@ -302,6 +303,17 @@ class DatabaseError(ReverieError):
 
     def __init__(self, message: str, *, where: str) -> None:
         super().__init__(f"{where}: {message}")
+        self.where = where
+
+
+class DatabaseUnreachableError(DatabaseError):
+    """No connection to the database could be made (refused, no such host, timed out, denied).
+
+    Raised at once when a store opens, instead of a pool retrying in the background.
+    """
+
+    def __init__(self, reason: str, *, where: str) -> None:
+        ReverieError.__init__(self, f"cannot reach the database at {where}: {reason}")
         self.where = where
 
 
