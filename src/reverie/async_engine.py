@@ -154,9 +154,13 @@ class AsyncMemoryEngine:
         """See ``MemoryEngine.restore``."""
         return await asyncio.to_thread(lambda: self.engine.restore(rev, force=force))
 
-    async def forget(self, text: str, *, purge: bool = False) -> ForgetReport:
+    async def forget(
+        self, text: str, *, purge: bool = False, confirm_broad: bool = False
+    ) -> ForgetReport:
         """See ``MemoryEngine.forget``."""
-        return await asyncio.to_thread(lambda: self.engine.forget(text, purge=purge))
+        return await asyncio.to_thread(
+            lambda: self.engine.forget(text, purge=purge, confirm_broad=confirm_broad)
+        )
 
     async def edit_file(
         self,

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, tzinfo
 
+from reverie.errors import InputError
+
 Clock = Callable[[], datetime]
 
 
@@ -22,9 +24,9 @@ def system_clock() -> datetime:
 
 
 def require_aware(moment: datetime) -> datetime:
-    """Return ``moment`` unchanged, or raise ValueError when it carries no timezone."""
+    """Return ``moment`` unchanged; raise InputError (a ValueError) when it has no timezone."""
     if moment.tzinfo is None or moment.utcoffset() is None:
-        raise ValueError(f"naive datetime {moment.isoformat()}: reverie needs timezone-aware times")
+        raise InputError(f"naive datetime {moment.isoformat()}: reverie needs timezone-aware times")
     return moment
 
 

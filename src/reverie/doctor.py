@@ -106,6 +106,13 @@ def examine(workspace: Workspace) -> DoctorReport:
     return report
 
 
+def examine_links(root: Path) -> DoctorReport:
+    """The link check alone, on a folder ``Workspace.open`` refused for a link (see ``_links``)."""
+    report = DoctorReport()
+    _link_findings(root, report)
+    return report
+
+
 def _history(workspace: Workspace, report: DoctorReport) -> None:
     seen: set[int] = set()
     repeated: list[int] = []
@@ -174,11 +181,15 @@ def _quarantine(workspace: Workspace, report: DoctorReport) -> None:
 
 
 def _links(workspace: Workspace, report: DoctorReport) -> None:
-    for link in find_unsafe_links(workspace.root):
+    _link_findings(workspace.root, report)
+
+
+def _link_findings(root: Path, report: DoctorReport) -> None:
+    for link in find_unsafe_links(root):
         report.problem(
             "links",
-            f"{link.reason} ({link.target}); reverie never reads or writes through it",
-            workspace.root / link.path,
+            f"{link.reason} ({link.target}); reverie never reads or writes through it: {link.fix}",
+            root / link.path,
         )
 
 

@@ -203,6 +203,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         self, session_key: str, user_text: str | None, tools: Sequence[ToolSchema] = ()
     ) -> PromptResult:
         """Return the in-budget prompt for the next model call (``user_text`` not recorded)."""
+        check_session_key(session_key)
         user_text = None if user_text is None else clean_text(user_text)
         compaction = self._compactor.ensure_budget(session_key, user_text=user_text, tools=tools)
         session = self._stores.sessions.load(session_key)
@@ -240,7 +241,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
 
     def compact(self, session_key: str) -> CompactionResult:
         """Archive every pending message of a session now (and encode dense recall's backlog)."""
-        result = self._compactor.compact_all(session_key, reason="manual")
+        result = self._compactor.compact_all(check_session_key(session_key), reason="manual")
         self.index_vectors()
         return result
 
@@ -307,6 +308,17 @@ class MemoryEngine(MemoryJobs, MemoryParts):
 
         return examine(self.workspace)
 
+    @staticmethod
+    def doctor_links(folder: Path) -> DoctorReport:
+        """Doctor's link check of a folder workspace that ``open`` refused for a link.
+
+        ``open`` stops at the first outside link (``OutsideLinkError``, whose ``root`` is the
+        folder); this lists every one of them, so a person fixes them all at once.
+        """
+        from reverie.doctor import examine_links  # noqa: PLC0415
+
+        return examine_links(folder)
+
     def repair_audit(self) -> AuditIntegrity:
         """Start a new audit repository if ``.git`` is missing, or accept a replaced one.
 
@@ -352,7 +364,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         """
         from reverie.recall.finder import find  # noqa: PLC0415 (recall loads on first use)
 
-        scope = None if session_key is None else clean_text(session_key)
+        scope = None if session_key is None else check_session_key(session_key)
         return find(
             self.recaller,
             self.index,
@@ -371,6 +383,8 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         With ``session``, only what that session may see (all of it: nothing is excluded as
         already in a prompt); without it, every non-internal session.
         """
+        if session is not None:
+            check_session_key(session)
         scope = None if session is None or self.config.prompt.unified_session else session
         budget = self.config.prompt.recall_budget(self.config.model.input_budget)
         return self.recaller.recall(query, max_tokens=budget, scope=scope, now=self.clock())

@@ -44,18 +44,26 @@ class MemoryChanges(MemoryReads):
             return restore_on_stores(self._stores, rev, force=force)
         return self.dreamer().restore(rev, force=force)
 
-    def forget(self, text: str, *, purge: bool = False) -> ForgetReport:
+    def forget(
+        self, text: str, *, purge: bool = False, confirm_broad: bool = False
+    ) -> ForgetReport:
         """Remove a fact, what it came from and what it led to, as one audit commit.
 
         With ``purge``, also rewrite the audit history and scrub every file (or row) of the
         workspace so that no byte of ``text`` is left (see ``reverie.provenance``). Runs on
-        a folder and on a database workspace alike.
+        a folder and on a database workspace alike. A text too short to name a fact, or a
+        plan that takes more than one fact (``ForgetPlan.broad``: a text with no word of its
+        own, found inside longer words, or taking many lines or messages) is refused with an
+        ``InputError`` unless ``confirm_broad``: a person's choice after reading the plan,
+        which no agent tool offers.
         """
         if self.on_folder:  # finish an interrupted publish first (a database has none)
             self.dreamer().recover()
         from reverie.provenance.forget import forget  # noqa: PLC0415
 
-        return forget(self._stores, text, purge=purge, index=self.index)
+        return forget(
+            self._stores, text, purge=purge, index=self.index, confirm_broad=confirm_broad
+        )
 
     def edit_file(
         self,

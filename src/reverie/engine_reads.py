@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from reverie.dream.confine import canonical_writable
 from reverie.dream.edit import read_writable
 from reverie.errors import StoreUnsupportedError
-from reverie.inbound import check_limit
+from reverie.inbound import check_limit, check_session_key
 from reverie.ports import DreamStores
 from reverie.store.memory_files import RELATIVE_PATHS, MemoryFileName
 from reverie.store.workspace import Workspace
@@ -85,7 +85,7 @@ class MemoryReads:
 
     def has_session(self, session_key: str) -> bool:
         """Whether session ``session_key`` has been stored."""
-        return self._stores.sessions.exists(session_key)
+        return self._stores.sessions.exists(check_session_key(session_key))
 
     def sessions(self) -> list[SessionInfo]:
         """Every session (internal ``dream:`` ones too), sorted by key."""
@@ -117,7 +117,7 @@ class MemoryReads:
 
     def session(self, session_key: str) -> Session:
         """One session as stored: every message (compacted ones too), its mark and summary."""
-        return self._stores.sessions.load(session_key)
+        return self._stores.sessions.load(check_session_key(session_key))
 
     def read_file(self, path: str) -> str:
         """The text of a durable file dream may write (``SOUL.md``, ``memory/MEMORY.md``, ...).

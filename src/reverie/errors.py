@@ -14,7 +14,8 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     ├── SessionError                a session journal or session file cannot be used (path kept)
     │   └── SessionImportError          a nanobot session file has a line that is not valid
     ├── AuditError                  the git audit repository failed
-    │   └── RevisionNotFoundError       a revision does not name a commit
+    │   ├── RevisionNotFoundError       a revision does not name a commit
+    │   └── ForeignRepositoryError      .git is a project's repository, not memory's (path kept)
     ├── ConfigError                 reverie.toml or a REVERIE_* variable is invalid (key named)
     ├── InputError                  a value given to reverie is refused before anything is written
     │   ├── MessageFormatError          a JSON object is not a valid message (messages.py)
@@ -35,6 +36,7 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     ├── IngestBusyError             another process is ingesting into the workspace
     ├── StorageError                an I/O operation on a workspace file failed (path kept)
     ├── DatabaseError               the PostgreSQL store failed or refused (where kept, no password)
+    │   ├── DatabaseUnreachableError    no connection could be made to it at all (at open)
     │   └── SchemaVersionError          its schema is missing, older or newer than this reverie's
     └── ModelError                  a model call failed (or could not be made)
         ├── ModelHTTPError              the endpoint answered with an HTTP error (status, body kept)
@@ -96,14 +98,16 @@ class WorkspaceDamagedError(WorkspaceError):
 class OutsideLinkError(WorkspaceError):
     """A path reverie would read or write is a link leading outside the workspace.
 
-    ``path`` is the offending component, ``target`` where it leads.
+    ``path`` is the offending component, ``target`` where it leads, ``root`` the workspace
+    (when known: ``doctor`` lists every link of a workspace that an open refused).
     """
 
-    def __init__(self, message: str, *, path: Path, target: str) -> None:
+    def __init__(self, message: str, *, path: Path, target: str, root: Path | None = None) -> None:
         super().__init__(
             f"{message} ({target}); reverie never reads or writes through it", path=path
         )
         self.target = target
+        self.root = root
 
 
 class HistoryError(ReverieError):
@@ -146,6 +150,18 @@ class RevisionNotFoundError(AuditError):
     def __init__(self, revision: str) -> None:
         super().__init__(f"no commit matches revision {revision!r}")
         self.revision = revision
+
+
+class ForeignRepositoryError(AuditError):
+    """The folder's ``.git`` is another project's repository (``reverie.store.audit_foreign``).
+
+    reverie never adopts it, commits on its branches or rewrites its history; ``path`` is the
+    ``.git``.
+    """
+
+    def __init__(self, message: str, *, path: Path) -> None:
+        super().__init__(f"{path} {message}")
+        self.path = path
 
 
 class ConfigError(ReverieError):
@@ -307,6 +323,17 @@ class DatabaseError(ReverieError):
 
     def __init__(self, message: str, *, where: str) -> None:
         super().__init__(f"{where}: {message}")
+        self.where = where
+
+
+class DatabaseUnreachableError(DatabaseError):
+    """No connection to the database could be made (refused, no such host, timed out, denied).
+
+    Raised at once when a store opens, instead of a pool retrying in the background.
+    """
+
+    def __init__(self, reason: str, *, where: str) -> None:
+        ReverieError.__init__(self, f"cannot reach the database at {where}: {reason}")
         self.where = where
 
 

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from reverie.clock import require_aware
+from reverie.errors import InputError
 
 if TYPE_CHECKING:
     from reverie.messages import JSONValue, Message
@@ -61,7 +62,7 @@ class Session:
         require_aware(self.created_at)
         require_aware(self.updated_at)
         if not 0 <= self.compacted_upto <= len(self.messages):
-            raise ValueError(
+            raise InputError(
                 f"compacted_upto {self.compacted_upto} is outside 0..{len(self.messages)}"
             )
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from reverie.engine import MemoryEngine
 from reverie.errors import IngestBusyError, InputTooLargeError, ReverieError
 from reverie.ingest_guard import MARKER, begin, hold_ingest
 from reverie.store import bounded
+from tests.cli.conftest import clean_env
 from tests.conftest import StepClock
 from tests.ingest.targets import Target
 
@@ -95,6 +98,27 @@ def test_a_stream_past_its_cap_is_refused_and_a_short_one_is_read(
     os.waitpid(writer, 0)
     assert report.messages_added == 1
     engine.close()
+
+
+def test_a_fifo_nothing_writes_to_is_refused_not_waited_on_forever(tmp_path: Path) -> None:
+    """``reverie ingest pipe`` as a person runs it, on a FIFO no program ever opens to write."""
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    workspace = tmp_path / "ws"
+    done = subprocess.run(
+        [sys.executable, "-m", "reverie", "-w", str(workspace), "ingest", str(fifo)],
+        env=clean_env(tmp_path, workspace),
+        capture_output=True,
+        text=True,
+        timeout=10 * bounded.FIFO_WAIT,  # before, it never ended
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "a FIFO no program wrote to" in done.stderr
+    assert str(fifo) in done.stderr
+    assert "Traceback" not in done.stderr
+    with pytest.raises(TimeoutError):
+        bounded.read_bounded(fifo, fifo_wait=0.05)
 
 
 def test_a_second_ingest_without_waiting_says_one_is_running(

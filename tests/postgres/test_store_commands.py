@@ -85,3 +85,25 @@ def test_init_with_a_store_initialises_the_database_not_a_folder(
     assert "workspace 'from-init' ready" in result.output
     assert not (tmp_path / ".reverie").exists()
     assert "from-init" in _store("list", "--store", pg_url, env=env).split()
+
+
+def test_the_root_store_and_workspace_options_are_honoured(tmp_path: Path, pg_url: str) -> None:
+    """``reverie --store URL [-w NAME] store ...`` as a person types it, a real process each."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env |= {"HOME": str(tmp_path), "REVERIE_STORE": "postgresql://nobody@127.0.0.1:1/wrong"}
+    said = _reverie("--store", pg_url, "-w", "root-team", "store", "init", env=env)
+    assert "workspace 'root-team' ready" in said
+    assert "root-team" in _reverie("--store", pg_url, "store", "list", env=env).split()
+    folder = tmp_path / "ws"
+    made = FileBackend.open(folder, create=True)
+    made.files.write("USER", "# User\n\n- Lives in Utrecht\n")
+    made.close()
+    _reverie("--store", pg_url, "-w", "root-import", "store", "import", str(folder), env=env)
+    out = tmp_path / "out"
+    _reverie("--store", pg_url, "-w", "root-import", "store", "export", str(out), env=env)
+    assert "Utrecht" in (out / "USER.md").read_text(encoding="utf-8")
+    # the command's own options still win over the root ones
+    listed = _reverie(
+        "--store", "postgresql://x@127.0.0.1:1/no", "store", "list", "--store", pg_url, env=env
+    )
+    assert "root-team" in listed.split()

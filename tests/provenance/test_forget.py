@@ -197,15 +197,16 @@ def test_purging_a_number_leaves_the_audited_dream_cursor_alone(
     tmp_path: Path, clock: StepClock
 ) -> None:
     engine = model_free(tmp_path, clock)
-    for n in range(11):
+    for n in range(119):
         engine.workspace.history.append(f"- [durable] User: my locker number is L{n}x.")
-    engine.workspace.history.append("- [durable] User: I cycle 12 km to work every day.")
-    engine.dream()
-    assert engine.workspace.dream_cursor.read() == 12
-    report = engine.forget("12", purge=True)
+    engine.workspace.history.append("- [durable] User: I cycle 120 km to work every week.")
+    while engine.workspace.dream_cursor.read() < 120:
+        engine.dream()
+    assert engine.workspace.dream_cursor.read() == 120
+    report = engine.forget("120", purge=True)
     assert report.purge is not None
-    engine.restore("HEAD~1")  # the dream commit, rewritten: its cursor is still 12
-    assert engine.workspace.dream_cursor.read() == 12
+    engine.restore("HEAD~1")  # the dream commit, rewritten: its cursor is still 120
+    assert engine.workspace.dream_cursor.read() == 120
     assert engine.doctor().ok
 
 

@@ -105,7 +105,7 @@ def test_a_hard_linked_durable_file_is_refused(tmp_path: Path, outside: Path) ->
     root = _fresh(tmp_path)
     (root / "USER.md").unlink()
     os.link(outside / "secret.txt", root / "USER.md")
-    with pytest.raises(OutsideLinkError, match="hard-linked"):
+    with pytest.raises(OutsideLinkError, match="hard link"):
         Workspace.open(root)
 
 

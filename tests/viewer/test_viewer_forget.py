@@ -83,7 +83,7 @@ def test_the_plan_escapes_memory_text_and_refuses_a_blank_text(viewer: RunningVi
     assert "<script>document" not in plan
     status, _, said = request(viewer, "/forget?text=+", headers={"Cookie": cookie})
     assert status == 400
-    assert "at least 2 characters" in said
+    assert "at least 3 letters or digits" in said
     _, _, nothing = request(viewer, "/forget?text=Lisbon+forever", headers={"Cookie": cookie})
     assert "there is nothing to forget" in nothing
     assert 'action="/forget"' not in nothing

@@ -15,6 +15,7 @@ import typer
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, err, notice, one_line, out, when
+from reverie.errors import AuditError, StorageError
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
     from reverie.provenance import ForgetPlan, ForgetReport, LineProvenance, SourceEntry
@@ -86,6 +87,14 @@ def forget(
         bool, typer.Option("--purge", help="Also rewrite the audit history; leave no trace.")
     ] = False,
     json_output: JsonFlag = False,
+    broad: Annotated[
+        bool,
+        typer.Option(
+            "--broad",
+            help="Go ahead although the text matches more than one fact (no word of its own, "
+            "inside longer words, many lines or messages); read the plan first.",
+        ),
+    ] = False,
 ) -> None:
     """Remove a fact and everything it came from or led to (asks first)."""
     with engine(ctx, workspace) as memory:
@@ -98,10 +107,20 @@ def forget(
             if json_output:
                 emit_json({**plan.to_json(), "commit": None, "purge": None})
             return
+        refusal = plan.broad_refusal()
+        if refusal is not None and not broad:
+            _print_plan(plan, purge=purge)
+            fail(refusal)
         if not yes:
             _confirm(plan, purge=purge)
         with err().status("forgetting…"):
-            report = memory.forget(text, purge=purge)
+            try:
+                report = memory.forget(text, purge=purge, confirm_broad=broad)
+            except (StorageError, AuditError) as exc:  # a full disk, a failing git
+                fail(
+                    f"{exc} (what was removed stays removed; run the same forget again once "
+                    "that is fixed: it finishes the rest)"
+                )
     if json_output:
         emit_json(report.to_json())
     else:

@@ -148,12 +148,19 @@ def doctor(
 ) -> None:
     """Check the workspace's integrity; exit 1 on problems (notes alone pass)."""
     from reverie.cli.record_views import doctor_view
+    from reverie.engine import MemoryEngine
+    from reverie.errors import OutsideLinkError
 
-    with engine(ctx, workspace, read_only=not repair_audit) as memory:
-        if repair_audit:
-            repaired = memory.repair_audit()
-            notice(f"audit repository: {repaired.state}")
-        report = memory.doctor()
+    try:
+        with engine(ctx, workspace, read_only=not repair_audit) as memory:
+            if repair_audit:
+                repaired = memory.repair_audit()
+                notice(f"audit repository: {repaired.state}")
+            report = memory.doctor()
+    except OutsideLinkError as exc:
+        if exc.root is None:
+            raise
+        report = MemoryEngine.doctor_links(exc.root)  # every link, not only the first
     if json_output:
         emit_json({"ok": report.ok, "findings": report.findings})
     else:

@@ -46,7 +46,7 @@ def init(
     workspace = path or workspace_path(ctx, workspace)
     store = store or options(ctx).store
     if store:
-        store_init(store, str(workspace) if workspace is not None else "default")
+        store_init(ctx, store, str(workspace) if workspace is not None else "default")
         return
     root = (workspace or default_workspace()).expanduser()
     config = root / CONFIG_NAME

@@ -3,17 +3,20 @@
 ``init`` applies the schema's migrations and makes a workspace; ``list`` names the
 workspaces; ``import`` moves a workspace folder into the database and ``export`` moves a
 database workspace into a new folder, losing nothing (``reverie.backend_transfer``). The
-store is ``--store URL`` (default ``$REVERIE_STORE``), the workspace inside it ``-w NAME``
+store is ``--store URL``, given after ``store`` or before it (``reverie --store URL store
+list``), else ``$REVERIE_STORE``; the workspace inside it ``-w NAME``, after or before
 (default ``default``). Needs the ``postgres`` extra. Every other command takes the same
 ``--store`` (or ``$REVERIE_STORE``) and ``-w NAME`` to run on a database workspace
 (``reverie.store_select``); those whose process needs a folder say so (docs/scale-out.md).
 """
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from reverie.cli.context import options
 from reverie.cli.failure import fail
 
 store_app = typer.Typer(
@@ -27,18 +30,27 @@ StoreOption = Annotated[
     str | None,
     typer.Option(
         "--store",
-        envvar="REVERIE_STORE",
-        help="The database: postgresql://user@host:port/dbname (default: $REVERIE_STORE).",
+        help="The database: postgresql://user@host:port/dbname (default: the --store given "
+        "before `store`, else $REVERIE_STORE).",
         show_default=False,
     ),
 ]
 NameOption = Annotated[
-    str, typer.Option("--workspace", "-w", help="The workspace inside the database.")
+    str | None,
+    typer.Option(
+        "--workspace",
+        "-w",
+        help="The workspace inside the database (default: the -w given before `store`, else "
+        "'default').",
+        show_default=False,
+    ),
 ]
 FolderArgument = Annotated[Path, typer.Argument(help="The workspace folder.")]
 
 
-def _url(store: str | None) -> str:
+def _url(ctx: typer.Context, store: str | None) -> str:
+    """The store: this command's ``--store``, else the root one, else ``$REVERIE_STORE``."""
+    store = store or options(ctx).store or os.environ.get("REVERIE_STORE")
     if not store:
         fail("no store: give --store postgresql://... or set REVERIE_STORE")
     if not store.startswith(("postgresql://", "postgres://")):
@@ -46,38 +58,51 @@ def _url(store: str | None) -> str:
     return store
 
 
+def _name(ctx: typer.Context, workspace: str | None) -> str:
+    """The workspace: this command's ``-w``, else the root one, else ``default``."""
+    if workspace:
+        return workspace
+    root = options(ctx).workspace
+    return str(root) if root is not None else "default"
+
+
 @store_app.command("init")
-def init(store: StoreOption = None, workspace: NameOption = "default") -> None:
+def init(ctx: typer.Context, store: StoreOption = None, workspace: NameOption = None) -> None:
     """Create or migrate the schema, then make the workspace (both idempotent)."""
     from reverie.store_select import init_database
 
-    done = init_database(_url(store), workspace)
+    workspace = _name(ctx, workspace)
+    done = init_database(_url(ctx, store), workspace)
     before, after = done.before, done.after
     change = f"schema version {after}" if before == after else f"schema {before} -> {after}"
     typer.echo(f"{change}; workspace {workspace!r} ready in {done.where}")
 
 
 @store_app.command("list")
-def list_workspaces(store: StoreOption = None) -> None:
+def list_workspaces(ctx: typer.Context, store: StoreOption = None) -> None:
     """Print the name of every workspace in the database."""
     from reverie.store_select import database_workspaces
 
-    for name in database_workspaces(_url(store)):
+    for name in database_workspaces(_url(ctx, store)):
         typer.echo(name)
 
 
 @store_app.command("import")
 def import_folder(
-    folder: FolderArgument, store: StoreOption = None, workspace: NameOption = "default"
+    ctx: typer.Context,
+    folder: FolderArgument,
+    store: StoreOption = None,
+    workspace: NameOption = None,
 ) -> None:
     """Move a workspace folder into an empty database workspace (the folder is unchanged)."""
     from reverie.backend_transfer import transfer
     from reverie.file_backend import FileBackend
     from reverie.postgres_backend import PgBackend
 
+    workspace = _name(ctx, workspace)
     source = FileBackend.open(folder, create=False)
     try:
-        target = PgBackend.open(_url(store), workspace, create=True)
+        target = PgBackend.open(_url(ctx, store), workspace, create=True)
         try:
             done = transfer(source, target, subject=f"import: from folder {folder.name}")
         finally:
@@ -92,16 +117,20 @@ def import_folder(
 
 @store_app.command("export")
 def export_folder(
-    folder: FolderArgument, store: StoreOption = None, workspace: NameOption = "default"
+    ctx: typer.Context,
+    folder: FolderArgument,
+    store: StoreOption = None,
+    workspace: NameOption = None,
 ) -> None:
     """Copy a database workspace into a new workspace folder (nanobot's files plus sessions)."""
     from reverie.backend_transfer import transfer
     from reverie.file_backend import FileBackend
     from reverie.postgres_backend import PgBackend
 
+    workspace = _name(ctx, workspace)
     if folder.exists() and any(folder.iterdir()):
         fail(f"{folder} is not empty; export writes a new workspace folder")
-    source = PgBackend.open(_url(store), workspace)
+    source = PgBackend.open(_url(ctx, store), workspace)
     try:
         target = FileBackend.open(folder, create=True)
         try:

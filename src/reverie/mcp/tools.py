@@ -357,7 +357,9 @@ TOOL_TABLE: tuple[ToolSpec, ...] = (
         description="Remove a fact and everything it came from or led to (durable lines, the "
         "sentences of history entries that say it, session messages, index rows) in one audit "
         "commit, and say what was removed. With purge, also rewrite the audit history so no "
-        "commit keeps the text. Ask the person first.",
+        "commit keeps the text. Ask the person first. A text too broad to be one fact (no word "
+        "of its own, inside longer words, many lines or messages) is refused: only the person "
+        "can confirm that, with `reverie forget --broad`.",
         annotations=ToolAnnotations(
             read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
         ),

@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
 from reverie.clock import Clock, system_clock
-from reverie.errors import DreamError, RevisionNotFoundError
+from reverie.errors import DreamError, InputError, RevisionNotFoundError
 from reverie.postgres.audit_rewrite import holding, line_origin, rewrite_messages, rewrite_versions
 from reverie.postgres.audit_rows import (
     changed_at,
@@ -85,11 +85,11 @@ class PgAudit:
         """Record the working copy as a new commit (None when it equals HEAD).
 
         Raises:
-            ValueError: the subject is blank, or the author is not ``Name [<email>]``.
+            InputError: the subject is blank, or the author is not ``Name [<email>]``.
         """
         line = " ".join(subject.split())
         if not line:
-            raise ValueError("a commit subject must not be blank")
+            raise InputError("a commit subject must not be blank")
         who = IDENTITY if author is None else person_identity(author).decode()
         with self._locked() as conn:
             return self._commit_locked(conn, line, who, allow_empty=allow_empty)
@@ -117,7 +117,7 @@ class PgAudit:
         """
         line = " ".join(subject.split())
         if not line:
-            raise ValueError("a commit subject must not be blank")
+            raise InputError("a commit subject must not be blank")
         with self._locked() as conn:
             if fence is not None:
                 fence(conn)

@@ -20,11 +20,15 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from reverie.errors import DatabaseError, ReverieError
+from reverie.errors import DatabaseError, DatabaseUnreachableError, ReverieError
 from reverie.postgres import schema
 
 if TYPE_CHECKING:
     Conn = psycopg.Connection[tuple[object, ...]]
+
+
+_CONNECT_TIMEOUT = 10
+"""Seconds a new connection may take (an unreachable host that drops packets)."""
 
 
 def describe_url(url: str) -> str:
@@ -42,16 +46,22 @@ class Database:
     """One database: a connection pool, ``init`` (migrations) and workspaces by name."""
 
     def __init__(self, url: str, *, max_connections: int = 8, timeout: float = 30.0) -> None:
-        """Open a pool on ``url`` (connections are made lazily, at most ``max_connections``)."""
+        """Open a pool on ``url`` (connections are made lazily, at most ``max_connections``).
+
+        One connection is made first, directly: a database that cannot be reached is one
+        ``DatabaseUnreachableError`` at once, not a pool retrying in the background for
+        ``timeout`` seconds with a warning per attempt.
+        """
         self.url = url
         self.where = describe_url(url)
+        _reach(url, self.where)
         self._pool: ConnectionPool[Conn] = ConnectionPool(
             url,
             min_size=1,
             max_size=max_connections,
             timeout=timeout,
             open=False,
-            kwargs={"autocommit": True, "connect_timeout": 10},
+            kwargs={"autocommit": True, "connect_timeout": _CONNECT_TIMEOUT},
             # A connection is checked before it is lent (one empty round trip), so a database
             # restart or fail-over costs no failed call: dead connections are replaced.
             check=ConnectionPool.check_connection,
@@ -176,6 +186,15 @@ class Tenant:
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             conn.execute("SELECT set_config('reverie.workspace', %s, true)", (str(self.id),))
             yield conn
+
+
+def _reach(url: str, where: str) -> None:
+    try:
+        psycopg.connect(url, connect_timeout=_CONNECT_TIMEOUT).close()
+    except psycopg.OperationalError as exc:
+        raise DatabaseUnreachableError(_first_line(exc), where=where) from exc
+    except psycopg.Error as exc:  # a URL psycopg cannot use
+        raise DatabaseError(f"cannot connect ({_first_line(exc)})", where=where) from exc
 
 
 def _first_line(exc: psycopg.Error) -> str:

@@ -179,7 +179,7 @@ class PgHistoryLog:
     def trim(self, keep: int = 1000) -> TrimResult:
         """Drop the oldest entries the dream cursor has passed, keeping at least ``keep``."""
         if keep < 0:
-            raise ValueError(f"keep must be >= 0, got {keep}")
+            raise InputError(f"keep must be >= 0, got {keep}")
         with self._tenant.transaction() as conn:
             total_row = conn.execute(
                 "SELECT count(*) FROM history WHERE workspace_id = %s", (self._tenant.id,)

@@ -39,6 +39,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from reverie.errors import InputError
 from reverie.messages import JSONObject
 from reverie.provenance.plan import ForgetPlan, PlannedLine, plan_forget
 from reverie.provenance.purge import PurgeReport, purge_stores
@@ -76,18 +77,34 @@ class ForgetReport:
 
 
 def forget(
-    stores: ProvenanceStores, query: str, *, purge: bool = False, index: IndexPort
+    stores: ProvenanceStores,
+    query: str,
+    *,
+    purge: bool = False,
+    index: IndexPort,
+    confirm_broad: bool = False,
 ) -> ForgetReport:
     """Remove everything ``plan_forget(query)`` lists; with ``purge``, scrub every trace.
 
+    Args:
+        stores: the workspace.
+        query: the text to forget.
+        purge: also rewrite the audit history and scrub every file.
+        index: the search index to catch up.
+        confirm_broad: go ahead with a plan ``breadth`` calls broad (a person's choice).
+
     Raises:
-        ValueError: ``query`` is blank.
+        InputError: ``query`` is too short, or the plan is broad and not confirmed; nothing
+            was changed.
         StorageError, AuditError: the disk or git failed (run the same forget again).
     """
     lock = stores.lock("dream")
     try:
         with lock.hold():
             plan = plan_forget(stores, query)
+            refusal = plan.broad_refusal()
+            if refusal is not None and not confirm_broad:
+                raise InputError(refusal)
             commit = None if plan.empty else _remove(stores, plan)
             index.refresh()
             purged = purge_stores(stores, plan, index=index) if purge else None

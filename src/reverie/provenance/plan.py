@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
 from reverie.messages import JSONObject
+from reverie.provenance.breadth import broad_message, broad_reason, check_query
 from reverie.provenance.lines import DurableLine, durable_lines, matches
 from reverie.provenance.pieces import Fact
 from reverie.store.provenance_file import LineRecord, Provenance, line_key
@@ -37,9 +38,6 @@ if TYPE_CHECKING:
     from reverie.ports import ProvenanceStores
 
 Reason = Literal["matches", "led_to"]
-
-MIN_QUERY_CHARS = 2
-"""A shorter text (one letter, one digit) would match nearly everything."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,6 +119,22 @@ class ForgetPlan:
         """True when nothing holds the text."""
         return not (self.lines or self.entries or self.messages or self.summaries)
 
+    @property
+    def broad(self) -> str | None:
+        """Why the plan takes more than one fact (``breadth``), or None."""
+        if self.empty:
+            return None
+        removed = [line.text for line in self.lines if line.reason == "matches"]
+        removed += [entry.text for entry in self.entries] + [m.text for m in self.messages]
+        return broad_reason(self.query, removed, lines=len(self.lines), messages=len(self.messages))
+
+    def broad_refusal(self) -> str | None:
+        """The refusal of a broad plan (why, how much, what to do instead), or None."""
+        reason = self.broad
+        return (
+            None if reason is None else broad_message(self.query, reason, removes=self.describe())
+        )
+
     def describe(self) -> str:
         """One line: how much goes (no forgotten text in it)."""
         sessions = len({m.session_key for m in self.messages} | set(self.summaries))
@@ -150,10 +164,9 @@ def plan_forget(stores: ProvenanceStores, query: str) -> ForgetPlan:
     """Return what forgetting ``query`` removes (nothing is changed).
 
     Raises:
-        ValueError: ``query`` is blank.
+        InputError: ``query`` is too short to name a fact (``breadth.check_query``).
     """
-    if len("".join(query.split())) < MIN_QUERY_CHARS:
-        raise ValueError(f"forget needs a text of at least {MIN_QUERY_CHARS} characters")
+    check_query(query)
     provenance = stores.provenance.read()
     found = durable_lines(stores.durable_texts())
     fact_records = [r for r in provenance.records.values() if matches(r.key, query)]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
+from reverie.errors import InputError
 from reverie.messages import JSONObject
 from reverie.provenance.lines import DurableLine, durable_lines, matches, resembles
 from reverie.store.provenance_file import Provenance, SourceRef
@@ -116,10 +117,10 @@ def explain(stores: ProvenanceStores, query: str) -> WhyReport:
     """Return the durable lines matching ``query`` and where each came from.
 
     Raises:
-        ValueError: ``query`` is blank.
+        InputError: ``query`` is blank.
     """
     if not query.strip():
-        raise ValueError("why needs a text to look for")
+        raise InputError("why needs a text to look for")
     provenance = stores.provenance.read()
     resolver = _Resolver(stores)
     lines = durable_lines(stores.durable_texts())

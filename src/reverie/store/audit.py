@@ -5,7 +5,9 @@ tracks exactly ``TRACKED_PATHS`` (SOUL.md, USER.md, memory/MEMORY.md, memory/.dr
 and the skill files dream writes (``skills/<name>/SKILL.md``).
 A person can read it with plain git; in reverie's own repository ``.git/info/exclude`` hides
 every other file from ``git status``. An existing ``.git`` (a nanobot workspace) is adopted
-with its history, and its ``info/exclude`` is left as its owner wrote it. A ``.git`` that went
+with its history, and its ``info/exclude`` is left as its owner wrote it; a project's repository
+(one holding files no memory workspace has) is refused before anything is written, and no
+commit, restore or purge ever runs in one (``audit_foreign``). A ``.git`` that went
 missing or was replaced is reported, never silently re-created (``audit_integrity``;
 ``repair`` is the explicit way back).
 
@@ -36,6 +38,7 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from reverie.errors import ForeignRepositoryError, InputError
 from reverie.store.audit_commits import (
     CommitDetail,
     CommitInfo,
@@ -49,6 +52,7 @@ from reverie.store.audit_commits import (
     subject_of,
 )
 from reverie.store.audit_diff import AuditDiff, FileChange, FileVersions, render_diff
+from reverie.store.audit_foreign import refuse_foreign
 from reverie.store.audit_git import IDENTITY, GitRepo
 from reverie.store.audit_integrity import REPAIR_HINT, AuditIntegrity, read_root, write_root
 from reverie.store.audit_lines import LineOrigin, line_origins, person_identity
@@ -89,6 +93,7 @@ class AuditRepo(GitRepo):
 
         Raises:
             AuditError: the repository cannot be created or read.
+            ForeignRepositoryError: ``.git`` is a project's repository (``audit_foreign``).
         """
         with self._lock.hold():
             created = False
@@ -107,6 +112,10 @@ class AuditRepo(GitRepo):
         if not os.path.lexists(self.git_dir):
             return AuditIntegrity(state="missing", detail=f"{self.git_dir} is gone; {REPAIR_HINT}")
         with self._open() as repo:
+            try:
+                refuse_foreign(repo, self.root)
+            except ForeignRepositoryError as exc:
+                return AuditIntegrity(state="foreign", detail=str(exc))
             root = root_commit(repo)
         if root is None:
             return AuditIntegrity(state="empty", detail="the audit repository has no commit")
@@ -131,6 +140,7 @@ class AuditRepo(GitRepo):
 
     def _adopt_locked(self, *, record: bool, created: bool) -> None:
         with self._open() as repo:
+            refuse_foreign(repo, self.root)  # before any write: a project's repository
             sweep_git_locks(self.git_dir)
             exclude = Path(repo.commondir()) / "info" / "exclude"
             fresh = head_commit(repo) is None
@@ -159,7 +169,7 @@ class AuditRepo(GitRepo):
             The new commit, or None when the files equal HEAD (no commit is made).
 
         Raises:
-            ValueError: the subject is blank.
+            InputError: the subject is blank.
             AuditError: git failed.
         """
         line = _one_line(subject)
@@ -267,6 +277,7 @@ class AuditRepo(GitRepo):
             AuditError: git failed.
         """
         with self._lock.hold(), self._open() as repo:
+            refuse_foreign(repo, self.root)  # only ever reverie's (or nanobot's) own history
             sweep_git_locks(self.git_dir)
             changed = purge_history(repo, self.git_dir, scrub, scrub_text)
         logger.info("purged the audit history (%d commits rewritten)", changed)
@@ -286,5 +297,5 @@ class AuditRepo(GitRepo):
 def _one_line(subject: str) -> str:
     line = " ".join(subject.split())
     if not line:
-        raise ValueError("an audit commit needs a non-blank subject")
+        raise InputError("an audit commit needs a non-blank subject")
     return line

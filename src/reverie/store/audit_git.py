@@ -38,6 +38,7 @@ from reverie.errors import AuditError
 from reverie.store import layout
 from reverie.store.audit_commits import CommitInfo, commit_info, head_commit, tree_diff
 from reverie.store.audit_diff import commit_body
+from reverie.store.audit_foreign import refuse_foreign, refuse_git_file
 from reverie.store.audit_integrity import REPAIR_HINT
 from reverie.store.audit_worktree import stage_tracked
 
@@ -99,6 +100,7 @@ class GitRepo:
         # must not fall through to the outer repository.
         if not os.path.lexists(self.git_dir):
             raise AuditError(f"no audit repository at {self.git_dir}; {REPAIR_HINT}")
+        refuse_git_file(self.root)
         try:
             repo = Repo(str(self.root), bare=False)
         except (*GIT_FAILURES, ValueError) as exc:  # ValueError: a .git file without "gitdir:"
@@ -113,6 +115,7 @@ class GitRepo:
     def _commit_locked(
         self, repo: Repo, subject: str, author: bytes = IDENTITY, *, allow_empty: bool = False
     ) -> CommitInfo | None:
+        refuse_foreign(repo, self.root)  # never a commit on a project's branch
         head = head_commit(repo)
         base = None if head is None else head.tree
         tree = stage_tracked(repo, base)

@@ -18,9 +18,10 @@ from typing import Literal
 from reverie.errors import StorageError
 from reverie.store.atomic import atomic_write_text
 
-AuditState = Literal["ok", "missing", "replaced", "empty"]
+AuditState = Literal["ok", "missing", "replaced", "empty", "foreign"]
 """ok: the recorded repository is there; missing: ``.git`` is gone; replaced: its root commit
-is not the recorded one; empty: it has no commit."""
+is not the recorded one; empty: it has no commit; foreign: it is a project's repository
+(``audit_foreign``: never written)."""
 
 REPAIR_HINT = "run `reverie doctor --repair-audit` to start a new audit repository"
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from dulwich.objects import Tree
 
+from reverie.errors import InputError
 from reverie.store.audit_commits import (
     SHORT_SHA_LENGTH,
     first_parent,
@@ -111,14 +112,14 @@ def person_identity(author: str) -> bytes:
     """Return a git identity for a person: ``Name <email>`` kept, a bare ``Name`` given one.
 
     Raises:
-        ValueError: the name is blank or holds ``<``, ``>`` or control characters.
+        InputError: the name is blank or holds ``<``, ``>`` or control characters.
     """
     cleaned = author.strip()
     whole = _IDENTITY.fullmatch(cleaned)
     if whole is not None:
         return f"{whole.group(1).strip()} <{whole.group(2)}>".encode()
     if not cleaned or _NAME.fullmatch(cleaned) is None:
-        raise ValueError(f"an author is 'Name' or 'Name <email>', got {author!r}")
+        raise InputError(f"an author is 'Name' or 'Name <email>', got {author!r}")
     return f"{cleaned} <{cleaned.replace(' ', '.').lower()}@localhost>".encode()
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from reverie.clock import require_aware
-from reverie.errors import CursorError, StorageError
+from reverie.errors import CursorError, InputError, StorageError
 from reverie.store.appends import write_all
 from reverie.store.atomic import atomic_write
 from reverie.store.cursors import validate_cursor
@@ -193,7 +193,7 @@ class HistoryLog(LogFile):
         new file. Invalid lines are quarantined first (``repair``), never dropped.
         """
         if keep < 0:
-            raise ValueError(f"keep must be >= 0, got {keep}")
+            raise InputError(f"keep must be >= 0, got {keep}")
         with self._lock.hold():
             self._repair_locked()
             try:

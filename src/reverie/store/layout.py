@@ -10,8 +10,13 @@ git), and the rule every read and write obeys::
 Symlinks that stay inside the workspace are followed (a person may organise their files);
 dream's confinement is stricter still (no symlink at all on a path it writes, see
 ``reverie.dream.confine``). ``check_path`` applies the rule to one path and raises
-``OutsideLinkError`` naming it; ``find_unsafe_links`` lists every breach in a workspace, for
-``doctor``. Checks and uses are not atomic: defending against a hostile local user who can
+``OutsideLinkError`` naming it; ``check_git`` applies it inside ``.git`` (a symlinked
+``objects/``, ``refs/`` or ``logs/`` folder would take every commit elsewhere; object files are
+never rewritten, so only folders are looked at there); ``find_unsafe_links`` lists every breach
+in a workspace, for ``doctor``. Every file of ``CHECKED`` is one reverie writes (appended,
+updated in place, or replaced), so a hard link on any of them is refused: an append or an
+in-place update (history, ``.cursor``, the SQLite files) would change the linked file
+elsewhere too. Checks and uses are not atomic: defending against a hostile local user who can
 already write the workspace is out of scope; the rule stops a workspace that was *set up*
 with links (an imported folder, a synced directory) from reaching files elsewhere.
 """
@@ -71,6 +76,12 @@ AUDITED: tuple[str, ...] = (SOUL, USER, MEMORY, DREAM_CURSOR)
 """The fixed paths the audit repository commits (plus skill files)."""
 APPENDED: tuple[str, ...] = (HISTORY, LEDGER, QUARANTINE)
 """Logs reverie appends to."""
+SQLITE_FILES: tuple[str, ...] = tuple(
+    f"{database}{end}"
+    for database in (SESSIONS_DB, SEARCH_INDEX, VECTORS)
+    for end in ("", "-wal", "-shm", "-journal")
+)
+"""The SQLite databases of ``.reverie/`` and the files SQLite writes beside them."""
 CHECKED: tuple[str, ...] = (
     *DURABLE,
     HISTORY,
@@ -81,11 +92,27 @@ CHECKED: tuple[str, ...] = (
     SESSIONS,
     SKILLS,
     PROMPT_OVERRIDE,
+    CONFIG,
     STATE,
-    SESSIONS_DB,
+    LOCKS,
+    FORMAT,
+    REJECTED_RULES,
+    AUDIT_ROOT,
+    SESSIONS_QUARANTINE,
+    HISTORY_CHECKED,
+    DREAM_STATE,
+    DREAM_JOURNAL,
+    PROVENANCE,
+    INGEST_MARKER,
+    IMPORTED,
+    *SQLITE_FILES,
     GIT,
 )
-"""Every fixed path ``find_unsafe_links`` inspects (skill folders and journals are added)."""
+"""Every fixed path ``find_unsafe_links`` inspects (skill folders and journals are added);
+each file of it is written by reverie, so none may be a hard link."""
+GIT_WRITTEN: tuple[str, ...] = ("objects", "refs", "logs", "info")
+"""The folders of ``.git`` whose every folder below ``check_git`` inspects (``objects``: only
+its own entries, each a fan-out folder or ``pack``)."""
 
 SKILL_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.ASCII)
 SKILL_FILE = re.compile(r"skills/([a-z0-9][a-z0-9_-]{0,63})/SKILL\.md", re.ASCII)
@@ -93,11 +120,12 @@ SKILL_FILE = re.compile(r"skills/([a-z0-9][a-z0-9_-]{0,63})/SKILL\.md", re.ASCII
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UnsafeLink:
-    """A path of the workspace that breaks the link rule, and where it leads."""
+    """A path of the workspace that breaks the link rule, where it leads, and how to fix it."""
 
     path: str
     target: str
     reason: str
+    fix: str = "replace it with the file or folder itself"
 
 
 def check_path(root: Path, relative: str, *, write: bool = False) -> Path:
@@ -114,7 +142,9 @@ def check_path(root: Path, relative: str, *, write: bool = False) -> Path:
     """
     problem = _problem(root, relative, write=write)
     if problem is not None:
-        raise OutsideLinkError(problem.reason, path=root / problem.path, target=problem.target)
+        raise OutsideLinkError(
+            problem.reason, path=root / problem.path, target=problem.target, root=root
+        )
     return root / relative
 
 
@@ -138,14 +168,58 @@ def skill_files(root: Path) -> list[str]:
     return found
 
 
+def check_git(root: Path) -> None:
+    """Refuse a symlink leading outside anywhere reverie writes inside ``.git``.
+
+    Raises:
+        OutsideLinkError: ``.git`` or a folder below it is a symlink leading outside.
+    """
+    for problem in _git_problems(root):
+        raise OutsideLinkError(
+            problem.reason, path=root / problem.path, target=problem.target, root=root
+        )
+
+
 def find_unsafe_links(root: Path) -> list[UnsafeLink]:
-    """Every layout path (and skill folder, session journal) that breaks the link rule."""
+    """Every layout path (and skill folder, session journal, ``.git`` folder) breaking the rule."""
     found: dict[str, UnsafeLink] = {}
     for relative in _inspected(root):
-        problem = _problem(root, relative, write=relative in DURABLE)
+        problem = _problem(root, relative, write=True)
         if problem is not None:
             found.setdefault(problem.path, problem)
+    for problem in _git_problems(root):
+        found.setdefault(problem.path, problem)
     return sorted(found.values(), key=lambda link: link.path)
+
+
+def _git_problems(root: Path) -> Iterator[UnsafeLink]:
+    """The symlinks leading outside among ``.git``'s entries and the folders reverie writes."""
+    git = root / GIT
+    if git.is_symlink() or not git.is_dir():
+        return  # a symlinked .git is ``_problem``'s; a .git file is the audit's to refuse
+    pending = [GIT]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = sorted(os.scandir(root / folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            relative = f"{folder}/{entry.name}"
+            if entry.is_symlink():
+                problem = _problem(root, relative, write=False)
+                if problem is not None:
+                    yield problem
+            elif entry.is_dir(follow_symlinks=False) and _descend(relative):
+                pending.append(relative)
+
+
+def _descend(relative: str) -> bool:
+    """Whether ``check_git`` looks inside this ``.git`` folder (never an object fan-out)."""
+    parts = relative.split("/")[1:]
+    if parts[0] not in GIT_WRITTEN:
+        return False
+    return parts[0] != "objects" or len(parts) == 1
 
 
 def _inspected(root: Path) -> Iterator[str]:
@@ -172,7 +246,9 @@ def _problem(root: Path, relative: str, *, write: bool) -> UnsafeLink | None:
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as exc:
-            return UnsafeLink(path=relative, target="?", reason=f"cannot inspect ({exc.strerror})")
+            return UnsafeLink(
+                path=relative, target="?", reason=f"cannot inspect ({exc.strerror})", fix="look"
+            )
         here = "/".join(parts[: index + 1])
         if stat.S_ISLNK(info.st_mode):
             target = Path(os.path.realpath(current))
@@ -183,5 +259,10 @@ def _problem(root: Path, relative: str, *, write: bool) -> UnsafeLink | None:
                     reason="is a symlink leading outside the workspace",
                 )
         elif write and index == len(parts) - 1 and stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
-            return UnsafeLink(path=here, target="a hard link", reason="is a hard-linked file")
+            return UnsafeLink(
+                path=here,
+                target=f"{info.st_nlink} names for one file",
+                reason="is a hard link, so a write would change its other names too",
+                fix="make it a copy of its own",
+            )
     return None

@@ -30,17 +30,18 @@ from __future__ import annotations
 
 import json
 import secrets
+import shutil
 import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from reverie.clock import Clock, require_aware
-from reverie.errors import StorageError
+from reverie.errors import InputError, StorageError
 from reverie.inbound import check_session_key
 from reverie.session import ArchivedSummary, Session, SessionInfo, safe_mark
 from reverie.store import layout
@@ -161,7 +162,7 @@ class SqliteSessionStore:
         with self._write() as conn:
             row = self._row_for_write(conn, key, at)
             if safe_mark(upto, row.messages) is None:
-                raise ValueError(f"mark {upto!r} is outside 0..{row.messages}")
+                raise InputError(f"mark {upto!r} is outside 0..{row.messages}")
             return update(conn, row, at, mark=upto)
 
     def set_summary(self, key: str, text: str, last_active: datetime) -> SessionInfo:
@@ -229,7 +230,12 @@ class SqliteSessionStore:
             )
         self._replays.pop(key, None)
         with self._lock:
-            self._connect().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try:  # the old bytes leave the WAL too; written already, so failing here loses none
+                self._connect().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                raise StorageError(
+                    f"cannot checkpoint sessions ({exc})", path=self.database
+                ) from exc
 
     def close(self) -> None:
         """Close the database connection (the store may be used again: it reopens)."""
@@ -274,17 +280,26 @@ class SqliteSessionStore:
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
-                raise StorageError(f"cannot write sessions ({exc})", path=self.database) from exc
+                raise StorageError(
+                    f"cannot write sessions ({_why(exc, self.database)})", path=self.database
+                ) from exc
             try:
                 yield conn
+            except sqlite3.Error as exc:  # a full disk, a read-only file: one clear error
+                _roll_back(conn)
+                raise StorageError(
+                    f"cannot write sessions ({_why(exc, self.database)})", path=self.database
+                ) from exc
             except BaseException:
-                conn.execute("ROLLBACK")
+                _roll_back(conn)
                 raise
             try:
                 conn.execute("COMMIT")
             except sqlite3.Error as exc:
-                conn.execute("ROLLBACK")
-                raise StorageError(f"cannot write sessions ({exc})", path=self.database) from exc
+                _roll_back(conn)
+                raise StorageError(
+                    f"cannot write sessions ({_why(exc, self.database)})", path=self.database
+                ) from exc
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection | None]:
@@ -335,8 +350,27 @@ class SqliteSessionStore:
         return messages
 
 
+_FULL = 1 << 20
+"""Less free space than this (bytes) is a full disk, for an error message."""
+
 SessionStore = SqliteSessionStore
 """The session store's public name (``reverie.SessionStore``)."""
+
+
+def _why(exc: sqlite3.Error, database: Path) -> str:
+    """SQLite's reason, plus what it hides: on a full disk it may say "readonly database"."""
+    try:
+        full = shutil.disk_usage(database.parent).free < _FULL
+    except OSError:
+        full = False
+    return f"{exc}; no space is left on the disk" if full else str(exc)
+
+
+def _roll_back(conn: sqlite3.Connection) -> None:
+    """Roll back, when SQLite has not already (it does on some I/O errors)."""
+    if conn.in_transaction:
+        with suppress(sqlite3.Error):  # the error that led here is the one to report
+            conn.execute("ROLLBACK")
 
 
 def _open(database: Path) -> sqlite3.Connection:

@@ -25,9 +25,12 @@ outside ``.reverie/`` (sessions live there too): the cursor files appear with th
 append, and the exclude file of a git repository reverie did not create is left alone.
 
 Every path comes from ``layout``, and ``open`` refuses (``OutsideLinkError``, naming the path)
-a workspace where a path reverie reads or writes is a symlink leading outside it: appends to a
-linked history, ledger or sessions folder would land elsewhere, and a linked durable file
-would bring an outside file's text into every prompt.
+a workspace where a path reverie reads or writes is a symlink leading outside it, a file it
+writes is a hard link, or a folder of ``.git`` it writes is a symlink leading outside: appends
+to a linked history, ledger, cursor or sessions database would land elsewhere (through a hard
+link too: the other name sees every write), commits through a linked ``.git/objects`` would be
+stored elsewhere, and a linked durable file would bring an outside file's text into every
+prompt.
 
 A workspace with a newer format number, or whose files are not what
 the layout needs (a folder where a file belongs, a cursor file that is not a number), raises a
@@ -54,6 +57,7 @@ from reverie.errors import (
 )
 from reverie.store import layout
 from reverie.store.atomic import atomic_write_text, sweep_temp_files
+from reverie.store.audit_foreign import refuse_foreign_folder
 from reverie.store.audit_setup import settled
 from reverie.store.cursors import CursorFloor, DreamCursor
 from reverie.store.history import HistoryLog
@@ -137,13 +141,16 @@ class Workspace:
             WorkspaceMissingError: nothing at ``path`` and ``create`` is false.
             WorkspaceFormatError: written by a newer reverie.
             WorkspaceDamagedError: a file or folder of the layout is unusable.
+            OutsideLinkError: a path reverie uses is a link leading outside (``layout``).
+            ForeignRepositoryError: ``.git`` is a project's repository (``audit_foreign``).
             StorageError: a session journal an older reverie left cannot be moved into the
                 sessions database (``session_migration``; what moved stays moved).
         """
         root = Path(path).expanduser().absolute()
         _check_root(root, create=create and not read_only)
         _check_links(root)
-        if create and not read_only:
+        if create and not read_only and not (root / layout.MEMORY_DIR).is_dir():
+            refuse_foreign_folder(root)  # before a file is laid out in a project's checkout
             _lay_out(root)
         if read_only:
             _check_readable(root)
@@ -280,10 +287,15 @@ def _check_readable(root: Path) -> None:
 
 
 def _check_links(root: Path) -> None:
-    """Refuse the workspace when a path it reads or writes leads outside (before any write)."""
+    """Refuse the workspace when a path it reads or writes leads outside (before any write).
+
+    Every file of ``layout.CHECKED`` is one reverie writes, so a hard link on any is refused
+    too, and ``.git`` is looked through (``layout.check_git``).
+    """
     for relative in layout.CHECKED:
         if relative not in (layout.SKILLS, layout.PROMPT_OVERRIDE):  # checked where used
-            layout.check_path(root, relative, write=relative in layout.DURABLE)
+            layout.check_path(root, relative, write=True)
+    layout.check_git(root)
 
 
 def _check_layout(root: Path) -> None:
