@@ -52,3 +52,39 @@ def test_compact_idle_archives_a_quiet_session_and_spares_one_in_flight(
         assert results["cli:quiet"].outcome != "busy"
         assert engine.session("cli:quiet").compacted_upto == 2
         assert engine.session("cli:busy").compacted_upto == 0
+
+
+def test_the_wire_form_carries_only_chat_completions_fields(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    with _engine(tmp_path, clock) as engine:
+        engine.record(
+            "cli:a",
+            [
+                {"role": "user", "content": "hi", "_hidden_history": True},
+                {"role": "assistant", "content": "hello", "reasoning_content": "thinking..."},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "f", "arguments": "{}"},
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "c1", "name": "f", "content": "ok"},
+            ],
+        )
+        prompt = engine.prompt("cli:a", "next")
+        wire = prompt.wire()
+    allowed = {"role", "content", "tool_calls", "tool_call_id", "name"}
+    assert all(isinstance(m, dict) and set(m) <= allowed for m in wire)
+    assert [m["role"] for m in wire if isinstance(m, dict)][-4:] == [
+        "assistant",
+        "assistant",
+        "tool",
+        "user",
+    ]
+    assert any(m.extra for m in prompt.messages)  # the stored form keeps them

@@ -42,6 +42,13 @@ class PromptResult:
         """The messages to send."""
         return self.prompt.messages
 
+    def wire(self) -> list[JSONValue]:
+        """The messages as a chat-completions request sends them (``Message.to_wire``).
+
+        ``client.chat.completions.create(model=..., messages=prompt.wire())``.
+        """
+        return [message.to_wire() for message in self.prompt.messages]
+
     @property
     def tokens(self) -> int:
         """The prompt's tokens."""
