@@ -1,8 +1,9 @@
 """The built-in chat agent: a small, bounded tool-calling loop over the assembled prompt.
 
 One ``turn``: make room (compaction), then call the chat model at most ``max_iterations``
-times (the user message is recorded with its first answer, so a failed call records nothing), running the memory tools it asks for (``search_memory``,
-``read_memory_file``) and recording every message in the session. The last allowed call
+times, running the memory tools it asks for (``search_memory``, ``read_memory_file``) and
+recording every message in the session; the user message is recorded with the first answer,
+so a failed call records nothing. The last allowed call
 forbids tools, so a turn always ends with an answer. A "context length exceeded" error from the
 model triggers one harder compaction and one retry.
 

@@ -33,7 +33,7 @@ def test_the_readme_sdk_snippet_sends_only_chat_completions_fields(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     loopback.script(chat_text("Porto, noted."), chat_text("You live in Porto."))
     scope: dict[str, object] = {}
-    exec(compile(sdk_snippet(), str(README), "exec"), scope)  # noqa: S102 (our own README)
+    exec(compile(sdk_snippet(), str(README), "exec"), scope)
     reply = scope["reply"]
     assert callable(reply)
     assert reply("tg:ada", "I moved to Porto.") == "Porto, noted."
