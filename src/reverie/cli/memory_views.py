@@ -79,8 +79,10 @@ def _changes(files: tuple[FileChange, ...]) -> str:
     return ", ".join(f"{f.path} +{f.added} -{f.removed}" for f in files) or "no change"
 
 
-def restore_line(info: CommitInfo) -> Text:
-    """What a restore did."""
+def restore_line(info: CommitInfo, *, rev: str, made: bool) -> Text:
+    """What a restore did: the commit it made, or that the files already were as asked."""
+    if not made:
+        return Text(f"nothing to restore: the files are already as of {rev} (no commit made)")
     return Text(f"{one_line(info.subject)} -> commit {info.short}", style="green")
 
 
