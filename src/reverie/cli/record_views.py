@@ -20,12 +20,21 @@ from reverie.session import SessionInfo
 from reverie.store.entries import HistoryEntry
 
 
+def key_column(table: Table, name: str, values: Sequence[str], *, style: str = "") -> None:
+    """A column of identifiers (session keys, sources): never wrapped or cut.
+
+    A key shown is a key that can be copied; the other columns wrap around it.
+    """
+    width = max((len(value) for value in values), default=len(name))
+    table.add_column(name, style=style, no_wrap=True, min_width=max(width, len(name)))
+
+
 def history_table(entries: Sequence[HistoryEntry]) -> Table:
     """History entries, oldest first: cursor, time, session, kind and the text on one line."""
     table = Table(box=None, pad_edge=False)
     table.add_column("cursor", justify="right", style="yellow")
     table.add_column("time", no_wrap=True)
-    table.add_column("session")
+    key_column(table, "session", [entry.session_key or "-" for entry in entries])
     table.add_column("kind")
     table.add_column("content")
     for entry in entries:
@@ -42,7 +51,7 @@ def history_table(entries: Sequence[HistoryEntry]) -> Table:
 def hits_table(hits: Sequence[SearchHit]) -> Table:
     """Search hits, best first, each with its source (history cursor or session message)."""
     table = Table(box=None, pad_edge=False)
-    table.add_column("source", style="yellow")
+    key_column(table, "source", [hit_source(hit) for hit in hits], style="yellow")
     table.add_column("time", no_wrap=True)
     table.add_column("score", justify="right")
     table.add_column("snippet")
@@ -63,7 +72,7 @@ def hit_source(hit: SearchHit) -> str:
 def sessions_table(sessions: Sequence[SessionInfo]) -> Table:
     """Every session: messages, how many are not compacted yet, last activity, journal size."""
     table = Table(box=None, pad_edge=False)
-    table.add_column("session", style="yellow")
+    key_column(table, "session", [info.key for info in sessions], style="yellow")
     for name in ("messages", "pending"):
         table.add_column(name, justify="right")
     table.add_column("updated", no_wrap=True)
