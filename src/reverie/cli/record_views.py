@@ -16,7 +16,7 @@ from reverie.cli.render import one_line, snippet, when
 from reverie.compaction.result import CompactionResult
 from reverie.doctor import DoctorReport
 from reverie.search import SearchHit
-from reverie.session import SessionInfo
+from reverie.session import Session, SessionInfo
 from reverie.store.entries import HistoryEntry
 
 
@@ -121,3 +121,15 @@ def compaction_line(key: str, result: CompactionResult) -> Text:
         line += f" ({result.reason})"
     style = "yellow" if result.outcome in ("raw_fallback", "busy", "no_cut") else "green"
     return Text(line, style=style)
+
+
+def session_lines(session: Session) -> Text:
+    """A session's messages, one block each: index, time, role, then the text."""
+    shown = Text()
+    for index, message in enumerate(session.messages):
+        mark = " (compacted)" if index < session.compacted_upto else ""
+        stamp = when(message.timestamp) if message.timestamp is not None else "-"
+        shown.append(f"#{index} {stamp} {message.role}{mark}\n", style="yellow")
+        text = message.text or ", ".join(f"{c.name}({c.arguments})" for c in message.tool_calls)
+        shown.append(f"{text}\n\n")
+    return shown
