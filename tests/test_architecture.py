@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "lazy_exports": 0,
     "messages": 0,
     "json_data": 0,
+    "extras": 0,
     "inbound": 0,
     "config": 0,
     "config_checks": 0,

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from reverie.config import PROMPT_MARGIN, Config, ModelConfig, prompt_room
-from reverie.config_file import CONFIG_TEMPLATE, load_config
+from reverie.config_file import config_text, load_config
 from reverie.errors import ConfigError
 
 
@@ -104,7 +104,7 @@ def _load(tmp_path: Path, toml: str, **environ: str) -> Config:
 
 def test_the_init_template_changes_nothing(tmp_path: Path) -> None:
     env = {"REVERIE_MODEL": "gpt-x", "REVERIE_BASE_URL": "http://127.0.0.1:9/v1"}
-    written = _load(tmp_path, CONFIG_TEMPLATE, **env)
+    written = _load(tmp_path, config_text(), **env)
     (tmp_path / "reverie.toml").unlink()
     assert written == load_config(tmp_path, env)
     assert written.memory_model is None

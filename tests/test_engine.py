@@ -12,6 +12,7 @@ from reverie import (
     ChatRequest,
     ContextLengthExceededError,
     Message,
+    ModelConnectionError,
     ModelNotConfiguredError,
     ScriptedProvider,
     ToolCall,
@@ -165,6 +166,22 @@ def test_context_length_errors_trigger_one_harder_compaction_and_a_retry(
     assert result.reply == "fine now"
     assert any(c.outcome == "summarised" for c in result.compactions)
     assert len(memory.requests) >= 1
+
+
+def test_a_failed_model_call_records_nothing_of_the_turn(tmp_path: Path, clock: StepClock) -> None:
+    chat = ScriptedProvider()
+    chat.fail(ModelConnectionError("the endpoint is down"))
+    chat.fail(ModelConnectionError("the endpoint is down"))
+    chat.reply("hello again")
+    engine = _engine(tmp_path, clock, provider=chat)
+    for _ in range(2):
+        with pytest.raises(ModelConnectionError):
+            engine.turn("cli:a", "hi")
+        assert engine.session("cli:a").messages == ()
+    result = engine.turn("cli:a", "hi")
+    assert [m.role for m in engine.session("cli:a").messages] == ["user", "assistant"]
+    assert result.reply == "hello again"
+    assert chat.requests[-1].messages[-1].text == "hi"  # the model saw the question once
 
 
 def test_the_async_wrapper_delegates(tmp_path: Path, clock: StepClock) -> None:

@@ -32,6 +32,16 @@ def test_status_reports_pending_entries_files_and_mode(tmp_path: Path, clock: St
     assert after.ledger["dream"].calls == 1
 
 
+def test_status_counts_conversations_not_dream_transcripts(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    with _engine(tmp_path, clock) as engine:
+        engine.record("cli:a", [Message(role="user", content="hello")])
+        engine.workspace.sessions.append("dream:20261201", Message(role="user", content="run"))
+        engine.workspace.sessions.append("cron:daily", Message(role="user", content="tick"))
+        assert engine.status().sessions == 1
+
+
 def test_status_names_the_model_of_each_job(tmp_path: Path, clock: StepClock) -> None:
     config = Config.from_mapping({"model": {"model": "big"}, "memory_model": {"model": "small"}})
     with MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={}) as engine:

@@ -1,8 +1,9 @@
 """The built-in chat agent: a small, bounded tool-calling loop over the assembled prompt.
 
-One ``turn``: make room (compaction), record the user message, then call the chat model at
-most ``max_iterations`` times, running the memory tools it asks for (``search_memory``,
-``read_memory_file``) and recording every message in the session. The last allowed call
+One ``turn``: make room (compaction), then call the chat model at most ``max_iterations``
+times, running the memory tools it asks for (``search_memory``, ``read_memory_file``) and
+recording every message in the session; the user message is recorded with the first answer,
+so a failed call records nothing. The last allowed call
 forbids tools, so a turn always ends with an answer. A "context length exceeded" error from the
 model triggers one harder compaction and one retry.
 
@@ -97,35 +98,58 @@ class ChatAgent:
         self._observe = observe
 
     def turn(self, key: str, user_text: str) -> TurnResult:
-        """Answer ``user_text`` in session ``key``, recording every message."""
+        """Answer ``user_text`` in session ``key``, recording every message.
+
+        The user message is recorded with the model's first answer, not before it: a model
+        call that fails leaves the session as it was, so a retry does not replay the question
+        twice (as the proxy records nothing of an exchange that did not complete).
+        """
         compactions = [self._compactor.ensure_budget(key, user_text=user_text, tools=TOOLS)]
-        added = [self._record(key, Message(role="user", content=user_text))]
-        calls, tokens, retried = 0, 0, False
+        pending: Message | None = Message(role="user", content=user_text, timestamp=self._clock())
+        added: list[Message] = []
+        calls, tokens = 0, 0
         for iteration in range(self._max_iterations):
             last = iteration == self._max_iterations - 1
-            compactions.append(self._compactor.ensure_budget(key, tools=TOOLS))
-            request, tokens = self._request(key, final=last)
-            try:
-                reply = self._provider.complete(request)
-            except ContextLengthExceededError:
-                if retried:
-                    raise
-                retried = True
-                compactions.append(self._compactor.ensure_budget(key, tools=TOOLS, harder=True))
-                request, tokens = self._request(key, final=last)
-                reply = self._provider.complete(request)
+            waiting = pending.text if pending is not None else None
+            compactions.append(self._compactor.ensure_budget(key, user_text=waiting, tools=TOOLS))
+            reply, tokens = self._ask(key, waiting, final=last, compactions=compactions)
             calls += 1
-            if self._observe is not None:
-                self._observe(request, reply)  # real prompt tokens correct later estimates
+            if pending is not None:
+                added.append(self._record(key, pending))
+                pending = None
             added.append(self._record(key, reply.to_message(timestamp=self._clock())))
             if not reply.tool_calls:
                 return self._result(reply, added, tokens, calls, compactions, stopped=False)
             added.extend(self._record(key, self._run_tool(key, call)) for call in reply.tool_calls)
         return self._result(reply, added, tokens, calls, compactions, stopped=True)
 
-    def _request(self, key: str, *, final: bool) -> tuple[ChatRequest, int]:
+    def _ask(
+        self,
+        key: str,
+        waiting: str | None,
+        *,
+        final: bool,
+        compactions: list[CompactionResult],
+    ) -> tuple[ChatReply, int]:
+        """One model call; a "context length exceeded" gets one harder compaction and a retry."""
+        request, tokens = self._request(key, waiting, final=final)
+        try:
+            reply = self._provider.complete(request)
+        except ContextLengthExceededError:
+            compactions.append(
+                self._compactor.ensure_budget(key, user_text=waiting, tools=TOOLS, harder=True)
+            )
+            request, tokens = self._request(key, waiting, final=final)
+            reply = self._provider.complete(request)
+        if self._observe is not None:
+            self._observe(request, reply)  # real prompt tokens correct later estimates
+        return reply, tokens
+
+    def _request(self, key: str, waiting: str | None, *, final: bool) -> tuple[ChatRequest, int]:
         session = self._stores.sessions.load(key)
-        prompt = self._assembler.assemble(session, None, tools=TOOLS, budget=self._compactor.budget)
+        prompt = self._assembler.assemble(
+            session, waiting, tools=TOOLS, budget=self._compactor.budget
+        )
         request = ChatRequest(
             messages=prompt.messages,
             tools=TOOLS,

@@ -16,11 +16,17 @@ import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from reverie.dream.edit import EDIT_LOCK_TIMEOUT
 from reverie.engine import MemoryEngine
-from reverie.engine_results import MessageLike, PromptResult, RecordResult
+from reverie.engine_results import (
+    REMEMBER_SESSION,
+    MessageLike,
+    PromptResult,
+    RecordResult,
+    RememberResult,
+)
 
 if TYPE_CHECKING:
     from reverie.agent import TurnResult
@@ -65,6 +71,18 @@ class AsyncMemoryEngine:
     async def record(self, session_key: str, messages: Iterable[MessageLike]) -> RecordResult:
         """See ``MemoryEngine.record``."""
         return await asyncio.to_thread(self.engine.record, session_key, list(messages))
+
+    async def remember(
+        self,
+        text: str,
+        *,
+        session_key: str = REMEMBER_SESSION,
+        author: Literal["user", "assistant"] = "user",
+    ) -> RememberResult:
+        """See ``MemoryEngine.remember``."""
+        return await asyncio.to_thread(
+            self.engine.remember, text, session_key=session_key, author=author
+        )
 
     async def prompt(
         self, session_key: str, user_text: str | None, tools: Sequence[ToolSchema] = ()

@@ -167,7 +167,7 @@ CONFIG_TEMPLATE = """\
 # Secrets do not belong here: set REVERIE_API_KEY in the environment instead.
 
 [model]
-# provider = "openai"                 # or "anthropic" (pip install 'reverie[anthropic]')
+# provider = "openai"                 # or "anthropic" ({anthropic_hint})
 # base_url = "https://api.openai.com/v1"   # Ollama: http://localhost:11434/v1
 # model = "gpt-4o-mini"               # empty: no model; memory runs model-free
 # context_window = 128000
@@ -198,3 +198,10 @@ CONFIG_TEMPLATE = """\
 # workspace = "team"                  # its name there (default: this folder's name)
 # lease_seconds = 30                  # a dead server's locks free themselves after this
 """
+
+
+def config_text() -> str:
+    """The commented ``reverie.toml`` that ``reverie init`` writes, its hints for this install."""
+    from reverie.extras import install_hint  # noqa: PLC0415 (read only when init writes it)
+
+    return CONFIG_TEMPLATE.replace("{anthropic_hint}", install_hint("anthropic"))

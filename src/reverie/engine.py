@@ -35,10 +35,18 @@ from reverie.dense import open_dense, recall_line
 from reverie.endpoints import deferred_provider
 from reverie.engine_jobs import MemoryJobs
 from reverie.engine_parts import MemoryParts
-from reverie.engine_results import NO_MODEL_HINT, PromptResult, RecordResult, describe_hit
-from reverie.errors import ModelNotConfiguredError
+from reverie.engine_results import (
+    NO_MODEL_HINT,
+    REMEMBER_SESSION,
+    PromptResult,
+    RecordResult,
+    RememberResult,
+    describe_hit,
+)
+from reverie.errors import InputError, ModelNotConfiguredError
 from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
 from reverie.llm.tokens import CalibratedCounter, default_counter
+from reverie.messages import Message
 from reverie.store_select import Opened, open_backend
 
 if TYPE_CHECKING:
@@ -51,7 +59,7 @@ if TYPE_CHECKING:
     from reverie.doctor import DoctorReport
     from reverie.ingest import IngestReport, Progress
     from reverie.llm.provider import Provider, ToolSchema
-    from reverie.messages import JSONValue, Message
+    from reverie.messages import JSONValue
     from reverie.ports import Backend, IndexPort
     from reverie.recall import RecallResult
     from reverie.search import SearchHit
@@ -210,6 +218,29 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         budget = self._compactor.budget
         prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
         return PromptResult(prompt=prompt, compaction=compaction, budget=budget)
+
+    def remember(
+        self,
+        text: str,
+        *,
+        session_key: str = REMEMBER_SESSION,
+        author: Literal["user", "assistant"] = "user",
+    ) -> RememberResult:
+        """Keep ``text`` now: record it, compact it into history, dream it into the files.
+
+        A fact told on purpose does not wait for idle compaction and the dream schedule. It
+        goes through the same curation, screening and audit as any other: a dream that finds
+        nothing durable in it writes nothing, and says so (``RememberResult.dream``).
+
+        Raises:
+            InputError: ``text`` is empty or only white space.
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("remember needs a fact to keep, got only white space")
+        recorded = self.record(session_key, [Message(role=author, content=text.strip())])
+        compaction = self.compact(session_key)
+        dream = self.dream(trigger="remember")
+        return RememberResult(recorded=recorded, compaction=compaction, dream=dream)
 
     def turn(self, session_key: str, user_text: str) -> TurnResult:
         """Answer ``user_text`` with the built-in agent (needs a chat model)."""

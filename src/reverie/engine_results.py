@@ -16,6 +16,7 @@ from reverie.messages import JSONValue, Message
 if TYPE_CHECKING:
     # Types only: importing the prompt, recall and search modules is for the code using them.
     from reverie.compaction.result import CompactionResult
+    from reverie.dream.result import DreamResult
     from reverie.prompt import AssembledPrompt
     from reverie.recall import RecalledItem
     from reverie.search import SearchHit
@@ -42,6 +43,13 @@ class PromptResult:
         """The messages to send."""
         return self.prompt.messages
 
+    def wire(self) -> list[JSONValue]:
+        """The messages as a chat-completions request sends them (``Message.to_wire``).
+
+        ``client.chat.completions.create(model=..., messages=prompt.wire())``.
+        """
+        return [message.to_wire() for message in self.prompt.messages]
+
     @property
     def tokens(self) -> int:
         """The prompt's tokens."""
@@ -61,6 +69,19 @@ class RecordResult:
     compaction: CompactionResult
     replaced: int = 0
     """Lone surrogates (invalid halves of a character) replaced with U+FFFD before storing."""
+
+
+REMEMBER_SESSION = "api:default"
+"""The session ``MemoryEngine.remember`` records a note in unless it is given one."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RememberResult:
+    """What ``remember`` did: the recorded note, its compaction and the dream that read it."""
+
+    recorded: RecordResult
+    compaction: CompactionResult
+    dream: DreamResult
 
 
 def describe_hit(hit: SearchHit) -> str:

@@ -112,6 +112,25 @@ class Message:
             obj["timestamp"] = self.timestamp.isoformat()
         return obj
 
+    def to_wire(self) -> JSONObject:
+        """Return the message as a chat-completions request carries it, and nothing else.
+
+        Only ``role``, ``content``, ``tool_calls``, ``tool_call_id`` and ``name``: no
+        ``timestamp`` and no ``extra`` field (an imported session's ``reasoning_content``),
+        which strict OpenAI-compatible endpoints refuse as unknown inputs.
+        """
+        obj: JSONObject = {
+            "role": self.role,
+            "content": list(self.content) if isinstance(self.content, tuple) else self.content,
+        }
+        if self.tool_calls:
+            obj["tool_calls"] = [call.to_json() for call in self.tool_calls]
+        if self.tool_call_id is not None:
+            obj["tool_call_id"] = self.tool_call_id
+        if self.name is not None:
+            obj["name"] = self.name
+        return obj
+
     @classmethod
     def from_json(cls, obj: JSONValue) -> Message:
         """Parse a chat-completions message object; unknown fields land in ``extra``."""

@@ -17,6 +17,7 @@ from reverie.dream.schedule import Decision
 from reverie.dream.state import DreamState
 from reverie.errors import CursorError, ReverieError, StorageError
 from reverie.ports import Stores
+from reverie.session import is_internal
 from reverie.store.ledger import JobTotals
 from reverie.store.memory_files import MEMORY_FILE_NAMES, FileSize
 from reverie.store.rejections import RecordedRejection
@@ -41,6 +42,7 @@ class Status:
     oldest_pending: datetime | None
     files: tuple[FileSize, ...]
     sessions: int
+    """Conversations: reverie's own sessions (dream transcripts, scheduled jobs) left out."""
     last_dream: DreamState
     next_dream: Decision
     ledger: dict[str, JobTotals]
@@ -87,7 +89,7 @@ def gather(
         pending_entries=len(pending),
         oldest_pending=pending[0].time if pending else None,
         files=tuple(stores.files.size(name) for name in MEMORY_FILE_NAMES),
-        sessions=len(stores.sessions.list()),
+        sessions=sum(1 for info in stores.sessions.list() if not is_internal(info.key)),
         last_dream=dream.state() if dream is not None else DreamState(),
         next_dream=_next_dream(dream, damaged) if dream is not None else NO_DREAM,
         ledger=summary.by_job,

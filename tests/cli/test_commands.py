@@ -129,6 +129,9 @@ def test_compact_and_restore_print_what_they_did(env: dict[str, str | None], see
     assert "tg:zoe:" in _run(["compact", "tg:zoe"], env).stdout
     assert "nothing to compact" in _run(["compact", "tg:zoe"], env).stdout
     assert "restore: " in _run(["restore", "HEAD~1"], env).stdout
+    again = _run(["restore", "HEAD"], env).stdout  # the files already are as of HEAD
+    assert "nothing to restore" in again
+    assert "-> commit" not in again
     dry = _run(["dream", "--dry-run"], env)
     assert "dry run" in dry.stdout
 

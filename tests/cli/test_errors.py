@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from reverie.config_file import CONFIG_TEMPLATE
+from reverie.config_file import config_text
 from reverie.llm.openai_provider import OpenAIProvider
 from reverie.llm.retry import RetryPolicy
 from tests.cli.conftest import Cli
@@ -76,7 +76,7 @@ def test_a_config_error_names_the_variable(cli: Cli) -> None:
 def test_init_writes_the_commented_config_and_never_overwrites_it(cli: Cli) -> None:
     out = cli.run("init").stdout
     config = cli.workspace / "reverie.toml"
-    assert config.read_text(encoding="utf-8") == CONFIG_TEMPLATE
+    assert config.read_text(encoding="utf-8") == config_text()
     assert str(config) in out
     config.write_text("[model]\nmodel = 'mine'\n", encoding="utf-8")
     assert "already exists" in _one_line(cli.run("init", expect=1).stderr)

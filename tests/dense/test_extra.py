@@ -16,6 +16,7 @@ from reverie.config_file import load_config
 from reverie.dense import open_dense, probe
 from reverie.engine import MemoryEngine
 from reverie.errors import ConfigError
+from reverie.extras import install_hint
 from tests.cli.conftest import Cli, clean_env
 from tests.conftest import StepClock
 
@@ -52,7 +53,7 @@ def test_without_the_extra_the_default_is_lexical_recall_and_status_says_why() -
     status, outcome = done.stdout.strip().splitlines()
     assert status == (
         "BM25 only (dense off: the embeddings extra is not installed "
-        "(pip install 'reverie[embeddings]'))"
+        f"({install_hint('embeddings')}))"
     )
     assert outcome == "['my locker code is 4817'] True False"
 
@@ -131,7 +132,7 @@ def test_a_package_that_refuses_to_import_counts_as_absent(monkeypatch: pytest.M
     status = probe("auto", module="reverie_refused_extra")
 
     assert not status.on
-    assert "pip install 'reverie[embeddings]'" in status.reason
+    assert install_hint("embeddings") in status.reason
 
 
 @needs_extra

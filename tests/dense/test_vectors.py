@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -89,3 +90,17 @@ def test_a_changed_text_replaces_the_vector_in_place(tmp_path: Path) -> None:
 
     assert (ref, len(store)) == ("#m0@a", 1)
     assert np.isclose(score, 1.0, atol=1e-2)
+
+
+def test_a_store_opened_in_a_worker_thread_closes_from_another(tmp_path: Path) -> None:
+    # `reverie mcp` runs engine calls in worker threads and closes the engine from its main
+    # thread: that used to end every dense-recall server with a sqlite3 ProgrammingError.
+    store = _store(tmp_path / "v.sqlite")
+    worker = threading.Thread(
+        target=_add, args=(store, [("#m0@a", "a", "the harbour boat trip")], 1)
+    )
+    worker.start()
+    worker.join(30)
+    assert len(store) == 1
+    store.close()
+    assert len(_store(tmp_path / "v.sqlite")) == 1

@@ -16,6 +16,7 @@ from reverie.errors import (
     ModelNotConfiguredError,
     ModelTimeoutError,
 )
+from reverie.extras import install_hint
 from reverie.llm.anthropic_provider import AnthropicProvider
 from reverie.llm.provider import ChatRequest, ToolSchema, Usage
 from reverie.llm.retry import RetryPolicy
@@ -276,5 +277,5 @@ def test_missing_sdk_raises_model_not_configured() -> None:
     result = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=60
     )
-    assert "pip install 'reverie[anthropic]'" in result.stdout
+    assert install_hint("anthropic") in result.stdout
     assert issubclass(ModelNotConfiguredError, Exception)

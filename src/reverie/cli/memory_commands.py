@@ -13,6 +13,7 @@ from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, err, out, print_diff
 from reverie.inbound import MAX_LIMIT
+from reverie.json_data import jsonable
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 Revision = Annotated[str, typer.Argument(help="A commit: sha, unique prefix, HEAD or HEAD~N.")]
@@ -143,11 +144,14 @@ def restore(
     from reverie.cli.memory_views import restore_line
 
     with engine(ctx, workspace) as memory:
+        head = memory.log(1)
         info = memory.restore(rev, force=force)
+    made = not head or head[0].sha != info.sha  # a restore that changes nothing makes no commit
     if json_output:
-        emit_json(info)
+        found = jsonable(info)
+        emit_json({**found, "changed": made} if isinstance(found, dict) else found)
     else:
-        out().print(restore_line(info), soft_wrap=True)
+        out().print(restore_line(info, rev=rev, made=made), soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

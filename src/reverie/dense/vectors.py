@@ -230,7 +230,11 @@ class VectorStore:
 
     def _load(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        # Any thread: the MCP and HTTP servers run engine calls in worker threads and close
+        # the engine from the main one (a same-thread connection made that a traceback).
+        conn = sqlite3.connect(
+            self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+        )
         conn.execute("PRAGMA busy_timeout = 30000")
         # A cache: a file damaged by a power cut is deleted and filled again (see above).
         conn.execute("PRAGMA synchronous = OFF")

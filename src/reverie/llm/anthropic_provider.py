@@ -1,6 +1,6 @@
 """A ``Provider`` for Anthropic's Messages API, on the official ``anthropic`` SDK (optional).
 
-Install with ``pip install 'reverie[anthropic]'``. The SDK is imported only when a provider is
+Install with ``pip install -e '.[anthropic]'``. The SDK is imported only when a provider is
 built; without it, construction raises ``ModelNotConfiguredError`` saying what to install, and
 the rest of reverie works unchanged. The mapping between reverie's chat-completions-shaped
 conversation and the Messages API lives in ``anthropic_wire``; failures are translated into
@@ -27,6 +27,7 @@ from reverie.errors import (
     ModelError,
     ModelNotConfiguredError,
 )
+from reverie.extras import install_hint
 from reverie.llm.anthropic_wire import (
     EFFORTS,
     parse_reply,
@@ -52,7 +53,7 @@ def _import_sdk() -> Any:
         import anthropic  # noqa: PLC0415 (optional extra, imported on use)
     except ImportError as exc:
         raise ModelNotConfiguredError(
-            "the Anthropic provider needs the 'anthropic' package: pip install 'reverie[anthropic]'"
+            "the Anthropic provider needs the 'anthropic' package: " + install_hint("anthropic")
         ) from exc
     return anthropic
 

@@ -1,6 +1,6 @@
 """A PostgreSQL store: one database shared by several reverie servers (docs/scale-out.md).
 
-Needs the ``postgres`` extra (``pip install 'reverie[postgres]'``: psycopg 3 and its pool);
+Needs the ``postgres`` extra (``pip install -e '.[postgres]'``: psycopg 3 and its pool);
 nothing else in reverie imports this package unless a ``postgresql://`` store is chosen.
 
 - ``database``: the pool, the schema check, and ``Tenant`` (one workspace's scope).

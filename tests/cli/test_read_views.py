@@ -1,0 +1,52 @@
+"""Read views as a person sees them: whole keys at 80 columns, recall, one session printed."""
+
+from __future__ import annotations
+
+from reverie.engine import MemoryEngine
+from reverie.messages import Message
+from tests.cli.conftest import Cli
+
+KEY = "telegram:group:-1001234567890:thread:42:user:ada.lovelace"
+
+
+def test_long_session_keys_stay_whole_at_80_columns(cli: Cli) -> None:
+    cli.run("init")
+    with MemoryEngine.open(cli.workspace, environ={}) as memory:
+        memory.record(
+            KEY,
+            [
+                Message(role="user", content="I moved to Porto in March, near the harbour."),
+                Message(role="assistant", content="Noted: you live in Porto now."),
+            ],
+        )
+        assert memory.compact(KEY).outcome == "summarised"
+    cli.env["COLUMNS"] = "80"
+    for command in (["sessions"], ["history"], ["search", "harbour"]):
+        shown = cli.run(*command).stdout
+        assert any(KEY in line for line in shown.splitlines()), (command, shown)
+
+
+def test_recall_and_session_print_what_a_prompt_would_carry(cli: Cli) -> None:
+    cli.run("init")
+    with MemoryEngine.open(cli.workspace, environ={}) as memory:
+        memory.record(
+            "tg:ada",
+            [
+                Message(role="user", content="My storage locker is number 4817 at Dock Road."),
+                Message(role="assistant", content="Noted."),
+                Message(role="user", content="Also, the ferry leaves at nine."),
+                Message(role="assistant", content="Got it."),
+            ],
+        )
+        memory.compact("tg:ada")
+    recalled = cli.run("recall", "where is my storage locker?", "--session", "tg:ada").stdout
+    assert "4817" in recalled
+    assert "Recalled" in recalled
+    as_json = cli.json("recall", "where is my storage locker?", "-s", "tg:ada")
+    assert any("4817" in item["text"] for item in as_json["items"])
+    shown = cli.run("session", "tg:ada").stdout
+    assert "#0" in shown
+    assert "(compacted)" in shown
+    assert "ferry leaves at nine" in shown
+    assert cli.json("session", "tg:ada")["key"] == "tg:ada"
+    assert "no session 'tg:nobody'" in cli.run("session", "tg:nobody", expect=1).stderr
