@@ -10,12 +10,14 @@ from reverie import AsyncMemoryEngine, MemoryEngine
 
 PARTS = {"agent", "dreamer", "idle_scanner"}
 """Methods that hand out a part rather than perform an operation: reached through ``engine``."""
+BEFORE_AN_ENGINE = {"on_backend", "doctor_links"}
+"""Class-level calls made before (or instead of) opening an engine: no engine to wrap yet."""
 
 
 def _operations() -> dict[str, inspect.Signature]:
     found: dict[str, inspect.Signature] = {}
     for name, member in inspect.getmembers(MemoryEngine):
-        if name.startswith("_") or name in PARTS or isinstance(member, property):
+        if name.startswith("_") or name in PARTS | BEFORE_AN_ENGINE or isinstance(member, property):
             continue
         if callable(member):
             found[name] = inspect.signature(getattr(MemoryEngine, name))

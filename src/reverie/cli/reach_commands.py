@@ -119,6 +119,7 @@ def _run(served: "Served", gate: "Gate", *, host: str, port: int, shown: str | N
             uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
     finally:
         pool.close()
+        served.home.close()
 
 
 def token_for_host(host: str) -> tuple[str, bool]:

@@ -31,14 +31,12 @@ from reverie.owners import (
     FolderHome,
     Home,
     Openers,
-    SqliteTokenBook,
     TokenBook,
     principal_of,
 )
 from reverie.store_select import STORE_ENV
 
 HOME_ENV = "REVERIE_HOME"
-TOKENS_FILE = "tokens.sqlite3"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -91,13 +89,9 @@ def served_home(
     return Served(home=folder, config=config)
 
 
-def token_book(home: Home) -> TokenBook | None:
-    """The home's token book (None: only the server's own token opens it).
-
-    A folder home keeps it in ``<home>/.home/tokens.sqlite3``; a database home has none yet.
-    """
-    state = home.state_folder()
-    return SqliteTokenBook(state / TOKENS_FILE) if state is not None else None
+def token_book(home: Home) -> TokenBook:
+    """The home's token book: ``<home>/.home/tokens.sqlite3``, or the database's table."""
+    return home.tokens()
 
 
 def _settings(folder: Path, env: Mapping[str, str]) -> Config:
