@@ -11,7 +11,7 @@ import pytest
 from psycopg import sql
 
 from reverie.config import Config
-from reverie.errors import PrincipalMissingError
+from reverie.errors import DatabaseError, PrincipalMissingError
 from reverie.owners import DatabaseHome, EnginePool, Openers
 from reverie.owners.purge import delete_principal
 from reverie.postgres import schema
@@ -147,3 +147,20 @@ def _data_files_holding(conn: psycopg.Connection[tuple[object, ...]], text: str)
     folder = Path(str(row[0])) / "base" / str(row[1])
     needle = text.encode()
     return sorted(path.name for path in folder.iterdir() if needle in path.read_bytes())
+
+
+def test_a_scrub_by_a_role_that_does_not_own_the_tables_is_refused_not_skipped(
+    pg_url: str, admin: psycopg.Connection[tuple[object, ...]]
+) -> None:
+    # PostgreSQL only warns and skips a table its role may not rewrite: the scrub checks first.
+    role = f"guest_{secrets.token_hex(4)}"
+    admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+    admin.execute(
+        sql.SQL("GRANT ALL ON ALL TABLES IN SCHEMA public TO {}").format(sql.Identifier(role))
+    )
+    guest = DatabaseHome(pg_url.replace("reverie_app@", f"{role}@"))
+    try:
+        with pytest.raises(DatabaseError, match="tables' owner"):
+            guest.scrub()
+    finally:
+        guest.close()

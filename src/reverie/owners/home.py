@@ -14,7 +14,11 @@ can be forgotten. Every engine of a home is opened with the home's settings (``O
 the server's model, budgets and recall, whatever a principal's folder holds.
 
 A home opens engines; it does not keep them (``pool.EnginePool`` does) and it never decides
-who may reach which principal (``access``).
+who may reach which principal (``access``). It keeps the home's token book (``tokens``, the
+same as ``token_book(home)``), copies a principal out whole (``export_folder``) and deletes
+one (``remove``, then ``scrub`` for what shared storage keeps; ``purge.delete_principal`` does
+the whole purge in its order). A folder home's principal is always its folder: no
+``$REVERIE_STORE`` or ``[store] url`` moves it into a database (``store_select.open_folder``).
 """
 
 from __future__ import annotations
