@@ -69,7 +69,7 @@ def _drive(urls: list[str], sessions: int, per_session: int) -> float:
                 url = urls[(index + turn) % len(urls)]
                 body = {
                     "model": "chat-model",
-                    "user": f"bench:u{index}",
+                    "metadata": {"session": f"bench:u{index}"},  # sessions of one workspace
                     "messages": [{"role": "user", "content": f"turn {turn}: I bought tea"}],
                 }
                 reply = client.post(url + "/chat/completions", json=body)

@@ -65,6 +65,8 @@ def test_a_toml_mapping_becomes_values() -> None:
         ({"prompt": {"unified_session": 1}}, "prompt.unified_session"),
         ({"prompt": {"recall_tokens": 1.5}}, "prompt.recall_tokens"),
         ({"compaction": {"idle_minutes": "15"}}, "compaction.idle_minutes"),
+        ({"serve": {"unknown_principals": "ask"}}, "serve.unknown_principals"),
+        ({"serve": {"unknown_principals": False}}, "serve.unknown_principals"),
     ],
 )
 def test_bad_config_names_the_key(data: dict[str, Any], key: str) -> None:
@@ -161,3 +163,9 @@ def test_conflicting_explicit_values_name_both_and_the_fix(tmp_path: Path) -> No
 def test_a_window_too_small_for_the_derived_cap_says_so() -> None:
     with pytest.raises(ConfigError, match=r"memory_model.context_window \(1000\) is too small"):
         Config.from_mapping({"memory_model": {"model": "m", "context_window": 1000}})
+
+
+def test_serve_creates_unknown_principals_unless_told_to_refuse() -> None:
+    assert Config().serve.unknown_principals == "create"
+    refusing = Config.from_mapping({"serve": {"unknown_principals": "refuse"}})
+    assert refusing.serve.unknown_principals == "refuse"

@@ -44,12 +44,15 @@ class HomeParts:
         return self.pool.lease(principal, create=create)
 
 
-def new_home(tmp_path: Path, *, unknown: UnknownPrincipals = "create") -> HomeParts:
+def new_home(
+    tmp_path: Path, *, unknown: UnknownPrincipals = "create", capacity: int = 64
+) -> HomeParts:
     """A fresh folder home under ``tmp_path`` (model-free, no REVERIE_ variable read)."""
     home = FolderHome(tmp_path / "home", openers=Openers(environ={}))
     book = SqliteTokenBook(home.state_folder() / "tokens.sqlite3")
     gate = Gate(home, TOKEN, book=book, unknown_principals=unknown)
-    return HomeParts(home=home, book=book, gate=gate, pool=EnginePool(home))
+    pool = EnginePool(home, capacity=capacity)
+    return HomeParts(home=home, book=book, gate=gate, pool=pool)
 
 
 @dataclass

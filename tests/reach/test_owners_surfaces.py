@@ -36,24 +36,37 @@ class Served:
     parts: HomeParts
     alice: str
     bob: str
+    touched: list[str]
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    parts = new_home(tmp_path)
+def _serve(tmp_path: Path, *, capacity: int = 64) -> Iterator[Served]:
+    parts = new_home(tmp_path, capacity=capacity)
     viewer = create_viewer(HomeMemories(parts.pool, parts.gate.grant))
+    touched: list[str] = []
     app = create_app(
         parts.pool,
         gate=parts.gate,
         upstream=None,
         watch_seconds=0.2,
         mounts=[Mount("/", app=viewer)],
+        exchanged=touched.append,
     )
     alice = parts.book.issue("principal", principal="alice")
     bob = parts.book.issue("principal", principal="bob")
     with ServedApp(app) as running:
-        yield Served(url=running.url, parts=parts, alice=alice, bob=bob)
+        yield Served(url=running.url, parts=parts, alice=alice, bob=bob, touched=touched)
     parts.pool.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    yield from _serve(tmp_path)
+
+
+@pytest.fixture
+def crowded(tmp_path: Path) -> Iterator[Served]:
+    """Room for one engine and one MCP server: every switch of principal closes the other."""
+    yield from _serve(tmp_path, capacity=1)
 
 
 async def _call(url: str, token: str, tool: str, args: dict[str, Any]) -> Any:
@@ -81,6 +94,24 @@ def test_mcp_of_bob_never_finds_alices_memory(served: Served) -> None:
 
     anyio.run(run)
     assert served.parts.home.principals() == ["alice", "bob"]
+    assert {"alice", "bob"} == set(served.touched)  # the background maintenance is told
+
+
+def test_with_room_for_one_principal_each_switch_stays_isolated(crowded: Served) -> None:
+    url = crowded.url + "/mcp"
+
+    async def run() -> None:
+        for round_ in range(2):
+            await _call(url, crowded.alice, "remember", {"text": f"{ALICE_FACT} ({round_})"})
+            bobs = await _call(url, crowded.bob, "search_memory", {"query": "flowerpot"})
+            assert bobs["hits"] == []
+        found = await _call(url, crowded.alice, "search_memory", {"query": "flowerpot"})
+        assert len(found["hits"]) == 2
+
+    anyio.run(run)
+    stats = crowded.parts.pool.stats()
+    assert stats.open == 1
+    assert stats.closed >= 3  # engines were closed and opened again between principals
 
 
 def _mcp_post(served: Served, token: str, body: dict[str, Any], **headers: str) -> httpx2.Response:
@@ -91,6 +122,27 @@ def _mcp_post(served: Served, token: str, body: dict[str, Any], **headers: str) 
         **headers,
     }
     return httpx2.post(served.url + "/mcp", json=body, headers=sent, timeout=30)
+
+
+HELLO = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": LATEST_HANDSHAKE_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+
+
+def test_a_stopped_mcp_server_forgets_its_sessions(crowded: Served) -> None:
+    started = _mcp_post(crowded, crowded.alice, HELLO)
+    session = started.headers["mcp-session-id"]
+    assert _mcp_post(crowded, crowded.bob, HELLO).status_code == 200  # Alice's server stops
+    ping = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
+    headers = {"mcp-session-id": session, "mcp-protocol-version": LATEST_HANDSHAKE_VERSION}
+    assert _mcp_post(crowded, crowded.alice, ping, **headers).status_code == 404
 
 
 def test_an_mcp_session_of_alice_is_unknown_with_bobs_token(served: Served) -> None:

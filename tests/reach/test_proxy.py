@@ -246,6 +246,15 @@ def test_a_body_that_is_not_json_is_a_400(proxy: Proxy) -> None:
     assert bad_tools.json()["error"]["param"] == "tools[0]"
     with pytest.raises(openai.BadRequestError, match="reserved"):
         _ask(proxy, [{"role": "user", "content": "x"}], extra_headers={SESSION: "dream:forged"})
+    with pytest.raises(openai.BadRequestError, match="reserved"):
+        _ask(proxy, [{"role": "user", "content": "x"}], metadata={"session": "cron:forged"})
+    bad_metadata = httpx2.post(
+        proxy.url + "/v1/chat/completions",
+        json={"messages": [{"role": "user", "content": "x"}], "metadata": "chat-1"},
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )
+    assert bad_metadata.status_code == 400
+    assert bad_metadata.json()["error"]["param"] == "metadata"
     assert proxy.upstream.requests == []
 
 

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reverie.cli import app
+from reverie.owners import SqliteTokenBook
 from tests.cli.conftest import clean_env
 from tests.llm.loopback import LoopbackServer, chat_text
 from tests.reach.running import free_port
@@ -21,6 +22,7 @@ from tests.reach.running import free_port
 @pytest.fixture
 def served(tmp_path: Path, loopback: LoopbackServer) -> Iterator[tuple[str, str]]:
     """``reverie serve`` on a free port in front of ``loopback``: (base URL, printed token)."""
+    SqliteTokenBook(tmp_path / ".home" / "tokens.sqlite3")  # the home's book, empty yet
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "reverie.toml").write_text(
@@ -35,12 +37,16 @@ def served(tmp_path: Path, loopback: LoopbackServer) -> Iterator[tuple[str, str]
     )
     assert proc.stderr is not None
     try:
-        token = ""
+        token, printed = "", []
         while not token:
             line = proc.stderr.readline()
             assert line, f"reverie serve exited: {proc.wait()}"
+            printed.append(line)
             token = line.removeprefix("token:").strip() if line.startswith("token:") else ""
-        yield f"http://127.0.0.1:{port}", token
+        url = f"http://127.0.0.1:{port}"
+        assert f"viewer: {url}/?token={token}\n" in printed  # the link docs/viewer.md promises
+        assert any(f"serving the home {tmp_path} (default principal 'ws')" in x for x in printed)
+        yield url, token
     finally:
         proc.terminate()
         proc.wait(timeout=20)
@@ -66,17 +72,44 @@ def _connect(url: str, token: str) -> openai.OpenAI:
 
 @pytest.mark.slow
 def test_reverie_serve_prints_a_token_and_proxies_with_memory(
-    served: tuple[str, str], loopback: LoopbackServer
+    served: tuple[str, str], loopback: LoopbackServer, tmp_path: Path
 ) -> None:
     url, token = served
     loopback.script(chat_text("Hello from upstream."))
     with _connect(url, token) as client:
         reply = client.chat.completions.create(
-            model="chat-model", messages=[{"role": "user", "content": "hello"}], user="cli:test"
+            model="chat-model",
+            messages=[{"role": "user", "content": "hello"}],
+            extra_headers={"X-Reverie-Session": "cli:test"},
         )
     assert reply.choices[0].message.content == "Hello from upstream."
     (body,) = loopback.bodies()
     assert body["model"] == "chat-model"
+    # The server's own token reaches the selected workspace: the default principal "ws".
+    assert sorted(p.name for p in tmp_path.iterdir() if (p / "memory").is_dir()) == ["ws"]
+
+
+@pytest.mark.slow
+def test_reverie_serve_takes_the_homes_principal_tokens(
+    served: tuple[str, str], loopback: LoopbackServer, tmp_path: Path
+) -> None:
+    url, token = served
+    alice = SqliteTokenBook(tmp_path / ".home" / "tokens.sqlite3").issue(
+        "principal", principal="alice"
+    )
+    loopback.script(chat_text("Hello Alice."))
+    with _connect(url, alice) as client:
+        reply = client.chat.completions.create(
+            model="chat-model", messages=[{"role": "user", "content": "hello"}]
+        )
+        assert reply.choices[0].message.content == "Hello Alice."
+        with pytest.raises(openai.PermissionDeniedError):
+            client.chat.completions.create(
+                model="chat-model", messages=[{"role": "user", "content": "hi"}], user="ws"
+            )
+    assert (tmp_path / "alice" / "memory").is_dir()  # her own workspace, beside "ws"
+    with _connect(url, token) as admin:
+        assert [model.id for model in admin.models.list().data] == ["chat-model"]
     with pytest.raises(openai.AuthenticationError):
         _connect(url, "not-the-token")
 

@@ -6,9 +6,10 @@ protocol, so nothing else is printed there. ``serve`` serves a *home* of princip
 (``reverie.serve.home_select``: ``--home``, else the parent folder of the selected workspace,
 else the database of ``--store``) over one HTTP server: the OpenAI-compatible memory proxy at
 ``/v1``, MCP at ``/mcp`` and the viewer at ``/``, each request reaching only the principal its
-token decides, through one bounded ``EnginePool``. Both run the chat REPL's background worker
-meanwhile (idle compaction, scheduled dream; never on a session with an exchange in flight)
-on the default principal, reporting on stderr. Both import their SDKs (the ``serve`` extra)
+token decides, through one bounded ``EnginePool``. ``mcp`` runs the chat REPL's background
+worker meanwhile (idle compaction, scheduled dream); ``serve`` runs ``owners.Maintenance``, one
+fair queue of that work over every principal with an exchange (never on a session with one
+in flight), reporting on stderr. Both import their SDKs (the ``serve`` extra)
 only when run, so ``reverie --help`` stays fast, and say how to install them when missing.
 """
 
@@ -28,8 +29,9 @@ if TYPE_CHECKING:
     from starlette.routing import BaseRoute
 
     from reverie.config import Config
-    from reverie.owners import EnginePool, Home
+    from reverie.owners import CheckReport, EnginePool, Home
     from reverie.serve import Gate
+    from reverie.serve.home_select import Served
     from reverie.serve.upstream import Upstream
 
 EXTRA_HINT = "it needs the serve extra: pip install 'reverie[serve]'"
@@ -71,11 +73,7 @@ def serve(
     """Serve memory over HTTP: an OpenAI-compatible proxy at /v1, MCP at /mcp, the viewer at /."""
     for module in ("mcp", "starlette", "uvicorn", "httpx2"):
         _require(module)
-    import uvicorn
-
-    from reverie.cli.background import Background
-    from reverie.owners import EnginePool
-    from reverie.serve import Gate, ServeRefusedError, create_app, served_home, token_book
+    from reverie.serve import Gate, ServeRefusedError, served_home, token_book
 
     try:
         token, generated = token_for_host(host)
@@ -84,18 +82,41 @@ def serve(
     served = served_home(workspace_path(ctx, workspace), store=options(ctx).store, home=home)
     rule = served.config.serve.unknown_principals
     gate = Gate(served.home, token, book=token_book(served.home), unknown_principals=rule)
+    _run(served, gate, host=host, port=port, shown=token if generated else None)
+
+
+def _run(served: "Served", gate: "Gate", *, host: str, port: int, shown: str | None) -> None:
+    """Serve ``served`` with one pool and the background maintenance until stopped."""
+    import uvicorn
+
+    from reverie.owners import EnginePool, Maintenance
+    from reverie.serve import create_app
+
     pool = EnginePool(served.home)
-    default = served.home.default
+
+    def busy(principal: str) -> list[str]:
+        # Asked from the maintenance threads, which start once the app exists.
+        return list(app.state.proxy.leases.busy(principal))
+
+    maintenance = Maintenance(pool, busy=busy, report=_report_check)
     try:
         # The default principal's workspace is laid out at start, as before (a folder home).
-        with pool.lease(default, create=served.home.state_folder() is not None) as memory:
-            upstream = _upstream(served.config)
-            mounts = _mounts(pool, gate)
-            app = create_app(pool, gate=gate, upstream=upstream, host=host, mounts=mounts)
-            _announce(host, port, token if generated else None, upstream, served.home)
-            busy = app.state.proxy.leases.busy
-            with Background(memory, busy=lambda: busy(default), report=_report):
-                uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+        with pool.lease(served.home.default, create=served.home.state_folder() is not None):
+            pass
+        upstream = _upstream(served.config)
+        mounts = _mounts(pool, gate)
+        app = create_app(
+            pool,
+            gate=gate,
+            upstream=upstream,
+            host=host,
+            mounts=mounts,
+            exchanged=maintenance.touch,
+        )
+        _announce(host, port, shown, upstream, served.home)
+        maintenance.touch(served.home.default)
+        with maintenance:
+            uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
     finally:
         pool.close()
 
@@ -169,6 +190,20 @@ def _announce(
 
 def _report(line: "Text") -> None:
     err().print(line, soft_wrap=True)
+
+
+def _report_check(report: "CheckReport") -> None:
+    """One principal's background check, on stderr (quiet when it did nothing)."""
+    console = err()
+    if report.error is not None:
+        console.print(
+            f"background ({report.principal}): {report.error}",
+            style="yellow",
+            soft_wrap=True,
+            highlight=False,
+        )
+    for line in report.lines:
+        console.print(f"{report.principal}: {line}", soft_wrap=True, highlight=False)
 
 
 def _require(module: str) -> None:

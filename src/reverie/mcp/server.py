@@ -1,4 +1,4 @@
-"""Build the MCP server over one ``MemoryEngine``: the tool table, the file resources, dream.
+"""Build the MCP server over one engine (or a lender of one): tools, resources, dream.
 
 ``build_server`` registers every row of ``tools.TOOL_TABLE``, the three durable files as
 resources, and the ``dream`` tool, which runs a dream and then announces the files it changed.
@@ -13,7 +13,7 @@ that principal's engine lent by its pool: ``serve.mcp_routes``).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import anyio
@@ -61,17 +61,28 @@ class Announcer:
             await self.bus.publish(ResourceUpdated(uri=found))
         return changed
 
-    async def keep_watching(self, seconds: float) -> None:
-        """Announce changes every ``seconds`` until cancelled."""
+    async def keep_watching(self, seconds: float, when: Callable[[], bool]) -> None:
+        """Announce changes every ``seconds`` until cancelled, on the looks ``when()`` allows.
+
+        A skipped look loses nothing: the next one compares with the last fingerprints.
+        """
         while True:
             await anyio.sleep(seconds)
-            await self.announce()
+            if when():
+                await self.announce()
 
 
-def build_server(engine: MemoryEngine | Lend, *, watch_seconds: float = 2.0) -> MCPServer:
+def build_server(
+    engine: MemoryEngine | Lend,
+    *,
+    watch_seconds: float = 2.0,
+    watch_when: Callable[[], bool] = lambda: True,
+) -> MCPServer:
     """The MCP server for ``engine``: tools, durable-file resources, change events.
 
-    ``engine`` is one engine, or a lender that gives one principal's engine per call.
+    ``engine`` is one engine, or a lender that gives one principal's engine per call;
+    ``watch_when`` says whether the watch may look now (``reverie serve``: only while the
+    principal's engine is open, so the watch never reopens one the pool closed).
     """
     lend = lend_one(engine) if isinstance(engine, MemoryEngine) else engine
     bus = InMemorySubscriptionBus()
@@ -80,7 +91,7 @@ def build_server(engine: MemoryEngine | Lend, *, watch_seconds: float = 2.0) -> 
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[None]:
         async with anyio.create_task_group() as group:
-            group.start_soon(announcer.keep_watching, watch_seconds)
+            group.start_soon(announcer.keep_watching, watch_seconds, watch_when)
             yield
             group.cancel_scope.cancel()
 

@@ -9,8 +9,8 @@ from reverie.owners.access import PRINCIPAL_HEADER, Access, resolve
 from reverie.owners.database_home import DatabaseHome
 from reverie.owners.database_tokens import DatabaseTokenBook
 from reverie.owners.home import FolderHome, Home, Openers, token_book
-from reverie.owners.names import DEFAULT_PRINCIPAL, check_principal, folder_name, principal_of
 from reverie.owners.maintenance import CheckReport, Maintenance
+from reverie.owners.names import DEFAULT_PRINCIPAL, check_principal, folder_name, principal_of
 from reverie.owners.pool import EnginePool, PoolStats
 from reverie.owners.tokens import Grant, GrantKind, SqliteTokenBook, TokenBook
 

@@ -50,11 +50,11 @@ def create_app(
             rebinding protection).
         mounts: more routes, not behind the token (they authenticate themselves).
         watch_seconds: how often MCP looks for durable files changed by other processes.
-        exchanged: called with the principal after each recorded proxy exchange (the
-            background maintenance's ``touch``).
+        exchanged: called with the principal after each recorded proxy exchange and each
+            MCP request (the background maintenance's ``touch``).
     """
     proxy = Proxy(pool, upstream, gate, exchanged=exchanged)
-    mcp = McpRoutes(pool, gate, host=host, watch_seconds=watch_seconds)
+    mcp = McpRoutes(pool, gate, host=host, watch_seconds=watch_seconds, exchanged=exchanged)
     openai_routes = Router(
         routes=[
             Route("/models", proxy.models, methods=["GET"]),

@@ -4,7 +4,9 @@ Every request is behind the bearer token (``auth.BearerGuard``); its principal i
 own, or the one an app or admin token names in the ``X-Reverie-Principal`` header (MCP has no
 ``user`` field), decided by ``gate.Gate.admit`` like the proxy's (403, 404 refusals). The
 request then goes to *that principal's* MCP server and session manager, built on demand over
-the principal's engine lent by the server's one ``EnginePool`` for each tool call.
+the principal's engine lent by the server's one ``EnginePool`` for each tool call. Its watch
+of the durable files looks only while that engine is open, so an idle principal's MCP server
+never keeps its engine open nor reopens it.
 
 The invariant: an ``mcp-session-id`` lives in the session manager of the principal it was
 made for, and every other principal's requests go to other managers, where it is unknown
@@ -14,12 +16,13 @@ which has no such session. Nothing of one principal's server is reachable from a
 Bounded like the pool: at most ``capacity`` principals have a live MCP server; making room
 stops the one used longest ago (its sessions end; its clients start a new one, as after a
 restart). Each manager runs in the app's task group (``run``, from the app's lifespan).
+After each request, ``exchanged(principal)`` tells the background maintenance to watch it.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -54,8 +57,10 @@ class McpRoutes:
         host: str = "127.0.0.1",
         watch_seconds: float = 2.0,
         capacity: int | None = None,
+        exchanged: Callable[[str], None] = lambda _principal: None,
     ) -> None:
         self._pool = pool
+        self._exchanged = exchanged
         self._gate = gate
         self._host = host
         self._watch_seconds = watch_seconds
@@ -88,7 +93,10 @@ class McpRoutes:
             await admitted(scope, receive, send)
             return
         manager = await self._manager(admitted)
-        await manager.handle_request(scope, receive, send)
+        try:
+            await manager.handle_request(scope, receive, send)
+        finally:
+            self._exchanged(admitted.principal)
 
     async def _manager(self, admitted: Admitted) -> StreamableHTTPSessionManager:
         principal = admitted.principal
@@ -113,7 +121,10 @@ class McpRoutes:
         def lend() -> AbstractContextManager[MemoryEngine]:
             return pool.lease(principal, create=create)
 
-        server = build_server(lend, watch_seconds=self._watch_seconds)
+        def open_now() -> bool:
+            return principal in pool.open_principals()
+
+        server = build_server(lend, watch_seconds=self._watch_seconds, watch_when=open_now)
         server.streamable_http_app(streamable_http_path="/mcp", host=self._host)  # the manager
         return server.session_manager
 
