@@ -44,7 +44,19 @@ def test_a_vector_store_opened_in_one_thread_is_used_and_closed_in_another(
 ) -> None:
     store = VectorStore(tmp_path / "v.sqlite", model="hashing-test", dim=256)
     vectors = HashingEncoder().passages(["the harbour boat trip"])
-    assert _in_thread(lambda: store.add([("#h1", None, "trip")], vectors, Mark(after=1))) == []
-    query = HashingEncoder().queries(["harbour boat"])[0]
-    assert store.nearest(query, limit=1, session_key=None) != []  # the test's own thread
-    assert _in_thread(store.close) == []
+    opened, done = threading.Event(), threading.Event()
+
+    def opener() -> None:  # stays alive, so no later thread reuses its id
+        store.add([("#h1", None, "trip")], vectors, Mark(after=1))
+        opened.set()
+        done.wait(30)
+
+    holder = threading.Thread(target=opener)
+    holder.start()
+    try:
+        assert opened.wait(30)
+        assert _in_thread(lambda: store.move_mark(Mark(after=1, seen="#h1"))) == []
+        assert _in_thread(store.close) == []
+    finally:
+        done.set()
+        holder.join(30)

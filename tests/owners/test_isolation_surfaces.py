@@ -31,7 +31,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from starlette.routing import Mount
 
-from reverie.owners import DatabaseHome, EnginePool, FolderHome, Home, SqliteTokenBook
+from reverie.owners import EnginePool, Home
 from reverie.serve import Gate, Upstream, create_app
 from reverie.viewer import HomeMemories, create_viewer
 from tests.llm.loopback import LoopbackServer, chat_text
@@ -65,17 +65,10 @@ class Server:
         self.forwarded.append((number, json.dumps(self.upstream.bodies()[-1]["messages"])))
 
 
-def _book(home: Home) -> SqliteTokenBook | Any:
-    if isinstance(home, DatabaseHome):
-        return home.tokens()
-    assert isinstance(home, FolderHome)
-    return SqliteTokenBook(home.state_folder() / "tokens.sqlite3")
-
-
 @contextmanager
 def serving(home: Home, ids: list[str]) -> Iterator[Server]:
     """The real ``reverie serve`` app (proxy, MCP, viewer) over ``home`` on a loopback port."""
-    book = _book(home)
+    book = home.tokens()  # the folder's SQLite book, or the database's table
     gate = Gate(home, TOKEN, book=book)
     with engine_pool(home) as pool, LoopbackServer() as upstream:
         served = Upstream(base_url=upstream.base_url, api_key="k", model="chat-model", timeout=30)
