@@ -13,20 +13,31 @@ model possible: its compaction summary and its dream edit repeat every known tok
 request holds, so a token that ever reached a model call made for the wrong principal would
 land in that principal's memory (and ``mixed`` records any request holding two principals'
 tokens).
+
+``opened_home`` makes a folder or a database home for one example (principal ids made unique
+in the shared test database), ``maintain`` runs ``Maintenance`` and a dream for each.
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
 from reverie import ChatReply, ChatRequest, ScriptedProvider
+from reverie.config import Config
+from reverie.owners import DatabaseHome, EnginePool, FolderHome, Home, Openers
+from reverie.owners.maintenance import Maintenance
 from reverie.prompts import load
+from tests.conftest import StepClock
 from tests.dream.scripting import write
 
 _SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
@@ -139,3 +150,75 @@ def folder_text(root: Path) -> Iterator[tuple[Path, str]]:
         if ".git" in path.parts and re.fullmatch(r"[0-9a-f]{38}", path.name):
             data = zlib.decompress(data)
         yield path, data.decode("utf-8", errors="replace")
+
+
+def examples(count: int) -> settings:
+    """Few examples (each opens engines and dreams: seconds), and no shrinking of a failure."""
+    return settings(
+        max_examples=count,
+        deadline=None,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+
+
+class Ticks:
+    """The maintenance queue's monotonic clock, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@contextmanager
+def opened_home(
+    kind: str, facts: Facts, root: Path, pg_url: str | None, *, model: EchoModel | None
+) -> Iterator[tuple[Home, list[str], StepClock]]:
+    """A home of ``kind`` and the ids its principals have there (unique per example)."""
+    clock = StepClock()
+    openers = Openers(
+        config=Config(),
+        memory_provider=None if model is None else model.provider,
+        clock=clock,
+        environ={},
+    )
+    if kind == "folder":
+        yield FolderHome(root / "home", openers=openers), list(facts.principals), clock
+        return
+    assert pg_url is not None
+    run = secrets.token_hex(4)  # the test database is shared by every example and test
+    ids = [f"{name}.{run}" for name in facts.principals]
+    home = DatabaseHome(pg_url, openers=openers)
+    try:
+        yield home, ids, clock
+    finally:
+        for principal in ids:
+            home.remove(principal)
+        home.close()
+
+
+def maintain(pool: EnginePool, ids: list[str], clock: StepClock) -> None:
+    """Idle compaction of every principal through ``Maintenance``, then one dream each."""
+    ticks = Ticks()
+    work = Maintenance(pool, interval=30, clock=ticks)
+    for principal in ids:
+        work.touch(principal)
+    clock.advance(timedelta(hours=1))
+    ticks.now += 30
+    reports = work.run_due()
+    assert sorted(r.principal for r in reports) == sorted(ids)
+    assert [r.error for r in reports if r.error is not None] == []
+    for principal in ids:
+        with pool.lease(principal) as engine:
+            engine.dream()
+
+
+@contextmanager
+def engine_pool(home: Home) -> Iterator[EnginePool]:
+    pool = EnginePool(home, capacity=2)
+    try:
+        yield pool
+    finally:
+        pool.close()

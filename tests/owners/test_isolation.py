@@ -18,73 +18,30 @@ keeps the test honest: each principal's own name token is found in its own searc
 from __future__ import annotations
 
 import json
-import secrets
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from datetime import timedelta
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 
-from reverie.config import Config
 from reverie.engine import MemoryEngine
 from reverie.errors import ReverieError
-from reverie.owners import DatabaseHome, EnginePool, FolderHome, Home, Openers
+from reverie.owners import EnginePool, FolderHome, Home
 from reverie.owners.export import export_document
-from reverie.owners.maintenance import Maintenance
-from tests.conftest import StepClock
-from tests.owners.isolation import SESSIONS, EchoModel, Facts, folder_text, scenarios
+from tests.owners.isolation import (
+    SESSIONS,
+    EchoModel,
+    Facts,
+    engine_pool,
+    examples,
+    folder_text,
+    maintain,
+    opened_home,
+    scenarios,
+)
 
 pytestmark = pytest.mark.slow
-
-
-def examples(count: int) -> settings:
-    """Few examples (each opens engines and dreams: seconds), and no shrinking of a failure."""
-    return settings(
-        max_examples=count,
-        deadline=None,
-        phases=[Phase.explicit, Phase.reuse, Phase.generate],
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    )
-
-
-class Ticks:
-    """The maintenance queue's monotonic clock, moved by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@contextmanager
-def opened_home(
-    kind: str, facts: Facts, root: Path, pg_url: str | None, *, model: EchoModel | None
-) -> Iterator[tuple[Home, list[str], StepClock]]:
-    """A home of ``kind`` and the ids its principals have there (unique per example)."""
-    clock = StepClock()
-    openers = Openers(
-        config=Config(),
-        memory_provider=None if model is None else model.provider,
-        clock=clock,
-        environ={},
-    )
-    if kind == "folder":
-        yield FolderHome(root / "home", openers=openers), list(facts.principals), clock
-        return
-    assert pg_url is not None
-    run = secrets.token_hex(4)  # the test database is shared by every example and test
-    ids = [f"{name}.{run}" for name in facts.principals]
-    home = DatabaseHome(pg_url, openers=openers)
-    try:
-        yield home, ids, clock
-    finally:
-        for principal in ids:
-            home.remove(principal)
-        home.close()
 
 
 def converse(pool: EnginePool, ids: list[str], facts: Facts) -> None:
@@ -100,22 +57,6 @@ def converse(pool: EnginePool, ids: list[str], facts: Facts) -> None:
             )
             shown = engine.prompt(fact.session, "What do you know about me?")
         assert facts.leaks(repr(shown.messages), fact.principal) == set()
-
-
-def maintain(pool: EnginePool, ids: list[str], clock: StepClock) -> None:
-    """Idle compaction of every principal through ``Maintenance``, then one dream each."""
-    ticks = Ticks()
-    work = Maintenance(pool, interval=30, clock=ticks)
-    for principal in ids:
-        work.touch(principal)
-    clock.advance(timedelta(hours=1))
-    ticks.now += 30
-    reports = work.run_due()
-    assert sorted(r.principal for r in reports) == sorted(ids)
-    assert [r.error for r in reports if r.error is not None] == []
-    for principal in ids:
-        with pool.lease(principal) as engine:
-            engine.dream()
 
 
 def _errors(engine: MemoryEngine, other: str, other_commit: str | None) -> str:
@@ -167,7 +108,7 @@ def export_text(home: Home, engine: MemoryEngine, principal: str, target: Path) 
 
 
 def check_isolation(home: Home, ids: list[str], facts: Facts, root: Path) -> None:
-    with _pool(home) as pool:
+    with engine_pool(home) as pool:
         commits: dict[str, str | None] = {}
         for principal in ids:
             with pool.lease(principal) as engine:
@@ -188,21 +129,12 @@ def check_isolation(home: Home, ids: list[str], facts: Facts, root: Path) -> Non
                     assert facts.leaks(text, number) == set(), path
 
 
-@contextmanager
-def _pool(home: Home) -> Iterator[EnginePool]:
-    pool = EnginePool(home, capacity=2)
-    try:
-        yield pool
-    finally:
-        pool.close()
-
-
 def run_scenario(kind: str, facts: Facts, pg_url: str | None, *, with_model: bool) -> None:
     model = EchoModel(facts) if with_model else None
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         with opened_home(kind, facts, root, pg_url, model=model) as (home, ids, clock):
-            with _pool(home) as pool:
+            with engine_pool(home) as pool:
                 converse(pool, ids, facts)
                 maintain(pool, ids, clock)
             check_isolation(home, ids, facts, root)
