@@ -38,6 +38,7 @@ from reverie.engine_parts import MemoryParts
 from reverie.engine_results import NO_MODEL_HINT, PromptResult, RecordResult, describe_hit
 from reverie.errors import ModelNotConfiguredError
 from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
+from reverie.ingest_guard import refuse_self
 from reverie.llm.tokens import CalibratedCounter, default_counter
 from reverie.store_select import open_backend
 
@@ -247,10 +248,13 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         (see ``reverie.ingest``). One ingest per workspace at a time: this one waits for a
         running one, or with ``wait=False`` raises ``IngestBusyError``. Rerunning after a
         crash finishes what the crashed run left, and adds nothing twice. Runs the same on a
-        folder and on a database workspace (``reverie.ports.IngestStores``).
+        folder and on a database workspace (``reverie.ports.IngestStores``). A folder
+        workspace refuses to ingest itself (``InputError``).
         """
         from reverie.ingest import IngestJob, run_ingest  # noqa: PLC0415
 
+        if self.on_folder:  # never the workspace into itself (``ingest_guard.refuse_self``)
+            refuse_self(paths, self.workspace.root)
         job = IngestJob(
             stores=self._stores,
             compaction=self._compactor,
