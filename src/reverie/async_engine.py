@@ -136,6 +136,11 @@ class AsyncMemoryEngine:
         """See ``MemoryEngine.doctor``."""
         return await asyncio.to_thread(self.engine.doctor)
 
+    @staticmethod
+    async def doctor_links(folder: Path) -> DoctorReport:
+        """See ``MemoryEngine.doctor_links``."""
+        return await asyncio.to_thread(MemoryEngine.doctor_links, folder)
+
     async def repair_audit(self) -> AuditIntegrity:
         """See ``MemoryEngine.repair_audit``."""
         return await asyncio.to_thread(self.engine.repair_audit)

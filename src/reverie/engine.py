@@ -45,6 +45,7 @@ from reverie.engine_results import (
 )
 from reverie.errors import InputError, ModelNotConfiguredError
 from reverie.inbound import admit_all, check_limit, check_session_key, clean_text
+from reverie.ingest_guard import refuse_self
 from reverie.llm.tokens import CalibratedCounter, default_counter
 from reverie.messages import Message
 from reverie.store_select import Opened, open_backend
@@ -302,10 +303,13 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         (see ``reverie.ingest``). One ingest per workspace at a time: this one waits for a
         running one, or with ``wait=False`` raises ``IngestBusyError``. Rerunning after a
         crash finishes what the crashed run left, and adds nothing twice. Runs the same on a
-        folder and on a database workspace (``reverie.ports.IngestStores``).
+        folder and on a database workspace (``reverie.ports.IngestStores``). A folder
+        workspace refuses to ingest itself (``InputError``).
         """
         from reverie.ingest import IngestJob, run_ingest  # noqa: PLC0415
 
+        if self.on_folder:  # never the workspace into itself (``ingest_guard.refuse_self``)
+            refuse_self(paths, self.workspace.root)
         job = IngestJob(
             stores=self._stores,
             compaction=self._compactor,

@@ -1,4 +1,4 @@
-"""One ingest per workspace at a time, and what an interrupted ingest left to finish.
+"""One ingest per workspace at a time, never into itself, and what an interrupted one left.
 
 Two ingests writing one workspace at once would each see the other's half-written sessions
 as new data (the duplicates of issue #14). ``hold_ingest`` takes the workspace's ``ingest``
@@ -14,6 +14,12 @@ has caught up, so when it exists and nobody holds the lock, an ingest was interr
 next ingest (whatever its paths) finishes those sessions: it compacts what they left pending,
 then dreams. ``interrupted`` lets ``doctor`` report such a workspace without taking part in it.
 
+``refuse_self`` keeps a folder workspace from ingesting itself: its own folder (by any path:
+a symlink, ``ws/.reverie/..``), or a file or folder of its own layout (``memory/``,
+``.reverie/``, ``sessions/``...), would come back as a second copy of every session under an
+``import:`` key. A file kept elsewhere inside the workspace (``ws/exports/chat.json``) is
+fine.
+
 Works on any backend, through ``reverie.ports.IngestStores``.
 """
 
@@ -24,7 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from reverie.errors import IngestBusyError, LockTimeoutError, StorageError
+from reverie.errors import IngestBusyError, InputError, LockTimeoutError, StorageError
 from reverie.ports import IngestStores
 from reverie.store import layout
 
@@ -32,6 +38,26 @@ MARKER = Path(layout.INGEST_MARKER)
 """Where a folder workspace keeps the run record (relative to its root)."""
 LOCK_NAME = "ingest"
 _POLL_SECONDS = 0.2
+_OWN_TOP: frozenset[str] = frozenset(relative.split("/")[0] for relative in layout.CHECKED)
+"""The top-level names of a workspace's own layout (``memory``, ``.reverie``, ``SOUL.md``...)."""
+
+
+def refuse_self(paths: Sequence[Path], root: Path) -> None:
+    """Refuse ingesting the workspace at ``root`` (or a part of its layout) into itself.
+
+    Raises:
+        InputError: a path is the workspace, or one of its own files or folders.
+    """
+    real_root = root.resolve()
+    for path in paths:
+        real = Path(path).expanduser().resolve()
+        if real == real_root or (
+            real.is_relative_to(real_root) and real.relative_to(real_root).parts[0] in _OWN_TOP
+        ):
+            raise InputError(
+                f"{path} is the workspace being ingested into (or a part of it): ingesting it "
+                "would copy every session into itself; ingest another workspace or an export"
+            )
 
 
 @contextmanager

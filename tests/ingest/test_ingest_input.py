@@ -159,3 +159,35 @@ def test_doctor_finds_an_interrupted_ingest_and_the_next_ingest_finishes_it(
     assert info.compacted_upto == info.message_count == 1
     assert "Porto" in stores.files.read("USER")
     assert engine.doctor().ok
+
+
+def test_a_workspace_is_never_ingested_into_itself(tmp_path: Path) -> None:
+    """``reverie ingest`` of its own folder (by any path) refuses and adds nothing."""
+    workspace = tmp_path / "ws"
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([[_user("I live in Lyon.")]]), "utf-8")
+    env = clean_env(tmp_path, workspace)
+
+    def reverie(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "reverie", "-w", str(workspace), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            cwd=workspace if workspace.exists() else tmp_path,
+        )
+
+    assert reverie("ingest", str(chat)).returncode == 0
+    (tmp_path / "link").symlink_to(workspace, target_is_directory=True)
+    before = reverie("sessions", "--json").stdout
+    for source in (".", "./.reverie/..", str(tmp_path / "link"), "memory/history.jsonl"):
+        refused = reverie("ingest", source, ".reverie/sessions.sqlite3")
+        assert refused.returncode == 1, source
+        assert "is the workspace being ingested into" in refused.stderr
+    assert reverie("sessions", "--json").stdout == before
+    kept = workspace / "exports"
+    kept.mkdir()
+    (kept / "later.json").write_text(json.dumps([[_user("I moved to Porto.")]]), "utf-8")
+    assert reverie("ingest", str(kept / "later.json")).returncode == 0

@@ -152,3 +152,25 @@ def test_a_nanobot_repository_of_memory_files_is_still_adopted(tmp_path: Path) -
         engine.edit_file("memory/MEMORY.md", "# Memory\n\n- adopted\n", author="Lin")
     assert _git(root, "log", "--format=%s").splitlines()[-1] == "nanobot: init"
     _git(root, "fsck", "--strict", "--no-dangling")
+
+
+def test_a_fresh_git_init_in_a_project_folder_is_refused_too(tmp_path: Path) -> None:
+    """``git init`` just run in a checkout (no commit, nothing staged): judged by its folder."""
+    root = tmp_path / "project"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    (root / "main.go").write_text("package main\n", encoding="utf-8")
+    before = _fingerprint(root)
+    with pytest.raises(ForeignRepositoryError, match=r"main\.go"):
+        MemoryEngine.open(root, environ={})
+    assert _fingerprint(root) == before
+    assert _git(root, "status", "--porcelain") == "?? main.go\n"
+
+
+def test_an_empty_repository_in_an_empty_folder_is_adopted(tmp_path: Path) -> None:
+    root = tmp_path / "fresh"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    with MemoryEngine.open(root, environ={}) as engine:
+        assert [info.subject for info in engine.log(5)] == ["init: workspace"]
+    _git(root, "fsck", "--strict", "--no-dangling")

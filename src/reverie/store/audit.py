@@ -140,7 +140,8 @@ class AuditRepo(GitRepo):
 
     def _adopt_locked(self, *, record: bool, created: bool) -> None:
         with self._open() as repo:
-            refuse_foreign(repo, self.root)  # before any write: a project's repository
+            # Before any write: a project's repository (judged by its folder while empty).
+            refuse_foreign(repo, self.root, judge_folder=not created)
             sweep_git_locks(self.git_dir)
             exclude = Path(repo.commondir()) / "info" / "exclude"
             fresh = head_commit(repo) is None

@@ -16,8 +16,11 @@ of its own (``~/.reverie/<name>``); the error says so.
 What counts as a memory repository: every path held by HEAD's tree, by the tip of every
 branch and by the index is one a memory workspace has (``MEMORY_PATHS``: reverie's audited
 files, anything under ``memory/`` and ``skills/``, git's own dotfiles, nanobot's workspace
-files). A repository without a commit and with an empty index holds nothing to protect and is
-adopted. A ``.git`` *file* (a linked worktree or submodule of a repository elsewhere) is
+files). A repository reverie did not create that holds nothing yet (no commit, an empty index,
+as right after ``git init``) is judged by the folder instead: it is a project's when the folder
+holds anything a memory workspace does not (``src/``, ``README.md``), since adopting it would
+write reverie's exclude block (``/*``) into it and hide the project's files from its ``git
+status``. A ``.git`` *file* (a linked worktree or submodule of a repository elsewhere) is
 refused too: every write would land in that other repository. This module reads only.
 """
 
@@ -57,20 +60,41 @@ def is_memory_path(path: str) -> bool:
     return path in MEMORY_PATHS or path.startswith(MEMORY_FOLDERS)
 
 
-def refuse_foreign(repo: Repo, root: Path) -> None:
+FOLDER_NAMES: frozenset[str] = frozenset(
+    {
+        *(relative.split("/")[0] for relative in (*layout.CHECKED, *MEMORY_PATHS)),
+        layout.GIT_INIT_SCRATCH,
+        ".nanobot",
+    }
+)
+"""Top-level names a memory workspace's folder holds (its layout, nanobot's files)."""
+
+
+def refuse_foreign(repo: Repo, root: Path, *, judge_folder: bool = False) -> None:
     """Raise when the open repository at ``root`` holds files no memory workspace has.
 
+    Args:
+        repo: the open repository.
+        root: the workspace folder.
+        judge_folder: the repository was not made by reverie: when it holds nothing yet,
+            look at the folder's own entries instead.
+
     Raises:
-        ForeignRepositoryError: HEAD, a branch or the index holds such a file.
+        ForeignRepositoryError: HEAD, a branch or the index holds such a file (or, with
+            ``judge_folder``, an empty repository's folder does).
     """
+    held = False
     foreign: list[str] = []
     for path in _held_paths(repo):
+        held = True
         if not is_memory_path(path) and path not in foreign:
             foreign.append(path)
             if len(foreign) == SHOWN:
                 break
+    if not held and judge_folder:
+        foreign = sorted(entry.name for entry in root.iterdir() if entry.name not in FOLDER_NAMES)
     if foreign:
-        raise ForeignRepositoryError(foreign_message(foreign), path=root / layout.GIT)
+        raise ForeignRepositoryError(foreign_message(foreign[:SHOWN]), path=root / layout.GIT)
 
 
 def refuse_git_file(root: Path) -> None:
@@ -108,7 +132,7 @@ def refuse_foreign_folder(root: Path) -> None:
     except (NotGitRepository, OSError, ValueError):
         return
     with repo:
-        refuse_foreign(repo, root)
+        refuse_foreign(repo, root, judge_folder=True)
 
 
 def foreign_message(paths: list[str]) -> str:
