@@ -134,6 +134,7 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
         ("endpoints", "config_file"),
         ("async_engine", "engine"),
         ("async_engine", "engine_results"),
+        ("async_engine", "store_select"),  # the twin of on_backend names the opened backend
         # owners open engines on each principal's workspace, through the backend choice, and
         # export a database principal into a folder through the transfer
         ("owners", "engine"),

@@ -13,11 +13,12 @@ perform an operation (use ``engine`` for them), and the ``tools`` and ``index`` 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from reverie.clock import Clock, system_clock
 from reverie.dream.edit import EDIT_LOCK_TIMEOUT
 from reverie.engine import MemoryEngine
 from reverie.engine_results import (
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from reverie.dream.edit import EditResult
     from reverie.dream.result import DreamResult
     from reverie.ingest import IngestReport, Progress
-    from reverie.llm.provider import ToolSchema
+    from reverie.llm.provider import Provider, ToolSchema
     from reverie.provenance import ForgetReport, WhyReport
     from reverie.provenance.plan import ForgetPlan
     from reverie.recall import RecallResult
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from reverie.store.entries import HistoryEntry
     from reverie.store.ledger import LedgerSummary
     from reverie.store.memory_files import MemoryFileName
+    from reverie.store_select import Opened
 
 
 class AsyncMemoryEngine:
@@ -59,6 +61,28 @@ class AsyncMemoryEngine:
     async def open(cls, workspace: Path | str | None = None, **options: Any) -> AsyncMemoryEngine:
         """See ``MemoryEngine.open`` (same arguments)."""
         return cls(await asyncio.to_thread(lambda: MemoryEngine.open(workspace, **options)))
+
+    @classmethod
+    async def on_backend(
+        cls,
+        opened: Opened,
+        *,
+        provider: Provider | None = None,
+        memory_provider: Provider | None = None,
+        clock: Clock = system_clock,
+        environ: Mapping[str, str] | None = None,
+    ) -> AsyncMemoryEngine:
+        """See ``MemoryEngine.on_backend``."""
+        engine = await asyncio.to_thread(
+            lambda: MemoryEngine.on_backend(
+                opened,
+                provider=provider,
+                memory_provider=memory_provider,
+                clock=clock,
+                environ=environ,
+            )
+        )
+        return cls(engine)
 
     async def __aenter__(self) -> AsyncMemoryEngine:
         return self
@@ -254,6 +278,10 @@ class AsyncMemoryEngine:
     async def read_file(self, path: str) -> str:
         """See ``MemoryEngine.read_file``."""
         return await asyncio.to_thread(self.engine.read_file, path)
+
+    async def durable_files(self) -> dict[str, str]:
+        """See ``MemoryEngine.durable_files``."""
+        return await asyncio.to_thread(self.engine.durable_files)
 
     async def line_origins(self, *paths: str) -> dict[str, tuple[LineOrigin, ...]]:
         """See ``MemoryEngine.line_origins``."""

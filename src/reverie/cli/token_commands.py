@@ -48,15 +48,14 @@ def add(
     store: StoreOption = None,
 ) -> None:
     """Make a token and print it (the only time it is shown)."""
+    from reverie.owners.tokens import ID_DIGITS, digest
+
     kind = _kind(principal, app=app_token, admin=admin)
     with opened_home(ctx, home, store) as chosen:
-        book = chosen.tokens()
-        token = book.issue(kind, principal=principal, label=label)
-        grant = book.check(token)
-    assert grant is not None  # just issued
+        token = chosen.tokens().issue(kind, principal=principal, label=label)
     typer.echo(token)
     whose = f" of principal {principal!r}" if principal is not None else ""
-    notice(f"{kind} token {grant.id}{whose}: shown once, keep it now")
+    notice(f"{kind} token {digest(token)[:ID_DIGITS]}{whose}: shown once, keep it now")
 
 
 def _kind(principal: str | None, *, app: bool, admin: bool) -> GrantKind:
