@@ -10,7 +10,7 @@ from reverie import AsyncMemoryEngine, MemoryEngine
 
 PARTS = {"agent", "dreamer", "idle_scanner"}
 """Methods that hand out a part rather than perform an operation: reached through ``engine``."""
-BEFORE_AN_ENGINE = {"on_backend", "doctor_links"}
+BEFORE_AN_ENGINE = {"doctor_links"}
 """Class-level calls made before (or instead of) opening an engine: no engine to wrap yet."""
 
 

@@ -267,10 +267,6 @@ class AsyncMemoryEngine:
         """See ``MemoryEngine.forget_plan``."""
         return await asyncio.to_thread(self.engine.forget_plan, text)
 
-    async def durable_files(self) -> dict[str, str]:
-        """See ``MemoryEngine.durable_files``."""
-        return await asyncio.to_thread(self.engine.durable_files)
-
     async def read_memory(self, name: MemoryFileName) -> str:
         """See ``MemoryEngine.read_memory``."""
         return await asyncio.to_thread(self.engine.read_memory, name)
