@@ -17,13 +17,13 @@ import time
 from pathlib import Path
 
 from reverie import ChatReply, ChatRequest, Message, ScriptedProvider, Workspace
-from reverie.compaction.chunks import ChunkSummariser
-from reverie.compaction.compactor import Compactor
-from reverie.compaction.summariser import ModelSummariser
-from reverie.config import CompactionConfig, ModelConfig, PromptConfig
+from reverie.config.settings import CompactionConfig, ModelConfig, PromptConfig
+from reverie.core.token_estimate import EstimatingCounter
 from reverie.llm.metered import MeteredModel
-from reverie.prompt import PromptAssembler
-from reverie.token_estimate import EstimatingCounter
+from reverie.memory.compaction.chunks import ChunkSummariser
+from reverie.memory.compaction.compactor import Compactor
+from reverie.memory.compaction.summariser import ModelSummariser
+from reverie.memory.prompt import PromptAssembler
 
 TOPICS = ["the Kyoto trip", "project atlas", "the Postgres migration", "weekend plans", "咖啡和茶"]
 

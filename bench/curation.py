@@ -17,7 +17,7 @@ dream). The top-level bullets of SOUL.md, USER.md and memory/MEMORY.md are then 
 
 Matching rule: a bullet matches a gold fact when every bracketed key term of the fact occurs
 in the bullet, case-folded (``curationset.model``). The chatter test here is the bench's own
-short list, independent of ``reverie.modelfree.chatter``. With ``--baseline PATH`` the same
+short list, independent of ``reverie.memory.modelfree.chatter``. With ``--baseline PATH`` the same
 measurement also runs against the reverie source tree at PATH (``PATH/src`` first on the
 import path), printed as ``before``.
 """

@@ -10,7 +10,7 @@ cost of reverie's own work (prompt, tools, publish journal, audit commit, cursor
 transcript). Defaults of DreamConfig apply (batch of 20 entries, 1,000 chars each).
 
 With ``--postgres``, the same runs on a database workspace too (a throwaway cluster on
-loopback, ``reverie.postgres.local_cluster``; ``StoreDreamer``: the staging copy in memory,
+loopback, ``reverie.testing.local_cluster``; ``StoreDreamer``: the staging copy in memory,
 one fenced transaction per publish), and the JSON has one object per backend.
 """
 
@@ -26,12 +26,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from reverie import ChatReply, ChatRequest, ScriptedProvider, ToolCall
-from reverie.dream.runner import Dreamer
-from reverie.dream.store_runner import StoreDreamer
-from reverie.file_backend import FileBackend
+from reverie.core.token_estimate import EstimatingCounter
 from reverie.llm.provider import Provider
-from reverie.ports import Backend
-from reverie.token_estimate import EstimatingCounter
+from reverie.memory.dream.runner import Dreamer
+from reverie.memory.dream.store_runner import StoreDreamer
+from reverie.storage.folder.backend import FileBackend
+from reverie.storage.ports import Backend
 
 Runner = Callable[[Provider], Dreamer | StoreDreamer]
 
@@ -119,8 +119,8 @@ def _folder(tmp: Path) -> dict[str, float | int]:
 
 
 def _postgres() -> dict[str, float | int]:
-    from reverie.postgres.local_cluster import LocalCluster
-    from reverie.postgres_backend import PgBackend
+    from reverie.storage.postgres.backend import PgBackend
+    from reverie.testing.local_cluster import LocalCluster
 
     with LocalCluster(durable=True) as cluster:
         backend = PgBackend.open(cluster.info.url, "bench", create=True)

@@ -3,7 +3,7 @@
 Run: .venv/bin/python bench/home_pool.py [--principals 100] [--max-connections 10]
 (prints one JSON object)
 
-Starts a throwaway PostgreSQL cluster on loopback (``reverie.postgres.local_cluster``), opens
+Starts a throwaway PostgreSQL cluster on loopback (``reverie.testing.local_cluster``), opens
 ``--principals`` engines of one ``DatabaseHome`` (each principal's workspace made on first use),
 keeps them all open, and has each record one message and build one prompt, from 8 threads at
 once. Figures:
@@ -29,11 +29,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 
-from reverie.config import Config
-from reverie.engine import MemoryEngine
-from reverie.owners import DatabaseHome, Openers
-from reverie.postgres.database import Database
-from reverie.postgres.local_cluster import LocalCluster
+from reverie.config.settings import Config
+from reverie.engine.facade import MemoryEngine
+from reverie.engine.owners import DatabaseHome, Openers
+from reverie.storage.postgres.database import Database
+from reverie.testing.local_cluster import LocalCluster
 
 APP = "bench-home"
 

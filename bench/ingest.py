@@ -5,7 +5,7 @@ The examples are copied into many conversations (ids and numbers varied so nothi
 duplicate) and ingested end to end: import, compaction at a 16k context window, dream until
 nothing is pending. Reports messages per second, peak RSS and the durable files' size. With
 ``--postgres`` the ingest goes into a workspace of a throwaway PostgreSQL cluster on loopback
-(``reverie.postgres.local_cluster``, fsync on) instead of a folder (``backend`` says which).
+(``reverie.testing.local_cluster``, fsync on) instead of a folder (``backend`` says which).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from reverie.config import Config, ModelConfig
-from reverie.engine import MemoryEngine
+from reverie.config.settings import Config, ModelConfig
+from reverie.engine.facade import MemoryEngine
 
 EXAMPLES = Path(__file__).parents[1] / "examples" / "conversations.json"
 
@@ -50,8 +50,8 @@ def _engine(folder: Path, config: Config, *, postgres: bool) -> Iterator[MemoryE
     if not postgres:
         yield MemoryEngine.open(folder / "ws", config, environ={})
         return
-    from reverie.postgres.local_cluster import LocalCluster  # the postgres extra
-    from reverie.store_select import init_database
+    from reverie.storage.open import init_database
+    from reverie.testing.local_cluster import LocalCluster  # the postgres extra
 
     with LocalCluster(durable=True) as cluster:
         init_database(cluster.info.url, "bench-ingest")

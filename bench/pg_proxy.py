@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.llm.loopback import LoopbackServer, chat_text
 from tests.reach.running import free_port
 
-from reverie.postgres.local_cluster import LocalCluster
-from reverie.store_select import init_database
+from reverie.storage.open import init_database
+from reverie.testing.local_cluster import LocalCluster
 
 TOKEN = "bench-proxy-token-" + "x" * 24
 

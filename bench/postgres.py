@@ -2,9 +2,9 @@
 
 Run: .venv/bin/python bench/postgres.py [--quick] [--no-sync] [--proxy]   (prints one JSON object)
 
-Starts a throwaway PostgreSQL cluster on loopback (``reverie.postgres.local_cluster``, fsync
+Starts a throwaway PostgreSQL cluster on loopback (``reverie.testing.local_cluster``, fsync
 and synchronous commit on, as a deployment would run it), and measures through the storage
-seam (``reverie.ports``) on both backends:
+seam (``reverie.storage.ports``) on both backends:
 - ``append_ms``: one history append, median (allocation + write, committed);
 - ``append_per_s``: history appends per second with 1 and 2 writer processes on one
   workspace (the per-workspace cursor lock is what 2 writers contend on);
@@ -28,12 +28,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from reverie.file_backend import FileBackend
-from reverie.messages import Message
-from reverie.ports import Backend
-from reverie.postgres.history import NewEntry
-from reverie.postgres.local_cluster import LocalCluster
-from reverie.postgres_backend import PgBackend
+from reverie.core.messages import Message
+from reverie.storage.folder.backend import FileBackend
+from reverie.storage.ports import Backend
+from reverie.storage.postgres.backend import PgBackend
+from reverie.storage.postgres.history import NewEntry
+from reverie.testing.local_cluster import LocalCluster
 
 WORDS = [
     "harbour",

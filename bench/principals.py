@@ -5,7 +5,7 @@ Run: .venv/bin/python bench/principals.py [--folder N] [--database N] [--exchang
 
 Makes a folder home of ``--folder`` principals (default 1,000) and a database home of
 ``--database`` principals (default 10,000) on a throwaway PostgreSQL cluster on loopback
-(``reverie.postgres.local_cluster``, fsync on), each principal with ``--exchanges`` recorded
+(``reverie.testing.local_cluster``, fsync on), each principal with ``--exchanges`` recorded
 exchanges (default 3; 0 skips that home), then measures on each:
 
 - ``seed_s``, ``seed_ms_per_principal``: making the principals and recording their exchanges
@@ -45,9 +45,9 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from reverie.config import Config, DreamConfig
-from reverie.owners import DatabaseHome, EnginePool, FolderHome, Home, Openers
-from reverie.owners.maintenance import CheckReport, Maintenance
+from reverie.config.settings import Config, DreamConfig
+from reverie.engine.owners import DatabaseHome, EnginePool, FolderHome, Home, Openers
+from reverie.engine.owners.maintenance import CheckReport, Maintenance
 
 STALL_SECONDS = 120.0
 """A maintenance run that finishes no check for this long is reported stalled (not waited)."""
@@ -258,7 +258,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             results["folder"] = measure("folder", folder, options.folder, options)
     if options.database > 0:
-        from reverie.postgres.local_cluster import LocalCluster  # the postgres extra
+        from reverie.testing.local_cluster import LocalCluster  # the postgres extra
 
         with LocalCluster(durable=True) as cluster:
             results["database"] = measure("postgres", cluster.info.url, options.database, options)

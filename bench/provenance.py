@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from reverie import MemoryEngine
-from reverie.config import Config, ModelConfig
-from reverie.dream import runner, shared
-from reverie.ports import ProvenancePort
-from reverie.store.provenance_file import DEFAULT_SIDECAR, ProvenanceFile
+from reverie.config.settings import Config, ModelConfig
+from reverie.memory.dream import runner, shared
+from reverie.storage.folder.provenance_file import DEFAULT_SIDECAR, ProvenanceFile
+from reverie.storage.ports import ProvenancePort
 
 Figures = dict[str, Any]
 CONFIG = Config(model=ModelConfig(context_window=8000, max_output_tokens=500))
@@ -50,7 +50,7 @@ def _build(engine: MemoryEngine, sessions: int, turns: int) -> tuple[float, floa
         engine.compact(key)
     spent = [0.0]
     # Each dream calls the name it imported: the folder's runner ``note_run``, the database's
-    # ``note_changes`` (reverie.dream.shared). Time that name.
+    # ``note_changes`` (reverie.memory.dream.shared). Time that name.
     namespace, name = (
         (vars(runner), "note_run") if engine.on_folder else (vars(shared), "note_changes")
     )
@@ -104,9 +104,9 @@ def _measure(engine: MemoryEngine, args: argparse.Namespace, records: Provenance
 
 
 def _on_postgres(args: argparse.Namespace) -> Figures:
-    from reverie.postgres.database import Database  # the postgres extra, on use
-    from reverie.postgres.local_cluster import LocalCluster
-    from reverie.postgres.provenance import PgProvenance
+    from reverie.storage.postgres.database import Database  # the postgres extra, on use
+    from reverie.storage.postgres.provenance import PgProvenance
+    from reverie.testing.local_cluster import LocalCluster
 
     with LocalCluster() as cluster:
         database = Database(cluster.info.url)

@@ -43,9 +43,9 @@ from pathlib import Path
 from recalllib.devset import Conversation, build
 from recalllib.filler import fill, questions
 from reverie import Config, MemoryEngine, Message
-from reverie.config import ModelConfig, PromptConfig, RecallConfig
+from reverie.config.settings import ModelConfig, PromptConfig, RecallConfig
 from reverie.llm.tokens import default_counter
-from reverie.recall import RankedSource, RecallOptions
+from reverie.memory.recall import RankedSource, RecallOptions
 
 WINDOWS = (4096, 8192)
 KEY = "bench:talk"
@@ -80,7 +80,7 @@ VARIANTS: dict[str, RecallOptions] = {
     "all-questions-down": replace(DEFAULT, question_penalty=0),
 }
 FUSED: dict[str, tuple[RecallOptions, Callable[[MemoryEngine], Sequence[RankedSource]]]] = {}
-"""Variants that fuse other rankers with recall's by reciprocal rank (``reverie.recall.fusion``).
+"""Variants that fuse other rankers with recall's by reciprocal rank (``reverie.memory.recall.fusion``).
 
 The slot for dense retrieval: ``FUSED["all+dense"] = (DEFAULT, lambda engine: [source])``
 with ``source`` a ``RankedSource`` over ``engine``'s items; the table then shows it beside

@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from reverie import Message, Workspace
-from reverie.messages import Role
-from reverie.search import SearchIndex
+from reverie.core.messages import Role
+from reverie.storage.folder.index import SearchIndex
 
 SESSIONS = 50
 _VOCABULARY = (

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.llm.loopback import LoopbackServer, chat_text
 from tests.reach.running import ServedApp
 
-from reverie.owners import EnginePool, FolderHome, Openers
+from reverie.engine.owners import EnginePool, FolderHome, Openers
 from reverie.serve import Gate, Upstream, create_app
 
 TOKEN = "bench-token"

@@ -35,8 +35,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from reverie.dream.journal import DEFAULT_JOURNAL as JOURNAL
-from reverie.store.workspace import Workspace
+from reverie.memory.dream.journal import DEFAULT_JOURNAL as JOURNAL
+from reverie.storage.folder.workspace import Workspace
 from soaklib.acks import read_acks
 from soaklib.checks import (
     Report,

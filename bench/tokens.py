@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from reverie.core.token_estimate import estimate_tokens
 from reverie.llm.tokens import ExactCounter
-from reverie.token_estimate import estimate_tokens
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "llm" / "corpus"
 REPEATS = 200

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from reverie import Workspace
-from reverie.config import Config, RecallConfig
+from reverie.config.settings import Config, RecallConfig
 from tests.llm.loopback import LoopbackServer
 
 if TYPE_CHECKING:
@@ -141,8 +141,8 @@ def pg_url() -> Iterator[str]:
     One throwaway cluster per test session, started on first use (``tests/postgres``).
     """
     pytest.importorskip("psycopg", reason="the postgres extra is not installed")
-    from reverie.postgres.database import Database  # the postgres extra
-    from reverie.postgres.local_cluster import LocalCluster, find_binaries
+    from reverie.storage.postgres.database import Database  # the postgres extra
+    from reverie.testing.local_cluster import LocalCluster, find_binaries
 
     if find_binaries() is None:
         if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:

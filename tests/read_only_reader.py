@@ -11,8 +11,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from reverie.config import Config, RecallConfig
-from reverie.engine import MemoryEngine
+from reverie.config.settings import Config, RecallConfig
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import ReverieError
 
 

@@ -149,17 +149,17 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
 )
 
 # Modules that work on the workspace *as files* (paths, git, skill folders) and so take the
-# file backend (``Workspace``); every other process takes the protocols of ``reverie.ports``.
+# file backend (``Workspace``); every other process takes the protocols of ``reverie.storage.ports``.
 FILE_LEVEL: frozenset[str] = frozenset(
     {
         "reverie",  # re-exports Workspace
-        "reverie.file_backend",
-        "reverie.engine_reads",  # MemoryEngine.workspace, for tests and file tools
-        "reverie.doctor",
-        "reverie.search.index",
-        "reverie.dream.edit",
-        "reverie.dream.locking",
-        "reverie.dream.runner",
+        "reverie.storage.folder.backend",
+        "reverie.engine.reads",  # MemoryEngine.workspace, for tests and file tools
+        "reverie.memory.doctor",
+        "reverie.storage.folder.index.index",
+        "reverie.memory.dream.edit",
+        "reverie.memory.dream.locking",
+        "reverie.memory.dream.runner",
     }
 )
 
@@ -226,7 +226,9 @@ def edges(tree: Mapping[str, str]) -> list[Edge]:
                 module = node.module or ""
                 for alias in node.names:
                     full = f"{module}.{alias.name}"
-                    if full in tree:  # ``from reverie.store import layout``: the module itself
+                    if (
+                        full in tree
+                    ):  # ``from reverie.storage.folder import layout``: the module itself
                         found.append(Edge(source=source, target=full, names=(), line=node.lineno))
                     else:
                         found.append(
@@ -349,25 +351,28 @@ def _is_engine(node: ast.expr) -> bool:
 def workspace_violations(found: list[Edge]) -> list[str]:
     """Only the store and the file-level modules take ``Workspace``; the rest take ports."""
     return [
-        f"{edge.source}:{edge.line} imports the file backend (use reverie.ports)"
+        f"{edge.source}:{edge.line} imports the file backend (use reverie.storage.ports)"
         for edge in found
-        if edge.target == "reverie.store.workspace"
+        if edge.target == "reverie.storage.folder.workspace"
         and _group(edge.source) != "store"
         and edge.source not in FILE_LEVEL
     ]
 
 
-# Strings that spell a workspace path outside ``store/layout.py``, allowed with their reason.
+# Strings that spell a workspace path outside ``storage/folder/layout.py``, allowed with their reason.
 PATH_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(
     {
-        ("reverie.dream.confine", r"memory/history.*\.jsonl"),  # a pattern dream may not read
+        (
+            "reverie.memory.dream.confine",
+            r"memory/history.*\.jsonl",
+        ),  # a pattern dream may not read
         ("reverie.serve.proxy", "memory"),  # an error code, not a path
     }
 )
 
 
 def _layout_paths() -> frozenset[str]:
-    from reverie.store import layout
+    from reverie.storage.folder import layout
 
     return frozenset(
         value
@@ -377,10 +382,10 @@ def _layout_paths() -> frozenset[str]:
 
 
 def path_violations(tree: Mapping[str, str], spelled: frozenset[str]) -> list[str]:
-    """Workspace paths are spelled once, in ``reverie.store.layout``; others use its names."""
+    """Workspace paths are spelled once, in ``reverie.storage.folder.layout``; others use its names."""
     bad = []
     for module, text in tree.items():
-        if module == "reverie.store.layout":
+        if module == "reverie.storage.folder.layout":
             continue
         docstrings = _docstrings(text)
         for node in _nodes(text):
@@ -414,13 +419,13 @@ def _is_value(module: str, name: str) -> bool:
     return not callable(obj) or (module, name) in PURE_FUNCTIONS
 
 
-PURE_FUNCTIONS = frozenset({("reverie.dream.edit", "text_sha256")})
+PURE_FUNCTIONS = frozenset({("reverie.memory.dream.edit", "text_sha256")})
 """Functions of lower layers a surface may call: pure, no store, no model."""
 
 
 def _operations() -> frozenset[str]:
-    from reverie.async_engine import AsyncMemoryEngine
-    from reverie.engine import MemoryEngine
+    from reverie.engine.async_engine import AsyncMemoryEngine
+    from reverie.engine.facade import MemoryEngine
 
     names = set(dir(MemoryEngine)) | set(dir(AsyncMemoryEngine))
     init = ast.parse(inspect.getsource(MemoryEngine.__init__).strip())
@@ -468,44 +473,48 @@ def test_workspace_paths_are_spelled_only_in_the_layout() -> None:
 
 
 def test_the_rules_catch_a_violating_tree() -> None:
-    up = edges({"reverie.store.bad": "from reverie.engine import MemoryEngine\n"})
-    assert layer_violations(up) == ["reverie.store.bad:1 imports reverie.engine (a higher layer)"]
-    assert layer_violations(edges({"reverie.store.x": "import reverie.llm.provider\n"}))
+    up = edges({"reverie.storage.folder.bad": "from reverie.engine.facade import MemoryEngine\n"})
+    assert layer_violations(up) == [
+        "reverie.storage.folder.bad:1 imports reverie.engine.facade (a higher layer)"
+    ]
+    assert layer_violations(edges({"reverie.storage.folder.x": "import reverie.llm.provider\n"}))
     assert unlayered({"reverie.gadgets": ""}) == ["gadgets"]
     sideways = edges({"reverie.mcp.x": "from reverie.cli.render import out\n"})
     assert sibling_violations(sideways) == ["reverie.mcp.x:1 imports sibling reverie.cli.render"]
     typed_cycle = {
-        "reverie.prompt": "if TYPE_CHECKING:\n    from reverie.agent import ChatAgent\n",
-        "reverie.agent": "from reverie.prompt import PromptAssembler\n",
+        "reverie.memory.prompt": "if TYPE_CHECKING:\n    from reverie.memory.agent import ChatAgent\n",
+        "reverie.memory.agent": "from reverie.memory.prompt import PromptAssembler\n",
     }
     assert cycles(edges(typed_cycle), _group) == [["agent", "prompt"]]
     assert cycles(edges(typed_cycle), lambda module: module) == [
-        ["reverie.agent", "reverie.prompt"]
+        ["reverie.memory.agent", "reverie.memory.prompt"]
     ]
     reach = edges(
         {
-            "reverie.cli.x": "from reverie.store.workspace import Workspace\n",
-            "reverie.store.workspace": "",
+            "reverie.cli.x": "from reverie.storage.folder.workspace import Workspace\n",
+            "reverie.storage.folder.workspace": "",
         }
     )
     assert surface_violations(reach, lambda _m, _n: False) == [
-        "reverie.cli.x:1 takes Workspace from reverie.store.workspace"
+        "reverie.cli.x:1 takes Workspace from reverie.storage.folder.workspace"
     ]
     assert surface_violations(
-        edges({"reverie.viewer.x": "from reverie.status import gather\n"}), _is_value
-    ) == ["reverie.viewer.x:1 takes gather from reverie.status"]
+        edges({"reverie.viewer.x": "from reverie.memory.status import gather\n"}), _is_value
+    ) == ["reverie.viewer.x:1 takes gather from reverie.memory.status"]
     parts = {"reverie.cli.x": "def f(memory):\n    return memory.workspace.root, memory._stores\n"}
     assert sorted(engine_part_violations(parts, frozenset({"workspace", "status"}))) == [
         "reverie.cli.x:2 uses the engine's _stores",
         "reverie.cli.x:2 uses the engine's workspace",
     ]
-    spelled = {"reverie.doctor": '"""Doc: memory/.cursor."""\nFLOOR = "memory/.cursor"\n'}
+    spelled = {"reverie.memory.doctor": '"""Doc: memory/.cursor."""\nFLOOR = "memory/.cursor"\n'}
     assert path_violations(spelled, frozenset()) == [
-        "reverie.doctor:2 spells the path 'memory/.cursor'"
+        "reverie.memory.doctor:2 spells the path 'memory/.cursor'"
     ]
-    files = edges({"reverie.prompt": "from reverie.store.workspace import Workspace\n"})
+    files = edges(
+        {"reverie.memory.prompt": "from reverie.storage.folder.workspace import Workspace\n"}
+    )
     assert workspace_violations(files) == [
-        "reverie.prompt:1 imports the file backend (use reverie.ports)"
+        "reverie.memory.prompt:1 imports the file backend (use reverie.storage.ports)"
     ]
 
 
@@ -549,7 +558,9 @@ def test_public_api_is_sorted_and_importable() -> None:
         assert getattr(reverie, name) is not None
 
 
-@pytest.mark.parametrize("package", ["reverie", "reverie.modelfree", "reverie.provenance"])
+@pytest.mark.parametrize(
+    "package", ["reverie", "reverie.memory.modelfree", "reverie.memory.provenance"]
+)
 def test_lazy_exports_match_the_typed_imports_and_all(package: str) -> None:
     module = importlib.import_module(package)
     assert module.__file__ is not None

@@ -5,8 +5,8 @@ from datetime import datetime
 import pytest
 
 from reverie import Message, ToolCall
-from reverie.clock import require_aware, system_clock
-from reverie.token_estimate import EstimatingCounter, estimate_tokens
+from reverie.core.clock import require_aware, system_clock
+from reverie.core.token_estimate import EstimatingCounter, estimate_tokens
 
 
 def test_system_clock_is_aware_and_naive_times_are_refused() -> None:

@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from reverie.config import PROMPT_MARGIN, Config, ModelConfig, prompt_room
-from reverie.config_file import config_text, load_config
+from reverie.config.file import config_text, load_config
+from reverie.config.settings import PROMPT_MARGIN, Config, ModelConfig, prompt_room
 from reverie.errors import ConfigError
 
 

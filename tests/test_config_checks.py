@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from reverie.config import Config
-from reverie.config_checks import RANGES
-from reverie.config_file import load_config
+from reverie.config.checks import RANGES
+from reverie.config.file import load_config
+from reverie.config.settings import Config
 from reverie.errors import ConfigError
 
 

@@ -18,10 +18,10 @@ from reverie import (
     ToolCall,
     Usage,
 )
-from reverie.async_engine import AsyncMemoryEngine
-from reverie.config import CompactionConfig, Config, ModelConfig
-from reverie.endpoints import build_provider
-from reverie.engine import MemoryEngine
+from reverie.config.settings import CompactionConfig, Config, ModelConfig
+from reverie.engine.async_engine import AsyncMemoryEngine
+from reverie.engine.facade import MemoryEngine
+from reverie.llm.endpoints import build_provider
 from reverie.llm.openai_provider import OpenAIProvider
 from tests.conftest import StepClock
 

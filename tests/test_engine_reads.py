@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from reverie import ChatReply, ChatRequest, Message, RevisionNotFoundError, ScriptedProvider
-from reverie.config import Config, ModelConfig
-from reverie.engine import MemoryEngine
+from reverie.config.settings import Config, ModelConfig
+from reverie.engine.facade import MemoryEngine
 from reverie.llm.lazy import LazyProvider
 from reverie.llm.openai_provider import OpenAIProvider
 from tests.conftest import StepClock

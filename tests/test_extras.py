@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from reverie import extras
 from reverie.cli.render import out
-from reverie.extras import install_hint
+from reverie.config import extras
+from reverie.config.extras import install_hint
 
 
 def test_a_checkout_install_gets_an_editable_hint_naming_the_checkout() -> None:

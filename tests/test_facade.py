@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from reverie import InputError, MemoryEngine, ModelNotConfiguredError
-from reverie.async_engine import AsyncMemoryEngine
-from reverie.config import Config, ModelConfig
+from reverie.config.settings import Config, ModelConfig
+from reverie.engine.async_engine import AsyncMemoryEngine
 from tests.conftest import StepClock
 
 NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reverie.config import Config, ModelConfig
-from reverie.engine import MemoryEngine
+from reverie.config.settings import Config, ModelConfig
+from reverie.core.inbound import MAX_MESSAGE_CHARS, has_surrogate_escape
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import InputError, ReverieError
-from reverie.inbound import MAX_MESSAGE_CHARS, has_surrogate_escape
 from tests.conftest import StepClock
 from tests.store.stored_sessions import stored_session_bytes
 

@@ -9,11 +9,9 @@ from pathlib import Path
 import pytest
 
 from reverie import Message
-from reverie.clock import local_time, parse_wall_clock, wall_clock
-from reverie.config import Config, ModelConfig
-from reverie.engine import MemoryEngine
-from reverie.errors import InputError
-from reverie.inbound import (
+from reverie.config.settings import Config, ModelConfig
+from reverie.core.clock import local_time, parse_wall_clock, wall_clock
+from reverie.core.inbound import (
     MAX_JSON_DEPTH,
     MAX_MESSAGE_CHARS,
     admit,
@@ -24,6 +22,8 @@ from reverie.inbound import (
     valid_json,
     valid_text,
 )
+from reverie.engine.facade import MemoryEngine
+from reverie.errors import InputError
 from tests.conftest import StepClock
 from tests.store.old_journals import OldJournal, journal_path
 from tests.store.stored_sessions import stored_session_bytes

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from reverie import Message
 from reverie.cli.ingest_command import undreamt_line
-from reverie.config import Config
-from reverie.engine import MemoryEngine
+from reverie.config.settings import Config
+from reverie.engine.facade import MemoryEngine
 from tests.conftest import StepClock
 from tests.ingest.targets import Target
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from reverie.importers import detect, load
-from reverie.ports import Stores
-from reverie.store.entries import HistoryEntry
+from reverie.memory.ingest.importers import detect, load
+from reverie.storage.folder.entries import HistoryEntry
+from reverie.storage.ports import Stores
 from tests.ingest.targets import Target
 
 WORKSPACE_ID = "0123456789abcdef0123456789abcdef"

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 
 from reverie import Message, ToolCall
-from reverie.messages import JSONObject, MessageFormatError
+from reverie.core.messages import JSONObject, MessageFormatError
 
 
 def test_message_round_trips_with_tool_calls_and_extra_fields() -> None:

@@ -1,11 +1,24 @@
-"""The file backend conforms to the storage seam (``reverie.ports``), checked by mypy and run."""
+"""The file backend conforms to the storage seam (``reverie.storage.ports``), checked by mypy and run."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from reverie.file_backend import FileBackend
-from reverie.ports import (
+from reverie.storage.folder.audit import AuditRepo
+from reverie.storage.folder.backend import FileBackend
+from reverie.storage.folder.cursors import DreamCursor
+from reverie.storage.folder.history import HistoryLog
+from reverie.storage.folder.index.index import SearchIndex
+from reverie.storage.folder.ingest_records import FolderIngestRecords
+from reverie.storage.folder.ledger import Ledger
+from reverie.storage.folder.locks import ProcessLock
+from reverie.storage.folder.memory_files import MemoryFiles
+from reverie.storage.folder.provenance_file import ProvenanceFile
+from reverie.storage.folder.quarantine import Quarantine
+from reverie.storage.folder.rejections import RejectionLog
+from reverie.storage.folder.sessions_sqlite import SqliteSessionStore
+from reverie.storage.folder.workspace import Workspace
+from reverie.storage.ports import (
     AuditPort,
     Backend,
     CursorPort,
@@ -24,19 +37,6 @@ from reverie.ports import (
     SessionsPort,
     Stores,
 )
-from reverie.search.index import SearchIndex
-from reverie.store.audit import AuditRepo
-from reverie.store.cursors import DreamCursor
-from reverie.store.history import HistoryLog
-from reverie.store.ingest_records import FolderIngestRecords
-from reverie.store.ledger import Ledger
-from reverie.store.locks import ProcessLock
-from reverie.store.memory_files import MemoryFiles
-from reverie.store.provenance_file import ProvenanceFile
-from reverie.store.quarantine import Quarantine
-from reverie.store.rejections import RejectionLog
-from reverie.store.sessions_sqlite import SqliteSessionStore
-from reverie.store.workspace import Workspace
 
 # mypy checks each assignment: a concrete class that drifts from its protocol fails the gate.
 AUDIT: type[AuditPort] = AuditRepo

@@ -3,10 +3,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from reverie import Message, ToolCall, ToolSchema, Workspace
-from reverie.config import PromptConfig
-from reverie.prompt import CONTINUATION_NOTE, PromptAssembler
-from reverie.session import is_internal
-from reverie.token_estimate import EstimatingCounter
+from reverie.config.settings import PromptConfig
+from reverie.core.session import is_internal
+from reverie.core.token_estimate import EstimatingCounter
+from reverie.memory.prompt import CONTINUATION_NOTE, PromptAssembler
 
 COUNTER = EstimatingCounter()
 

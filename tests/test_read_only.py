@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from reverie.config import Config
-from reverie.engine import MemoryEngine
+from reverie.config.settings import Config
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import AuditError
 from tests.conftest import StepClock
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reverie.redact import contains_secret, display_url, find_kinds, redact, scrub_urls
-from reverie.redact.checksums import iban_valid, luhn_valid
+from reverie.core.redact import contains_secret, display_url, find_kinds, redact, scrub_urls
+from reverie.core.redact.checksums import iban_valid, luhn_valid
 
 SECRET_STATEMENTS = [
     ("My password for the bank is Tr0ub4dor", "Tr0ub4dor", "password"),

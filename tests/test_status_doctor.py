@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reverie.config import Config
-from reverie.doctor import examine, sqlite_damage
-from reverie.engine import MemoryEngine
-from reverie.messages import Message
-from reverie.store.workspace import Workspace
+from reverie.config.settings import Config
+from reverie.core.messages import Message
+from reverie.engine.facade import MemoryEngine
+from reverie.memory.doctor import examine, sqlite_damage
+from reverie.storage.folder.workspace import Workspace
 from tests.conftest import StepClock
 
 

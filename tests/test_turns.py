@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reverie import Message, Session, ToolCall
-from reverie.turns import last_safe_cut, pick_cut, replay, turn_boundaries, unsafe_cuts
+from reverie.core.turns import last_safe_cut, pick_cut, replay, turn_boundaries, unsafe_cuts
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

@@ -28,16 +28,16 @@ import numpy.typing as npt
 
 from recalllib.devset import Conversation
 from reverie import MemoryEngine
-from reverie.dense.encoder import E5Encoder
-from reverie.dense.retriever import (
+from reverie.memory.recall import RecallOptions
+from reverie.memory.recall.dense.encoder import E5Encoder
+from reverie.memory.recall.dense.retriever import (
     PER_QUERY,
     PER_QUERY_CHARS,
     DenseRetriever,
     Followed,
     query_text,
 )
-from reverie.dense.vectors import VECTORS_PATH, Mark, VectorStore
-from reverie.recall import RecallOptions
+from reverie.memory.recall.dense.vectors import VECTORS_PATH, Mark, VectorStore
 
 Vectors = npt.NDArray[np.float32]
 KEY = "bench:talk"

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 from reverie import Message, Workspace
-from reverie.messages import Role
+from reverie.core.messages import Role
 
 SESSIONS = 50
 _VOCABULARY = (

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from reverie.compaction.result import CompactionResult
-from reverie.messages import Message
+from reverie.core.messages import Message
+from reverie.memory.compaction.result import CompactionResult
 
 Ack = dict[str, Any]
 

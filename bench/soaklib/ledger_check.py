@@ -17,9 +17,9 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from reverie.config import DreamConfig
-from reverie.dream.result import FAILED_OUTCOMES
-from reverie.store.ledger import Ledger, LedgerRecord
+from reverie.config.settings import DreamConfig
+from reverie.memory.dream.result import FAILED_OUTCOMES
+from reverie.storage.folder.ledger import Ledger, LedgerRecord
 
 RUN_END = frozenset({"final", "completed", *FAILED_OUTCOMES})
 

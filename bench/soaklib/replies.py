@@ -31,8 +31,8 @@ import random
 from typing import Literal, cast
 
 from reverie import prompts
-from reverie.messages import JSONObject, JSONValue
-from reverie.token_estimate import TokenCounter
+from reverie.core.messages import JSONObject, JSONValue
+from reverie.core.token_estimate import TokenCounter
 from soaklib.wire import Answer, Call, Completion, render, text_of
 
 Job = Literal["compaction", "dream", "chat"]

@@ -15,8 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self, cast
 
+from reverie.core.messages import JSONObject
 from reverie.llm.tokens import default_counter
-from reverie.messages import JSONObject
 from soaklib.replies import Replier
 from soaklib.wire import Answer
 

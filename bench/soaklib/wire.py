@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import cast
 
-from reverie.messages import JSONObject
-from reverie.token_estimate import TokenCounter
+from reverie.core.messages import JSONObject
+from reverie.core.token_estimate import TokenCounter
 
 Call = tuple[str, str, str]
 """(id, tool name, arguments as JSON text)."""

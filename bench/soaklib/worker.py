@@ -23,9 +23,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from reverie.engine import MemoryEngine
+from reverie.core.messages import Message, ToolCall
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import ModelError, ReverieError
-from reverie.messages import Message, ToolCall
 from soaklib.acks import Ack, AckWriter, entries_written, message_hash
 from soaklib.settings import open_engine
 

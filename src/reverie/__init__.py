@@ -12,18 +12,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from reverie.lazy_exports import lazy_getattr
+from reverie.core.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from reverie.agent import TurnResult
-    from reverie.async_engine import AsyncMemoryEngine
-    from reverie.compaction.result import CompactionResult
-    from reverie.config import Config
-    from reverie.doctor import DoctorReport
-    from reverie.dream.edit import EditResult
-    from reverie.dream.result import DreamResult
-    from reverie.engine import MemoryEngine
-    from reverie.engine_results import PromptResult, RecordResult
+    from reverie.config.settings import Config
+    from reverie.core.messages import Message, ToolCall
+    from reverie.core.screening import RejectedRule
+    from reverie.core.session import ArchivedSummary, Session, SessionInfo
+    from reverie.engine.async_engine import AsyncMemoryEngine
+    from reverie.engine.facade import MemoryEngine
+    from reverie.engine.results import PromptResult, RecordResult
     from reverie.errors import (
         AuditError,
         ContextLengthExceededError,
@@ -55,15 +53,19 @@ if TYPE_CHECKING:
         WorkspaceFormatError,
         WorkspaceMissingError,
     )
-    from reverie.ingest import IngestReport
     from reverie.llm.anthropic_provider import AnthropicProvider
     from reverie.llm.openai_provider import OpenAIProvider
     from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema, Usage
     from reverie.llm.retry import RetryPolicy
     from reverie.llm.scripted import ScriptedProvider
     from reverie.llm.tokens import CalibratedCounter, ExactCounter, count_request, default_counter
-    from reverie.messages import Message, ToolCall
-    from reverie.provenance import (
+    from reverie.memory.agent import TurnResult
+    from reverie.memory.compaction.result import CompactionResult
+    from reverie.memory.doctor import DoctorReport
+    from reverie.memory.dream.edit import EditResult
+    from reverie.memory.dream.result import DreamResult
+    from reverie.memory.ingest.run import IngestReport
+    from reverie.memory.provenance import (
         ForgetPlan,
         ForgetReport,
         LineProvenance,
@@ -72,50 +74,48 @@ if TYPE_CHECKING:
         SourceMessage,
         WhyReport,
     )
-    from reverie.recall import RecalledItem, RecallResult
-    from reverie.screening import RejectedRule
-    from reverie.search import SearchHit
-    from reverie.session import ArchivedSummary, Session, SessionInfo
-    from reverie.status import Status
-    from reverie.store.audit import CommitDetail, CommitInfo, LineOrigin
-    from reverie.store.entries import HistoryEntry
-    from reverie.store.history import TrimResult
-    from reverie.store.sessions_sqlite import SessionStore
-    from reverie.store.workspace import Workspace
+    from reverie.memory.recall import RecalledItem, RecallResult
+    from reverie.memory.status import Status
+    from reverie.storage.folder.audit import CommitDetail, CommitInfo, LineOrigin
+    from reverie.storage.folder.entries import HistoryEntry
+    from reverie.storage.folder.history import TrimResult
+    from reverie.storage.folder.index import SearchHit
+    from reverie.storage.folder.sessions_sqlite import SessionStore
+    from reverie.storage.folder.workspace import Workspace
 
 _WHERE: dict[str, str] = {
     "AnthropicProvider": "reverie.llm.anthropic_provider",
-    "ArchivedSummary": "reverie.session",
-    "AsyncMemoryEngine": "reverie.async_engine",
+    "ArchivedSummary": "reverie.core.session",
+    "AsyncMemoryEngine": "reverie.engine.async_engine",
     "AuditError": "reverie.errors",
     "CalibratedCounter": "reverie.llm.tokens",
     "ChatReply": "reverie.llm.provider",
     "ChatRequest": "reverie.llm.provider",
-    "CommitDetail": "reverie.store.audit",
-    "CommitInfo": "reverie.store.audit",
-    "CompactionResult": "reverie.compaction.result",
-    "Config": "reverie.config",
+    "CommitDetail": "reverie.storage.folder.audit",
+    "CommitInfo": "reverie.storage.folder.audit",
+    "CompactionResult": "reverie.memory.compaction.result",
+    "Config": "reverie.config.settings",
     "ContextLengthExceededError": "reverie.errors",
     "CursorError": "reverie.errors",
-    "DoctorReport": "reverie.doctor",
-    "DreamResult": "reverie.dream.result",
+    "DoctorReport": "reverie.memory.doctor",
+    "DreamResult": "reverie.memory.dream.result",
     "EditError": "reverie.errors",
-    "EditResult": "reverie.dream.edit",
+    "EditResult": "reverie.memory.dream.edit",
     "ExactCounter": "reverie.llm.tokens",
-    "ForgetPlan": "reverie.provenance",
-    "ForgetReport": "reverie.provenance",
-    "HistoryEntry": "reverie.store.entries",
+    "ForgetPlan": "reverie.memory.provenance",
+    "ForgetReport": "reverie.memory.provenance",
+    "HistoryEntry": "reverie.storage.folder.entries",
     "HistoryError": "reverie.errors",
     "IngestBusyError": "reverie.errors",
-    "IngestReport": "reverie.ingest",
+    "IngestReport": "reverie.memory.ingest.run",
     "InputError": "reverie.errors",
     "InputTooLargeError": "reverie.errors",
-    "LineOrigin": "reverie.store.audit",
-    "LineProvenance": "reverie.provenance",
+    "LineOrigin": "reverie.storage.folder.audit",
+    "LineProvenance": "reverie.memory.provenance",
     "LockTimeoutError": "reverie.errors",
     "MalformedReplyError": "reverie.errors",
-    "MemoryEngine": "reverie.engine",
-    "Message": "reverie.messages",
+    "MemoryEngine": "reverie.engine.facade",
+    "Message": "reverie.core.messages",
     "ModelConnectionError": "reverie.errors",
     "ModelError": "reverie.errors",
     "ModelHTTPError": "reverie.errors",
@@ -124,37 +124,37 @@ _WHERE: dict[str, str] = {
     "ModelTimeoutError": "reverie.errors",
     "OpenAIProvider": "reverie.llm.openai_provider",
     "OutsideLinkError": "reverie.errors",
-    "PromptResult": "reverie.engine_results",
+    "PromptResult": "reverie.engine.results",
     "Provider": "reverie.llm.provider",
-    "PurgeReport": "reverie.provenance",
-    "RecallResult": "reverie.recall",
-    "RecalledItem": "reverie.recall",
-    "RecordResult": "reverie.engine_results",
-    "RejectedRule": "reverie.screening",
+    "PurgeReport": "reverie.memory.provenance",
+    "RecallResult": "reverie.memory.recall",
+    "RecalledItem": "reverie.memory.recall",
+    "RecordResult": "reverie.engine.results",
+    "RejectedRule": "reverie.core.screening",
     "RestoreWouldLoseError": "reverie.errors",
     "RetryPolicy": "reverie.llm.retry",
     "ReverieError": "reverie.errors",
     "RevisionNotFoundError": "reverie.errors",
     "ScriptExhaustedError": "reverie.errors",
     "ScriptedProvider": "reverie.llm.scripted",
-    "SearchHit": "reverie.search",
-    "Session": "reverie.session",
+    "SearchHit": "reverie.storage.folder.index",
+    "Session": "reverie.core.session",
     "SessionError": "reverie.errors",
     "SessionImportError": "reverie.errors",
-    "SessionInfo": "reverie.session",
-    "SessionStore": "reverie.store.sessions_sqlite",
-    "SourceEntry": "reverie.provenance",
-    "SourceMessage": "reverie.provenance",
-    "Status": "reverie.status",
+    "SessionInfo": "reverie.core.session",
+    "SessionStore": "reverie.storage.folder.sessions_sqlite",
+    "SourceEntry": "reverie.memory.provenance",
+    "SourceMessage": "reverie.memory.provenance",
+    "Status": "reverie.memory.status",
     "StorageError": "reverie.errors",
     "StoreUnsupportedError": "reverie.errors",
-    "ToolCall": "reverie.messages",
+    "ToolCall": "reverie.core.messages",
     "ToolSchema": "reverie.llm.provider",
-    "TrimResult": "reverie.store.history",
-    "TurnResult": "reverie.agent",
+    "TrimResult": "reverie.storage.folder.history",
+    "TurnResult": "reverie.memory.agent",
     "Usage": "reverie.llm.provider",
-    "WhyReport": "reverie.provenance",
-    "Workspace": "reverie.store.workspace",
+    "WhyReport": "reverie.memory.provenance",
+    "Workspace": "reverie.storage.folder.workspace",
     "WorkspaceDamagedError": "reverie.errors",
     "WorkspaceError": "reverie.errors",
     "WorkspaceFormatError": "reverie.errors",

@@ -18,7 +18,7 @@ reverie, with ``raise ... from exc``, so callers only ever catch this tree::
     │   └── ForeignRepositoryError      .git is a project's repository, not memory's (path kept)
     ├── ConfigError                 reverie.toml or a REVERIE_* variable is invalid (key named)
     ├── InputError                  a value given to reverie is refused before anything is written
-    │   ├── MessageFormatError          a JSON object is not a valid message (messages.py)
+    │   ├── MessageFormatError          a JSON object is not a valid message (core/messages.py)
     │   └── InputTooLargeError          a file or stream to read is past its size limit (path kept)
     ├── ImportSourceError           a file or folder to import cannot be read (path kept)
     │   └── UnknownImportFormatError    it holds no format reverie can import
@@ -61,14 +61,14 @@ from pathlib import Path
 class ReverieError(Exception):
     """Root of every error reverie raises on purpose.
 
-    Every text argument is redacted (``reverie.redact``: secrets, and URLs without their
+    Every text argument is redacted (``reverie.core.redact``: secrets, and URLs without their
     userinfo or secret query values), so a message never shows a password or an API key,
     whichever part of reverie built it.
     """
 
     def __init__(self, *args: object) -> None:
         # Imported on the first error: a start that raises none (``--help``) does without it.
-        from reverie.redact import redact, scrub_urls  # noqa: PLC0415
+        from reverie.core.redact import redact, scrub_urls  # noqa: PLC0415
 
         super().__init__(
             *(redact(scrub_urls(arg)) if isinstance(arg, str) else arg for arg in args)
@@ -153,7 +153,7 @@ class RevisionNotFoundError(AuditError):
 
 
 class ForeignRepositoryError(AuditError):
-    """The folder's ``.git`` is another project's repository (``reverie.store.audit_foreign``).
+    """The folder's ``.git`` is another project's repository (``reverie.storage.folder.audit_foreign``).
 
     reverie never adopts it, commits on its branches or rewrites its history; ``path`` is the
     ``.git``.
@@ -316,7 +316,7 @@ class StorageError(ReverieError):
 
 
 class DatabaseError(ReverieError):
-    """The PostgreSQL store failed or refused an operation (``reverie.postgres``).
+    """The PostgreSQL store failed or refused an operation (``reverie.storage.postgres``).
 
     ``where`` names the database (URL without its password) and the workspace.
     """

@@ -15,9 +15,9 @@ from typer.testing import CliRunner, Result
 
 from reverie.cli import app
 from reverie.cli.app import ReverieGroup
-from reverie.engine import MemoryEngine
+from reverie.core.messages import Message
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import ModelConnectionError
-from reverie.messages import Message
 from tests.cli.conftest import Cli
 
 COMMANDS: tuple[str, ...] = ("init", "ask", "chat", "ingest", "history", "search", "sessions")

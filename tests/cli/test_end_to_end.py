@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reverie.engine import MemoryEngine
-from reverie.messages import Message
+from reverie.core.messages import Message
+from reverie.engine.facade import MemoryEngine
 from tests.cli.conftest import Cli
 from tests.llm.loopback import LoopbackServer, chat_text, chat_tool_calls
 

@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from reverie.config_file import config_text
+from reverie.config.file import config_text
 from reverie.llm.openai_provider import OpenAIProvider
 from reverie.llm.retry import RetryPolicy
 from tests.cli.conftest import Cli

@@ -8,8 +8,8 @@ from pathlib import Path
 from rich.progress import Progress
 
 from reverie.cli.ingest_command import _progress, summary_line, undreamt_line
-from reverie.importers import ImportProblem
-from reverie.ingest import IngestReport
+from reverie.memory.ingest.importers import ImportProblem
+from reverie.memory.ingest.run import IngestReport
 from tests.cli.conftest import Cli
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "nanobot_session.jsonl"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reverie.engine import MemoryEngine
-from reverie.owners import FolderHome
+from reverie.engine.facade import MemoryEngine
+from reverie.engine.owners import FolderHome
 from tests.cli.conftest import Cli
 
 

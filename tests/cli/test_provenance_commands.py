@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from reverie.cli import app
-from reverie.engine import MemoryEngine
-from reverie.messages import Message
+from reverie.core.messages import Message
+from reverie.engine.facade import MemoryEngine
 from tests.cli.conftest import Cli
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reverie.engine import MemoryEngine
-from reverie.messages import Message
+from reverie.core.messages import Message
+from reverie.engine.facade import MemoryEngine
 from tests.cli.conftest import Cli
 
 KEY = "telegram:group:-1001234567890:thread:42:user:ada.lovelace"

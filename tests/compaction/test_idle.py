@@ -4,7 +4,7 @@ import itertools
 from datetime import timedelta
 
 from reverie import ChatReply, ChatRequest, Message, ScriptedProvider, Workspace
-from reverie.compaction.idle import IdleScanner
+from reverie.memory.compaction.idle import IdleScanner
 from tests.compaction.build import build
 from tests.conftest import StepClock
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reverie import ChatReply, Message, ScriptedProvider, ToolCall, Workspace
-from reverie.compaction.attempt import Summary
-from reverie.compaction.chunks import SUMMARY_NAME, ChunkSummariser
-from reverie.compaction.summariser import ModelSummariser
-from reverie.config import ModelConfig
+from reverie.config.settings import ModelConfig
 from reverie.llm.metered import MeteredModel
-from reverie.modelfree import ModelFreeSummariser
+from reverie.memory.compaction.attempt import Summary
+from reverie.memory.compaction.chunks import SUMMARY_NAME, ChunkSummariser
+from reverie.memory.compaction.summariser import ModelSummariser
+from reverie.memory.modelfree import ModelFreeSummariser
 from tests.compaction.build import COUNTER
 
 

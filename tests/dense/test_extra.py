@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from reverie import Message
-from reverie.config import Config, ModelConfig, RecallConfig
-from reverie.config_file import load_config
-from reverie.dense import open_dense, probe
-from reverie.engine import MemoryEngine
+from reverie.config.extras import install_hint
+from reverie.config.file import load_config
+from reverie.config.settings import Config, ModelConfig, RecallConfig
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import ConfigError
-from reverie.extras import install_hint
+from reverie.memory.recall.dense import open_dense, probe
 from tests.cli.conftest import Cli, clean_env
 from tests.conftest import StepClock
 
@@ -33,7 +33,7 @@ class Hide:
         return None
 sys.meta_path.insert(0, Hide())
 from reverie import Config, Message, MemoryEngine
-from reverie.config import ModelConfig
+from reverie.config.settings import ModelConfig
 config = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))  # the default
 with tempfile.TemporaryDirectory() as folder:
     engine = MemoryEngine.open(Path(folder), config, environ={})

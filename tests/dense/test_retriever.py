@@ -10,10 +10,11 @@ from typing import cast
 import pytest
 
 from reverie import Message
-from reverie.config import Config, ModelConfig, RecallConfig
-from reverie.dense import open_dense
-from reverie.dense.encoder import HashingEncoder
-from reverie.dense.retriever import (
+from reverie.config.settings import Config, ModelConfig, RecallConfig
+from reverie.engine.facade import MemoryEngine
+from reverie.memory.recall.dense import open_dense
+from reverie.memory.recall.dense.encoder import HashingEncoder
+from reverie.memory.recall.dense.retriever import (
     PER_QUERY,
     PER_QUERY_CHARS,
     QUERY_CHARS,
@@ -21,7 +22,6 @@ from reverie.dense.retriever import (
     Followed,
     query_text,
 )
-from reverie.engine import MemoryEngine
 from tests.conftest import StepClock
 
 WINDOW = Config(

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from reverie.dense.encoder import HashingEncoder
-from reverie.dense.vectors import Mark, VectorStore
+from reverie.memory.recall.dense.encoder import HashingEncoder
+from reverie.memory.recall.dense.vectors import Mark, VectorStore
 
 
 def _store(path: Path, model: str = "hashing-test") -> VectorStore:

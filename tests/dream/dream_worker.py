@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 from reverie import ChatReply, ChatRequest, ScriptedProvider, Workspace
-from reverie.config import DreamConfig
-from reverie.dream.runner import Dreamer
-from reverie.messages import Message
+from reverie.config.settings import DreamConfig
+from reverie.core.messages import Message
+from reverie.memory.dream.runner import Dreamer
 from tests.dream.scripting import write
 
 PATHS = ("SOUL.md", "USER.md", "memory/MEMORY.md")

@@ -13,9 +13,9 @@ import tempfile
 from pathlib import Path
 
 from reverie import Workspace
-from reverie.dream.journal import DEFAULT_JOURNAL, finish_publish
-from reverie.dream.staging import Staging
-from reverie.store.cursors import DreamCursor
+from reverie.memory.dream.journal import DEFAULT_JOURNAL, finish_publish
+from reverie.memory.dream.staging import Staging
+from reverie.storage.folder.cursors import DreamCursor
 
 PATHS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "skills/crash/SKILL.md")
 

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from reverie import Workspace
-from reverie.dream.confine import (
+from reverie.errors import ConfinementError, DreamError
+from reverie.memory.dream.confine import (
     canonical_writable,
     check_writable_on_disk,
     is_writable_path,
     resolve_readable,
     resolve_writable,
 )
-from reverie.errors import ConfinementError, DreamError
 
 ALLOWED = [
     "SOUL.md",

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 import pytest
 
 from reverie import ChatRequest, ModelTimeoutError, ScriptedProvider, Usage, Workspace
-from reverie.config import DreamConfig
-from reverie.dream.journal import DEFAULT_JOURNAL
-from reverie.dream.runner import Dreamer
-from reverie.dream.staging import Staging
+from reverie.config.settings import DreamConfig
+from reverie.core.token_estimate import EstimatingCounter
 from reverie.llm.provider import ChatReply
-from reverie.token_estimate import EstimatingCounter
+from reverie.memory.dream.journal import DEFAULT_JOURNAL
+from reverie.memory.dream.runner import Dreamer
+from reverie.memory.dream.staging import Staging
 from tests.dream.scripting import call, changed_paths, tool_results, tree_hashes, write
 
 DURABLE = ("SOUL.md", "USER.md", "memory/MEMORY.md")

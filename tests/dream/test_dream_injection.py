@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from reverie import ScriptedProvider, Workspace
-from reverie.config import DreamConfig
-from reverie.dream.runner import Dreamer
-from reverie.token_estimate import EstimatingCounter
+from reverie.config.settings import DreamConfig
+from reverie.core.token_estimate import EstimatingCounter
+from reverie.memory.dream.runner import Dreamer
 from tests.dream.scripting import call, changed_paths, edit, tool_results, tree_hashes, write
 
 INJECTION = (

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from reverie import ScriptedProvider, Workspace
-from reverie.dream.journal import DEFAULT_JOURNAL
-from reverie.dream.runner import Dreamer
+from reverie.memory.dream.journal import DEFAULT_JOURNAL
+from reverie.memory.dream.runner import Dreamer
 from tests.dream.dream_worker import PATHS, content
 from tests.forkserver import Server
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from reverie import Workspace, prompts
-from reverie.config import DreamConfig
-from reverie.dream.prompt import (
+from reverie.config.settings import DreamConfig
+from reverie.memory.dream.prompt import (
     MAX_INSTRUCTION_CHARS,
     DreamPrompt,
     build_dream_prompt,
     load_instructions,
 )
-from reverie.dream.staging import Staging
+from reverie.memory.dream.staging import Staging
 
 
 def _prompt(workspace: Workspace, config: DreamConfig) -> DreamPrompt:

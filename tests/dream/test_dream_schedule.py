@@ -7,13 +7,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from reverie import ModelTimeoutError, ScriptedProvider, Workspace
-from reverie.config import DreamConfig
-from reverie.dream.result import DreamResult
-from reverie.dream.runner import Dreamer
-from reverie.dream.schedule import Pending, Schedule
-from reverie.dream.state import DreamState, DreamStateFile
+from reverie.config.settings import DreamConfig
+from reverie.core.token_estimate import EstimatingCounter
 from reverie.errors import ConfigError
-from reverie.token_estimate import EstimatingCounter
+from reverie.memory.dream.result import DreamResult
+from reverie.memory.dream.runner import Dreamer
+from reverie.memory.dream.schedule import Pending, Schedule
+from reverie.memory.dream.state import DreamState, DreamStateFile
 from tests.conftest import StepClock
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

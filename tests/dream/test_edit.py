@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from reverie import EditError, LockTimeoutError, MemoryEngine
-from reverie.config import Config, ModelConfig
-from reverie.dream.edit import MAX_EDIT_CHARS, edit_file, text_sha256
+from reverie.config.settings import Config, ModelConfig
 from reverie.errors import ConfinementError
-from reverie.store.audit_lines import person_identity
+from reverie.memory.dream.edit import MAX_EDIT_CHARS, edit_file, text_sha256
+from reverie.storage.folder.audit_lines import person_identity
 from tests.conftest import StepClock
 
 NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))

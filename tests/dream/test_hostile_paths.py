@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from reverie import Workspace
-from reverie.dream.confine import is_writable_path
-from reverie.dream.journal import DEFAULT_JOURNAL, finish_publish
-from reverie.dream.staging import Staging
-from reverie.dream.tools import DreamTools, ToolOutcome
+from reverie.memory.dream.confine import is_writable_path
+from reverie.memory.dream.journal import DEFAULT_JOURNAL, finish_publish
+from reverie.memory.dream.staging import Staging
+from reverie.memory.dream.tools import DreamTools, ToolOutcome
 
 SECRET = "TOPSECRET-7f3a"
 Snapshot = dict[str, str]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reverie.dream.patch import apply_patch, parse_patch
 from reverie.errors import PatchError
+from reverie.memory.dream.patch import apply_patch, parse_patch
 
 TEXT = "".join(f"line {n}\n" for n in range(1, 21))
 

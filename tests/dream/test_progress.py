@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from reverie import Workspace
-from reverie.dream.progress import ProgressDetector, ProgressVerdict
-from reverie.dream.staging import Staging
-from reverie.dream.tools import DreamTools, ToolOutcome
+from reverie.memory.dream.progress import ProgressDetector, ProgressVerdict
+from reverie.memory.dream.staging import Staging
+from reverie.memory.dream.tools import DreamTools, ToolOutcome
 
 
 @pytest.fixture

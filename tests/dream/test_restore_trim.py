@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from reverie.config import Config, DreamConfig
-from reverie.engine import MemoryEngine
+from reverie.config.settings import Config, DreamConfig
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import RestoreWouldLoseError
 from tests.conftest import StepClock
 

@@ -8,14 +8,6 @@ from pathlib import Path
 import pytest
 
 from reverie import Workspace
-from reverie.dream.journal import (
-    DEFAULT_JOURNAL,
-    finish_publish,
-    recover_publish,
-    replace_file,
-    write_journal,
-)
-from reverie.dream.staging import Staging, unified_diff
 from reverie.errors import (
     ConfinementError,
     CursorError,
@@ -23,6 +15,14 @@ from reverie.errors import (
     PublishJournalError,
     StorageError,
 )
+from reverie.memory.dream.journal import (
+    DEFAULT_JOURNAL,
+    finish_publish,
+    recover_publish,
+    replace_file,
+    write_journal,
+)
+from reverie.memory.dream.staging import Staging, unified_diff
 
 
 def _journal(workspace: Workspace) -> Path:

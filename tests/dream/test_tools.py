@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from reverie import Workspace
-from reverie.dream.staging import Staging
-from reverie.dream.staging import read_regular as _read_regular
-from reverie.dream.tool_specs import TOOL_SPECS
-from reverie.dream.tools import DreamTools, ToolOutcome
 from reverie.errors import ConfinementError
+from reverie.memory.dream.staging import Staging
+from reverie.memory.dream.staging import read_regular as _read_regular
+from reverie.memory.dream.tool_specs import TOOL_SPECS
+from reverie.memory.dream.tools import DreamTools, ToolOutcome
 
 
 @pytest.fixture

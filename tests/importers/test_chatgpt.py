@@ -7,8 +7,8 @@ import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from reverie.importers import load
-from reverie.messages import JSONValue
+from reverie.core.messages import JSONValue
+from reverie.memory.ingest.importers import load
 
 T0 = 1_790_000_000
 

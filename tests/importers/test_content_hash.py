@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 
-from reverie.importers import message_hash, new_messages
-from reverie.messages import Message, ToolCall
+from reverie.core.messages import Message, ToolCall
+from reverie.memory.ingest.importers import message_hash, new_messages
 
 WHEN = datetime(2026, 11, 30, 9, tzinfo=UTC)
 

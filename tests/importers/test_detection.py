@@ -10,7 +10,7 @@ import pytest
 
 from reverie import ReverieError
 from reverie.errors import ImportSourceError, UnknownImportFormatError
-from reverie.importers import detect
+from reverie.memory.ingest.importers import detect
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "nanobot_session.jsonl"
 

@@ -7,9 +7,9 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-from reverie.importers import load
-from reverie.messages import Message
-from reverie.store.workspace import Workspace
+from reverie.core.messages import Message
+from reverie.memory.ingest.importers import load
+from reverie.storage.folder.workspace import Workspace
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "nanobot_session.jsonl"
 

@@ -6,9 +6,9 @@ import json
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
-from reverie.importers import load, new_messages
-from reverie.importers.tool_pairs import NO_RESULT
-from reverie.messages import JSONValue
+from reverie.core.messages import JSONValue
+from reverie.memory.ingest.importers import load, new_messages
+from reverie.memory.ingest.importers.tool_pairs import NO_RESULT
 
 TZ = timezone(timedelta(hours=2))
 

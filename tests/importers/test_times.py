@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from reverie.importers.times import read_time
-from reverie.messages import JSONValue
+from reverie.core.messages import JSONValue
+from reverie.memory.ingest.importers.times import read_time
 
 TZ = timezone(timedelta(hours=-5))
 

@@ -25,9 +25,9 @@ import traceback
 from dataclasses import replace
 from pathlib import Path
 
-from reverie.config import Config, DreamConfig, ModelConfig, RecallConfig, StoreConfig
-from reverie.engine import MemoryEngine
-from reverie.ingest import Progress
+from reverie.config.settings import Config, DreamConfig, ModelConfig, RecallConfig, StoreConfig
+from reverie.engine.facade import MemoryEngine
+from reverie.memory.ingest.run import Progress
 
 CONFIG = Config(
     model=ModelConfig(context_window=1900, max_output_tokens=500),
@@ -69,7 +69,7 @@ def _ingest(
     if store is None:
         engine = MemoryEngine.open(workspace, CONFIG, environ={})
     else:
-        from reverie.postgres.database import Database
+        from reverie.storage.postgres.database import Database
 
         database = Database(store, max_connections=1)
         try:
@@ -99,7 +99,7 @@ def warm() -> None:
 def main() -> None:
     source = Path(sys.argv[1])
     with contextlib.suppress(ImportError):  # the postgres extra: imported once, before forks
-        import reverie.postgres_backend  # noqa: F401
+        import reverie.storage.postgres.backend  # noqa: F401
     warm()
     print("ready", flush=True)
     for line in sys.stdin:

@@ -2,7 +2,7 @@
 
 ``ingest_target`` (a fixture of ``tests/conftest.py``, parametrised ``folder`` / ``postgres``)
 yields a ``Target``: the engine, and the workspace's stores through the storage seam
-(``reverie.ports.IngestStores``), so one test checks both backends. On PostgreSQL the stores
+(``reverie.storage.ports.IngestStores``), so one test checks both backends. On PostgreSQL the stores
 are opened beside the engine on the same workspace (they read the same rows).
 """
 
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from reverie.config import Config
-from reverie.engine import MemoryEngine
-from reverie.ports import IngestStores
-from reverie.store import layout
+from reverie.config.settings import Config
+from reverie.engine.facade import MemoryEngine
+from reverie.storage.folder import layout
+from reverie.storage.ports import IngestStores
 from tests.conftest import StepClock
 
 KINDS = ("folder", "postgres")
@@ -44,7 +44,7 @@ class Target:
         if self.kind == "folder":
             (self.engine.workspace.root / layout.IMPORTED).unlink()
             return
-        from reverie.postgres_backend import PgBackend
+        from reverie.storage.postgres.backend import PgBackend
 
         assert isinstance(self.stores, PgBackend)
         with self.stores.tenant.transaction() as conn:
@@ -66,12 +66,12 @@ def open_target(
         root = engine.workspace.root
 
         def reopen_folder() -> IngestStores:
-            from reverie.file_backend import FileBackend
+            from reverie.storage.folder.backend import FileBackend
 
             return FileBackend.open(root)
 
         return Target(kind="folder", engine=engine, stores=engine.workspace, reopen=reopen_folder)
-    from reverie.postgres_backend import PgBackend
+    from reverie.storage.postgres.backend import PgBackend
     from tests.postgres.conftest import new_workspace
 
     url = request.getfixturevalue("pg_url")

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from reverie import Message
-from reverie.config import Config
-from reverie.engine import MemoryEngine
+from reverie.config import bounded
+from reverie.config.settings import Config
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import IngestBusyError, InputTooLargeError, ReverieError
-from reverie.ingest_guard import MARKER, begin, hold_ingest
-from reverie.store import bounded
+from reverie.memory.ingest.guard import MARKER, begin, hold_ingest
 from tests.cli.conftest import clean_env
 from tests.conftest import StepClock
 from tests.ingest.targets import Target

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from reverie.file_backend import FileBackend
-from reverie.ports import IngestStores
+from reverie.storage.folder.backend import FileBackend
+from reverie.storage.ports import IngestStores
 from tests.forkserver import end
 from tests.ingest.ingest_worker import KILLED_LEASE_SECONDS, database_name, progress_file
 from tests.ingest.targets import KINDS
@@ -127,7 +127,7 @@ def _outcome(workspace: Path, store: str | None = None) -> Outcome:
     if store is None:
         stores = FileBackend.open(workspace)
     else:
-        from reverie.postgres_backend import PgBackend  # the postgres extra
+        from reverie.storage.postgres.backend import PgBackend  # the postgres extra
 
         stores = PgBackend.open(store, database_name(workspace))
     try:

@@ -28,7 +28,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, cast
 
 if TYPE_CHECKING:
-    from reverie.messages import JSONObject, JSONValue
+    from reverie.core.messages import JSONObject, JSONValue
 
 CHAT_PATH = "/v1/chat/completions"
 MESSAGES_PATH = "/v1/messages"

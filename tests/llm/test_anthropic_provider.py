@@ -8,6 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from reverie.config.extras import install_hint
+from reverie.core.messages import JSONObject, Message, ToolCall
 from reverie.errors import (
     ContextLengthExceededError,
     MalformedReplyError,
@@ -16,11 +18,9 @@ from reverie.errors import (
     ModelNotConfiguredError,
     ModelTimeoutError,
 )
-from reverie.extras import install_hint
 from reverie.llm.anthropic_provider import AnthropicProvider
 from reverie.llm.provider import ChatRequest, ToolSchema, Usage
 from reverie.llm.retry import RetryPolicy
-from reverie.messages import JSONObject, Message, ToolCall
 from tests.llm.loopback import (
     MESSAGES_PATH,
     LoopbackServer,

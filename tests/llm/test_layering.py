@@ -26,7 +26,7 @@ def imported_modules(path: Path) -> set[str]:
 def test_llm_never_imports_the_store() -> None:
     offenders = {
         path.name: sorted(
-            name for name in imported_modules(path) if name.startswith("reverie.store")
+            name for name in imported_modules(path) if name.startswith("reverie.storage.folder")
         )
         for path in LLM_DIR.glob("*.py")
     }

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from reverie.core.messages import Message
 from reverie.llm.openai_provider import OpenAIProvider
 from reverie.llm.provider import ChatRequest, ToolSchema
 from reverie.llm.tokens import count_request, default_counter
-from reverie.messages import Message
 
 BASE_URL = os.environ.get("REVERIE_LIVE_BASE_URL", "")
 pytestmark = pytest.mark.skipif(not BASE_URL, reason="set REVERIE_LIVE_BASE_URL to run live tests")

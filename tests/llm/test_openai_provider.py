@@ -10,6 +10,7 @@ from typing import cast
 
 import pytest
 
+from reverie.core.messages import JSONObject, Message, ToolCall
 from reverie.errors import (
     ContextLengthExceededError,
     MalformedReplyError,
@@ -21,7 +22,6 @@ from reverie.errors import (
 from reverie.llm.openai_provider import OpenAIProvider
 from reverie.llm.provider import ChatRequest, ToolSchema, Usage
 from reverie.llm.retry import RetryPolicy
-from reverie.messages import JSONObject, Message, ToolCall
 from tests.llm.loopback import (
     LoopbackServer,
     ScriptedResponse,

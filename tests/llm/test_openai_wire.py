@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from reverie.core.messages import JSONObject, JSONValue, Message, ToolCall
 from reverie.errors import ContextLengthExceededError, MalformedReplyError
 from reverie.llm.openai_wire import parse_reply, wire_message
-from reverie.messages import JSONObject, JSONValue, Message, ToolCall
 
 
 def body(message: JSONObject, finish_reason: object = "stop", **extra: object) -> bytes:

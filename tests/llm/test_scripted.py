@@ -6,12 +6,12 @@ import threading
 
 import pytest
 
+from reverie.core.messages import Message, ToolCall
+from reverie.core.token_estimate import EstimatingCounter
 from reverie.errors import ModelTimeoutError, ScriptExhaustedError
 from reverie.llm.provider import ChatReply, ChatRequest, Provider, Usage
 from reverie.llm.scripted import ScriptedProvider
 from reverie.llm.tokens import count_request
-from reverie.messages import Message, ToolCall
-from reverie.token_estimate import EstimatingCounter
 
 
 def ask(text: str, **kwargs: object) -> ChatRequest:

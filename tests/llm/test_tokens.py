@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from reverie.core.messages import Message, ToolCall
+from reverie.core.token_estimate import MESSAGE_OVERHEAD_TOKENS, EstimatingCounter, estimate_tokens
 from reverie.llm.provider import ChatReply, ChatRequest, ToolSchema, Usage
 from reverie.llm.tokens import (
     REPLY_PRIMING_TOKENS,
@@ -18,8 +20,6 @@ from reverie.llm.tokens import (
     count_request,
     default_counter,
 )
-from reverie.messages import Message, ToolCall
-from reverie.token_estimate import MESSAGE_OVERHEAD_TOKENS, EstimatingCounter, estimate_tokens
 
 CORPUS = sorted((Path(__file__).parent / "corpus").iterdir())
 

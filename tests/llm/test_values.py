@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from reverie.core.messages import Message, ToolCall
 from reverie.llm.provider import ChatReply, ChatRequest, ToolSchema, Usage
-from reverie.messages import Message, ToolCall
 
 HI = (Message(role="user", content="hi"),)
 

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from reverie import Config, MemoryEngine, Message, ToolCall
-from reverie.modelfree.chatter import content_words
+from reverie.memory.modelfree.chatter import content_words
 from tests.conftest import StepClock
 
 TALK = [

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from reverie.importers import load
-from reverie.modelfree import ModelFreeCurator, ModelFreeSummariser, render_facts
-from reverie.store.entries import HistoryEntry
-from reverie.store.memory_files import MemoryFileName
+from reverie.memory.ingest.importers import load
+from reverie.memory.modelfree import ModelFreeCurator, ModelFreeSummariser, render_facts
+from reverie.storage.folder.entries import HistoryEntry
+from reverie.storage.folder.memory_files import MemoryFileName
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

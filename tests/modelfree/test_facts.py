@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from reverie.modelfree import NOTHING, Fact, parse_facts, render_facts
-from reverie.modelfree.facts import (
+from reverie.memory.modelfree import NOTHING, Fact, parse_facts, render_facts
+from reverie.memory.modelfree.facts import (
     SinceTag,
     as_of_date,
     parse_fact_line,
@@ -16,9 +16,9 @@ from reverie.modelfree.facts import (
     with_since,
     without_tags,
 )
-from reverie.modelfree.sentences import sentences
-from reverie.modelfree.similarity import fact_tokens, jaccard, normalise, similarity
-from reverie.modelfree.transcript import parse_transcript
+from reverie.memory.modelfree.sentences import sentences
+from reverie.memory.modelfree.similarity import fact_tokens, jaccard, normalise, similarity
+from reverie.memory.modelfree.transcript import parse_transcript
 
 
 @pytest.mark.parametrize(

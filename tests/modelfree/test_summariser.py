@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from reverie.messages import Message, ToolCall
-from reverie.modelfree import NOTHING, Fact, ModelFreeSummariser, Summary, extract_facts
+from reverie.core.messages import Message, ToolCall
+from reverie.memory.modelfree import NOTHING, Fact, ModelFreeSummariser, Summary, extract_facts
 
 WHEN = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
 

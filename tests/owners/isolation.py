@@ -33,9 +33,9 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
 from reverie import ChatReply, ChatRequest, ScriptedProvider
-from reverie.config import Config
-from reverie.owners import DatabaseHome, EnginePool, FolderHome, Home, Openers
-from reverie.owners.maintenance import Maintenance
+from reverie.config.settings import Config
+from reverie.engine.owners import DatabaseHome, EnginePool, FolderHome, Home, Openers
+from reverie.engine.owners.maintenance import Maintenance
 from reverie.prompts import load
 from tests.conftest import StepClock
 from tests.dream.scripting import write

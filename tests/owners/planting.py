@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 
-from reverie.engine import MemoryEngine
+from reverie.engine.facade import MemoryEngine
 
 
 def unique_fact() -> str:

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from reverie.engine.owners import Grant, resolve
+from reverie.engine.owners.tokens import GrantKind
 from reverie.errors import AccessError
-from reverie.owners import Grant, resolve
-from reverie.owners.tokens import GrantKind
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 

@@ -3,7 +3,7 @@
 ``EnginePool`` lends one principal's engine to any server or maintenance thread, and closes
 the least recently used idle engine from the thread that needs room. Every connection an
 engine keeps must therefore work from any thread. The vector store of dense recall opens
-its SQLite file with the default ``check_same_thread=True`` (``dense/vectors.py``): found by
+its SQLite file with the default ``check_same_thread=True`` (``memory/recall/dense/vectors.py``): found by
 ``bench/principals.py``, where a maintenance worker died of ``ProgrammingError`` closing an
 engine another thread opened (the pool lost the slot, the bench waited forever). Marked
 ``xfail(strict=True)`` until ``VectorStore._load`` connects with ``check_same_thread=False``.
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from reverie.dense.encoder import HashingEncoder
-from reverie.dense.vectors import Mark, VectorStore
+from reverie.memory.recall.dense.encoder import HashingEncoder
+from reverie.memory.recall.dense.vectors import Mark, VectorStore
 
 
 def _in_thread(action: Callable[[], object]) -> list[BaseException]:
@@ -37,7 +37,8 @@ def _in_thread(action: Callable[[], object]) -> list[BaseException]:
 
 
 @pytest.mark.xfail(
-    strict=True, reason="VectorStore connects with check_same_thread=True (dense/vectors.py)"
+    strict=True,
+    reason="VectorStore connects with check_same_thread=True (memory/recall/dense/vectors.py)",
 )
 def test_a_vector_store_opened_in_one_thread_is_used_and_closed_in_another(
     tmp_path: Path,

@@ -25,10 +25,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 
-from reverie.engine import MemoryEngine
+from reverie.engine.facade import MemoryEngine
+from reverie.engine.owners import EnginePool, FolderHome, Home
+from reverie.engine.owners.export import export_document
 from reverie.errors import ReverieError
-from reverie.owners import EnginePool, FolderHome, Home
-from reverie.owners.export import export_document
 from tests.owners.isolation import (
     SESSIONS,
     EchoModel,

@@ -31,7 +31,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from starlette.routing import Mount
 
-from reverie.owners import EnginePool, Home
+from reverie.engine.owners import EnginePool, Home
 from reverie.serve import Gate, Upstream, create_app
 from reverie.viewer import HomeMemories, create_viewer
 from tests.llm.loopback import LoopbackServer, chat_text

@@ -7,9 +7,9 @@ import threading
 from datetime import timedelta
 from pathlib import Path
 
-from reverie.config import Config
-from reverie.owners import EnginePool, FolderHome, Openers
-from reverie.owners.maintenance import CheckReport, Maintenance
+from reverie.config.settings import Config
+from reverie.engine.owners import EnginePool, FolderHome, Openers
+from reverie.engine.owners.maintenance import CheckReport, Maintenance
 from tests.conftest import StepClock
 
 

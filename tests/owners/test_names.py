@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reverie.engine.owners import check_principal, folder_name, principal_of
+from reverie.engine.owners.names import HOME_STATE
 from reverie.errors import InputError
-from reverie.owners import check_principal, folder_name, principal_of
-from reverie.owners.names import HOME_STATE
 
 
 def test_plain_ids_are_their_own_folder_and_others_are_escaped() -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from reverie.config import Config
+from reverie.config.settings import Config
+from reverie.engine.owners import EnginePool, FolderHome, Openers
 from reverie.errors import WorkspaceMissingError
-from reverie.owners import EnginePool, FolderHome, Openers
 
 
 def home(tmp_path: Path) -> FolderHome:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from reverie.config import Config
-from reverie.engine import MemoryEngine
+from reverie.config.settings import Config
+from reverie.engine.facade import MemoryEngine
+from reverie.engine.owners import EnginePool, FolderHome, Openers, SqliteTokenBook, token_book
+from reverie.engine.owners.export import export_document
+from reverie.engine.owners.purge import delete_principal
 from reverie.errors import InputError, PrincipalMissingError, WorkspaceMissingError
-from reverie.owners import EnginePool, FolderHome, Openers, SqliteTokenBook, token_book
-from reverie.owners.export import export_document
-from reverie.owners.purge import delete_principal
 from tests.owners.planting import plant, unique_fact
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from reverie.engine.owners import SqliteTokenBook
 from reverie.errors import InputError
-from reverie.owners import SqliteTokenBook
 
 
 def test_a_token_is_stored_only_as_its_digest(tmp_path: Path) -> None:

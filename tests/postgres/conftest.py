@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 
-from reverie.postgres.database import Database, Tenant
+from reverie.storage.postgres.database import Database, Tenant
 
 
 @pytest.fixture

@@ -22,16 +22,16 @@ import time
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from reverie.messages import Message
-from reverie.postgres.audit import PgAudit
-from reverie.postgres.database import Database, Tenant
-from reverie.postgres.files import PgMemoryFiles
-from reverie.postgres.history import PgHistoryLog
-from reverie.postgres.leases import Lease, PgLeases
-from reverie.postgres.sessions import PgSessionStore
+from reverie.core.messages import Message
+from reverie.storage.postgres.audit import PgAudit
+from reverie.storage.postgres.database import Database, Tenant
+from reverie.storage.postgres.files import PgMemoryFiles
+from reverie.storage.postgres.history import PgHistoryLog
+from reverie.storage.postgres.leases import Lease, PgLeases
+from reverie.storage.postgres.sessions import PgSessionStore
 
 if TYPE_CHECKING:
-    from reverie.postgres.database import Conn
+    from reverie.storage.postgres.database import Conn
 
 
 def _say(line: str) -> None:

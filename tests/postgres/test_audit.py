@@ -9,11 +9,11 @@ from datetime import timedelta
 import pytest
 
 from reverie.errors import RevisionNotFoundError
-from reverie.postgres.audit import PgAudit
-from reverie.postgres.database import Tenant
-from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
-from reverie.postgres.history import PgHistoryLog
-from reverie.postgres.leases import LeaseLostError, PgLeases
+from reverie.storage.postgres.audit import PgAudit
+from reverie.storage.postgres.database import Tenant
+from reverie.storage.postgres.files import PgDreamCursor, PgMemoryFiles
+from reverie.storage.postgres.history import PgHistoryLog
+from reverie.storage.postgres.leases import LeaseLostError, PgLeases
 
 
 def test_commit_records_the_real_diff_and_is_a_no_op_when_nothing_changed(

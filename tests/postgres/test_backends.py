@@ -1,7 +1,7 @@
 """One contract, two backends: the invariants of the storage seam on files and on PostgreSQL.
 
 Each test runs against the file backend (a workspace folder) and the PostgreSQL backend (a
-workspace in the test cluster), through ``reverie.ports`` only. mypy checks that every
+workspace in the test cluster), through ``reverie.storage.ports`` only. mypy checks that every
 PostgreSQL class conforms to its protocol (the assignments below).
 """
 
@@ -15,11 +15,16 @@ from pathlib import Path
 
 import pytest
 
+from reverie.core.messages import Message, ToolCall
+from reverie.core.screening import RejectedRule
 from reverie.errors import LockTimeoutError
-from reverie.file_backend import FileBackend
 from reverie.llm.metered import ModelCall
-from reverie.messages import Message, ToolCall
-from reverie.ports import (
+from reverie.storage.folder.backend import FileBackend
+from reverie.storage.folder.ledger import LedgerRecord
+from reverie.storage.folder.provenance_file import MessageRef, Provenance, SourceRef
+from reverie.storage.folder.quarantine import BadLine
+from reverie.storage.folder.scrub import Needle
+from reverie.storage.ports import (
     AuditPort,
     Backend,
     CursorPort,
@@ -36,21 +41,16 @@ from reverie.ports import (
     SessionsPort,
     SkillFilesPort,
 )
-from reverie.postgres.audit import PgAudit
-from reverie.postgres.dream_stores import PgDreamState, PgSkillFiles
-from reverie.postgres.files import PgDreamCursor, PgMemoryFiles
-from reverie.postgres.history import PgHistoryLog
-from reverie.postgres.locks import PgLock
-from reverie.postgres.provenance import PgProvenance
-from reverie.postgres.records import PgLedger, PgQuarantine, PgRejections
-from reverie.postgres.sessions import PgSessionStore
-from reverie.postgres_backend import PgBackend
-from reverie.postgres_index import PgIndex
-from reverie.screening import RejectedRule
-from reverie.store.ledger import LedgerRecord
-from reverie.store.provenance_file import MessageRef, Provenance, SourceRef
-from reverie.store.quarantine import BadLine
-from reverie.store.scrub import Needle
+from reverie.storage.postgres.audit import PgAudit
+from reverie.storage.postgres.backend import PgBackend
+from reverie.storage.postgres.dream_stores import PgDreamState, PgSkillFiles
+from reverie.storage.postgres.files import PgDreamCursor, PgMemoryFiles
+from reverie.storage.postgres.history import PgHistoryLog
+from reverie.storage.postgres.index import PgIndex
+from reverie.storage.postgres.locks import PgLock
+from reverie.storage.postgres.provenance import PgProvenance
+from reverie.storage.postgres.records import PgLedger, PgQuarantine, PgRejections
+from reverie.storage.postgres.sessions import PgSessionStore
 
 AUDIT: type[AuditPort] = PgAudit
 BACKEND: type[Backend] = PgBackend

@@ -9,11 +9,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from reverie.config import Config
-from reverie.engine import MemoryEngine
+from reverie.config.settings import Config
+from reverie.engine.facade import MemoryEngine
+from reverie.engine.owners import DatabaseHome, DatabaseTokenBook, Openers, token_book
+from reverie.engine.owners.export import export_document
 from reverie.errors import DatabaseError, InputError
-from reverie.owners import DatabaseHome, DatabaseTokenBook, Openers, token_book
-from reverie.owners.export import export_document
 from tests.owners.planting import plant, unique_fact
 
 pytestmark = pytest.mark.slow

@@ -18,16 +18,16 @@ from pathlib import Path
 import pytest
 
 from reverie import ChatReply, ChatRequest, ScriptedProvider
-from reverie.config import DreamConfig
-from reverie.dream.runner import Dreamer
-from reverie.dream.store_runner import StoreDreamer
+from reverie.config.settings import DreamConfig
+from reverie.core.token_estimate import EstimatingCounter
 from reverie.errors import ModelTimeoutError
-from reverie.file_backend import FileBackend
 from reverie.llm.provider import Provider
-from reverie.ports import Backend, DreamStores
-from reverie.postgres_backend import PgBackend
-from reverie.store.memory_files import MemoryFileName
-from reverie.token_estimate import EstimatingCounter
+from reverie.memory.dream.runner import Dreamer
+from reverie.memory.dream.store_runner import StoreDreamer
+from reverie.storage.folder.backend import FileBackend
+from reverie.storage.folder.memory_files import MemoryFileName
+from reverie.storage.ports import Backend, DreamStores
+from reverie.storage.postgres.backend import PgBackend
 from tests.dream.scripting import call, edit, tool_results, write
 
 pytestmark = pytest.mark.slow

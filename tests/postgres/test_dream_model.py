@@ -22,12 +22,12 @@ from pathlib import Path
 import pytest
 
 from reverie import ChatReply, ChatRequest, ScriptedProvider
-from reverie.dream.result import DreamResult
-from reverie.dream.store_runner import StoreDreamer
-from reverie.engine import MemoryEngine
-from reverie.postgres.leases import PgLeases
-from reverie.postgres_backend import PgBackend
-from reverie.token_estimate import EstimatingCounter
+from reverie.core.token_estimate import EstimatingCounter
+from reverie.engine.facade import MemoryEngine
+from reverie.memory.dream.result import DreamResult
+from reverie.memory.dream.store_runner import StoreDreamer
+from reverie.storage.postgres.backend import PgBackend
+from reverie.storage.postgres.leases import PgLeases
 from tests.dream.scripting import edit
 from tests.llm.loopback import LoopbackServer, ScriptedResponse, chat_text, chat_tool_calls
 

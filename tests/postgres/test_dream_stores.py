@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from reverie.errors import DreamError, PublishConflictError
-from reverie.postgres_backend import PgBackend
+from reverie.storage.postgres.backend import PgBackend
 
 
 @pytest.fixture

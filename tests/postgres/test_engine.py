@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reverie.dream.edit import text_sha256
-from reverie.dream.result import DreamResult
-from reverie.engine import MemoryEngine
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import (
     ConfigError,
     DatabaseError,
@@ -18,7 +16,9 @@ from reverie.errors import (
     EditError,
     StoreUnsupportedError,
 )
-from reverie.postgres_backend import PgBackend
+from reverie.memory.dream.edit import text_sha256
+from reverie.memory.dream.result import DreamResult
+from reverie.storage.postgres.backend import PgBackend
 from tests.llm.loopback import LoopbackServer, chat_text
 from tests.postgres.conftest import new_workspace
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from reverie.errors import CursorError
-from reverie.postgres.database import Tenant
-from reverie.postgres.history import NewEntry, PgHistoryLog
+from reverie.storage.postgres.database import Tenant
+from reverie.storage.postgres.history import NewEntry, PgHistoryLog
 
 
 def test_append_numbers_entries_one_two_three_and_reads_them_back(tenant: Tenant) -> None:

@@ -1,6 +1,6 @@
 """``reverie ingest`` into a PostgreSQL workspace, and back out with ``reverie store export``.
 
-Ingest runs on the storage seam (``reverie.ports.IngestStores``): the same sources ingested
+Ingest runs on the storage seam (``reverie.storage.ports.IngestStores``): the same sources ingested
 into a folder and into a database workspace give the same sessions, history and durable files,
 and exporting the database workspace to a folder loses none of it.
 """
@@ -18,18 +18,18 @@ import pytest
 from typer.testing import CliRunner
 
 from reverie.cli import app
-from reverie.config import Config
-from reverie.engine import MemoryEngine
+from reverie.config.settings import Config
+from reverie.core.messages import Message
+from reverie.core.session import is_internal
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import SchemaVersionError
-from reverie.file_backend import FileBackend
 from reverie.llm.scripted import ScriptedProvider
-from reverie.messages import Message
-from reverie.ports import IngestRecordsPort, Stores
-from reverie.postgres import schema
-from reverie.postgres.database import Database, Tenant
-from reverie.postgres.ingest_records import PgIngestRecords
-from reverie.postgres_backend import PgBackend
-from reverie.session import is_internal
+from reverie.storage.folder.backend import FileBackend
+from reverie.storage.ports import IngestRecordsPort, Stores
+from reverie.storage.postgres import schema
+from reverie.storage.postgres.backend import PgBackend
+from reverie.storage.postgres.database import Database, Tenant
+from reverie.storage.postgres.ingest_records import PgIngestRecords
 from tests.conftest import StepClock
 from tests.postgres.conftest import new_workspace
 

@@ -31,7 +31,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from reverie.postgres_backend import PgBackend
+from reverie.storage.postgres.backend import PgBackend
 from tests.llm.loopback import LoopbackServer, chat_text
 from tests.postgres.conftest import new_workspace
 from tests.reach.running import free_port

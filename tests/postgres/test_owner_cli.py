@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from reverie.cli import app
-from reverie.engine import MemoryEngine
-from reverie.owners import DatabaseHome
+from reverie.engine.facade import MemoryEngine
+from reverie.engine.owners import DatabaseHome
 
 pytestmark = pytest.mark.slow
 

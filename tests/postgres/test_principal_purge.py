@@ -10,11 +10,11 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from reverie.config import Config
+from reverie.config.settings import Config
+from reverie.engine.owners import DatabaseHome, EnginePool, Openers
+from reverie.engine.owners.purge import delete_principal
 from reverie.errors import DatabaseError, PrincipalMissingError
-from reverie.owners import DatabaseHome, EnginePool, Openers
-from reverie.owners.purge import delete_principal
-from reverie.postgres import schema
+from reverie.storage.postgres import schema
 from tests.owners.planting import plant, unique_fact
 
 pytestmark = pytest.mark.slow
@@ -136,7 +136,7 @@ def _data_files_holding(conn: psycopg.Connection[tuple[object, ...]], text: str)
     """The database's table and index files holding ``text``, once written out (CHECKPOINT).
 
     The write-ahead log (``pg_wal``) is not read: it keeps old bytes until PostgreSQL
-    recycles its segments, which no purge can force (``reverie.owners.purge`` says so).
+    recycles its segments, which no purge can force (``reverie.engine.owners.purge`` says so).
     """
     conn.execute("CHECKPOINT")
     row = conn.execute(

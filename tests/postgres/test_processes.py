@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from reverie.postgres.audit import PgAudit
-from reverie.postgres.database import Database, Tenant
-from reverie.postgres.files import PgMemoryFiles
-from reverie.postgres.history import PgHistoryLog
-from reverie.postgres.leases import PgLeases
-from reverie.postgres.sessions import PgSessionStore
-from reverie.postgres_index import PgIndex
+from reverie.storage.postgres.audit import PgAudit
+from reverie.storage.postgres.database import Database, Tenant
+from reverie.storage.postgres.files import PgMemoryFiles
+from reverie.storage.postgres.history import PgHistoryLog
+from reverie.storage.postgres.index import PgIndex
+from reverie.storage.postgres.leases import PgLeases
+from reverie.storage.postgres.sessions import PgSessionStore
 from tests.forkserver import Background, Server
 
 pytestmark = pytest.mark.slow

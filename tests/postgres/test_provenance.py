@@ -17,11 +17,11 @@ from typing import cast
 import pytest
 
 from reverie import MemoryEngine
-from reverie.postgres.database import Database
-from reverie.postgres.schema import _TENANT_TABLES
-from reverie.postgres_backend import PgBackend
-from reverie.store.quarantine import BadLine
-from reverie.store.redaction import FORGOTTEN
+from reverie.storage.folder.quarantine import BadLine
+from reverie.storage.folder.redaction import FORGOTTEN
+from reverie.storage.postgres.backend import PgBackend
+from reverie.storage.postgres.database import Database
+from reverie.storage.postgres.schema import _TENANT_TABLES
 from tests.conftest import StepClock
 from tests.postgres.conftest import new_workspace
 from tests.provenance.build import MOVE, NO_MODEL, PORTO, SISTER, converse

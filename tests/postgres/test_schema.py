@@ -8,11 +8,11 @@ import psycopg
 import pytest
 
 from reverie.errors import DatabaseError, SchemaVersionError
-from reverie.postgres import schema
-from reverie.postgres.database import Database, Tenant, describe_url
-from reverie.postgres.history import PgHistoryLog
-from reverie.postgres.provenance import PgProvenance
-from reverie.store.provenance_file import Provenance, SourceRef
+from reverie.storage.folder.provenance_file import Provenance, SourceRef
+from reverie.storage.postgres import schema
+from reverie.storage.postgres.database import Database, Tenant, describe_url
+from reverie.storage.postgres.history import PgHistoryLog
+from reverie.storage.postgres.provenance import PgProvenance
 
 
 def test_init_twice_applies_nothing_the_second_time(database: Database) -> None:

@@ -12,7 +12,7 @@ import secrets
 
 import openai
 
-from reverie.owners import DatabaseHome, EnginePool, Openers
+from reverie.engine.owners import DatabaseHome, EnginePool, Openers
 from reverie.serve import Gate, Upstream, create_app
 from tests.llm.loopback import LoopbackServer, chat_text
 from tests.reach.conftest import TOKEN

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from reverie.messages import Message, ToolCall
-from reverie.postgres.database import Tenant
-from reverie.postgres.leases import LeaseLostError, PgLeases
-from reverie.postgres.sessions import TOMBSTONE, PgSessionStore
+from reverie.core.messages import Message, ToolCall
+from reverie.storage.postgres.database import Tenant
+from reverie.storage.postgres.leases import LeaseLostError, PgLeases
+from reverie.storage.postgres.sessions import TOMBSTONE, PgSessionStore
 
 
 def test_messages_round_trip_exactly_in_order(tenant: Tenant) -> None:
@@ -90,8 +90,8 @@ def test_a_lost_lease_fences_off_the_commit(tenant: Tenant) -> None:
 def test_quarantined_lines_keep_their_bytes_and_place(tenant: Tenant) -> None:
     from pathlib import Path
 
-    from reverie.postgres.records import PgQuarantine
-    from reverie.store.quarantine import BadLine
+    from reverie.storage.folder.quarantine import BadLine
+    from reverie.storage.postgres.records import PgQuarantine
 
     quarantine = PgQuarantine(tenant)
     bad = BadLine(source=Path("import.jsonl"), line=7, offset=120, raw=b"\xff{", reason="bad")

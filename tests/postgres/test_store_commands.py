@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from reverie.cli import app
-from reverie.file_backend import FileBackend
-from reverie.messages import Message
+from reverie.core.messages import Message
+from reverie.storage.folder.backend import FileBackend
 
 pytestmark = pytest.mark.slow
 

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from reverie.backend_transfer import transfer
+from reverie.core.messages import Message, ToolCall
+from reverie.core.screening import RejectedRule
 from reverie.errors import InputError
-from reverie.file_backend import FileBackend
-from reverie.messages import Message, ToolCall
-from reverie.ports import Backend, DreamStores
-from reverie.postgres_backend import PgBackend
-from reverie.screening import RejectedRule
-from reverie.store import layout
-from reverie.store.ledger import LedgerRecord
-from reverie.store.provenance_file import Provenance, SourceRef
+from reverie.storage.folder import layout
+from reverie.storage.folder.backend import FileBackend
+from reverie.storage.folder.ledger import LedgerRecord
+from reverie.storage.folder.provenance_file import Provenance, SourceRef
+from reverie.storage.ports import Backend, DreamStores
+from reverie.storage.postgres.backend import PgBackend
+from reverie.storage.transfer import transfer
 
 AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

@@ -19,7 +19,7 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from reverie.errors import DatabaseUnreachableError
-from reverie.postgres.database import Database
+from reverie.storage.postgres.database import Database
 
 PASSWORD = "s3cret-Tr0ub4dor"
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from reverie.messages import Message
-from reverie.provenance.attribution import MAX_LINES, attribute
-from reverie.store import provenance_file
-from reverie.store.entries import HistoryEntry
-from reverie.store.provenance_file import Provenance, ProvenanceFile, SourceRef
+from reverie.core.messages import Message
+from reverie.memory.provenance.attribution import MAX_LINES, attribute
+from reverie.storage.folder import provenance_file
+from reverie.storage.folder.entries import HistoryEntry
+from reverie.storage.folder.provenance_file import Provenance, ProvenanceFile, SourceRef
 
 AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

@@ -19,8 +19,8 @@ from mcp import Client, types
 from reverie import MemoryEngine
 from reverie.errors import InputError
 from reverie.mcp import build_server
-from reverie.provenance.breadth import check_query
-from reverie.provenance.plan import ForgetPlan, PlannedLine
+from reverie.memory.provenance.breadth import check_query
+from reverie.memory.provenance.plan import ForgetPlan, PlannedLine
 from tests.cli.conftest import clean_env
 
 EXAMPLES = Path(__file__).parents[2] / "examples"

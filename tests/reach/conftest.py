@@ -16,9 +16,15 @@ import openai
 import pytest
 
 from reverie import MemoryEngine
-from reverie.config import UnknownPrincipals
-from reverie.messages import JSONObject, JSONValue
-from reverie.owners import DEFAULT_PRINCIPAL, EnginePool, FolderHome, Openers, SqliteTokenBook
+from reverie.config.settings import UnknownPrincipals
+from reverie.core.messages import JSONObject, JSONValue
+from reverie.engine.owners import (
+    DEFAULT_PRINCIPAL,
+    EnginePool,
+    FolderHome,
+    Openers,
+    SqliteTokenBook,
+)
 from reverie.serve import Gate, Upstream, create_app
 from tests.llm.loopback import LoopbackServer, ScriptedResponse
 from tests.reach.running import ServedApp

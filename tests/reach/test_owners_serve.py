@@ -16,7 +16,7 @@ from typing import Any
 import openai
 import pytest
 
-from reverie.owners import DEFAULT_PRINCIPAL
+from reverie.engine.owners import DEFAULT_PRINCIPAL
 from tests.llm.loopback import LoopbackServer, chat_text
 from tests.reach.conftest import PRINCIPAL, SESSION, TOKEN, Proxy, start_proxy
 

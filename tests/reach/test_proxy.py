@@ -11,7 +11,7 @@ import httpx2
 import openai
 import pytest
 
-from reverie.messages import JSONObject
+from reverie.core.messages import JSONObject
 from tests.llm.loopback import ScriptedResponse, chat_text, chat_tool_calls, http_error
 from tests.reach.conftest import SESSION, TOKEN, Proxy, chunk, sse
 

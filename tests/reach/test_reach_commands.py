@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 from reverie.cli import app
 from reverie.cli import reach_commands as commands
 from reverie.cli.failure import CommandFailedError
-from reverie.config import Config, ModelConfig
+from reverie.config.settings import Config, ModelConfig
+from reverie.engine.owners import FolderHome, SqliteTokenBook
 from reverie.errors import InputError
-from reverie.owners import FolderHome, SqliteTokenBook
 from reverie.serve import served_home, token_book
 from tests.cli.conftest import clean_env
 from tests.reach.conftest import new_home

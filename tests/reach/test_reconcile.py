@@ -9,14 +9,14 @@ from typing import Any
 import anyio
 import pytest
 
-from reverie.messages import Message, ToolCall
+from reverie.core.messages import Message, ToolCall
 from reverie.serve.auth import ServeRefusedError, is_loopback, token_for
 from reverie.serve.chat_request import ChatCall
 from reverie.serve.leases import SessionLeases
 from reverie.serve.reconcile import RETRY_WINDOW, canonical_arguments, reconcile
 from reverie.serve.replay import completion, events
 from reverie.serve.stream import StreamedReply
-from reverie.store.redaction import tombstone
+from reverie.storage.folder.redaction import tombstone
 
 
 def _user(text: str) -> Message:

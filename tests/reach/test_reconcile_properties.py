@@ -3,7 +3,7 @@
 A pure stand-in for the proxy (``Served``) applies ``reconcile`` as ``prepare`` and
 ``record_answer`` do: the new messages before the final user message are recorded first, the
 final one only with the answer; a failed exchange records nothing more; a lost one records
-its answer but the client never gets it. Stored messages pass through ``reverie.inbound.admit``
+its answer but the client never gets it. Stored messages pass through ``reverie.core.inbound.admit``
 as they do in the engine. Clients of three kinds (whole history, a window of it, only the new
 message) share the session in a generated interleaving; they say things from a tiny alphabet
 (so equal messages abound, "ok" and "yes" included), call tools, re-serialise arguments,
@@ -22,10 +22,10 @@ from typing import Literal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reverie.inbound import admit
-from reverie.messages import Message, ToolCall
+from reverie.core.inbound import admit
+from reverie.core.messages import Message, ToolCall
 from reverie.serve.reconcile import reconcile
-from reverie.store.redaction import tombstone
+from reverie.storage.folder.redaction import tombstone
 
 Kind = Literal["whole", "window", "new"]
 Outcome = Literal["answered", "failed", "lost"]

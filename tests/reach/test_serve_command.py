@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reverie.cli import app
-from reverie.owners import SqliteTokenBook
+from reverie.engine.owners import SqliteTokenBook
 from tests.cli.conftest import clean_env
 from tests.llm.loopback import LoopbackServer, chat_text
 from tests.reach.running import free_port

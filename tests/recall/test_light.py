@@ -11,8 +11,8 @@ HEAVY = ("numpy", "torch", "onnxruntime", "sentence_transformers", "model2vec", 
 def test_recall_imports_without_optional_packages() -> None:
     script = (
         "import sys\n"
-        "from reverie.recall import Recaller\n"
-        "from reverie.search import SearchIndex\n"
+        "from reverie.memory.recall import Recaller\n"
+        "from reverie.storage.folder.index import SearchIndex\n"
         f"heavy = [name for name in {HEAVY!r} if name in sys.modules]\n"
         "print(heavy)\n"
     )

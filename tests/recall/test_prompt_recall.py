@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from reverie import Message
-from reverie.config import Config, ModelConfig, PromptConfig
-from reverie.engine import MemoryEngine
+from reverie.config.settings import Config, ModelConfig, PromptConfig
+from reverie.engine.facade import MemoryEngine
 from tests.conftest import StepClock
 
 WINDOW = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from reverie import Message
-from reverie.config import Config, ModelConfig
-from reverie.engine import MemoryEngine
-from reverie.recall import RankedSource, RecallOptions, fuse
-from reverie.recall.dates import without_dates
-from reverie.recall.ranking import Ranked, Signals, rank
-from reverie.recall.terms import QueryTerms
-from reverie.search import Candidate
+from reverie.config.settings import Config, ModelConfig
+from reverie.engine.facade import MemoryEngine
+from reverie.memory.recall import RankedSource, RecallOptions, fuse
+from reverie.memory.recall.dates import without_dates
+from reverie.memory.recall.ranking import Ranked, Signals, rank
+from reverie.memory.recall.terms import QueryTerms
+from reverie.storage.folder.index import Candidate
 from tests.conftest import StepClock
 
 WINDOW = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))

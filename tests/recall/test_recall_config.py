@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from reverie.config import RECALL_CAP, Config, PromptConfig
-from reverie.config_file import load_config
+from reverie.config.file import load_config
+from reverie.config.settings import RECALL_CAP, Config, PromptConfig
 from reverie.errors import ConfigError
 
 

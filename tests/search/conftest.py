@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from reverie import Workspace
-from reverie.search import SearchIndex
+from reverie.storage.folder.index import SearchIndex
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from reverie import Message, Workspace
-from reverie.search import SearchIndex
+from reverie.storage.folder.index import SearchIndex
 
 
 def main() -> None:

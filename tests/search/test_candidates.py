@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 from reverie import Message, Workspace
-from reverie.search import SearchIndex
-from reverie.search.candidates import COMMON
+from reverie.storage.folder.index import SearchIndex
+from reverie.storage.folder.index.candidates import COMMON
 
 
 def _say(workspace: Workspace, key: str, text: str, role: str = "user") -> int:

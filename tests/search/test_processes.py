@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from reverie import Workspace
-from reverie.search import SearchIndex
+from reverie.storage.folder.index import SearchIndex
 
 WORKER = Path(__file__).with_name("search_worker.py")
 ROOT = Path(__file__).parents[2]

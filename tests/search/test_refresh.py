@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reverie import Message, Session, StorageError, Workspace
-from reverie.search import RefreshStats, SearchIndex
+from reverie.storage.folder.index import RefreshStats, SearchIndex
 
 
 def _say(workspace: Workspace, key: str, text: str) -> int:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from reverie import Message, Workspace
-from reverie.search import SearchIndex
+from reverie.storage.folder.index import SearchIndex
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from reverie import Message
-from reverie.store.sessions_sqlite import SqliteSessionStore
+from reverie.storage.folder.sessions_sqlite import SqliteSessionStore
 
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

@@ -1,7 +1,7 @@
 """Session journals as an older reverie wrote them, byte for byte, for the move into SQLite.
 
 Nothing in reverie writes journals any more, so these helpers spell the old format out
-(``reverie.store.session_records`` documents it) and return the ``Session`` the old journal
+(``reverie.storage.folder.session_records`` documents it) and return the ``Session`` the old journal
 store would have loaded from what they wrote.
 """
 
@@ -14,8 +14,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from reverie import ArchivedSummary, Message, Session
-from reverie.messages import JSONObject
-from reverie.store.session_keys import key_to_stem
+from reverie.core.messages import JSONObject
+from reverie.storage.folder.session_keys import key_to_stem
 
 
 def journal_path(root: Path, key: str) -> Path:

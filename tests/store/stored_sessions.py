@@ -6,7 +6,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from reverie.store import layout
+from reverie.storage.folder import layout
 
 
 def stored_session_bytes(root: Path) -> bytes:

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from reverie.store.appends import append_bytes, write_all
+from reverie.storage.folder.appends import append_bytes, write_all
 
 # A file-size limit makes the kernel write only what fits (a short write); the retry of the
 # rest then fails with EFBIG, which must come back as an OSError, never as silent loss.
 _LIMITED = """
 import errno, os, resource, signal, sys
 from pathlib import Path
-from reverie.store.appends import append_bytes
+from reverie.storage.folder.appends import append_bytes
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
 try:

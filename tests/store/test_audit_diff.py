@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from reverie.store.audit_diff import (
+from reverie.storage.folder.audit_diff import (
     AuditDiff,
     FileChange,
     FileVersions,

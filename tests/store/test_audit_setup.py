@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reverie import Workspace
-from reverie.store.audit_setup import settled, write_exclude
+from reverie.storage.folder.audit_setup import settled, write_exclude
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reverie import Workspace
-from reverie.store.audit_locks import sweep_git_locks
+from reverie.storage.folder.audit_locks import sweep_git_locks
 
 
 def test_a_commit_succeeds_despite_lock_files_a_killed_writer_left(workspace: Workspace) -> None:

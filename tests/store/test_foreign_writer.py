@@ -16,8 +16,8 @@ import sys
 
 import pytest
 
-from reverie.doctor import examine
-from reverie.store.workspace import Workspace
+from reverie.memory.doctor import examine
+from reverie.storage.folder.workspace import Workspace
 from tests.conftest import StepClock
 
 FOREIGN_WRITER = """

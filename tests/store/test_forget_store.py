@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from reverie import Workspace
-from reverie.messages import Message, ToolCall
-from reverie.provenance.pieces import Fact
-from reverie.store.provenance_file import (
+from reverie.core.messages import Message, ToolCall
+from reverie.memory.provenance.pieces import Fact
+from reverie.storage.folder.provenance_file import (
     LineRecord,
     MessageRef,
     Provenance,
@@ -20,8 +20,8 @@ from reverie.store.provenance_file import (
     SourceRef,
     line_key,
 )
-from reverie.store.redaction import FORGOTTEN
-from reverie.store.scrub import Needle, scrub_blob, scrub_jsonl
+from reverie.storage.folder.redaction import FORGOTTEN
+from reverie.storage.folder.scrub import Needle, scrub_blob, scrub_jsonl
 from tests.conftest import StepClock
 from tests.store.stored_sessions import stored_session_bytes
 

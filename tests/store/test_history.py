@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 
 from reverie import CursorError, HistoryEntry, Workspace
-from reverie.store.entries import HARD_CAP_CHARS, EntryFormatError, strip_reasoning, truncate
+from reverie.storage.folder.entries import (
+    HARD_CAP_CHARS,
+    EntryFormatError,
+    strip_reasoning,
+    truncate,
+)
 from tests.conftest import StepClock
 
 
@@ -262,7 +267,7 @@ def test_read_recent_reads_backwards_with_filters_and_bounds(workspace: Workspac
 
 
 def test_lines_backwards_crosses_chunk_boundaries(tmp_path: Path) -> None:
-    from reverie.store.history_read import lines_backwards
+    from reverie.storage.folder.history_read import lines_backwards
 
     path = tmp_path / "lines"
     lines = [f"line {index} " + "x" * (index % 7) for index in range(200)]
@@ -277,7 +282,7 @@ def test_lines_backwards_crosses_chunk_boundaries(tmp_path: Path) -> None:
 
 
 def test_lines_backwards_skips_a_file_that_is_one_partial_line(tmp_path: Path) -> None:
-    from reverie.store.history_read import lines_backwards
+    from reverie.storage.folder.history_read import lines_backwards
 
     path = tmp_path / "lines"
     path.write_bytes(b"no newline at all")

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from reverie import LockTimeoutError
-from reverie.store.locks import ProcessLock
+from reverie.storage.folder.locks import ProcessLock
 
 HOLDER = """
 import sys
 from pathlib import Path
-from reverie.store.locks import ProcessLock
+from reverie.storage.folder.locks import ProcessLock
 lock = ProcessLock(Path(sys.argv[1]))
 with lock.hold():
     print("held", flush=True)

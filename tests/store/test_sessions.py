@@ -1,6 +1,6 @@
 """The session store in one process: round trips, state records, staleness, list, put.
 
-These are the store's contract (``reverie.ports.SessionsPort``), run against the SQLite store
+These are the store's contract (``reverie.storage.ports.SessionsPort``), run against the SQLite store
 every workspace uses; the PostgreSQL store runs its own (``tests/postgres``).
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from reverie import ArchivedSummary, Message, ToolCall, Workspace
-from reverie.store.sessions_sqlite import SqliteSessionStore
+from reverie.storage.folder.sessions_sqlite import SqliteSessionStore
 
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

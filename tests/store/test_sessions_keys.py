@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reverie import Message, Workspace
-from reverie.store.session_keys import is_stem, key_to_stem, lock_name, stem_to_key
+from reverie.storage.folder.session_keys import is_stem, key_to_stem, lock_name, stem_to_key
 from tests.store.old_journals import OldJournal, journal_path
 
 HOSTILE_KEYS = [

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 import pytest
 
 from reverie import SessionImportError, Workspace
-from reverie.store.nanobot_sessions import (
+from reverie.storage.folder.nanobot_sessions import (
     import_nanobot_session,
     read_nanobot_file,
     read_nanobot_session,
 )
 
 if TYPE_CHECKING:
-    from reverie.messages import JSONObject
+    from reverie.core.messages import JSONObject
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "nanobot_session.jsonl"
 LISBON = timezone(timedelta(hours=0))

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from reverie import ArchivedSummary, Message
-from reverie.store.session_records import (
+from reverie.storage.folder.session_records import (
     HeadRecord,
     MarkRecord,
     MessageRecord,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reverie import Message, Session, Workspace
-from reverie.store.sessions_sqlite import DATABASE, SqliteSessionStore
+from reverie.storage.folder.sessions_sqlite import DATABASE, SqliteSessionStore
 from tests.forkserver import Server
 from tests.store.old_journals import OldJournal, head, journal_path, line
 

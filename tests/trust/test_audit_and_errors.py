@@ -13,12 +13,12 @@ from typer.testing import CliRunner
 
 from reverie import Workspace
 from reverie.cli import app
-from reverie.doctor import examine
+from reverie.core.messages import Message
 from reverie.errors import AuditError, ModelConnectionError, ModelError
 from reverie.llm.openai_provider import OpenAIProvider
 from reverie.llm.provider import ChatRequest
 from reverie.llm.retry import RetryPolicy
-from reverie.messages import Message
+from reverie.memory.doctor import examine
 
 
 def _fresh(tmp_path: Path) -> Path:

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from reverie import ChatReply, ChatRequest, ScriptedProvider
-from reverie.config import Config, ModelConfig
-from reverie.engine import MemoryEngine
-from reverie.file_backend import FileBackend
-from reverie.token_estimate import EstimatingCounter
+from reverie.config.settings import Config, ModelConfig
+from reverie.core.token_estimate import EstimatingCounter
+from reverie.engine.facade import MemoryEngine
+from reverie.storage.folder.backend import FileBackend
 from tests.conftest import StepClock
 from tests.trust.scan import leaks
 from tests.trust.test_properties import open_model_free

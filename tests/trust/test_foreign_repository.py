@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from reverie import MemoryEngine
+from reverie.core.messages import Message
 from reverie.errors import ForeignRepositoryError
-from reverie.messages import Message
 from tests.cli.conftest import Cli, clean_env
 
 GIT_ENV = {

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from reverie import Workspace
-from reverie.doctor import examine
+from reverie.core.messages import Message
 from reverie.errors import OutsideLinkError, StorageError
-from reverie.messages import Message
-from reverie.store import layout
+from reverie.memory.doctor import examine
+from reverie.storage.folder import layout
 from tests.trust.scan import git_texts
 
 SECRET = "outside-secret Tr0ub4dor"
@@ -175,7 +175,7 @@ def test_a_sessions_database_linked_outside_is_never_written(tmp_path: Path, out
 
 
 def test_a_ledger_linked_after_open_is_never_appended_to(tmp_path: Path, outside: Path) -> None:
-    from reverie.store.ledger import LedgerRecord
+    from reverie.storage.folder.ledger import LedgerRecord
 
     root = _fresh(tmp_path)
     workspace = Workspace.open(root)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from reverie import ScriptedProvider, Workspace
-from reverie.doctor import examine
-from reverie.dream.runner import Dreamer
-from reverie.token_estimate import EstimatingCounter
+from reverie.core.token_estimate import EstimatingCounter
+from reverie.memory.doctor import examine
+from reverie.memory.dream.runner import Dreamer
 from tests.dream.scripting import edit
 from tests.trust.scan import git_texts, leaks
 

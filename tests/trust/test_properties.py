@@ -14,11 +14,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reverie.config import Config, ModelConfig
-from reverie.engine import MemoryEngine
-from reverie.file_backend import FileBackend
-from reverie.messages import JSONValue
-from reverie.token_estimate import EstimatingCounter
+from reverie.config.settings import Config, ModelConfig
+from reverie.core.messages import JSONValue
+from reverie.core.token_estimate import EstimatingCounter
+from reverie.engine.facade import MemoryEngine
+from reverie.storage.folder.backend import FileBackend
 from tests.conftest import StepClock
 from tests.trust.scan import derived_texts, leaks
 

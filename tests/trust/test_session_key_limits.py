@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from reverie import MemoryEngine
+from reverie.core.messages import Message
 from reverie.errors import InputError
-from reverie.messages import Message
 from tests.postgres.conftest import new_workspace
 
 LONG = "tg:" + "k" * 1_022

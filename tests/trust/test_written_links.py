@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from reverie.store import layout
+from reverie.storage.folder import layout
 from tests.cli.conftest import Cli, clean_env
 
 CHAT = [

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from reverie import MemoryEngine, Message
-from reverie.config import Config, ModelConfig
-from reverie.store.ledger import LedgerRecord
+from reverie.config.settings import Config, ModelConfig
+from reverie.storage.folder.ledger import LedgerRecord
 
 HOSTILE_LINE = '- Zoe wrote <script>document.title="pwned"</script> in a note'
 START = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)

@@ -22,7 +22,7 @@ from rich.text import Text
 from reverie.cli.failure import describe
 from reverie.cli.memory_views import dream_line
 from reverie.cli.record_views import compaction_line
-from reverie.engine import MemoryEngine
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import ReverieError
 
 DEFAULT_INTERVAL = 30.0

@@ -4,7 +4,7 @@
 workspace; settings come from its ``reverie.toml`` and the ``REVERIE_*`` variables, read once by
 ``MemoryEngine.open``. With ``--store postgresql://...`` (else ``$REVERIE_STORE``, else
 ``[store] url`` in the folder's ``reverie.toml``) ``-w NAME`` names a workspace in that database
-(``reverie.store_select``). Commands that only read or curate memory refuse a missing workspace
+(``reverie.storage.open``). Commands that only read or curate memory refuse a missing workspace
 (``reverie init`` makes one); ``chat``, ``ask`` and ``ingest`` lay it out on first use.
 """
 
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from reverie.engine import MemoryEngine
+    from reverie.engine.facade import MemoryEngine
 
 WorkspaceOption = Annotated[
     Path | None,
@@ -71,7 +71,7 @@ def engine(
         WorkspaceMissingError: no workspace there and ``create`` is false.
         ConfigError: ``reverie.toml`` or a ``REVERIE_*`` variable is invalid.
     """
-    from reverie.engine import MemoryEngine
+    from reverie.engine.facade import MemoryEngine
 
     path = workspace_path(ctx, workspace)
     store = options(ctx).store

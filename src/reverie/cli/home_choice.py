@@ -24,7 +24,7 @@ from reverie.cli.context import options
 from reverie.cli.failure import fail
 
 if TYPE_CHECKING:
-    from reverie.owners.home import Home
+    from reverie.engine.owners.home import Home
 
 HOME_ENV = "REVERIE_HOME"
 """The environment variable that names a folder home."""
@@ -52,8 +52,8 @@ StoreOption = Annotated[
 
 def choose_home(ctx: typer.Context, home: Path | None, store: str | None) -> Home:
     """The home the options and environment select (see the module doc); not opened yet."""
-    from reverie.owners.database_home import DatabaseHome
-    from reverie.owners.home import FolderHome, Openers
+    from reverie.engine.owners.database_home import DatabaseHome
+    from reverie.engine.owners.home import FolderHome, Openers
 
     store = store or options(ctx).store
     if home is not None and store:

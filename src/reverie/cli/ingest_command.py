@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
     from rich.text import Text
 
-    from reverie.ingest import IngestReport
-    from reverie.ingest import Progress as ProgressCallback
+    from reverie.memory.ingest.run import IngestReport
+    from reverie.memory.ingest.run import Progress as ProgressCallback
 
 
 def ingest(

@@ -12,8 +12,8 @@ import typer
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, err, out, print_diff
-from reverie.inbound import MAX_LIMIT
-from reverie.json_data import jsonable
+from reverie.core.inbound import MAX_LIMIT
+from reverie.core.json_data import jsonable
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 Revision = Annotated[str, typer.Argument(help="A commit: sha, unique prefix, HEAD or HEAD~N.")]

@@ -5,7 +5,7 @@ workspace folder per principal, a database home one workspace per principal
 (``reverie.cli.home_choice`` says which home a command works on). ``list`` names them; ``add``
 makes one; ``export`` copies one whole into a new workspace folder (``--to DIR``) or prints it
 as JSON (``--json``); ``delete`` purges one (its workspace whole and its tokens,
-``reverie.owners.purge``), asking first unless ``--yes``.
+``reverie.engine.owners.purge``), asking first unless ``--yes``.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def add(
     ctx: typer.Context, principal: NameArgument, home: HomeOption = None, store: StoreOption = None
 ) -> None:
     """Make the principal's workspace (nothing changes if it exists)."""
-    from reverie.owners.names import check_principal
+    from reverie.engine.owners.names import check_principal
 
     check_principal(principal)
     with opened_home(ctx, home, store) as chosen:
@@ -77,7 +77,7 @@ def delete(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask first.")] = False,
 ) -> None:
     """Delete the principal whole: its workspace (every file or row) and its tokens."""
-    from reverie.owners.purge import delete_principal
+    from reverie.engine.owners.purge import delete_principal
 
     with opened_home(ctx, home, store) as chosen:
         if not yes:
@@ -111,8 +111,8 @@ def export(
     ] = False,
 ) -> None:
     """Export the principal's memory whole: a new workspace folder, or JSON."""
-    from reverie.owners.export import export_document
-    from reverie.owners.names import check_principal
+    from reverie.engine.owners.export import export_document
+    from reverie.engine.owners.names import check_principal
 
     if (to is None) == (not json_output):
         fail("give --to DIR (a new workspace folder) or --json, one of them")

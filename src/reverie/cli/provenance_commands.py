@@ -18,7 +18,7 @@ from reverie.cli.render import emit_json, err, notice, one_line, out, when
 from reverie.errors import AuditError, StorageError
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
-    from reverie.provenance import ForgetPlan, ForgetReport, LineProvenance, SourceEntry
+    from reverie.memory.provenance import ForgetPlan, ForgetReport, LineProvenance, SourceEntry
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 Query = Annotated[str, typer.Argument(help="Text to look for in the durable lines.")]

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from rich.text import Text
     from starlette.routing import BaseRoute
 
-    from reverie.config import Config
-    from reverie.owners import CheckReport, EnginePool, Home
+    from reverie.config.settings import Config
+    from reverie.engine.owners import CheckReport, EnginePool, Home
     from reverie.serve import Gate
     from reverie.serve.home_select import Served
     from reverie.serve.upstream import Upstream
@@ -89,7 +89,7 @@ def _run(served: "Served", gate: "Gate", *, host: str, port: int, shown: str | N
     """Serve ``served`` with one pool and the background maintenance until stopped."""
     import uvicorn
 
-    from reverie.owners import EnginePool, Maintenance
+    from reverie.engine.owners import EnginePool, Maintenance
     from reverie.serve import create_app
 
     pool = EnginePool(served.home)
@@ -131,7 +131,7 @@ def token_for_host(host: str) -> tuple[str, bool]:
 
 def _upstream(config: "Config") -> "Upstream | None":
     """The proxy's endpoint: the configured chat model (OpenAI-compatible only)."""
-    from reverie.config_file import api_key
+    from reverie.config.file import api_key
     from reverie.serve.upstream import Upstream
 
     model = config.model

@@ -12,7 +12,7 @@ import typer
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.failure import fail
 from reverie.cli.render import emit_json, notice, out
-from reverie.inbound import MAX_LIMIT
+from reverie.core.inbound import MAX_LIMIT
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 SessionOption = Annotated[
@@ -190,7 +190,7 @@ def doctor(
 ) -> None:
     """Check the workspace's integrity; exit 1 on problems (notes alone pass)."""
     from reverie.cli.record_views import doctor_view
-    from reverie.engine import MemoryEngine
+    from reverie.engine.facade import MemoryEngine
     from reverie.errors import OutsideLinkError
 
     try:

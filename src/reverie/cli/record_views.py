@@ -13,11 +13,11 @@ from rich.table import Table
 from rich.text import Text
 
 from reverie.cli.render import one_line, snippet, when
-from reverie.compaction.result import CompactionResult
-from reverie.doctor import DoctorReport
-from reverie.search import SearchHit
-from reverie.session import Session, SessionInfo
-from reverie.store.entries import HistoryEntry
+from reverie.core.session import Session, SessionInfo
+from reverie.memory.compaction.result import CompactionResult
+from reverie.memory.doctor import DoctorReport
+from reverie.storage.folder.entries import HistoryEntry
+from reverie.storage.folder.index import SearchHit
 
 
 def key_column(table: Table, name: str, values: Sequence[str], *, style: str = "") -> None:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from reverie.clock import wall_clock
-from reverie.json_data import jsonable
+from reverie.core.clock import wall_clock
+from reverie.core.json_data import jsonable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -81,7 +81,7 @@ def snippet(text: str) -> Text:
     """A search snippet with its matched terms in bold."""
     from rich.text import Text
 
-    from reverie.search.hits import SNIPPET_CLOSE, SNIPPET_OPEN
+    from reverie.core.hits import SNIPPET_CLOSE, SNIPPET_OPEN
 
     result = Text()
     bold = False

@@ -22,7 +22,7 @@ from reverie.cli.memory_views import dream_line
 from reverie.cli.record_views import compaction_line
 from reverie.cli.render import err, notice, out
 from reverie.cli.status_view import print_status
-from reverie.engine import MemoryEngine
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import ReverieError
 
 PROMPT = "you> "

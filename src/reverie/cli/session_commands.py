@@ -18,7 +18,7 @@ from reverie.cli.store_commands import StoreOption
 from reverie.cli.store_commands import init as store_init
 
 if TYPE_CHECKING:
-    from reverie.agent import TurnResult
+    from reverie.memory.agent import TurnResult
 
 SessionOption = Annotated[
     str, typer.Option("--session", "-s", help="The session to talk in.", show_default=True)
@@ -41,7 +41,7 @@ def init(
     """
     from rich.text import Text
 
-    from reverie.config_file import CONFIG_NAME, config_text, default_workspace
+    from reverie.config.file import CONFIG_NAME, config_text, default_workspace
 
     workspace = path or workspace_path(ctx, workspace)
     store = store or options(ctx).store

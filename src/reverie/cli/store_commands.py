@@ -2,12 +2,12 @@
 
 ``init`` applies the schema's migrations and makes a workspace; ``list`` names the
 workspaces; ``import`` moves a workspace folder into the database and ``export`` moves a
-database workspace into a new folder, losing nothing (``reverie.backend_transfer``). The
+database workspace into a new folder, losing nothing (``reverie.storage.transfer``). The
 store is ``--store URL``, given after ``store`` or before it (``reverie --store URL store
 list``), else ``$REVERIE_STORE``; the workspace inside it ``-w NAME``, after or before
 (default ``default``). Needs the ``postgres`` extra. Every other command takes the same
 ``--store`` (or ``$REVERIE_STORE``) and ``-w NAME`` to run on a database workspace
-(``reverie.store_select``); those whose process needs a folder say so (docs/scale-out.md).
+(``reverie.storage.open``); those whose process needs a folder say so (docs/scale-out.md).
 """
 
 import os
@@ -69,7 +69,7 @@ def _name(ctx: typer.Context, workspace: str | None) -> str:
 @store_app.command("init")
 def init(ctx: typer.Context, store: StoreOption = None, workspace: NameOption = None) -> None:
     """Create or migrate the schema, then make the workspace (both idempotent)."""
-    from reverie.store_select import init_database
+    from reverie.storage.open import init_database
 
     workspace = _name(ctx, workspace)
     done = init_database(_url(ctx, store), workspace)
@@ -81,7 +81,7 @@ def init(ctx: typer.Context, store: StoreOption = None, workspace: NameOption = 
 @store_app.command("list")
 def list_workspaces(ctx: typer.Context, store: StoreOption = None) -> None:
     """Print the name of every workspace in the database."""
-    from reverie.store_select import database_workspaces
+    from reverie.storage.open import database_workspaces
 
     for name in database_workspaces(_url(ctx, store)):
         typer.echo(name)
@@ -95,9 +95,9 @@ def import_folder(
     workspace: NameOption = None,
 ) -> None:
     """Move a workspace folder into an empty database workspace (the folder is unchanged)."""
-    from reverie.backend_transfer import transfer
-    from reverie.file_backend import FileBackend
-    from reverie.postgres_backend import PgBackend
+    from reverie.storage.folder.backend import FileBackend
+    from reverie.storage.postgres.backend import PgBackend
+    from reverie.storage.transfer import transfer
 
     workspace = _name(ctx, workspace)
     source = FileBackend.open(folder, create=False)
@@ -123,9 +123,9 @@ def export_folder(
     workspace: NameOption = None,
 ) -> None:
     """Copy a database workspace into a new workspace folder (nanobot's files plus sessions)."""
-    from reverie.backend_transfer import transfer
-    from reverie.file_backend import FileBackend
-    from reverie.postgres_backend import PgBackend
+    from reverie.storage.folder.backend import FileBackend
+    from reverie.storage.postgres.backend import PgBackend
+    from reverie.storage.transfer import transfer
 
     workspace = _name(ctx, workspace)
     if folder.exists() and any(folder.iterdir()):

@@ -20,7 +20,7 @@ from reverie.cli.home_choice import HomeOption, StoreOption, opened_home
 from reverie.cli.render import emit_json, notice, when
 
 if TYPE_CHECKING:
-    from reverie.owners.tokens import Grant, GrantKind
+    from reverie.engine.owners.tokens import Grant, GrantKind
 
 token_app = typer.Typer(
     name="token",
@@ -48,7 +48,7 @@ def add(
     store: StoreOption = None,
 ) -> None:
     """Make a token and print it (the only time it is shown)."""
-    from reverie.owners.tokens import ID_DIGITS, digest
+    from reverie.engine.owners.tokens import ID_DIGITS, digest
 
     kind = _kind(principal, app=app_token, admin=admin)
     with opened_home(ctx, home, store) as chosen:

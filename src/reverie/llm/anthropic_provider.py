@@ -22,12 +22,13 @@ import random
 import time
 from typing import TYPE_CHECKING, Any
 
-from reverie.clock import Clock, system_clock
+from reverie.config.extras import install_hint
+from reverie.core.clock import Clock, system_clock
+from reverie.core.redact import display_url
 from reverie.errors import (
     ModelError,
     ModelNotConfiguredError,
 )
-from reverie.extras import install_hint
 from reverie.llm.anthropic_wire import (
     EFFORTS,
     parse_reply,
@@ -37,7 +38,6 @@ from reverie.llm.anthropic_wire import (
 )
 from reverie.llm.retry import Retrier, RetryPolicy, Sleep
 from reverie.llm.retrying import RetryingProvider
-from reverie.redact import display_url
 
 if TYPE_CHECKING:
     import anthropic

@@ -17,9 +17,9 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from reverie.core.messages import JSONObject, JSONValue, Message, ToolCall
 from reverie.errors import MalformedReplyError
 from reverie.llm.provider import ChatReply, FinishReason, ToolChoice, ToolSchema, Usage
-from reverie.messages import JSONObject, JSONValue, Message, ToolCall
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -15,7 +15,7 @@ error), so a job can keep its raw facts and say why. The wrapper has no other lo
 retries (the provider's retry policy does), never edits a request and never reads a reply's
 meaning beyond the caller's ``judge``.
 
-The call log is a protocol (``CallLog``): ``reverie.store.ledger.Ledger`` meets it, and this
+The call log is a protocol (``CallLog``): ``reverie.storage.folder.ledger.Ledger`` meets it, and this
 module imports nothing from the store (the model layer and the store never meet).
 """
 
@@ -31,9 +31,9 @@ from reverie.errors import ModelError
 from reverie.llm.tokens import CalibratedCounter, count_request
 
 if TYPE_CHECKING:
-    from reverie.clock import Clock
+    from reverie.core.clock import Clock
+    from reverie.core.token_estimate import TokenCounter
     from reverie.llm.provider import ChatReply, ChatRequest, Provider
-    from reverie.token_estimate import TokenCounter
 
 FAILED = "error"
 """The outcome recorded for a call the provider failed (timeout, refusal, bad response)."""

@@ -36,14 +36,14 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal, cast
 
-from reverie.clock import Clock, system_clock
+from reverie.core.clock import Clock, system_clock
+from reverie.core.redact import display_url
 from reverie.errors import (
     ModelError,
 )
 from reverie.llm.openai_wire import parse_reply, wire_message
 from reverie.llm.retry import Retrier, RetryPolicy, Sleep
 from reverie.llm.retrying import RetryingProvider
-from reverie.redact import display_url
 
 if TYPE_CHECKING:
     import openai

@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from typing import cast
 
+from reverie.core.messages import JSONObject, JSONValue, Message, MessageFormatError, ToolCall
 from reverie.errors import MalformedReplyError, ModelHTTPError
 from reverie.llm.failures import http_failure
 from reverie.llm.provider import ChatReply, FinishReason, Usage
-from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError, ToolCall
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
-from reverie.messages import JSONObject, JSONValue, Message, ToolCall
+from reverie.core.messages import JSONObject, JSONValue, Message, ToolCall
 
 ToolChoice = Literal["auto", "none", "required"]
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "other"]

@@ -11,7 +11,8 @@ from __future__ import annotations
 from types import ModuleType, TracebackType
 from typing import Any, Protocol, Self
 
-from reverie.clock import Clock
+from reverie.core.clock import Clock
+from reverie.core.redact import display_url
 from reverie.errors import (
     MalformedReplyError,
     ModelConnectionError,
@@ -21,7 +22,6 @@ from reverie.errors import (
 from reverie.llm.failures import http_failure, parse_retry_after
 from reverie.llm.provider import ChatReply, ChatRequest
 from reverie.llm.retry import Retrier
-from reverie.redact import display_url
 
 
 class _Closable(Protocol):

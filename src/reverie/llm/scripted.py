@@ -21,14 +21,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeAlias
 
+from reverie.core.token_estimate import EstimatingCounter, TokenCounter
 from reverie.errors import ScriptExhaustedError
 from reverie.llm.provider import ChatReply, FinishReason, Usage
 from reverie.llm.tokens import count_request
-from reverie.token_estimate import EstimatingCounter, TokenCounter
 
 if TYPE_CHECKING:
+    from reverie.core.messages import ToolCall
     from reverie.llm.provider import ChatRequest
-    from reverie.messages import ToolCall
 
 ReplyFunction: TypeAlias = Callable[["ChatRequest"], ChatReply]
 Step: TypeAlias = ChatReply | Exception | ReplyFunction

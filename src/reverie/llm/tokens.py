@@ -1,12 +1,12 @@
 """Honest token counts for prompts, without a network call.
 
-Three counters implement ``reverie.token_estimate.TokenCounter``:
+Three counters implement ``reverie.core.token_estimate.TokenCounter``:
 
 - ``ExactCounter``: exact o200k_base (or cl100k_base) counts from ``toktok`` (the optional
   ``tokens`` extra: a small Rust extension with the encodings compiled in, so it never downloads
   anything — unlike plain ``tiktoken``, which fetches its encoding files on first use).
   ``ExactCounter.load()`` returns None when the package is not installed.
-- ``EstimatingCounter`` (from ``reverie.token_estimate``): the calibrated offline estimate.
+- ``EstimatingCounter`` (from ``reverie.core.token_estimate``): the calibrated offline estimate.
 - ``CalibratedCounter``: wraps either and scales it by a smoothed, bounded ratio learned from the
   prompt tokens providers report, so one session's counts converge on what its model bills,
   whatever that model's tokenizer is.
@@ -26,13 +26,13 @@ import math
 import threading
 from typing import TYPE_CHECKING, Any
 
-from reverie.token_estimate import EstimatingCounter, TokenCounter, message_tokens
+from reverie.core.token_estimate import EstimatingCounter, TokenCounter, message_tokens
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from reverie.core.messages import Message
     from reverie.llm.provider import ChatReply, ChatRequest
-    from reverie.messages import Message
 
 REPLY_PRIMING_TOKENS = 3
 """Tokens every request costs for priming the assistant's reply (OpenAI's chat format)."""

@@ -34,13 +34,13 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs it for nested types below 3.12
 
-from reverie.engine import MemoryEngine
+from reverie.core.json_data import jsonable
+from reverie.core.messages import Message, MessageFormatError
+from reverie.core.session import is_internal
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import ReverieError
-from reverie.json_data import jsonable
-from reverie.messages import Message, MessageFormatError
-from reverie.search import SearchHit
-from reverie.session import is_internal
-from reverie.store.memory_files import MemoryFileName
+from reverie.storage.folder.index import SearchHit
+from reverie.storage.folder.memory_files import MemoryFileName
 
 DEFAULT_SESSION = "mcp:default"
 """Where ``remember`` and ``record`` write unless the client names a session."""

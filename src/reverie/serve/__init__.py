@@ -1,6 +1,6 @@
 """``reverie serve``: memory over HTTP, as an OpenAI-compatible proxy and as MCP.
 
-A surface with no memory logic of its own, serving a home of principals (``reverie.owners``):
+A surface with no memory logic of its own, serving a home of principals (``reverie.engine.owners``):
 ``home_select`` finds the home and its token book, ``gate`` decides a request's principal
 from its credential, ``app`` assembles the routes, ``mcp_routes`` keeps one MCP server per
 principal, ``proxy`` runs one exchange (``chat_request`` parses and prepares it,

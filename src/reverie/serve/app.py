@@ -22,7 +22,7 @@ from contextlib import asynccontextmanager
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount, Route, Router
 
-from reverie.owners import EnginePool
+from reverie.engine.owners import EnginePool
 from reverie.serve.auth import BearerGuard
 from reverie.serve.gate import Gate
 from reverie.serve.mcp_routes import McpRoutes

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 import anyio.to_thread
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from reverie.owners import Grant
+from reverie.engine.owners import Grant
 from reverie.serve.gate import Gate, bearer
 from reverie.serve.upstream import error_body
 

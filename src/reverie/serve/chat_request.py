@@ -30,12 +30,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from reverie.engine import MemoryEngine
+from reverie.core.messages import JSONObject, JSONValue, Message, MessageFormatError
+from reverie.core.session import is_internal
+from reverie.engine.facade import MemoryEngine
+from reverie.engine.owners import PRINCIPAL_HEADER
 from reverie.llm.provider import ToolSchema
-from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
-from reverie.owners import PRINCIPAL_HEADER
 from reverie.serve.reconcile import INSTRUCTION_ROLES, reconcile
-from reverie.session import is_internal
 
 DEFAULT_SESSION = "api:default"
 SESSION_HEADER = "x-reverie-session"

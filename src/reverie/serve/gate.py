@@ -22,9 +22,9 @@ import hmac
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from reverie.config import UnknownPrincipals
+from reverie.config.settings import UnknownPrincipals
+from reverie.engine.owners import Access, Grant, Home, TokenBook, resolve
 from reverie.errors import UnknownPrincipalError
-from reverie.owners import Access, Grant, Home, TokenBook, resolve
 
 SERVER_GRANT_ID = "serve"
 """The public id of the server's own token's grant (never one of the book's 12-hex ids)."""

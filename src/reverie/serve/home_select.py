@@ -22,10 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from reverie.config import Config
-from reverie.config_file import CONFIG_NAME, default_workspace, load_config
-from reverie.errors import InputError
-from reverie.owners import (
+from reverie.config.file import CONFIG_NAME, default_workspace, load_config
+from reverie.config.settings import Config
+from reverie.engine.owners import (
     DEFAULT_PRINCIPAL,
     DatabaseHome,
     FolderHome,
@@ -34,7 +33,8 @@ from reverie.owners import (
     TokenBook,
     principal_of,
 )
-from reverie.store_select import STORE_ENV
+from reverie.errors import InputError
+from reverie.storage.open import STORE_ENV
 
 HOME_ENV = "REVERIE_HOME"
 

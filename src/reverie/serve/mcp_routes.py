@@ -33,9 +33,9 @@ from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from reverie.engine import MemoryEngine
+from reverie.engine.facade import MemoryEngine
+from reverie.engine.owners import PRINCIPAL_HEADER, EnginePool
 from reverie.mcp import build_server
-from reverie.owners import PRINCIPAL_HEADER, EnginePool
 from reverie.serve.gate import Admitted, Gate
 from reverie.serve.proxy import admit
 

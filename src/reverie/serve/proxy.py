@@ -48,10 +48,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from reverie.engine import MemoryEngine
+from reverie.core.messages import JSONObject, JSONValue, Message, MessageFormatError
+from reverie.engine.facade import MemoryEngine
+from reverie.engine.owners import EnginePool
 from reverie.errors import AccessError, InputError, ReverieError, UnknownPrincipalError
-from reverie.messages import JSONObject, JSONValue, Message, MessageFormatError
-from reverie.owners import EnginePool
 from reverie.serve.auth import scope_grant
 from reverie.serve.chat_request import (
     BadRequestError,

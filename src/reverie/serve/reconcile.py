@@ -8,7 +8,7 @@ sends once (DESIGN.md invariant 14), so it compares what the client sent with wh
 session already holds.
 
 **Meaning.** Two messages are the same when they mean the same: role, text as reverie stores
-it (``reverie.inbound.clean_text``: a lone surrogate is U+FFFD on both sides; surrounding
+it (``reverie.core.inbound.clean_text``: a lone surrogate is U+FFFD on both sides; surrounding
 whitespace ignored), non-text content parts (canonical JSON), tool call id, and tool calls by
 id, name and canonical arguments (parsed JSON with sorted keys, no spaces, and ``2.0``
 written ``2``; the raw text, stripped, when it is not JSON). Timestamps, ``name`` and extra
@@ -63,10 +63,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from reverie.core.inbound import clean_text, valid_json
+from reverie.core.messages import JSONValue, Message
 from reverie.errors import InputError
-from reverie.inbound import clean_text, valid_json
-from reverie.messages import JSONValue, Message
-from reverie.store.redaction import FORGOTTEN
+from reverie.storage.folder.redaction import FORGOTTEN
 
 INSTRUCTION_ROLES = ("system", "developer")
 """Roles that carry instructions for this request only: forwarded, never recorded."""
@@ -131,7 +131,7 @@ def _number(text: str) -> float | int:
 
 
 def is_tombstone(message: Message) -> bool:
-    """True for a session message ``forget`` replaced (``reverie.store.redaction``)."""
+    """True for a session message ``forget`` replaced (``reverie.storage.folder.redaction``)."""
     return message.content == FORGOTTEN and all(c.arguments == "{}" for c in message.tool_calls)
 
 

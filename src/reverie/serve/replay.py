@@ -16,7 +16,7 @@ import json
 
 from starlette.responses import JSONResponse, Response
 
-from reverie.messages import JSONObject, JSONValue, Message
+from reverie.core.messages import JSONObject, JSONValue, Message
 
 REPLAY_ID = "chatcmpl-reverie-replay"
 REPLAYED_HEADER = "x-reverie-replayed"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from reverie.messages import JSONValue, Message, ToolCall
+from reverie.core.messages import JSONValue, Message, ToolCall
 
 
 @dataclass(slots=True)

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 import httpx2
 
-from reverie.messages import JSONObject, JSONValue
+from reverie.core.messages import JSONObject, JSONValue
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 

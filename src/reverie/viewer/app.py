@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from reverie.engine import MemoryEngine
+from reverie.engine.facade import MemoryEngine
 from reverie.errors import ReverieError
 from reverie.viewer import changes, forgetting, listing, overview, reading, timeline
 from reverie.viewer.guard import COOKIE, Guard, Refusal, Seat

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from reverie.store.ledger import JobTotals
+from reverie.storage.folder.ledger import JobTotals
 from reverie.viewer.markup import Html, tag
 
 WIDTH = 420

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from reverie.errors import LockTimeoutError
-from reverie.provenance import ForgetPlan, ForgetReport, PlannedEntry
+from reverie.memory.provenance import ForgetPlan, ForgetReport, PlannedEntry
 from reverie.viewer.layout import View, page
 from reverie.viewer.markup import Html, join, stamp, tag
 

@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from reverie.viewer.markup import Html, join, tag
 
 if TYPE_CHECKING:
-    from reverie.engine import MemoryEngine
+    from reverie.engine.facade import MemoryEngine
 
 ProvenanceHook = Callable[[str, str], Sequence[str]]
 """``(path, line) -> lines of explanation`` of where a durable line came from."""

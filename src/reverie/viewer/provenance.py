@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import PurePosixPath
 
-from reverie.engine import MemoryEngine
-from reverie.provenance import LineProvenance
+from reverie.engine.facade import MemoryEngine
+from reverie.memory.provenance import LineProvenance
 from reverie.viewer.layout import ProvenanceHook
 
 BULLET_MARKS = "-*+ \t"

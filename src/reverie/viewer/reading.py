@@ -9,9 +9,9 @@ with the compacted part marked: those messages live on in history, the rest is r
 
 from __future__ import annotations
 
-from reverie.messages import Message
-from reverie.search import SNIPPET_CLOSE, SNIPPET_OPEN, SearchHit
-from reverie.store.entries import HistoryEntry
+from reverie.core.messages import Message
+from reverie.storage.folder.entries import HistoryEntry
+from reverie.storage.folder.index import SNIPPET_CLOSE, SNIPPET_OPEN, SearchHit
 from reverie.viewer.layout import View, page
 from reverie.viewer.markup import Html, join, stamp, tag
 from reverie.viewer.timeline import KIND_LABELS, entry_time

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import uvicorn
 
-from reverie.engine import MemoryEngine
+from reverie.engine.facade import MemoryEngine
 from reverie.viewer.app import create_viewer
 from reverie.viewer.layout import ProvenanceHook
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from reverie.store.audit import CommitInfo
-from reverie.store.entries import HistoryEntry
+from reverie.storage.folder.audit import CommitInfo
+from reverie.storage.folder.entries import HistoryEntry
 from reverie.viewer.layout import View, page
 from reverie.viewer.markup import Html, join, stamp, tag
 

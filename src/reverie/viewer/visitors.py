@@ -21,8 +21,8 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Protocol
 
-from reverie.engine import MemoryEngine
-from reverie.owners import DEFAULT_PRINCIPAL, EnginePool, Grant
+from reverie.engine.facade import MemoryEngine
+from reverie.engine.owners import DEFAULT_PRINCIPAL, EnginePool, Grant
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,0 +1,117 @@
+"""Dream through ``MemoryEngine``: the dream runner, a run now, a run when due.
+
+A mixin of ``MemoryEngine`` (as ``engine_changes`` holds a person's changes). The runner is
+the same run (``reverie.memory.dream.cycle``) on either backend, in the engine's mode (the model, or
+model-free without one): on a folder ``reverie.memory.dream.runner.Dreamer``; on a database
+workspace ``reverie.memory.dream.store_runner.StoreDreamer``, which runs once across servers (the
+``dream`` lease) and publishes in one transaction. ``status`` reads the schedule through
+``reverie.memory.dream.outlook`` alone: the runners are imported only where they run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from reverie.engine.changes import MemoryChanges
+from reverie.engine.results import NO_MODEL_HINT
+from reverie.errors import ModelNotConfiguredError, StoreUnsupportedError
+from reverie.storage.ports import DreamStores
+
+if TYPE_CHECKING:
+    # The runner and the shared dream are imported where they run: ``status`` reads the
+    # schedule through ``DreamOutlook`` and starts without them.
+    from reverie.config.settings import Config
+    from reverie.core.token_estimate import TokenCounter
+    from reverie.llm.provider import Provider
+    from reverie.memory.dream.outlook import DreamOutlook
+    from reverie.memory.dream.result import DreamResult
+    from reverie.memory.dream.runner import Dreamer
+    from reverie.memory.dream.store_runner import StoreDreamer
+    from reverie.memory.recall.dense.retriever import DenseRetriever
+
+
+class MemoryJobs(MemoryChanges):
+    """Dream operations (``MemoryEngine`` is the class to use)."""
+
+    config: Config
+    mode: str
+    _memory: Provider | None
+    _memory_counter: TokenCounter
+    dense: DenseRetriever | None
+
+    def dreamer(self) -> Dreamer:
+        """The folder's dream runner in this engine's mode (model, or model-free without one)."""
+        from reverie.memory.dream.runner import Dreamer  # noqa: PLC0415 (see TYPE_CHECKING above)
+
+        return Dreamer(
+            self._folder("dream"),
+            self._dream_provider(),
+            config=self.config.dream,
+            counter=self._memory_counter,
+            max_output_tokens=self.config.memory.max_output_tokens,
+        )
+
+    def _dream_stores(self) -> DreamStores:
+        """The stores of a database workspace as dream needs them (refused when they lack it)."""
+        if not isinstance(self._stores, DreamStores):
+            raise StoreUnsupportedError("dream", where=self._stores.location)
+        return self._stores
+
+    def _dream_runner(self) -> Dreamer | StoreDreamer:
+        """The dream runner of this workspace, a folder or a database (same run, same result)."""
+        if self.on_folder:
+            return self.dreamer()
+        from reverie.memory.dream.store_runner import StoreDreamer  # noqa: PLC0415
+
+        return StoreDreamer(
+            self._dream_stores(),
+            self._dream_provider(),
+            config=self.config.dream,
+            counter=self._memory_counter,
+            max_output_tokens=self.config.memory.max_output_tokens,
+        )
+
+    def _dream_outlook(self) -> DreamOutlook:
+        """The dream schedule and back-off state, read without building the runner."""
+        from reverie.memory.dream.outlook import DreamOutlook  # noqa: PLC0415
+        from reverie.memory.dream.state import DEFAULT_STATE, DreamStateFile, DreamStateText  # noqa: PLC0415
+
+        if self.on_folder:
+            state = DreamStateFile(self._folder("dream").root / DEFAULT_STATE)
+            return DreamOutlook(self._stores, state.read, config=self.config.dream)
+        stores = self._dream_stores()
+        return DreamOutlook(
+            stores, DreamStateText(stores.dream_state).read, config=self.config.dream
+        )
+
+    def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
+        """Curate the durable files from the next batch of history (all-or-nothing)."""
+        if self.config.dream.mode == "model" and self._memory is None:
+            raise ModelNotConfiguredError("dream.mode is 'model' but " + NO_MODEL_HINT)
+        result = self._dream_runner().run(trigger=trigger, dry_run=dry_run)
+        if not dry_run:
+            self.index_vectors()
+        return result
+
+    def dream_if_due(self) -> DreamResult | None:
+        """Run dream when its schedule says so (interval, cron, pending entries); else None."""
+        runner = self._dream_runner()
+        decision = runner.should_run()
+        if not decision.run:
+            return None
+        result = runner.run(trigger=decision.trigger or "schedule")
+        self.index_vectors()
+        return result
+
+    def index_vectors(self, progress: Callable[[int], None] | None = None) -> int:
+        """Encode every indexed item dense recall has no vector for; return how many (0: off).
+
+        Prompts encode a few new items each (``reverie.memory.recall.dense.retriever``); ``ingest``,
+        ``dream`` and ``compact`` call this (a background job, not a prompt), and
+        ``reverie index`` does it on demand.
+        """
+        return self.dense.catch_up_all(progress) if self.dense is not None else 0
+
+    def _dream_provider(self) -> Provider | None:
+        return self._memory if self.mode == "model" else None

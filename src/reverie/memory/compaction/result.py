@@ -1,0 +1,34 @@
+"""The typed outcome of a compaction call (no log line or None stands in for a result)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from reverie.storage.folder.entries import HistoryEntry
+
+Outcome = Literal[
+    "not_needed", "no_cut", "nothing_noteworthy", "summarised", "raw_fallback", "busy"
+]
+"""What happened:
+
+- ``not_needed``: the prompt was under budget (or nothing was pending).
+- ``no_cut``: over the target, but no safe cut lies after the mark (nothing compactable).
+- ``nothing_noteworthy``: the summariser found nothing to keep; the mark moved, no entry.
+- ``summarised``: at least one summary entry was written (or found after a crash).
+- ``raw_fallback``: the summariser failed; the capped raw transcript was kept instead.
+- ``busy``: another compaction of this session was running (idle scans skip it).
+"""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactionResult:
+    """What one compaction call did, with prompt tokens before and after."""
+
+    outcome: Outcome
+    tokens_before: int
+    tokens_after: int
+    entries: tuple[HistoryEntry, ...] = ()
+    rounds: int = 0
+    model_calls: int = 0
+    reason: str | None = None

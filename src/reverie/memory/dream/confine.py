@@ -1,0 +1,231 @@
+"""Confinement: which workspace paths the dream model may read and which it may write.
+
+This module owns the two path rules of invariant 8 and nothing else; which paths exist and
+are writable comes from ``reverie.storage.folder.layout`` (the one layout module), and the filesystem
+rule here is that module's link rule made stricter (no symlink at all); it never opens a file
+for writing. Every path the model names goes through ``resolve_writable`` or
+``resolve_readable`` before anything touches the disk, and a refusal is a ``ConfinementError``
+whose ``reason`` is written for the model to read.
+
+Writable (exact, case-sensitive, ASCII only)::
+
+    SOUL.md   USER.md   memory/MEMORY.md   skills/<name>/SKILL.md
+    where <name> matches [a-z0-9][a-z0-9_-]{0,63}
+
+Text rules, checked before the filesystem: the raw path must be a non-empty string of at most
+``MAX_PATH_CHARS`` characters without NUL, control characters, whitespace, backslashes, ``~``,
+``:`` (URLs, drive letters), a leading ``/`` or a ``..`` anywhere. Segments equal to ``.`` are
+dropped (models like writing ``./SOUL.md``); empty segments (``//``, a trailing ``/``) are
+refused. What remains must be one of the writable paths *exactly*: case variants, trailing dots
+or spaces, fullwidth letters, combining marks and other normalisation forms are refused, with a
+hint when the path only looks like an allowed one.
+
+Filesystem rules, checked on the real tree: no existing component (folder or file) may be a
+symlink, every existing folder must be a folder and an existing file a regular file, and the
+real path must be exactly ``realpath(root)/<canonical>``. A hard-linked file (link count > 1)
+is refused too: its text may belong to a file elsewhere.
+
+Readable: any existing regular file whose real path lies inside the real root,
+named without ``..``, NUL, control characters, backslashes, ``~`` or ``:``, and neither the named
+path nor the real path passes through a denied place: any hidden (dot) name (``.git/``,
+``.reverie/`` with its locks, ledger and publish journal, ``.env``, cursor files and temp files),
+``sessions/``, the history log and its quarantine (``memory/history*.jsonl``: the model is
+given its batch of entries, and the quarantine holds raw damaged lines), and reverie's config
+file names (they may hold API keys). Denied names are compared after NFKC normalisation and
+case folding, so look-alikes and case-insensitive filesystems cannot reach them. Symlinks
+inside the workspace are followed only when their target passes the same rules. Hard-linked
+files (link count > 1) are refused, since their content may belong to a file elsewhere.
+
+Checks and uses are not atomic: a process that can already write the workspace could swap a
+folder for a symlink between check and use. Publish re-checks right before each rename to
+keep that window small; defending against a hostile local user is out of scope.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import unicodedata
+from pathlib import Path
+
+from reverie.errors import ConfinementError
+from reverie.storage.folder import layout
+
+MAX_PATH_CHARS = 256
+"""Longest raw path accepted (the longest writable path is 82 characters)."""
+
+SKILL_NAME = layout.SKILL_NAME
+FIXED_WRITABLE = layout.DREAM_WRITABLE
+_SKILL_PATH = layout.SKILL_FILE
+
+DENIED_TOP_LEVEL = frozenset({"sessions", "reverie.toml", "config.toml", "config.json"})
+"""First path segments the model may never read (compared NFKC + casefolded)."""
+
+_DENIED_HISTORY = re.compile(r"memory/history.*\.jsonl")
+
+
+def is_writable_path(canonical: str) -> bool:
+    """True when ``canonical`` is exactly one of the writable paths (text rule only)."""
+    return canonical in FIXED_WRITABLE or _SKILL_PATH.fullmatch(canonical) is not None
+
+
+def resolve_writable(root: Path, raw_path: str) -> str:
+    """Return the canonical relative path the model may write, or refuse it.
+
+    Args:
+        root: the workspace folder.
+        raw_path: the path exactly as the model gave it.
+
+    Returns:
+        One of the writable paths, e.g. ``"memory/MEMORY.md"``.
+
+    Raises:
+        ConfinementError: the text or the filesystem breaks a rule (see the module docstring).
+    """
+    canonical = canonical_writable(raw_path)
+    check_writable_on_disk(root, canonical)
+    return canonical
+
+
+def canonical_writable(raw_path: object) -> str:
+    """Apply the text rules only and return the canonical writable path (no disk access).
+
+    Raises:
+        ConfinementError: the text is not one of the writable paths.
+    """
+    segments = _clean_segments(raw_path)
+    canonical = "/".join(segments)
+    if is_writable_path(canonical):
+        return canonical
+    raise ConfinementError(_why_not_writable(canonical), path=str(raw_path))
+
+
+def check_writable_on_disk(root: Path, canonical: str) -> None:
+    """Refuse a canonical writable path whose existing components are not plain folders/files.
+
+    Raises:
+        ConfinementError: a component is a symlink or of the wrong kind, or the real path is
+            not ``realpath(root)/canonical``.
+    """
+    real_root = Path(os.path.realpath(root))
+    parts = canonical.split("/")
+    current = real_root
+    for index, part in enumerate(parts):
+        current = current / part
+        try:
+            info = current.lstat()
+        except FileNotFoundError:
+            break
+        except OSError as exc:
+            raise ConfinementError(
+                f"cannot inspect {part!r} ({exc.strerror})", path=canonical
+            ) from exc
+        is_last = index == len(parts) - 1
+        if stat.S_ISLNK(info.st_mode):
+            raise ConfinementError("a component of this path is a symlink", path=canonical)
+        if not is_last and not stat.S_ISDIR(info.st_mode):
+            raise ConfinementError(f"{part!r} exists and is not a folder", path=canonical)
+        if is_last and not stat.S_ISREG(info.st_mode):
+            raise ConfinementError("exists and is not a regular file", path=canonical)
+        if is_last and info.st_nlink > 1:
+            raise ConfinementError("the file is hard-linked; refusing to touch it", path=canonical)
+    if Path(os.path.realpath(real_root / canonical)) != real_root.joinpath(*parts):
+        raise ConfinementError("resolves outside its place in the workspace", path=canonical)
+
+
+def resolve_readable(root: Path, raw_path: str) -> Path:
+    """Return the real path of a workspace file the model may read, or refuse it.
+
+    Args:
+        root: the workspace folder.
+        raw_path: the path exactly as the model gave it (relative to the workspace).
+
+    Returns:
+        The resolved absolute path of an existing regular file inside the workspace.
+
+    Raises:
+        ConfinementError: the path is denied, escapes the workspace, or is not a regular file.
+    """
+    segments = _clean_segments(raw_path, ascii_only=False)
+    _refuse_denied(segments, raw=str(raw_path))
+    real_root = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(real_root.joinpath(*segments)))
+    if real == real_root or not real.is_relative_to(real_root):
+        raise ConfinementError("resolves outside the workspace", path=str(raw_path))
+    _refuse_denied(list(real.relative_to(real_root).parts), raw=str(raw_path))
+    try:
+        info = real.stat()
+    except FileNotFoundError as exc:
+        raise ConfinementError("no such file", path=str(raw_path)) from exc
+    except OSError as exc:
+        raise ConfinementError(f"cannot inspect ({exc.strerror})", path=str(raw_path)) from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfinementError("not a regular file", path=str(raw_path))
+    if info.st_nlink > 1:
+        raise ConfinementError("hard-linked files are not readable", path=str(raw_path))
+    return real
+
+
+def _clean_segments(raw_path: object, *, ascii_only: bool = True) -> list[str]:
+    """Apply the text rules shared by reads and writes; return the path's segments."""
+    if not isinstance(raw_path, str):
+        raise ConfinementError("the path must be a string", path=repr(raw_path))
+    reason = _text_problem(raw_path, ascii_only=ascii_only)
+    if reason is not None:
+        raise ConfinementError(reason, path=raw_path)
+    segments = [segment for segment in raw_path.split("/") if segment != "."]
+    if "" in segments:
+        raise ConfinementError("empty path segment ('//' or a trailing '/')", path=raw_path)
+    if not segments:
+        raise ConfinementError("names the workspace itself, not a file", path=raw_path)
+    return segments
+
+
+def _text_problem(raw: str, *, ascii_only: bool) -> str | None:
+    checks: tuple[tuple[bool, str], ...] = (
+        (not raw, "empty path"),
+        (len(raw) > MAX_PATH_CHARS, f"longer than {MAX_PATH_CHARS} characters"),
+        ("\x00" in raw, "contains a NUL byte"),
+        ("\\" in raw, "backslashes are not allowed; use '/'"),
+        (raw.startswith("/"), "absolute paths are not allowed; use a workspace-relative path"),
+        ("~" in raw, "'~' is not allowed"),
+        (":" in raw, "':' is not allowed (no URLs or drive letters)"),
+        (".." in raw, "'..' is not allowed"),
+        (any(_is_control_or_space(char) for char in raw), "control or whitespace characters"),
+        (ascii_only and not raw.isascii(), "non-ASCII characters (look-alikes are refused)"),
+    )
+    return next((reason for failed, reason in checks if failed), None)
+
+
+def _is_control_or_space(char: str) -> bool:
+    return char.isspace() or unicodedata.category(char) in {"Cc", "Cf", "Cs", "Zl", "Zp", "Zs"}
+
+
+def _why_not_writable(canonical: str) -> str:
+    folded = unicodedata.normalize("NFKC", canonical).casefold().rstrip(". ")
+    for allowed in FIXED_WRITABLE:
+        if folded == allowed.casefold():
+            return f"not writable; paths are exact and case-sensitive: did you mean {allowed!r}?"
+    match = re.fullmatch(r"skills/([^/]*)/skill\.md", folded)
+    if match is not None:
+        return (
+            "not writable; skills live at 'skills/<name>/SKILL.md' with <name> of lowercase "
+            "letters, digits, '-' or '_' (at most 64, starting with a letter or digit)"
+        )
+    return (
+        "not writable; dream may write only SOUL.md, USER.md, memory/MEMORY.md "
+        "and skills/<name>/SKILL.md"
+    )
+
+
+def _refuse_denied(segments: list[str], *, raw: str) -> None:
+    folded = [unicodedata.normalize("NFKC", segment).casefold() for segment in segments]
+    if any(segment.startswith(".") for segment in folded):
+        raise ConfinementError("hidden files and folders (such as .git) are not readable", path=raw)
+    if folded and folded[0] in DENIED_TOP_LEVEL:
+        raise ConfinementError(f"{segments[0]!r} is reverie-internal and not readable", path=raw)
+    if _DENIED_HISTORY.fullmatch("/".join(folded)) is not None:
+        raise ConfinementError(
+            "the history log is not readable; your batch of entries is in the prompt", path=raw
+        )

@@ -1,0 +1,393 @@
+"""Ingest: turn existing conversations into durable, searchable, audited memory.
+
+``run_ingest`` imports every path (format detected), replays each conversation into its session
+turn by turn at its recorded pace so token-pressure compaction runs as it would have live,
+archives what is left (the conversations are over), then dreams until nothing is pending. It
+works the same with a model or without one (model-free summariser and curator).
+
+Re-ingesting the same data adds nothing: a session only receives messages it does not hold yet
+(content hashes), history entries of a nanobot workspace are matched by session and content,
+and with nothing new there is nothing to compact or dream. A bad record is reported with its
+position and skipped; the rest goes on. Every message passes ``reverie.core.inbound.admit`` first:
+lone surrogates become U+FFFD (counted in ``IngestReport.replaced``), a message too large or
+too deep is a problem, not an abort.
+
+One writer, any crash. One ingest runs per workspace at a time (``ingest_guard``), and every
+step is idempotent by content, so a SIGKILL at any instant followed by a rerun ends exactly
+where one clean run ends: the rerun first redoes the compaction check the crash may have cut
+off, the compactor reuses an entry whose mark a crash did not move, every replayed session
+is archived whether or not it received new messages, and the sessions of an interrupted run
+(the run record of ``reverie.storage.ports.ingest``) are finished by the next ingest whatever its
+paths.
+
+A nanobot workspace brings its own memory: when this workspace's durable files still hold only
+their starter text, nanobot's files are adopted (one audit commit); otherwise their text is
+appended to history for dream to merge. Only the history nanobot's dream had not consumed is
+appended (the rest is in its files). What was brought in is remembered by content hash (the
+marks of ``reverie.storage.ports.ingest``), so a second ingest adds nothing.
+
+nanobot's consolidated split is honoured whichever path brought a session (workspace, sessions
+folder, one file): on first import the messages nanobot had archived (``last_archived``, else
+``last_consolidated``) are stored already compacted, never summarised again, and nanobot's own
+summary of them (``_last_summary``) becomes one history entry of that session. Imported sessions
+have their own keys (``import:nanobot:<source>:<key>``), so they never merge into a live one.
+Records that are not conversation (``provider_state``) are counted in ``records_skipped``.
+
+Any backend. Ingest reaches the workspace only through ``reverie.storage.ports.IngestStores``, so it
+runs the same on a folder and on a PostgreSQL workspace: the same dedupe, screening, compaction,
+history entries and audit commits (the marks and the run record are ``.reverie/imported.json``
+and ``.reverie/ingest.json`` in a folder, rows of ``ingest_marks`` and ``ingest_runs`` in the
+database).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from reverie.core.inbound import admit, clean_text
+from reverie.core.messages import Message
+from reverie.core.session import Session
+from reverie.errors import InputError
+from reverie.memory.ingest.guard import begin, finish, hold_ingest, unfinished
+from reverie.memory.ingest.importers import (
+    ImportedConversation,
+    ImportedWorkspace,
+    ImportProblem,
+    load,
+    new_messages,
+)
+from reverie.storage.folder.entries import prepared_content
+from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
+from reverie.storage.ports import IngestStores
+
+if TYPE_CHECKING:
+    from reverie.memory.compaction.result import CompactionResult
+    from reverie.memory.dream.result import DreamOutcome, DreamResult
+
+Progress = Callable[[str, int, int], None]
+"""``on_progress(stage, done, total)``; stages: ``import``, ``replay``, ``dream``, and ``wait``
+(once, when another ingest holds the workspace)."""
+
+MAX_DREAM_RUNS = 10_000
+
+
+class Compaction(Protocol):
+    """What ingest asks of compaction (``reverie.memory.compaction.Compactor`` is one)."""
+
+    def ensure_budget(self, key: str, /) -> CompactionResult:
+        """Compact session ``key`` until its next prompt fits."""
+        ...
+
+    def compact_all(self, key: str, /, *, reason: str) -> CompactionResult:
+        """Archive every pending message of session ``key``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IngestJob:
+    """What an ingest works with: the workspace's stores, its compaction, its dream, the mode."""
+
+    stores: IngestStores
+    compaction: Compaction
+    dream: Callable[[], DreamResult]
+    """Run one dream batch (trigger ``ingest``)."""
+    mode: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IngestReport:
+    """What an ingest did."""
+
+    sessions: int
+    messages_added: int
+    messages_skipped: int
+    entries: int
+    commits: int
+    dream_runs: int
+    mode: str
+    seconds: float
+    problems: tuple[ImportProblem, ...]
+    records_skipped: int = 0
+    replaced: int = 0
+    """Lone surrogates (half characters) replaced with U+FFFD in the imported text."""
+    undreamt: int = 0
+    """History entries still waiting for dream when the ingest ended (the next dream takes
+    them); ``dream_stopped`` says why."""
+    dream_stopped: DreamOutcome | None = None
+    """How the last dream run ended when it was not completed: ``busy`` (another process
+    holds the dream), ``failed`` and the other failed outcomes."""
+
+
+def run_ingest(
+    job: IngestJob,
+    paths: Sequence[Path],
+    on_progress: Progress | None = None,
+    *,
+    wait: bool = True,
+) -> IngestReport:
+    """Import ``paths`` into ``job``'s workspace, compact, and dream until nothing waits.
+
+    One ingest runs per workspace at a time: a second one waits for the first (progress
+    stage ``wait``), or with ``wait=False`` raises ``IngestBusyError``.
+    """
+    notify = on_progress or _quiet
+    with hold_ingest(job.stores, wait=wait, on_wait=lambda: notify("wait", 0, 1)):
+        return _ingest_locked(job, paths, notify)
+
+
+def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> IngestReport:
+    started = time.monotonic()
+    stores = job.stores
+    history_before = stores.history.last_cursor()
+    head_before = _head(job)
+    conversations: list[ImportedConversation] = []
+    problems: list[ImportProblem] = []
+    records = 0
+    for path in paths:
+        batch = load(Path(path), on_progress=lambda done, total: notify("import", done, total))
+        conversations.extend(batch.conversations)
+        problems.extend(batch.problems)
+        records += batch.skipped_records
+        if batch.workspace is not None:
+            _merge_workspace(job, batch.workspace)
+    conversations.sort(key=lambda c: (c.started_at is None, c.started_at or 0, c.key))
+    left_over = unfinished(stores)  # an earlier ingest died: finish its sessions too
+    begin(stores, [*left_over, *(c.key for c in conversations)])
+    tally = _Tally()
+    for done, conversation in enumerate(conversations, start=1):
+        _replay(job, conversation, tally, problems)
+        notify("replay", done, len(conversations))
+    for key in left_over:
+        _finish_session(job, key)
+    runs, undreamt, stopped = _dream_until_done(job, notify)
+    finish(stores)
+    return IngestReport(
+        sessions=len({c.key for c in conversations}),
+        messages_added=tally.added,
+        messages_skipped=tally.skipped,
+        entries=stores.history.last_cursor() - history_before,
+        commits=_commits_since(job, head_before),
+        dream_runs=runs,
+        mode=job.mode,
+        seconds=time.monotonic() - started,
+        problems=tuple(problems),
+        records_skipped=records,
+        replaced=tally.replaced,
+        undreamt=undreamt,
+        dream_stopped=stopped,
+    )
+
+
+def _head(job: IngestJob) -> str | None:
+    log = job.stores.audit.log(1)
+    return log[0].sha if log else None
+
+
+def _commits_since(job: IngestJob, head: str | None) -> int:
+    page = 64
+    while True:
+        log = job.stores.audit.log(page)
+        shas = [info.sha for info in log]
+        if head in shas:
+            return shas.index(head)
+        if len(log) < page:
+            return len(log)
+        page *= 4
+
+
+def _quiet(_stage: str, _done: int, _total: int) -> None:
+    return None
+
+
+@dataclass(slots=True)
+class _Tally:
+    added: int = 0
+    skipped: int = 0
+    replaced: int = 0
+
+
+def _replay(
+    job: IngestJob,
+    conversation: ImportedConversation,
+    tally: _Tally,
+    problems: list[ImportProblem],
+) -> None:
+    """Append the messages the session lacks, a turn at a time, compacting as it goes.
+
+    Idempotent by content: a rerun after a crash at any point appends only what is missing,
+    first doing the compaction check the crash may have cut off, so it ends where one clean
+    run ends (the compactor reuses an entry a crash left without its mark).
+    """
+    key = conversation.key
+    admitted = _admitted(conversation, problems)
+    tally.replaced += sum(count for _message, count in admitted)
+    messages = tuple(message for message, _count in admitted)
+    sessions = job.stores.sessions
+    existing = sessions.load(key).messages
+    adopted = 0 if existing else _adopt_archived(job, conversation, messages)
+    if adopted:
+        existing = messages[:adopted]
+    fresh = new_messages(existing, messages)
+    tally.added += adopted + len(fresh)
+    tally.skipped += len(conversation.messages) - adopted - len(fresh)
+    if sessions.exists(key):
+        job.compaction.ensure_budget(key)
+    for turn in _turns(fresh):
+        sessions.append_many(key, turn)
+        job.compaction.ensure_budget(key)
+    _finish_session(job, key)
+
+
+def _adopt_archived(
+    job: IngestJob, conversation: ImportedConversation, messages: Sequence[Message]
+) -> int:
+    """On first import, store what the source had archived as compacted; return how many.
+
+    The archived messages and their compaction mark land in one atomic session write, so a
+    crash cannot leave them pending (to be summarised a second time). The source's own
+    summary of them goes to history once, as this session's summary.
+    """
+    stores = job.stores
+    archived = conversation.archived
+    if not 0 < archived <= len(messages):
+        archived = 0
+    if archived:
+        now = stores.clock()
+        first = next((m.timestamp for m in messages[:archived] if m.timestamp), now)
+        last = next((m.timestamp for m in reversed(messages[:archived]) if m.timestamp), now)
+        stores.sessions.put(
+            Session(
+                key=conversation.key,
+                created_at=first,
+                updated_at=last,
+                messages=tuple(messages[:archived]),
+                compacted_upto=archived,
+            )
+        )
+    summary = conversation.summary
+    if summary is not None and summary.text.strip():
+        stores.history.append(
+            summary.text,
+            session_key=conversation.key,
+            kind="summary",
+            at=summary.last_active,
+            source_range=(0, archived) if archived else None,
+        )
+    return archived
+
+
+def _finish_session(job: IngestJob, key: str) -> None:
+    """Archive whatever the session holds pending (the conversation is over)."""
+    job.compaction.compact_all(key, reason="ingest")
+
+
+def _admitted(
+    conversation: ImportedConversation, problems: list[ImportProblem]
+) -> list[tuple[Message, int]]:
+    kept: list[tuple[Message, int]] = []
+    for number, message in enumerate(conversation.messages, start=1):
+        try:
+            kept.append(admit(message, where=f"{conversation.key} message {number}"))
+        except InputError as exc:
+            problems.append(
+                ImportProblem(
+                    path=conversation.source, position=number, reason=str(exc), unit="record"
+                )
+            )
+    return kept
+
+
+def _turns(messages: Sequence[Message]) -> list[list[Message]]:
+    turns: list[list[Message]] = []
+    for message in messages:
+        if message.role == "user" or not turns:
+            turns.append([])
+        turns[-1].append(message)
+    return turns
+
+
+def _merge_workspace(job: IngestJob, imported: ImportedWorkspace) -> None:
+    """Bring a nanobot workspace's memory in once (remembered in the ingest records' marks)."""
+    stores = job.stores
+    # The marks are written last; what a crash left before them is in history (appended
+    # texts) or in the audit log (adopted files).
+    marks = stores.ingest_records.marks() | _imported_entries(stores)
+    marks |= _adopted_files(stores, imported)
+    fresh = {n: t for n, t in imported.files.items() if _key(n, t) not in marks}
+    if fresh and all(
+        stores.files.is_starter(name) or stores.files.read(name) == fresh.get(name)
+        for name in MEMORY_FILE_NAMES
+    ):  # ours holds only starter text, or theirs already (a crash came before the commit)
+        for name, text in fresh.items():
+            stores.files.write(name, text)
+        stores.audit.commit(f"import: nanobot workspace {imported.root.name}")
+    else:
+        for text in fresh.values():  # ours has content: dream merges theirs in
+            _append_once(stores, marks, None, text)
+    marks.update(_key(name, text) for name, text in fresh.items())
+    for entry in imported.history:  # what nanobot's dream consumed is in its files already
+        if entry.cursor > imported.dream_cursor:
+            _append_once(stores, marks, entry.session_key, entry.content)
+    stores.ingest_records.add_marks(marks)
+
+
+def _append_once(stores: IngestStores, marks: set[str], scope: str | None, text: str) -> None:
+    stored = prepared_content(text)
+    if _key(scope, stored) not in marks:
+        stores.history.append(stored, session_key=scope, kind="import", max_chars=None)
+        marks.add(_key(scope, stored))
+
+
+def _adopted_files(stores: IngestStores, imported: ImportedWorkspace) -> set[str]:
+    """Keys of the files this nanobot workspace's adoption commit already holds."""
+    subject = f"import: nanobot workspace {imported.root.name}"
+    commit = next((c for c in stores.audit.log(1_000) if c.subject == subject), None)
+    if commit is None:
+        return set()
+    keys = set()
+    for name, text in imported.files.items():
+        kept = stores.audit.file_at(commit.sha, RELATIVE_PATHS[name])
+        if kept is not None and kept.decode("utf-8", errors="replace") == clean_text(text):
+            keys.add(_key(name, text))
+    return keys
+
+
+def _imported_entries(stores: IngestStores) -> set[str]:
+    """Keys of the import entries already in history (O(history), once per nanobot source)."""
+    return {
+        _key(entry.session_key, entry.content)
+        for entry in stores.history.entries()
+        if entry.kind == "import"
+    }
+
+
+def _key(scope: str | None, content: str) -> str:
+    return hashlib.sha256(f"{scope}\0{content}".encode()).hexdigest()
+
+
+def _dream_until_done(job: IngestJob, notify: Progress) -> tuple[int, int, DreamOutcome | None]:
+    """Dream batch after batch until nothing is pending or a run does not complete.
+
+    Return the runs, the entries still waiting for dream, and the outcome of the run that
+    stopped short (None when none did).
+    """
+    stores = job.stores
+    total = len(stores.history.read_since(stores.dream_cursor.read()))
+    runs, stopped = 0, None
+    while runs < MAX_DREAM_RUNS:
+        result = job.dream()
+        if result.outcome == "no_pending":
+            break
+        runs += 1
+        left = len(stores.history.read_since(stores.dream_cursor.read()))
+        notify("dream", total - left, total)
+        if result.outcome != "completed":
+            stopped = result.outcome
+            break
+    left = len(stores.history.read_since(stores.dream_cursor.read()))
+    return runs, left, stopped if left else None

@@ -1,0 +1,90 @@
+"""Chatter: sentences that carry no lasting information, so no durable file ever keeps them.
+
+A sentence is chatter when it is social noise (greetings, goodbyes, thanks, praise, apologies,
+agreement, exclamations, laughter, filler such as "I see" or "let me think"), a passing mood
+("I'm so excited!", "I'm super thankful."), a plan for the next hour or so ("I'm off to do
+some research.", "I'll check it out later.", "今晚去吃火锅"), a compliment or remark addressed
+to the other person ("You're amazing!", "Your kids are so cute."), or too thin to state a
+fact: fewer than two content words (``content_words``; a run of four CJK characters counts as
+two). The patterns are English and Chinese and describe kinds of sentence, not particular
+conversations. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from reverie.memory.modelfree.similarity import STOP_WORDS
+
+
+def _any(*patterns: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+
+
+_INTENS = r"(?:so |super |really |very |just |quite |a bit |a little |totally |truly |also )*"
+
+_SOCIAL = _any(
+    r"^(?:hi|hey|hello|yo|hiya|howdy|good (?:morning|afternoon|evening|night)|bye|goodbye|"
+    r"see you|see ya|take care|cheers|talk (?:to you )?(?:soon|later)|catch you later)\b",
+    r"^(?:thanks|thank you|thx|ty|many thanks|much appreciated|i appreciate|appreciate it)\b",
+    r"^(?:great|awesome|amazing|wonderful|fantastic|cool|nice|lovely|brilliant|perfect|"
+    r"wow|whoa|omg|oh|ah|aw+|haha\w*|lol|yay|congrats|congratulations|sweet|exciting|"
+    r"sounds (?:good|great|fun|amazing|lovely|like a plan)|that'?s (?:so |really |very )*"
+    r"(?:great|awesome|amazing|wonderful|cool|nice|lovely|sweet|interesting|true|fair|right|"
+    r"good|fun|exciting|inspiring|impressive|beautiful|kind)|"
+    r"what a\b|how (?:nice|cool|lovely|sweet|exciting|wonderful|amazing))\b",
+    r"^(?:ok(?:ay)?|sure|yes|yeah|yep|right|exactly|absolutely|definitely|indeed|agreed|"
+    r"got it|makes sense|fair enough|no worries|no problem|of course|i see|i agree|me too|"
+    r"same here|true|sorry|my bad|good point|good question|good luck|well done|hmm+|um+|uh+)\b"
+    r"[^.]{0,30}$",
+    r"^(?:let me (?:think|see|check|know)|you know|i guess|i mean|anyway|by the way)\b[^.]{0,25}$",
+    r"^i(?:'m| am) " + _INTENS + r"(?:happy|glad|excited|thankful|grateful|thrilled|stoked|"
+    r"sorry|tired|exhausted|sad|bored|nervous|proud|curious|relieved|impressed|touched|"
+    r"flattered|okay|ok|fine|good|great|well|busy|ready|jealous|amazed|"
+    r"speechless|honou?red|blessed|lucky|pumped|psyched|so happy)\b(?! (?:with|at|in|of) my\b)",
+    r"^i (?:really |so |just |totally )*(?:appreciate|agree|understand|see|love that|love it|"
+    r"hope|wish|can't wait|cannot wait|feel (?:so |really |very )*(?:good|great|bad|happy|sad|"
+    r"tired|better|grateful|blessed))\b",
+    r"^(?:you(?:'re| are)|you(?:'ve| have)|your\b|you (?:should be|look|seem|sound|did|"
+    r"made|always|really))",
+    r"^(?:that|this|it)(?:'s| is| was| sounds| looks| seems) " + _INTENS + r"(?:great|awesome|"
+    r"amazing|wonderful|cool|nice|lovely|sweet|beautiful|interesting|fun|exciting|impressive|"
+    r"inspiring|so|good|hard|tough|crazy|wild|funny|true|right|fair)\b",
+    r"^(?:你好|您好|嗨|哈喽|早上好|晚上好|晚安|再见|拜拜|谢谢|多谢|感谢|太棒了|太好了|真棒|好的|好吧|"
+    r"没问题|没事|可以|对的|是的|明白|知道了|收到|哈哈|嗯+|哇|加油|辛苦了|不客气)",
+)
+
+_PASSING_PLAN = _any(
+    r"^i(?:'m| am) (?:off|heading|going|about|gonna|headed)(?: out)?(?: to| for| home|$)"
+    r"(?!.*\b(?:move|moving|study|start|join|quit|learn|marry|retire)\b)",
+    r"^i(?:'ll| will) (?:go |just |probably |definitely |maybe )?(?:check|look|think|try|"
+    r"get back|let you know|see|have a look|read|grab|head|go(?! with)|call|text|ask|talk|do some|"
+    r"be back|keep you posted|take a look)\b",
+    r"^(?:gotta|got to|have to|need to) (?:go|run|head|leave|dash)\b|^brb\b|^afk\b",
+    r"\b(?:right now|in a (?:bit|minute|sec|second|moment|few minutes)|later today|tonight|"
+    r"this (?:morning|afternoon|evening)|for now)\b",
+    r"^(?:let me|lemme) (?!correct)\w+",
+    r"今晚|待会|一会儿|马上|现在就|等一下|稍后",
+)
+
+_QUOTES = "\"'\u201c\u201d\u2018\u2019"
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"[^\W\d_]+(?:'[a-z]+)?|\d+(?:[.:]\d+)*")
+
+
+def content_words(text: str) -> int:
+    """Return how many content words ``text`` has (stop words left out; CJK: 2 per 4 chars)."""
+    latin = [w for w in _WORD.findall(_CJK.sub(" ", text.lower())) if w not in STOP_WORDS]
+    return len(latin) + len(_CJK.findall(text)) // 2
+
+
+def is_chatter(sentence: str) -> bool:
+    """True when ``sentence`` carries no lasting information (see the module docstring)."""
+    text = sentence.strip().strip(_QUOTES)
+    return content_words(text) < 2 or is_social(text)
+
+
+def is_social(sentence: str) -> bool:
+    """True when ``sentence`` is social talk or a passing plan, whatever its length."""
+    text = sentence.strip().strip(_QUOTES)
+    return _SOCIAL.search(text) is not None or _PASSING_PLAN.search(text) is not None

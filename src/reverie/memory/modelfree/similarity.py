@@ -1,0 +1,81 @@
+"""How alike two facts are: normalised token sets and their Jaccard similarity.
+
+A fact's tokens are its Latin-script words (lowercased, a plural ``s`` dropped, stop words and
+correction cues such as "actually" left out) plus the overlapping character pairs of each CJK
+run (Chinese has no spaces, so pairs stand in for words). The speaker prefixes the model-free
+summariser writes ("User:", "Decided:", ...) and ``(as of ...)`` tags are not part of the
+meaning and are removed first. ``normalise`` gives the exact-duplicate key. No I/O.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+from functools import lru_cache
+
+from reverie.memory.modelfree.facts import without_as_of
+
+_PREFIX = re.compile(
+    r"^(?:user(?: instruction| correction| rule)?|assistant(?: agreed)?|decided|decision|noted|"
+    r"the user|用户)\s*[:：]\s*",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W\d_]+(?:'[a-z]+)?|\d+(?:[.:]\d+)*")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_CJK_STOP = frozenset("的了吗呢吧啊呀哦嗯")
+
+# A word list reads best as one block of text (hence the noqa).
+STOP_WORDS = frozenset(
+    """
+    a an the and or but so of to in on at for from by with about as into than then that this
+    these those it its is are was were be been being am do does did done have has had i me my
+    mine we us our you your he she they them their his her there here what which who whom when
+    where why how not no yes please also just really very too can could would should will shall
+    may might must i'm i've i'd i'll it's that's don't doesn't didn't actually meant mean sorry
+    correction instead rather user assistant decided decision agreed let's lets ok okay
+    """.split()  # noqa: SIM905
+)
+_CJK_CUES = ("其实", "不是", "而是", "我是说", "更正", "纠正")
+
+
+def normalise(text: str) -> str:
+    """Return the comparison form of a fact: prefix and tag removed, case and spacing folded."""
+    text = unicodedata.normalize("NFKC", without_as_of(text)).strip()
+    text = _PREFIX.sub("", text)
+    return " ".join(text.lower().split()).strip(" .。!！")
+
+
+@lru_cache(maxsize=8192)
+def fact_tokens(text: str) -> frozenset[str]:
+    """Return the token set of a fact (words and CJK character pairs)."""
+    folded = normalise(text)
+    for cue in _CJK_CUES:
+        folded = folded.replace(cue, " ")
+    tokens: set[str] = set()
+    for word in _WORD.findall(_CJK_RUN.sub(" ", folded)):
+        if word not in STOP_WORDS:
+            tokens.add(_stem(word))
+    for run in _CJK_RUN.findall(folded):
+        chars = [char for char in run if char not in _CJK_STOP]
+        if len(chars) == 1:
+            tokens.add(chars[0])
+        tokens.update(a + b for a, b in itertools.pairwise(chars))
+    return frozenset(tokens)
+
+
+def jaccard(left: frozenset[str], right: frozenset[str]) -> float:
+    """Return |left ∩ right| / |left ∪ right|, 0.0 when both are empty."""
+    union = left | right
+    return len(left & right) / len(union) if union else 0.0
+
+
+def similarity(left: str, right: str) -> float:
+    """Return the Jaccard similarity of two facts' token sets."""
+    return jaccard(fact_tokens(left), fact_tokens(right))
+
+
+def _stem(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word

@@ -1,0 +1,97 @@
+"""Who said what: the utterances the model-free summariser reads, from messages or a raw entry.
+
+An ``Utterance`` is one message reduced to what extraction needs: the role (who is speaking:
+the user, the assistant, a tool, the system), the speaker's name when the conversation names
+people, the text and the day it was said. ``utterances`` builds them from session messages,
+where the role is known for certain; that is the normal path (compaction hands the summariser
+messages, never rendered text). Tool calls carry no words of anyone, so they are left out
+(and no call id is ever made up).
+
+``parse_transcript`` reads the one kind of history entry that holds rendered text: a raw
+transcript kept when a model summariser failed. Blocks look like ``[2026-11-30 14:05] USER:
+text`` or ``TOOL RESULT (name): text``; compaction indents every continuation line of a
+message, so a line inside a tool result that reads ``USER: ...`` continues the tool's block
+and can never pass for the user. Lines before the first header are ignored. No I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+
+from reverie.core.messages import Message, Role
+
+_HEADER = re.compile(
+    r"^(?:\[(?P<stamp>\d{4}-\d{2}-\d{2})[ T]\d{2}:\d{2}(?::\d{2})?\]\s*)?"
+    r"(?:(?P<role>USER|ASSISTANT|SYSTEM|TOOL):\s?(?P<text>.*)"
+    r"|ASSISTANT called [^\s(]+\(.*\)\s*"
+    r"|TOOL RESULT \([^)]*\):\s?(?P<result>.*))$"
+)
+_ROLES: dict[str, Role] = {
+    "USER": "user",
+    "ASSISTANT": "assistant",
+    "SYSTEM": "system",
+    "TOOL": "tool",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Utterance:
+    """One thing said: by whom (role and optional name), what, and on which day."""
+
+    role: Role
+    text: str
+    name: str | None = None
+    day: date | None = None
+
+
+def utterances(messages: Iterable[Message]) -> list[Utterance]:
+    """Return the utterances of session messages (tool-call-only messages have none)."""
+    found: list[Utterance] = []
+    for message in messages:
+        if not message.text.strip():
+            continue
+        day = message.timestamp.date() if message.timestamp is not None else None
+        name = message.name if message.role in ("user", "assistant") else None
+        found.append(Utterance(role=message.role, text=message.text, name=name, day=day))
+    return found
+
+
+def parse_transcript(transcript: str) -> list[Utterance]:
+    """Return the utterances of a raw transcript entry, in order."""
+    found: list[Utterance] = []
+    lines: list[str] = []
+    current: re.Match[str] | None = None
+    for line in transcript.splitlines():
+        header = _HEADER.match(line)
+        if header is None:
+            lines.append(line.removeprefix("  "))
+            continue
+        if current is not None:
+            found.extend(_utterance(current, lines))
+        current, lines = header, []
+    if current is not None:
+        found.extend(_utterance(current, lines))
+    return found
+
+
+def _utterance(header: re.Match[str], more: list[str]) -> list[Utterance]:
+    day = _day(header["stamp"])
+    if header["result"] is not None:
+        text = "\n".join([header["result"], *more]).strip()
+        return [Utterance(role="tool", text=text, day=day)]
+    if header["role"] is None:
+        return []
+    text = "\n".join([header["text"], *more]).strip()
+    return [Utterance(role=_ROLES[header["role"]], text=text, day=day)] if text else []
+
+
+def _day(value: str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        return None

@@ -1,0 +1,295 @@
+"""Prompt assembly: what every turn sends, in an order that keeps provider prompt caches warm.
+
+The system message holds, stable parts first: the identity line, SOUL.md, USER.md and
+memory/MEMORY.md (a file still holding only its starter text is left out), then "Recent
+history" (entries after the dream cursor), then the archived summary of the session
+("Previous conversation summary (last active ...)"). Then comes the session's replay, then the
+new user message. The result reports the tokens of every section, so callers can see what the
+budget is spent on.
+
+Replay. The full replay (``turns.replay``: the pending messages plus a suffix of compacted
+ones, for continuity) is used when it fits the budget; otherwise the pending view (messages
+after the compaction mark only, opened by a short note when it does not start at a user
+message). Pending messages are never dropped: they are not in history yet. Compaction
+measures the pending view, so a large suffix never forces needless compaction.
+
+Recall. With a ``Recaller``, the system message ends with a "Recalled" section: the items of
+memory most relevant to the new user message (or, when the caller passes none, the last one
+in the session), quoted verbatim with date, speaker and source reference, leaving out what
+the prompt already carries (the replay, recent history, the summary). Its budget is
+``recall_tokens``; the measure compaction uses (``minimal``) reserves it, so compaction keeps
+room for it. When the rest of the prompt leaves more room under ``budget`` (a short replay,
+small durable files), the section may grow into it up to ``recall_ceiling``; it never takes
+more than what the rest leaves: recall never pushes a prompt over budget.
+
+Isolation (invariant 10): recent history carries only this session's entries, unless the
+workspace is one unified conversation; internal sessions (``dream:``, ``cron:``) never appear.
+Caps (invariant 12): at most ``recent_entries`` entries and ``recent_tokens`` tokens (the
+engine passes ``PromptConfig.recent_budget``: also at most a quarter of the input budget, so
+a small window keeps room for recall, which reaches the older entries), newest kept, even
+when dream never runs; the log is read backwards from its end and only as far as
+needed (lines of other sessions are skipped without parsing).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from reverie.config.settings import PromptConfig
+from reverie.core.clock import wall_clock
+from reverie.core.messages import Message
+from reverie.core.session import Session, is_internal
+from reverie.core.token_estimate import TokenCounter
+from reverie.core.turns import pending_view, replay
+from reverie.llm.provider import ToolSchema
+from reverie.memory.recall import Carried, Recaller, RecallResult
+from reverie.prompts import load
+from reverie.storage.folder.entries import HistoryEntry
+from reverie.storage.folder.memory_files import RELATIVE_PATHS, starter_only
+from reverie.storage.ports import PromptStores
+
+CONTINUATION_NOTE = "(This turn continues; its earlier part is in the summary above.)"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SectionTokens:
+    """The tokens one section of the prompt costs."""
+
+    name: str
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssembledPrompt:
+    """Messages ready to send, with where their tokens go."""
+
+    messages: tuple[Message, ...]
+    sections: tuple[SectionTokens, ...]
+    recent: tuple[HistoryEntry, ...]
+    replayed: int
+    recall: RecallResult | None = None
+
+    @property
+    def tokens(self) -> int:
+        """Total tokens of the prompt (messages and tool schemas)."""
+        return sum(section.tokens for section in self.sections)
+
+
+class PromptAssembler:
+    """Builds the prompt of one turn from a workspace and a session."""
+
+    def __init__(
+        self,
+        stores: PromptStores,
+        *,
+        config: PromptConfig,
+        counter: TokenCounter,
+        replay_suffix: int = 8,
+        identity: str | None = None,
+        recaller: Recaller | None = None,
+        recall_tokens: int = 0,
+        input_budget: int | None = None,
+    ) -> None:
+        """Assemble prompts; ``input_budget`` sizes recent history and recall's growth room.
+
+        Without ``input_budget`` recent history has ``config.recent_tokens`` and recall exactly
+        ``recall_tokens``; with it, ``PromptConfig.recent_budget`` and ``recall_ceiling``.
+        """
+        self._stores = stores
+        self._config = config
+        self._counter = counter
+        self._suffix = replay_suffix
+        self._identity = identity if identity is not None else load("agent")
+        self._recaller = recaller
+        self._reserve = recall_tokens if recaller is not None else 0
+        self._ceiling = self._reserve
+        self._recent_tokens = config.recent_tokens
+        if input_budget is not None:
+            self._recent_tokens = config.recent_budget(input_budget)
+            if self._reserve:
+                self._ceiling = max(self._reserve, config.recall_ceiling(input_budget))
+
+    def assemble(
+        self,
+        session: Session,
+        user_text: str | None,
+        *,
+        tools: Sequence[ToolSchema] = (),
+        budget: int | None = None,
+        minimal: bool = False,
+    ) -> AssembledPrompt:
+        """Return the prompt for ``session`` followed by ``user_text`` (None: no new message).
+
+        Args:
+            session: the conversation.
+            user_text: the new user message, if the caller has not recorded it yet.
+            tools: tool schemas the request will carry (counted, not included).
+            budget: when given and the full replay does not fit, fall back to the pending
+                view (messages after the compaction mark only).
+            minimal: always use the pending view (what compaction measures).
+        """
+        recent = self.recent_history(session)
+        parts = self._system_parts(session, recent)
+        system = Message(role="system", content="\n\n".join(text for _name, text in parts))
+        tail = (Message(role="user", content=user_text),) if user_text is not None else ()
+        tool_tokens = self._tool_tokens(tools)
+        fixed = self._counter.message(system) + self._count(tail) + tool_tokens + self._reserve
+        view = () if minimal else replay(session, counter=self._counter, suffix=self._suffix)
+        if minimal or (budget is not None and fixed + self._count(view) > budget):
+            view = self._pending(session)
+        recalled = None
+        if not minimal and self._recaller is not None and self._reserve > 0:
+            others = fixed - self._reserve + self._count(view) - self._counter.message(system)
+            ask = partial(self._recall, self._recaller, session, user_text, view, recent)
+            recalled = self._fit_recall(ask, parts, others, budget)
+            if recalled.text:
+                parts.append(("recalled", recalled.text))
+                system = Message(role="system", content="\n\n".join(t for _n, t in parts))
+        sections = [
+            SectionTokens(name=name, tokens=self._counter.text(text)) for name, text in parts
+        ]
+        overhead = self._counter.message(system) - sum(s.tokens for s in sections)
+        sections.append(SectionTokens(name="system_overhead", tokens=max(0, overhead)))
+        sections.append(SectionTokens(name="replay", tokens=self._count(view)))
+        sections.append(SectionTokens(name="user_message", tokens=self._count(tail)))
+        sections.append(SectionTokens(name="tools", tokens=tool_tokens))
+        if minimal and self._reserve:
+            sections.append(SectionTokens(name="recall_reserved", tokens=self._reserve))
+        return AssembledPrompt(
+            messages=(system, *view, *tail),
+            sections=tuple(sections),
+            recent=recent,
+            replayed=len(view),
+            recall=recalled,
+        )
+
+    def _fit_recall(
+        self,
+        ask: Callable[[int], RecallResult],
+        parts: Sequence[tuple[str, str]],
+        others: int,
+        budget: int | None,
+    ) -> RecallResult:
+        """Recall within the reserve and what ``others`` (all but the system message) leave.
+
+        Token counts do not quite add up (joins, rounding), so the whole system message is
+        counted again; a section that still overshoots is asked again, smaller, and dropped
+        after three tries: recall never pushes a prompt over budget.
+        """
+        fixed = [text for _name, text in parts]
+        room = self._reserve
+        if budget is not None:
+            bare = self._counter.message(Message(role="system", content="\n\n".join(fixed)))
+            room = min(self._ceiling, budget - others - bare)
+        for _attempt in range(3):
+            recalled = ask(max(0, room))
+            if budget is None or not recalled.text:
+                return recalled
+            system = Message(role="system", content="\n\n".join([*fixed, recalled.text]))
+            over = others + self._counter.message(system) - budget
+            if over <= 0:
+                return recalled
+            room = min(room, recalled.tokens) - over - 4
+        return ask(0)
+
+    def _recall(
+        self,
+        recaller: Recaller,
+        session: Session,
+        user_text: str | None,
+        view: Sequence[Message],
+        recent: tuple[HistoryEntry, ...],
+        room: int,
+    ) -> RecallResult:
+        """Recall for the newest user message, excluding what the prompt carries verbatim."""
+        users = [m.text for m in session.messages[-40:] if m.role == "user" and m.text]
+        if user_text is None and users:
+            user_text, users = users[-1], users[:-1]
+        summary = session.summary.text.strip() if session.summary is not None else ""
+        carried = Carried(
+            session_key=session.key,
+            messages_from=_view_start(session, view),
+            cursors=frozenset(entry.cursor for entry in recent),
+            texts=frozenset({summary} - {""}),
+        )
+        latest = next((m.timestamp for m in reversed(session.messages) if m.timestamp), None)
+        return recaller.recall(
+            user_text or "",
+            max_tokens=room,
+            scope=None if self._config.unified_session else session.key,
+            carried=carried,
+            context=users[-2:],
+            now=latest or session.updated_at,
+        )
+
+    def _system_parts(
+        self, session: Session, recent: tuple[HistoryEntry, ...]
+    ) -> list[tuple[str, str]]:
+        parts: list[tuple[str, str]] = [("identity", self._identity)]
+        for name, text in self._stores.files.read_all().items():  # one query on a database
+            if not starter_only(name, text):
+                parts.append((name.lower(), f"## {RELATIVE_PATHS[name]}\n\n{text.strip()}"))
+        if recent:
+            lines = "\n".join(f"[{entry.timestamp}] {entry.content}" for entry in recent)
+            parts.append(("recent_history", f"## Recent history\n\n{lines}"))
+        if session.summary is not None:
+            when = wall_clock(session.summary.last_active)
+            heading = f"## Previous conversation summary (last active {when})"
+            parts.append(("summary", f"{heading}\n\n{session.summary.text.strip()}"))
+        return parts
+
+    def _pending(self, session: Session) -> tuple[Message, ...]:
+        view = pending_view(session)
+        if view and view[0].role != "user":
+            return (Message(role="user", content=CONTINUATION_NOTE), *view)
+        return view
+
+    def _tool_tokens(self, tools: Sequence[ToolSchema]) -> int:
+        if not tools:
+            return 0
+        return self._counter.text(
+            json.dumps([tool.to_json() for tool in tools], ensure_ascii=False)
+        )
+
+    def recent_history(self, session: Session) -> tuple[HistoryEntry, ...]:
+        """This session's entries after the dream cursor, newest kept, within both caps."""
+        summary = session.summary.text.strip() if session.summary is not None else None
+        unified = self._config.unified_session
+        needle = None if unified else json.dumps(session.key, ensure_ascii=False).encode()
+        newest = self._stores.history.read_recent(
+            self._stores.dream_cursor.read(),
+            limit=self._config.recent_entries,
+            needle=needle,
+            accept=lambda e: self._visible(e, session.key) and e.content.strip() != summary,
+        )
+        chosen: list[HistoryEntry] = []
+        budget = self._recent_tokens
+        for entry in newest:
+            cost = self._counter.text(entry.content) + 8
+            if cost > budget:
+                break
+            budget -= cost
+            chosen.append(entry)
+        return tuple(reversed(chosen))
+
+    def _visible(self, entry: HistoryEntry, session_key: str) -> bool:
+        if entry.session_key == session_key:
+            return True
+        return self._config.unified_session and not is_internal(entry.session_key)
+
+    def _count(self, messages: Sequence[Message]) -> int:
+        return sum(self._counter.message(message) for message in messages)
+
+
+def _view_start(session: Session, view: Sequence[Message]) -> int:
+    """The index in ``session.messages`` where the replayed view starts (the end if empty)."""
+    first = next((m for m in view if m.role != "user" or m.content != CONTINUATION_NOTE), None)
+    if first is None:
+        return len(session.messages)
+    for index in range(len(session.messages) - 1, -1, -1):
+        if session.messages[index] is first:
+            return index
+    return session.compacted_upto

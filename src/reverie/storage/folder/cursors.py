@@ -1,0 +1,117 @@
+"""The two cursor files of a workspace: ``memory/.cursor`` and ``memory/.dream_cursor``.
+
+Both hold one non-negative integer as text (nanobot's format). ``.cursor`` is the last cursor
+handed out; after a trim it is the only record of how far numbering went, so it is a floor the
+next cursor must exceed. ``.dream_cursor`` is the last cursor dream consumed.
+
+Writes never leave a file empty or torn. ``.cursor`` is on the append hot path, so it is updated
+with a single ``pwrite`` of the new number at offset 0: cursors only grow, so the new text is at
+least as long as the old and one small write either happens entirely or not at all (a SIGKILL
+cannot split a single page-sized write). When the file holds longer text than the new number
+(hand edits, trailing spaces) it falls back to an atomic replace. ``.dream_cursor`` changes
+rarely and is always replaced atomically.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from reverie.errors import CursorError, StorageError
+from reverie.storage.folder.atomic import atomic_write_text
+
+
+def parse_cursor_text(text: str, *, path: Path) -> int | None:
+    """Parse a cursor file's text; None when it is empty (a torn nanobot write).
+
+    Raises:
+        CursorError: the text is not a non-negative integer.
+    """
+    stripped = text.strip()
+    if not stripped:
+        return None
+    if not stripped.isascii() or not stripped.isdigit():
+        raise CursorError(
+            "cursor file does not hold a non-negative integer", value=stripped, path=path
+        )
+    return int(stripped)
+
+
+def _read(path: Path) -> int | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StorageError(f"cannot read cursor file ({exc})", path=path) from exc
+    return parse_cursor_text(text, path=path)
+
+
+def validate_cursor(value: object) -> int:
+    """Return ``value`` if it is a non-negative int (not a bool), else raise CursorError."""
+    if type(value) is not int or value < 0:
+        raise CursorError("a cursor must be a non-negative integer", value=value)
+    return value
+
+
+class CursorFloor:
+    """``memory/.cursor``: the last cursor handed out."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> int:
+        """Return the stored value, 0 when the file is absent or empty.
+
+        Read on every append (another program may have raised it), so with raw system calls:
+        no Python file object, a few microseconds.
+        """
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return 0
+        except OSError as exc:
+            raise StorageError(f"cannot read cursor file ({exc.strerror})", path=self.path) from exc
+        try:
+            data = os.read(fd, 64)
+        finally:
+            os.close(fd)
+        if len(data) < 64 and data.strip().isdigit():
+            return int(data)
+        return _read(self.path) or 0  # unusual text: the careful path, with its errors
+
+    def advance(self, cursor: int) -> None:
+        """Record ``cursor`` as the last handed out (caller holds the history lock)."""
+        data = str(validate_cursor(cursor)).encode("ascii")
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                if os.fstat(fd).st_size <= len(data):
+                    os.pwrite(fd, data, 0)
+                    return
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot update cursor file ({exc.strerror})", path=self.path
+            ) from exc
+        atomic_write_text(self.path, data.decode("ascii"))
+
+
+class DreamCursor:
+    """``memory/.dream_cursor``: the last history cursor dream has consumed."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> int:
+        """Return the dream cursor, 0 when dream has never run."""
+        return _read(self.path) or 0
+
+    def write(self, cursor: int) -> None:
+        """Replace the dream cursor atomically.
+
+        Raises:
+            CursorError: ``cursor`` is not a non-negative integer.
+        """
+        atomic_write_text(self.path, str(validate_cursor(cursor)))

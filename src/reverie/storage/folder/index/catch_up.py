@@ -1,0 +1,260 @@
+"""Bringing the index level with the history log and the journals, reading only what changed.
+
+History. The index remembers the log file's identity (device, inode), its size and the last
+cursor indexed. While the identity holds and the file has not shrunk, only entries after that
+cursor are read (``read_since``: cost proportional to what is new). A new identity or a
+smaller file means the log was rewritten (``trim``, a repair, a person's edit): the history
+part of the index is dropped and re-read whole, so entries that left the log leave the index.
+Trimmed entries are therefore not searchable. That is deliberate: the index is a cache that
+may be rebuilt at any time, and an entry kept only in the cache would vanish at the next
+rebuild anyway; the messages a trimmed summary came from stay searchable in their session.
+
+Sessions. Per session the index remembers how many messages it holds, the journal size it
+saw, and a fingerprint of those messages. A session whose count and size are unchanged is
+skipped without being read. Otherwise it is loaded; if its first messages still match the
+fingerprint only the new ones are indexed, else (the journal was replaced or repaired) the
+session is indexed again from its first message. A session no longer listed is removed.
+``only`` catches up one session (a scoped query needs no other); the others wait for the
+next full catch-up, their marks untouched.
+
+``is_current`` answers, reading only, whether a catch-up would change anything: a query that
+finds the index level (the usual case) then opens no write transaction at all.
+
+This module must not commit: the caller wraps a whole refresh in one transaction.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from reverie.core.clock import parse_wall_clock
+from reverie.core.text import cjk_pairs, fingerprint, message_body, segment
+
+if TYPE_CHECKING:
+    from reverie.core.messages import Message
+    from reverie.core.session import SessionInfo
+    from reverie.storage.folder.entries import HistoryEntry
+    from reverie.storage.folder.history import HistoryLog
+    from reverie.storage.folder.sessions_sqlite import SessionStore
+
+_Row = tuple[str, int | None, str | None, int | None, str | None, float | None, str, str]
+"""kind, cursor, session_key, position, role, ts, body, context."""
+
+CONTEXT_CHARS = 400
+"""How much of the previous message is indexed as a message's context."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionCounts:
+    """What catching up the sessions changed."""
+
+    added: int = 0
+    removed: int = 0
+    reindexed: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Mark:
+    messages: int
+    size: int
+    fingerprint: str
+
+
+def is_current(
+    conn: sqlite3.Connection, log: HistoryLog, store: SessionStore, *, only: str | None = None
+) -> bool:
+    """Whether the index is level with the log and the journals (``only``: that session's).
+
+    Reads only (stat calls and the index's own marks). False when in any doubt; the caller then
+    catches up under its write transaction, which checks everything again.
+    """
+    try:
+        status = log.path.stat()
+    except FileNotFoundError:
+        identity, size = (0, 0), 0
+    else:
+        identity, size = (status.st_dev, status.st_ino), status.st_size
+    seen = (_meta(conn, "history_dev"), _meta(conn, "history_inode"))
+    if seen != identity or size != _meta(conn, "history_size"):
+        return False
+    marks = _marks(conn)
+    if only is None:
+        infos = store.list()
+        if {info.key for info in infos} != marks.keys():
+            return False
+    else:
+        info = store.info(only)
+        if (info is None) != (only not in marks):
+            return False
+        infos = [info] if info is not None else []
+    for info in infos:
+        mark = marks.get(info.key)
+        if mark is None or (mark.messages, mark.size) != (info.message_count, info.size):
+            return False
+    return True
+
+
+def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, int]:
+    """Index history entries that are new since the last refresh; return (added, removed)."""
+    try:
+        status = log.path.stat()
+    except FileNotFoundError:
+        identity, size = (0, 0), 0
+    else:
+        identity, size = (status.st_dev, status.st_ino), status.st_size
+    seen = (_meta(conn, "history_dev"), _meta(conn, "history_inode"))
+    removed = 0
+    cursor = _meta(conn, "history_cursor")
+    if seen != identity or size < _meta(conn, "history_size"):
+        removed = _delete(conn, "kind = 'history'", ())
+        cursor, entries = 0, log.entries()
+    else:
+        entries = iter(log.read_since(cursor))
+    added, last = insert_rows(conn, _history_rows(entries))
+    if last is not None:
+        cursor = max(cursor, last)
+    for name, value in (
+        ("history_dev", identity[0]),
+        ("history_inode", identity[1]),
+        ("history_size", size),
+        ("history_cursor", cursor),
+    ):
+        conn.execute("INSERT OR REPLACE INTO meta(name, value) VALUES (?, ?)", (name, value))
+    return added, removed
+
+
+def catch_up_sessions(
+    conn: sqlite3.Connection, store: SessionStore, *, only: str | None = None
+) -> SessionCounts:
+    """Index new session messages, re-index rewritten sessions, drop deleted ones."""
+    if only is None:
+        infos = store.list()
+    else:
+        info = store.info(only)
+        infos = [info] if info is not None else []
+    marks = _marks(conn)
+    removed = 0
+    listed = {info.key for info in infos}
+    for gone in (marks.keys() if only is None else {only} & marks.keys()) - listed:
+        removed += _forget_session(conn, gone)
+    added = reindexed = 0
+    for info in infos:
+        mark = marks.get(info.key)
+        if mark is not None and (mark.messages, mark.size) == (info.message_count, info.size):
+            continue
+        counts = _catch_up_session(conn, store, info, mark)
+        added, removed = added + counts.added, removed + counts.removed
+        reindexed += counts.reindexed
+    return SessionCounts(added=added, removed=removed, reindexed=reindexed)
+
+
+def insert_rows(conn: sqlite3.Connection, rows: Iterable[_Row]) -> tuple[int, int | None]:
+    """Insert items; return how many and the last history cursor among them (None if none)."""
+    next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
+    count, last_cursor = 0, None
+    batch: list[_Row] = []
+    for row in rows:
+        batch.append(row)
+        if row[1] is not None:
+            last_cursor = row[1]
+        if len(batch) >= 1000:
+            _write_batch(conn, next_id + count, batch)
+            count += len(batch)
+            batch = []
+    _write_batch(conn, next_id + count, batch)
+    return count + len(batch), last_cursor
+
+
+def _write_batch(conn: sqlite3.Connection, first_id: int, batch: list[_Row]) -> None:
+    conn.executemany(
+        "INSERT INTO docs(id, kind, cursor, session_key, position, role, ts)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(first_id + offset, *row[:6]) for offset, row in enumerate(batch)],
+    )
+    conn.executemany(
+        "INSERT INTO fts(rowid, body) VALUES (?, ?)",
+        [(first_id + offset, segment(row[6])) for offset, row in enumerate(batch)],
+    )
+    pairs = ((first_id + offset, cjk_pairs(row[6])) for offset, row in enumerate(batch))
+    conn.executemany("INSERT INTO grams(rowid, pairs) VALUES (?, ?)", [p for p in pairs if p[1]])
+    conn.executemany(
+        "INSERT INTO ctx(rowid, context) VALUES (?, ?)",
+        [(first_id + offset, segment(row[7])) for offset, row in enumerate(batch) if row[7]],
+    )
+
+
+def _catch_up_session(
+    conn: sqlite3.Connection, store: SessionStore, info: SessionInfo, mark: _Mark | None
+) -> SessionCounts:
+    messages = store.load(info.key).messages
+    bodies = [message_body(message) for message in messages]
+    roles = [message.role for message in messages]
+    start, removed, reindexed = 0, 0, 0
+    if mark is not None:
+        same = mark.messages <= len(messages) and mark.fingerprint == fingerprint(
+            roles[: mark.messages], bodies[: mark.messages]
+        )
+        if same:
+            start = mark.messages
+        else:
+            removed, reindexed = _forget_session(conn, info.key), 1
+    rows = (
+        _message_row(
+            info.key, index, messages[index], bodies[index], bodies[index - 1] if index else ""
+        )
+        for index in range(start, len(messages))
+    )
+    added, _ = insert_rows(conn, rows)
+    conn.execute(
+        "INSERT OR REPLACE INTO marks(session_key, messages, size, fingerprint)"
+        " VALUES (?, ?, ?, ?)",
+        (info.key, len(messages), info.size, fingerprint(roles, bodies)),
+    )
+    return SessionCounts(added=added, removed=removed, reindexed=reindexed)
+
+
+def _forget_session(conn: sqlite3.Connection, key: str) -> int:
+    conn.execute("DELETE FROM marks WHERE session_key = ?", (key,))
+    return _delete(conn, "kind = 'message' AND session_key = ?", (key,))
+
+
+def _delete(conn: sqlite3.Connection, where: str, args: tuple[str, ...]) -> int:
+    ids = f"SELECT id FROM docs WHERE {where}"  # noqa: S608 -- ``where`` is one of two literals
+    conn.execute(f"DELETE FROM fts WHERE rowid IN ({ids})", args)  # noqa: S608
+    conn.execute(f"DELETE FROM ctx WHERE rowid IN ({ids})", args)  # noqa: S608
+    conn.execute(f"DELETE FROM grams WHERE rowid IN ({ids})", args)  # noqa: S608
+    return conn.execute(f"DELETE FROM docs WHERE {where}", args).rowcount  # noqa: S608
+
+
+def _marks(conn: sqlite3.Connection) -> dict[str, _Mark]:
+    rows = conn.execute("SELECT session_key, messages, size, fingerprint FROM marks")
+    return {key: _Mark(messages=n, size=size, fingerprint=digest) for key, n, size, digest in rows}
+
+
+def _meta(conn: sqlite3.Connection, name: str) -> int:
+    row = conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+    return int(row[0]) if row is not None else -1
+
+
+def _history_rows(entries: Iterator[HistoryEntry]) -> Iterator[_Row]:
+    for entry in entries:
+        moment = entry.time or _nanobot_time(entry.timestamp)
+        ts = moment.timestamp() if moment is not None else None
+        yield ("history", entry.cursor, entry.session_key, None, None, ts, entry.content, "")
+
+
+def _message_row(key: str, index: int, message: Message, body: str, before: str) -> _Row:
+    moment = message.timestamp
+    if moment is not None and moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    ts = moment.timestamp() if moment is not None else None
+    return ("message", None, key, index, message.role, ts, body, before[-CONTEXT_CHARS:])
+
+
+def _nanobot_time(text: str) -> datetime | None:
+    """Parse nanobot's local ``YYYY-MM-DD HH:MM`` (entries written before reverie's ``time``)."""
+    return parse_wall_clock(text)

@@ -1,0 +1,120 @@
+"""Indexed items for a follower (dense recall): what was added after a point, and items by name.
+
+A follower keeps something derived from every indexed item (a vector) and must learn, cheaply,
+what was indexed since it last looked. ``docs.id`` only grows for new rows (a session that is
+indexed again gets new rows), so "after id N" is the follower's high-water mark. When the index
+file was rebuilt the ids start again from 1; the follower passes the reference it saw at N,
+and if the row N no longer names it the listing starts again from the beginning
+(``restarted``), so the follower can check every item (it keeps a hash of each text, and
+re-derives nothing that did not change). Items are named by their ``SourceRef`` (``#h12``,
+``#m45@cli:default``), which survives a rebuild. This module only reads.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reverie.core.refs import SourceRef, history_ref, message_ref
+from reverie.core.text import unsegment
+from reverie.storage.folder.index.candidates import Candidate, candidate_from_row
+from reverie.storage.folder.index.query import Filters, conditions
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IndexedItem:
+    """One indexed item as a follower sees it.
+
+    Attributes:
+        doc: its row id in this index file (grows for new rows; restarts on a rebuild).
+        ref: its stable name.
+        session_key: its session (for a history entry, the one it came from, if known).
+        text: its indexed text.
+    """
+
+    doc: int
+    ref: SourceRef
+    session_key: str | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ItemsAfter:
+    """A page of items added after a mark; ``restarted``: the mark was stale, listed from 0."""
+
+    items: tuple[IndexedItem, ...]
+    restarted: bool
+
+
+_ROW = "SELECT d.id, d.kind, d.cursor, d.session_key, d.position, fts.body"
+_FROM = " FROM docs AS d JOIN fts ON fts.rowid = d.id"
+_AFTER = (
+    f"{_ROW} FROM (SELECT * FROM docs WHERE id > ? ORDER BY id LIMIT ?) AS d"  # noqa: S608 -- constants
+    " CROSS JOIN fts ON fts.rowid = d.id ORDER BY d.id"
+)
+
+
+def items_after(conn: sqlite3.Connection, after: int, seen: str | None, limit: int) -> ItemsAfter:
+    """Return up to ``limit`` items with an id above ``after``, oldest first.
+
+    ``seen`` is the reference the caller saw at ``after``; when row ``after`` no longer holds
+    it (the index was rebuilt), the listing restarts from the first item.
+    """
+    restarted = False
+    if after > 0:
+        row = conn.execute(
+            "SELECT kind, cursor, session_key, position FROM docs WHERE id = ?", (after,)
+        ).fetchone()
+        if row is None or str(_ref(*row)) != seen:
+            after, restarted = 0, True
+    # ``docs`` first (CROSS JOIN fixes the order): the other way round, SQLite walked every
+    # row of the full-text table to find none after the mark (11 ms a query at 20,000 items).
+    rows = conn.execute(_AFTER, (after, limit))
+    items = tuple(
+        IndexedItem(
+            doc=doc, ref=_ref(kind, cursor, key, position), session_key=key, text=unsegment(body)
+        )
+        for doc, kind, cursor, key, position, body in rows
+    )
+    return ItemsAfter(items=items, restarted=restarted)
+
+
+def count_after(conn: sqlite3.Connection, after: int, seen: str | None) -> int:
+    """How many items have an id above ``after`` (all of them when the mark is stale)."""
+    if after > 0:
+        row = conn.execute(
+            "SELECT kind, cursor, session_key, position FROM docs WHERE id = ?", (after,)
+        ).fetchone()
+        if row is None or str(_ref(*row)) != seen:
+            after = 0
+    count: int = conn.execute("SELECT count(*) FROM docs WHERE id > ?", (after,)).fetchone()[0]
+    return count
+
+
+def items_named(
+    conn: sqlite3.Connection, refs: Sequence[SourceRef], filters: Filters
+) -> list[Candidate]:
+    """Return the items ``refs`` name that exist and pass ``filters``, in the order given."""
+    where, args = conditions(filters)
+    select = (
+        f"SELECT d.kind, d.cursor, d.session_key, d.position, d.role, d.ts, fts.body{_FROM} WHERE "
+    )
+    found: list[Candidate] = []
+    for ref in refs:
+        key: list[object]
+        if ref.kind == "history":
+            which, key = "d.kind = 'history' AND d.cursor = ?", [ref.cursor]
+        else:
+            which = "d.kind = 'message' AND d.session_key = ? AND d.position = ?"
+            key = [ref.session_key, ref.message_index]
+        row = conn.execute(f"{select}{which}{where}", (*key, *args)).fetchone()
+        if row is not None:
+            found.append(candidate_from_row(row))
+    return found
+
+
+def _ref(kind: str, cursor: int | None, key: str | None, position: int | None) -> SourceRef:
+    if kind == "history":
+        return history_ref(cursor or 0)
+    return message_ref(key or "", position or 0)

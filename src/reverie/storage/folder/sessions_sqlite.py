@@ -1,0 +1,403 @@
+"""The session store: sessions in one SQLite database in WAL mode, ``.reverie/sessions.sqlite3``.
+
+Storage model. Table ``sessions`` holds one row per conversation: key, times, message count,
+compaction mark, summary, metadata, a byte counter (``size``) and a generation id. Table
+``messages`` holds one row per message, keyed by (session, index); its body is one JSON line
+(``session_records.encode``), the ``msg`` line of the journals an older reverie wrote, so a
+journal moves in verbatim (``session_migration``, on open; docs/storage.md).
+
+Invariants.
+- Every write is one transaction opened with ``BEGIN IMMEDIATE``: SQLite's write lock is the
+  lock across threads and processes, so concurrent appenders interleave whole transactions
+  and each keeps its order. A message's index is the row's count read inside the
+  transaction, never a cached one, so a stale process cannot overwrite anything.
+- WAL with ``synchronous=NORMAL``: when a write returns, its transaction is in the WAL, so a
+  SIGKILL afterwards loses nothing, and a kill during a transaction leaves the state before
+  it (no torn lines, temp files or snapshots exist). A power cut may lose the last
+  transactions but never corrupts the file: the promise of an unsynced journal append.
+- ``size`` grows with every write of a session (``put`` and ``redact`` included), so a
+  reader that remembers (count, size) sees every change.
+- ``generation`` changes whenever rows are replaced (``put``, ``redact``, a re-created
+  session): ``load`` keeps the last replay of up to 32 sessions and, while the generation
+  holds, reads only the rows past it, so a turn's loads cost O(new messages).
+- ``redact`` runs with ``secure_delete`` and truncates the WAL afterwards, so no byte of a
+  forgotten message is left in the database or its WAL.
+- Opening a workspace creates nothing: the database appears with the first write; reads of
+  a workspace without one see no sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from reverie.core.clock import Clock, require_aware
+from reverie.core.inbound import check_session_key
+from reverie.core.session import ArchivedSummary, Session, SessionInfo, safe_mark
+from reverie.errors import InputError, StorageError
+from reverie.storage.folder import layout
+from reverie.storage.folder.quarantine import Quarantine
+from reverie.storage.folder.session_records import MessageRecord, encode
+from reverie.storage.folder.sessions_sql import (
+    ROW,
+    Row,
+    json_text,
+    message_of,
+    prepare,
+    select,
+    summary_json,
+    summary_of,
+    tombstone_rows,
+    update,
+)
+
+if TYPE_CHECKING:
+    from reverie.core.messages import JSONObject, JSONValue, Message
+
+DATABASE = Path(layout.SESSIONS_DB).name
+"""The database's file name inside ``.reverie/``."""
+
+_REPLAYS_KEPT = 32
+
+
+class SqliteSessionStore:
+    """The session store's interface over one SQLite database (see the module docstring)."""
+
+    def __init__(self, directory: Path, *, state_dir: Path, clock: Clock) -> None:
+        self.directory = directory
+        """``sessions/``, where an older reverie kept journals (``doctor`` still looks)."""
+        self.database = state_dir / DATABASE
+        self.quarantine = Quarantine(state_dir / "sessions.quarantine.jsonl")
+        self._clock = clock
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
+        self._replays: OrderedDict[str, tuple[str, tuple[Message, ...]]] = OrderedDict()
+
+    def append(self, key: str, message: Message) -> int:
+        """Persist one message at the end of session ``key`` (created if new); its index."""
+        return self.append_many(key, (message,)).start
+
+    def append_many(self, key: str, messages: Iterable[Message]) -> range:
+        """Persist several messages, in order, in one transaction; return their indices."""
+        at = self._now()
+        bodies = [encode(MessageRecord(at=at, message=m)).decode("utf-8") for m in messages]
+        with self._write() as conn:
+            found = conn.execute("SELECT id, messages FROM sessions WHERE key = ?", (key,))
+            ident, first = found.fetchone() or self._new_row(conn, key, at)
+            conn.executemany(
+                "INSERT INTO messages(session, idx, body) VALUES (?, ?, ?)",
+                [(ident, first + n, body) for n, body in enumerate(bodies)],
+            )
+            grown = sum(len(body) for body in bodies)
+            conn.execute(
+                "UPDATE sessions SET messages = ?, updated_at = ?, size = size + ? WHERE id = ?",
+                (first + len(bodies), at.isoformat(), grown, ident),
+            )
+        return range(first, first + len(bodies))
+
+    def load(self, key: str) -> Session:
+        """Return session ``key`` as stored now (an empty, unsaved session if there is none)."""
+        check_session_key(key)
+        with self._read() as conn:
+            row = select(conn, key) if conn is not None else None
+            if conn is None or row is None:
+                self._replays.pop(key, None)
+                now = self._now()
+                return Session(key=key, created_at=now, updated_at=now)
+            messages = self._messages(conn, row)
+        return Session(
+            key=key,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            messages=messages,
+            metadata=json.loads(row.metadata),
+            compacted_upto=safe_mark(row.mark, row.messages) or 0,
+            summary=summary_of(row.summary),
+        )
+
+    def exists(self, key: str) -> bool:
+        """Return whether session ``key`` has been written."""
+        check_session_key(key)
+        with self._read() as conn:
+            return conn is not None and select(conn, key) is not None
+
+    def list(self) -> list[SessionInfo]:
+        """Return every session's key, times, message count, mark and size, sorted by key."""
+        with self._read() as conn:
+            if conn is None:
+                return []
+            rows = conn.execute(f"SELECT {ROW} FROM sessions ORDER BY key").fetchall()  # noqa: S608
+        return [Row.of(row).info() for row in rows]
+
+    def info(self, key: str) -> SessionInfo | None:
+        """What ``list()`` reports about one session (None: no such session)."""
+        check_session_key(key)
+        with self._read() as conn:
+            row = select(conn, key) if conn is not None else None
+        return None if row is None else row.info()
+
+    def delete(self, key: str) -> bool:
+        """Delete session ``key``; return whether it existed."""
+        check_session_key(key)
+        with self._write() as conn:
+            row = select(conn, key)
+            if row is not None:
+                conn.execute("DELETE FROM messages WHERE session = ?", (row.id,))
+                conn.execute("DELETE FROM sessions WHERE id = ?", (row.id,))
+        self._replays.pop(key, None)
+        return row is not None
+
+    def set_compacted_upto(self, key: str, upto: int) -> SessionInfo:
+        """Set the compaction mark of session ``key`` (ValueError outside 0..count)."""
+        at = self._now()
+        with self._write() as conn:
+            row = self._row_for_write(conn, key, at)
+            if safe_mark(upto, row.messages) is None:
+                raise InputError(f"mark {upto!r} is outside 0..{row.messages}")
+            return update(conn, row, at, mark=upto)
+
+    def set_summary(self, key: str, text: str, last_active: datetime) -> SessionInfo:
+        """Record the latest archived summary of session ``key``."""
+        summary = ArchivedSummary(text=text, last_active=require_aware(last_active))
+        return self._set(key, summary=summary_json(summary))
+
+    def clear_summary(self, key: str) -> SessionInfo:
+        """Forget the archived summary of session ``key`` (once it has been shown)."""
+        return self._set(key, summary=None)
+
+    def update_metadata(self, key: str, values: Mapping[str, JSONValue]) -> SessionInfo:
+        """Merge ``values`` into the metadata of session ``key`` (other keys are kept)."""
+        at = self._now()
+        with self._write() as conn:
+            row = self._row_for_write(conn, key, at)
+            merged: JSONObject = {**json.loads(row.metadata), **values}
+            return update(conn, row, at, metadata=json_text(merged))
+
+    def put(self, session: Session) -> SessionInfo:
+        """Replace session ``session.key`` with ``session`` in one transaction (imports)."""
+        at = session.updated_at
+        bodies = [encode(MessageRecord(at=at, message=m)).decode("utf-8") for m in session.messages]
+        summary = session.summary
+        with self._write() as conn:
+            row = self._row_for_write(conn, session.key, session.created_at)
+            conn.execute("DELETE FROM messages WHERE session = ?", (row.id,))
+            conn.executemany(
+                "INSERT INTO messages(session, idx, body) VALUES (?, ?, ?)",
+                [(row.id, n, body) for n, body in enumerate(bodies)],
+            )
+            return update(
+                conn,
+                row,
+                at,
+                created_at=session.created_at.isoformat(),
+                messages=len(bodies),
+                mark=session.compacted_upto,
+                summary=None if summary is None else summary_json(summary),
+                metadata=json_text(dict(session.metadata)),
+                grown=sum(len(body) for body in bodies),
+                generation=secrets.token_hex(8),
+            )
+
+    def repair(self, key: str) -> None:
+        """Nothing to repair: a transaction is whole or absent (``SessionsPort`` asks for it)."""
+        check_session_key(key)
+
+    def redact(self, key: str, indices: Collection[int], *, summary: bool = False) -> None:
+        """Replace the messages at ``indices`` with tombstones (``forget``); see ``redaction``."""
+        at = self._now()
+        with self._write() as conn:
+            row = select(conn, key)
+            if row is None:
+                return
+            conn.execute("PRAGMA secure_delete = ON")
+            grown = tombstone_rows(conn, row, indices)
+            update(
+                conn,
+                row,
+                at,
+                grown=grown,
+                generation=secrets.token_hex(8),
+                **({"summary": None} if summary else {}),
+            )
+        self._replays.pop(key, None)
+        with self._lock:
+            try:  # the old bytes leave the WAL too; written already, so failing here loses none
+                self._connect().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                raise StorageError(
+                    f"cannot checkpoint sessions ({exc})", path=self.database
+                ) from exc
+
+    def close(self) -> None:
+        """Close the database connection (the store may be used again: it reopens)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction on the database (committed on exit; used by the migration)."""
+        with self._write() as conn:
+            yield conn
+
+    @staticmethod
+    def has_row(conn: sqlite3.Connection, key: str) -> bool:
+        """Whether session ``key`` has a row (inside ``transaction``)."""
+        return select(conn, key) is not None
+
+    def _now(self) -> datetime:
+        return require_aware(self._clock())
+
+    def _set(self, key: str, **values: object) -> SessionInfo:
+        at = self._now()
+        with self._write() as conn:
+            return update(conn, self._row_for_write(conn, key, at), at, **values)
+
+    def _connect(self, *, write: bool = True) -> sqlite3.Connection:
+        if self._conn is None:
+            try:
+                self._conn = _open(self.database)
+            except (OSError, sqlite3.Error) as exc:
+                if write:
+                    raise StorageError(f"cannot open sessions ({exc})", path=self.database) from exc
+                self._conn = _open_read_only(self.database)  # a read-only mount or a full disk
+        return self._conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self._connect()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise StorageError(
+                    f"cannot write sessions ({_why(exc, self.database)})", path=self.database
+                ) from exc
+            try:
+                yield conn
+            except sqlite3.Error as exc:  # a full disk, a read-only file: one clear error
+                _roll_back(conn)
+                raise StorageError(
+                    f"cannot write sessions ({_why(exc, self.database)})", path=self.database
+                ) from exc
+            except BaseException:
+                _roll_back(conn)
+                raise
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                _roll_back(conn)
+                raise StorageError(
+                    f"cannot write sessions ({_why(exc, self.database)})", path=self.database
+                ) from exc
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection | None]:
+        with self._lock:
+            if self._conn is None and not self.database.exists():
+                yield None
+                return
+            conn = self._connect(write=False)
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+
+    def _row_for_write(self, conn: sqlite3.Connection, key: str, at: datetime) -> Row:
+        check_session_key(key)
+        row = select(conn, key)
+        if row is not None:
+            return row
+        stamp = at.isoformat()
+        conn.execute(
+            "INSERT INTO sessions(key, created_at, updated_at, generation) VALUES (?, ?, ?, ?)",
+            (key, stamp, stamp, secrets.token_hex(8)),
+        )
+        found = select(conn, key)
+        assert found is not None
+        return found
+
+    def _new_row(self, conn: sqlite3.Connection, key: str, at: datetime) -> tuple[int, int]:
+        row = self._row_for_write(conn, key, at)
+        return row.id, row.messages
+
+    def _messages(self, conn: sqlite3.Connection, row: Row) -> tuple[Message, ...]:
+        kept = self._replays.get(row.key)
+        start, known = 0, cast("tuple[Message, ...]", ())
+        if kept is not None and kept[0] == row.generation and len(kept[1]) <= row.messages:
+            known = kept[1]
+            start = len(known)
+        bodies = conn.execute(
+            "SELECT body FROM messages WHERE session = ? AND idx >= ? ORDER BY idx",
+            (row.id, start),
+        ).fetchall()
+        messages = known + tuple(message_of(body) for (body,) in bodies)
+        self._replays[row.key] = (row.generation, messages)
+        self._replays.move_to_end(row.key)
+        while len(self._replays) > _REPLAYS_KEPT:
+            self._replays.popitem(last=False)
+        return messages
+
+
+_FULL = 1 << 20
+"""Less free space than this (bytes) is a full disk, for an error message."""
+
+SessionStore = SqliteSessionStore
+"""The session store's public name (``reverie.SessionStore``)."""
+
+
+def _why(exc: sqlite3.Error, database: Path) -> str:
+    """SQLite's reason, plus what it hides: on a full disk it may say "readonly database"."""
+    try:
+        full = shutil.disk_usage(database.parent).free < _FULL
+    except OSError:
+        full = False
+    return f"{exc}; no space is left on the disk" if full else str(exc)
+
+
+def _roll_back(conn: sqlite3.Connection) -> None:
+    """Roll back, when SQLite has not already (it does on some I/O errors)."""
+    if conn.in_transaction:
+        with suppress(sqlite3.Error):  # the error that led here is the one to report
+            conn.execute("ROLLBACK")
+
+
+def _open(database: Path) -> sqlite3.Connection:
+    for path in (database, *(database.with_name(database.name + end) for end in ("-wal", "-shm"))):
+        if path.is_symlink():  # writes would land wherever it leads
+            raise StorageError("refusing a symlink in place of the sessions database", path=path)
+    database.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(database, isolation_level=None, check_same_thread=False, timeout=60)
+    try:
+        prepare(conn)
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+def _open_read_only(database: Path) -> sqlite3.Connection:
+    """Open to read where nothing can be written: ``mode=ro``, else ``immutable`` (no WAL)."""
+    failure: sqlite3.Error | None = None
+    for flags in ("mode=ro", "immutable=1"):
+        uri = f"{database.as_uri()}?{flags}"
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("SELECT count(*) FROM sessions").fetchone()
+        except sqlite3.Error as exc:
+            conn.close()
+            failure = exc
+            continue
+        return conn
+    raise StorageError(f"cannot read sessions ({failure})", path=database)

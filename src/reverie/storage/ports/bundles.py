@@ -1,0 +1,120 @@
+"""The storage seam's bundles: the stores a process, the engine or a backend holds together.
+
+``SessionLogStores`` (compaction), ``PromptStores`` (prompt assembly), ``AgentStores`` (the
+built-in agent), ``Stores`` (all of them, what the engine reaches), ``IngestStores`` (``Stores``
+plus the ingest records: what ``reverie.memory.ingest.run`` uses), ``ProvenanceStores`` (``Stores`` plus
+``ProvenanceAccess``: what ``why``, ``forget`` and ``purge`` work on) and ``Backend`` (both, plus
+its search index: what ``MemoryEngine`` is built from).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from reverie.storage.ports.ingest import IngestRecordsPort
+from reverie.storage.ports.provenance import ProvenanceAccess
+from reverie.storage.ports.stores import (
+    AuditPort,
+    CursorPort,
+    HistoryPort,
+    IndexPort,
+    LedgerPort,
+    LocksPort,
+    MemoryFilesPort,
+    QuarantinePort,
+    RejectionsPort,
+    SessionsPort,
+)
+
+if TYPE_CHECKING:
+    from reverie.core.clock import Clock
+
+
+class SessionLogStores(LocksPort, Protocol):
+    """What compaction uses: sessions, the history log and per-session locks."""
+
+    @property
+    def sessions(self) -> SessionsPort:
+        """Live sessions."""
+
+    @property
+    def history(self) -> HistoryPort:
+        """The history log."""
+
+
+class PromptStores(Protocol):
+    """What prompt assembly reads: the durable files and the history since the dream cursor."""
+
+    @property
+    def files(self) -> MemoryFilesPort:
+        """The durable files."""
+
+    @property
+    def history(self) -> HistoryPort:
+        """The history log."""
+
+    @property
+    def dream_cursor(self) -> CursorPort:
+        """The dream cursor."""
+
+
+class AgentStores(Protocol):
+    """What the built-in agent uses: sessions and the durable files (its read tool)."""
+
+    @property
+    def sessions(self) -> SessionsPort:
+        """Live sessions."""
+
+    @property
+    def files(self) -> MemoryFilesPort:
+        """The durable files."""
+
+
+class Stores(SessionLogStores, PromptStores, AgentStores, Protocol):
+    """Every store of one workspace, as the engine and the processes reach them."""
+
+    @property
+    def location(self) -> str:
+        """Where the stores live, for people (a folder, a database name)."""
+
+    @property
+    def clock(self) -> Clock:
+        """The time source the stores stamp with."""
+
+    @property
+    def quarantine(self) -> QuarantinePort:
+        """History lines taken out of the log."""
+
+    @property
+    def audit(self) -> AuditPort:
+        """The audit history."""
+
+    @property
+    def ledger(self) -> LedgerPort:
+        """The model-call ledger."""
+
+    @property
+    def rejections(self) -> RejectionsPort:
+        """Refused SOUL.md rules."""
+
+    def close(self) -> None:
+        """Release everything open (the stores may be opened again later)."""
+
+
+class ProvenanceStores(Stores, ProvenanceAccess, Protocol):
+    """Every store plus provenance access: what ``why``, ``forget`` and ``purge`` work on."""
+
+
+class IngestStores(Stores, Protocol):
+    """What ingest uses: every store plus the ingest records (``reverie.storage.ports.ingest``)."""
+
+    @property
+    def ingest_records(self) -> IngestRecordsPort:
+        """The imported-sources marks and the record of a running ingest."""
+
+
+class Backend(ProvenanceStores, IngestStores, Protocol):
+    """The stores plus the search index over them: what ``MemoryEngine`` is built from."""
+
+    def open_index(self) -> IndexPort:
+        """Return a new search index over these stores (opened on first use)."""

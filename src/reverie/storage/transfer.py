@@ -1,0 +1,173 @@
+"""Moving a workspace between backends (folder ⇄ PostgreSQL), losing nothing on the way.
+
+``transfer(source, target)`` copies, through the storage seam, everything a workspace
+remembers into an *empty* target: every history entry with its own cursor, timestamp, time,
+session, range and kind (gaps left by a trim or a forget stay gaps; the last cursor handed
+out stays the floor, so no cursor is ever reused), every session whole (messages, mark,
+summary, metadata), the durable files and the skill files (``skills/<name>/SKILL.md``, which
+dream writes on either backend), the dream cursor, the provenance records, the ledger and the
+rejected rules;
+then it records one audit commit in the target. The audit history itself is not copied: the
+target's trail starts at the import (the source keeps its own).
+
+A folder target is written as nanobot's files: ``memory/history.jsonl`` gets each entry's
+JSON line as the folder backend writes it, and ``memory/.cursor`` the floor. What it must not
+do: merge into a target that already holds history or sessions (``InputError``), or change
+the source.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reverie.errors import InputError, StorageError
+from reverie.memory.dream.confine import check_writable_on_disk
+from reverie.storage.folder import layout
+from reverie.storage.folder.atomic import atomic_write_text
+from reverie.storage.folder.backend import FileBackend
+from reverie.storage.folder.cursors import CursorFloor
+from reverie.storage.folder.entries import HistoryEntry
+from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES
+from reverie.storage.ports import Backend, DreamStores
+from reverie.storage.postgres.backend import PgBackend
+
+if TYPE_CHECKING:
+    from reverie.storage.postgres.database import Database
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TransferResult:
+    """What ``transfer`` copied."""
+
+    entries: int
+    sessions: int
+    messages: int
+    files: int
+    ledger_records: int
+
+
+def transfer(
+    source: Backend, target: Backend, *, subject: str = "import: workspace"
+) -> TransferResult:
+    """Copy everything ``source`` remembers into the empty ``target`` (see the module doc).
+
+    Raises:
+        InputError: the target already holds history or sessions.
+    """
+    if target.history.last_cursor() > 0 or target.sessions.list():
+        raise InputError("the target workspace is not empty; transfer never merges")
+    entries = list(source.history.entries())
+    _put_history(target, entries, floor=source.history.last_cursor())
+    messages = 0
+    sessions = source.sessions.list()
+    for info in sessions:
+        session = source.sessions.load(info.key)
+        target.sessions.put(session)
+        messages += len(session.messages)
+    files = 0
+    for name in MEMORY_FILE_NAMES:
+        text = source.files.read(name)
+        if text:
+            target.files.write(name, text)
+            files += 1
+    files += copy_skills(source, target)
+    target.dream_cursor.write(source.dream_cursor.read())
+    target.provenance.write(source.provenance.read())  # why keeps its answers after a move
+    records = [record for record in source.ledger.records() if record is not None]
+    for record in records:
+        target.ledger.append(record)
+    for rejection in source.rejections.latest(1_000_000):
+        target.rejections.append([rejection.rule], time=rejection.time)
+    target.audit.commit(subject, allow_empty=True)
+    return TransferResult(
+        entries=len(entries),
+        sessions=len(sessions),
+        messages=messages,
+        files=files,
+        ledger_records=len(records),
+    )
+
+
+def export_shared_workspace(database: Database, name: str, folder: Path) -> TransferResult:
+    """Copy database workspace ``name`` (over a shared pool) into the new folder ``folder``.
+
+    A principal's export from a database home: ``folder`` becomes a workspace folder any
+    reverie opens. The shared pool stays open.
+
+    Raises:
+        InputError: ``folder`` holds something already.
+        DatabaseError: no such workspace.
+    """
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise InputError(f"{folder} is not an empty folder; an export writes a new workspace")
+    source = PgBackend.on_shared(database, name)
+    try:
+        target = FileBackend.open(folder, create=True)
+        try:
+            return transfer(source, target, subject=f"import: from database workspace {name}")
+        finally:
+            target.close()
+    finally:
+        source.close()
+
+
+def _put_history(target: Backend, entries: list[HistoryEntry], *, floor: int) -> None:
+    if isinstance(target, PgBackend):
+        target.history.import_entries(entries, floor=floor)
+        return
+    if not isinstance(target, FileBackend):
+        raise InputError(f"cannot place history with its cursors in {type(target).__name__}")
+    path = target.root / layout.HISTORY
+    try:
+        with path.open("ab") as handle:
+            for entry in entries:
+                handle.write(entry.to_line())
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise StorageError(f"cannot write history ({exc.strerror})", path=path) from exc
+    if floor > 0:
+        CursorFloor(target.root / layout.CURSOR).advance(floor)
+
+
+def copy_skills(source: Backend, target: Backend) -> int:
+    """Copy every skill file of ``source`` into ``target``; return how many."""
+    paths = _skill_paths(source)
+    for path in paths:
+        _write_skill(target, path, _read_skill(source, path))
+    return len(paths)
+
+
+def _skill_paths(backend: Backend) -> list[str]:
+    if isinstance(backend, DreamStores):
+        return backend.skills.paths()
+    if isinstance(backend, FileBackend):
+        return layout.skill_files(backend.root)
+    return []
+
+
+def _read_skill(backend: Backend, path: str) -> str:
+    if isinstance(backend, DreamStores):
+        return backend.skills.read(path)
+    assert isinstance(backend, FileBackend)  # the only kinds _skill_paths lists
+    check_writable_on_disk(backend.root, path)
+    try:
+        return (backend.root / path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StorageError(f"cannot read the skill ({exc})", path=backend.root / path) from exc
+
+
+def _write_skill(backend: Backend, path: str, text: str) -> None:
+    if isinstance(backend, DreamStores):
+        backend.skills.write(path, text)
+    elif isinstance(backend, FileBackend):
+        check_writable_on_disk(backend.root, path)
+        target = backend.root / path
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create folder ({exc.strerror})", path=target) from exc
+        atomic_write_text(target, text)
