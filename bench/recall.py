@@ -80,7 +80,8 @@ VARIANTS: dict[str, RecallOptions] = {
     "all-questions-down": replace(DEFAULT, question_penalty=0),
 }
 FUSED: dict[str, tuple[RecallOptions, Callable[[MemoryEngine], Sequence[RankedSource]]]] = {}
-"""Variants that fuse other rankers with recall's by reciprocal rank (``reverie.memory.recall.fusion``).
+"""Variants that fuse other rankers with recall's by reciprocal rank
+(``reverie.memory.recall.fusion``).
 
 The slot for dense retrieval: ``FUSED["all+dense"] = (DEFAULT, lambda engine: [source])``
 with ``source`` a ``RankedSource`` over ``engine``'s items; the table then shows it beside

@@ -1,4 +1,5 @@
-"""The file backend conforms to the storage seam (``reverie.storage.ports``), checked by mypy and run."""
+"""The file backend conforms to the storage seam (``reverie.storage.ports``), checked by mypy and
+run."""
 
 from __future__ import annotations
 

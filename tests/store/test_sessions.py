@@ -1,7 +1,7 @@
 """The session store in one process: round trips, state records, staleness, list, put.
 
-These are the store's contract (``reverie.storage.ports.SessionsPort``), run against the SQLite store
-every workspace uses; the PostgreSQL store runs its own (``tests/postgres``).
+These are the store's contract (``reverie.storage.ports.SessionsPort``), run against the SQLite
+store every workspace uses; the PostgreSQL store runs its own (``tests/postgres``).
 """
 
 from __future__ import annotations

@@ -91,7 +91,8 @@ def _model(name: str, model: Any) -> None:
 def check(config: Any) -> None:
     """Raise ``ConfigError`` for the first setting of a ``Config`` out of range or meaning.
 
-    (Typed ``Any``: ``reverie.config.settings`` calls this, so importing its types back would cycle.)
+    (Typed ``Any``: ``reverie.config.settings`` calls this, so importing its types back would
+    cycle.)
     """
     _model("model", config.model)
     if config.memory_model is not None:

@@ -1,8 +1,9 @@
 """The changes a person makes through ``MemoryEngine``: restore, forget, edit (one commit each).
 
 A mixin of ``MemoryEngine`` (as ``MemoryReads`` holds its reads): each method is a thin
-delegation to the process that owns the change (``reverie.memory.dream``, ``reverie.memory.provenance``),
-under dream's lock, so a person's change and a dream never interleave.
+delegation to the process that owns the change (``reverie.memory.dream``,
+``reverie.memory.provenance``), under dream's lock, so a person's change and a dream never
+interleave.
 """
 
 from __future__ import annotations
@@ -76,9 +77,9 @@ class MemoryChanges(MemoryReads):
     ) -> EditResult:
         """A person's edit of a durable file: dream's confinement and lock, one ``edit:`` commit.
 
-        ``expected_sha256`` (``reverie.memory.dream.edit.text_sha256`` of the text the person started
-        from) refuses the edit with ``EditError`` if the file changed meanwhile; a dream holding
-        the workspace longer than ``lock_timeout`` seconds raises ``LockTimeoutError``.
+        ``expected_sha256`` (``reverie.memory.dream.edit.text_sha256`` of the text the person
+        started from) refuses the edit with ``EditError`` if the file changed meanwhile; a dream
+        holding the workspace longer than ``lock_timeout`` seconds raises ``LockTimeoutError``.
         """
         if not self.on_folder:
             from reverie.memory.dream.shared import edit_on_stores  # noqa: PLC0415

@@ -13,13 +13,13 @@ Modes. With a model configured, compaction and dream use it (``[memory_model]`` 
 deterministic extraction and curation, no network. Chat needs a model and says how to
 configure one when there is none.
 
-Wiring. The engine is built from a ``reverie.storage.ports.Backend`` (``open`` makes the file backend,
-``reverie.storage.folder.backend``) and keeps its parts private: surfaces get operations (the reads are
-in ``engine_reads``, a person's changes in ``engine_changes``, the result types in
+Wiring. The engine is built from a ``reverie.storage.ports.Backend`` (``open`` makes the file
+backend, ``reverie.storage.folder.backend``) and keeps its parts private: surfaces get operations
+(the reads are in ``engine_reads``, a person's changes in ``engine_changes``, the result types in
 ``engine_results``; recall, the prompt assembler and the compactor are built on first use in
-``engine_parts``). ``workspace``, ``recaller``, ``agent()``, ``dreamer()`` and
-``idle_scanner()`` stay public for tests, benchmarks and file-level processes; the
-architecture test refuses them in surfaces.
+``engine_parts``). ``workspace``, ``recaller``, ``agent()``, ``dreamer()`` and ``idle_scanner()``
+stay public for tests, benchmarks and file-level processes; the architecture test refuses them in
+surfaces.
 """
 
 from __future__ import annotations
@@ -102,8 +102,8 @@ class MemoryEngine(MemoryJobs, MemoryParts):
             if memory_provider is not None and config.dream.mode != "model-free"
             else "model-free"
         )
-        # Dense recall (reverie.memory.recall.dense) when [recall] embeddings allows and the extra is there;
-        # its vectors sit beside the search index, so only a folder workspace has them.
+        # Dense recall (reverie.memory.recall.dense) when [recall] embeddings allows and the extra
+        # is there; its vectors sit beside the search index, so only a folder workspace has them.
         folder = self.workspace.root if self.on_folder else None
         self.dense, self.dense_status = open_dense(
             self.config.recall.embeddings,
@@ -300,11 +300,11 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         """Import conversations, compact them at their recorded pace, dream until done.
 
         Formats: OpenAI-style message lists, ChatGPT exports, nanobot workspaces and sessions
-        (see ``reverie.memory.ingest.run``). One ingest per workspace at a time: this one waits for a
-        running one, or with ``wait=False`` raises ``IngestBusyError``. Rerunning after a
-        crash finishes what the crashed run left, and adds nothing twice. Runs the same on a
-        folder and on a database workspace (``reverie.storage.ports.IngestStores``). A folder
-        workspace refuses to ingest itself (``InputError``).
+        (see ``reverie.memory.ingest.run``). One ingest per workspace at a time: this one waits for
+        a running one, or with ``wait=False`` raises ``IngestBusyError``. Rerunning after a crash
+        finishes what the crashed run left, and adds nothing twice. Runs the same on a folder and on
+        a database workspace (``reverie.storage.ports.IngestStores``). A folder workspace refuses
+        to ingest itself (``InputError``).
         """
         from reverie.memory.ingest.run import IngestJob, run_ingest  # noqa: PLC0415
 

@@ -15,8 +15,8 @@ error), so a job can keep its raw facts and say why. The wrapper has no other lo
 retries (the provider's retry policy does), never edits a request and never reads a reply's
 meaning beyond the caller's ``judge``.
 
-The call log is a protocol (``CallLog``): ``reverie.storage.folder.ledger.Ledger`` meets it, and this
-module imports nothing from the store (the model layer and the store never meet).
+The call log is a protocol (``CallLog``): ``reverie.storage.folder.ledger.Ledger`` meets it, and
+this module imports nothing from the store (the model layer and the store never meet).
 """
 
 from __future__ import annotations

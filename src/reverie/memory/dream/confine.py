@@ -1,11 +1,11 @@
 """Confinement: which workspace paths the dream model may read and which it may write.
 
 This module owns the two path rules of invariant 8 and nothing else; which paths exist and
-are writable comes from ``reverie.storage.folder.layout`` (the one layout module), and the filesystem
-rule here is that module's link rule made stricter (no symlink at all); it never opens a file
-for writing. Every path the model names goes through ``resolve_writable`` or
-``resolve_readable`` before anything touches the disk, and a refusal is a ``ConfinementError``
-whose ``reason`` is written for the model to read.
+are writable comes from ``reverie.storage.folder.layout`` (the one layout module), and the
+filesystem rule here is that module's link rule made stricter (no symlink at all); it never opens a
+file for writing. Every path the model names goes through ``resolve_writable`` or
+``resolve_readable`` before anything touches the disk, and a refusal is a ``ConfinementError`` whose
+``reason`` is written for the model to read.
 
 Writable (exact, case-sensitive, ASCII only)::
 

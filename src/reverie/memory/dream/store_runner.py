@@ -56,7 +56,7 @@ class StoreDreamer(DreamCycle[StoreStaging]):
         max_output_tokens: int = 4_096,
         schedule: Schedule | None = None,
     ) -> None:
-        """Wire a dreamer to ``stores`` (arguments as for ``reverie.memory.dream.runner.Dreamer``)."""
+        """Wire a dreamer to ``stores`` (arguments as for ``memory.dream.runner.Dreamer``)."""
         super().__init__(
             provider,
             config=config,

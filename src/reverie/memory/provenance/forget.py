@@ -1,7 +1,7 @@
 """``forget``: remove a fact and everything it came from or led to, in one audited step.
 
-It works on the storage seam (``reverie.storage.ports.ProvenanceStores``), so a folder and a database
-workspace forget with the same semantics; the steps below name the port each one uses.
+It works on the storage seam (``reverie.storage.ports.ProvenanceStores``), so a folder and a
+database workspace forget with the same semantics; the steps below name the port each one uses.
 
 Under the dream lock (so no dream, restore or other forget runs meanwhile), the plan is
 computed afresh (``plan``) and carried out in this order::

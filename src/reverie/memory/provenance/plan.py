@@ -1,8 +1,8 @@
 """What ``forget TEXT`` would remove: the plan shown (and confirmed) before anything goes.
 
 The plan is computed from the text, the durable files, the provenance records, the history
-log and every session, through the storage seam (``reverie.storage.ports.ProvenanceStores``: a folder
-or a database workspace alike); it writes nothing. It holds:
+log and every session, through the storage seam (``reverie.storage.ports.ProvenanceStores``: a
+folder or a database workspace alike); it writes nothing. It holds:
 
 - **lines**: durable lines whose text contains TEXT (``matches``: normalised, case folded),
   and lines the forgotten entries *led to*: lines whose every recorded source is an entry

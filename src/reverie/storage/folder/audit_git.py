@@ -1,9 +1,9 @@
 """The audit repository's git plumbing: open, create and commit with dulwich, errors translated.
 
-``GitRepo`` is the base of ``AuditRepo`` (``reverie.storage.folder.audit``, which holds the operations and
-the invariants). It opens ``root/.git`` itself, never by discovery (a workspace inside another
-checkout must not reach the outer repository), creates a repository atomically (in a scratch
-folder, then one rename), and writes a commit whose message body is built from the real diff
+``GitRepo`` is the base of ``AuditRepo`` (``reverie.storage.folder.audit``, which holds the
+operations and the invariants). It opens ``root/.git`` itself, never by discovery (a workspace
+inside another checkout must not reach the outer repository), creates a repository atomically (in a
+scratch folder, then one rename), and writes a commit whose message body is built from the real diff
 of the staged tree, moving HEAD only if no other writer moved it. Every dulwich and OS failure
 surfaces as ``AuditError``. The callers hold the audit lock.
 """

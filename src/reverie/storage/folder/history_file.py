@@ -1,13 +1,12 @@
 """The history log's file: its append descriptor, validity checkpoint and torn-tail repair.
 
-``LogFile`` is the machinery under ``HistoryLog`` (``reverie.storage.folder.history``), which holds the
-operations and the invariants: it keeps one ``O_APPEND`` descriptor per process (reopened when a
-trim renamed the file over it), the highest cursor it has seen at the end of the file (so an
-append needs no read), and how far the file is known to be valid (``history_scan``
-checkpoints, in memory and in ``.reverie/history.checked``). Under the lock, a final line
-without its newline is a dead writer's torn line: it is quarantined and cut off; a line that
-fails to parse is quarantined and the file rewritten without it. Every method but ``close``
-expects the caller to hold the history lock.
+``LogFile`` is the machinery under ``HistoryLog`` (``reverie.storage.folder.history``), which holds
+the operations and the invariants: it keeps one ``O_APPEND`` descriptor per process (reopened when a
+trim renamed the file over it), the highest cursor it has seen at the end of the file (so an append
+needs no read), and how far the file is known to be valid (``history_scan`` checkpoints, in memory
+and in ``.reverie/history.checked``). Under the lock, a final line without its newline is a dead
+writer's torn line: it is quarantined and cut off; a line that fails to parse is quarantined and the
+file rewritten without it. Every method but ``close`` expects the caller to hold the history lock.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 
 
 class FolderIngestRecords:
-    """The ingest records of the workspace at ``root`` (``reverie.storage.ports.IngestRecordsPort``)."""
+    """The ingest records of the workspace at ``root`` (``storage.ports.IngestRecordsPort``)."""
 
     def __init__(self, root: Path) -> None:
         self.marks_path = root / layout.IMPORTED

@@ -3,8 +3,8 @@
 Every store reverie keeps is reached through one of these protocols, never through a
 concrete class, so that another backend (PostgreSQL, for several reverie servers sharing one
 database; see ``docs/scale-out.md``) can stand in for the file-backed workspace. The file
-backend (``reverie.storage.folder.workspace.Workspace`` plus ``reverie.storage.folder.backend``) is the embedded
-default; ``tests/test_ports.py`` has mypy check that each file-backed class conforms.
+backend (``reverie.storage.folder.workspace.Workspace`` plus ``reverie.storage.folder.backend``) is
+the embedded default; ``tests/test_ports.py`` has mypy check that each file-backed class conforms.
 
 The contract each implementation keeps (DESIGN.md's invariants, stated per protocol):
 

@@ -2,9 +2,9 @@
 
 ``SessionLogStores`` (compaction), ``PromptStores`` (prompt assembly), ``AgentStores`` (the
 built-in agent), ``Stores`` (all of them, what the engine reaches), ``IngestStores`` (``Stores``
-plus the ingest records: what ``reverie.memory.ingest.run`` uses), ``ProvenanceStores`` (``Stores`` plus
-``ProvenanceAccess``: what ``why``, ``forget`` and ``purge`` work on) and ``Backend`` (both, plus
-its search index: what ``MemoryEngine`` is built from).
+plus the ingest records: what ``reverie.memory.ingest.run`` uses), ``ProvenanceStores`` (``Stores``
+plus ``ProvenanceAccess``: what ``why``, ``forget`` and ``purge`` work on) and ``Backend`` (both,
+plus its search index: what ``MemoryEngine`` is built from).
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""The storage seam's ingest records: what an ingest remembers between runs (``reverie.memory.ingest.run``).
+"""The storage seam's ingest records: what an ingest remembers between runs.
+
+Used by ``reverie.memory.ingest.run``.
 
 Two records, kept by each backend in its own way (a folder: ``.reverie/imported.json`` and
 ``.reverie/ingest.json``; PostgreSQL: the ``ingest_marks`` and ``ingest_runs`` tables):

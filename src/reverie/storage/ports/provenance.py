@@ -1,11 +1,11 @@
 """The storage seam's provenance protocols: what ``why``, ``forget`` and ``purge`` need.
 
 ``ProvenancePort`` keeps the provenance records (which history entries and session messages
-each dream-written line came from; ``reverie.storage.folder.provenance_file`` holds the value types):
-the folder's sidecar ``.reverie/provenance.json``, or one row per workspace in PostgreSQL.
-``ProvenanceAccess`` is what a backend adds to ``Stores`` for provenance: the records, every
-durable file by path (skills too), and the two steps of ``forget --purge`` that only the
-backend can take (scrubbing its side records, and finding what still holds a text).
+each dream-written line came from; ``reverie.storage.folder.provenance_file`` holds the value
+types): the folder's sidecar ``.reverie/provenance.json``, or one row per workspace in PostgreSQL.
+``ProvenanceAccess`` is what a backend adds to ``Stores`` for provenance: the records, every durable
+file by path (skills too), and the two steps of ``forget --purge`` that only the backend can take
+(scrubbing its side records, and finding what still holds a text).
 
 Contract:
 - ``ProvenancePort.write`` replaces every record at once (a reader sees the old set or the

@@ -15,6 +15,7 @@ nothing else in reverie imports this package unless a ``postgresql://`` store is
 - ``dream_stores``: skill files, dream's back-off state, a dream's fenced one-step publish.
 - ``local_cluster``: a throwaway cluster on loopback for tests and benchmarks.
 
-Search (``reverie.storage.postgres.index``) and the ``Backend`` bundle (``reverie.storage.postgres.backend``)
-sit in the layers above, beside ``reverie.storage.folder.index`` and ``reverie.storage.folder.backend``.
+Search (``reverie.storage.postgres.index``) and the ``Backend`` bundle
+(``reverie.storage.postgres.backend``) sit in the layers above, beside
+``reverie.storage.folder.index`` and ``reverie.storage.folder.backend``.
 """

@@ -1,10 +1,10 @@
 """The ingest records of one workspace in PostgreSQL: the ``ingest_marks`` and ``ingest_runs`` rows.
 
 Storage model (the ingest migration of ``schema``). ``ingest_marks``: one row per content key
-a nanobot workspace brought in (``reverie.storage.ports.ingest``): ``add_marks`` inserts the new keys in one
-transaction (``ON CONFLICT DO NOTHING``, so adding a key twice is a no-op). ``ingest_runs``
-holds at most one row per workspace, the sessions of the ingest running now: ``begin``
-upserts it, ``finish`` deletes it. Both tables are scoped by row-level security like every
+a nanobot workspace brought in (``reverie.storage.ports.ingest``): ``add_marks`` inserts the new
+keys in one transaction (``ON CONFLICT DO NOTHING``, so adding a key twice is a no-op).
+``ingest_runs`` holds at most one row per workspace, the sessions of the ingest running now:
+``begin`` upserts it, ``finish`` deletes it. Both tables are scoped by row-level security like every
 other table of the workspace.
 
 Invariants: only the ingest holding the workspace's ``ingest`` lock writes here; each call is

@@ -199,8 +199,9 @@ CREATE TABLE ingest_runs (
     started_at timestamptz NOT NULL DEFAULT now()
 );
 """
-"""Version 3: ingest's records (``reverie.storage.postgres.ingest_records``): the content keys of what a
-nanobot workspace brought in, and the sessions of the ingest running now (one row, or none)."""
+"""Version 3: ingest's records (``reverie.storage.postgres.ingest_records``): the content keys of
+what a nanobot workspace brought in, and the sessions of the ingest running now (one row, or
+none)."""
 
 _V5_TOKENS = """
 CREATE TABLE tokens (

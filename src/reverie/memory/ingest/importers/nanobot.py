@@ -8,12 +8,12 @@ whose sessions are in ``.reverie/sessions.sqlite3``) brings those too (``reverie
 
 Reading never writes to the source: the history log is parsed line by line here (a reverie
 ``HistoryLog`` would repair the file in place), and cursor files are parsed, not opened as
-stores. Sessions are read with ``reverie.storage.folder.nanobot_sessions.read_nanobot_file``; a line it
-refuses is reported and the file read again with that line blanked (line numbers kept), so one
-bad line costs one message, not the session. Records that are not messages (``provider_state``)
-are counted in ``skipped``, not reported. History lines that fail to parse are reported and
-skipped; a valid line whose cursor is not above the one before (nanobot writing from two
-processes) is kept. A file that is a symlink out of its source folder is skipped and reported.
+stores. Sessions are read with ``reverie.storage.folder.nanobot_sessions.read_nanobot_file``; a line
+it refuses is reported and the file read again with that line blanked (line numbers kept), so one
+bad line costs one message, not the session. Records that are not messages (``provider_state``) are
+counted in ``skipped``, not reported. History lines that fail to parse are reported and skipped; a
+valid line whose cursor is not above the one before (nanobot writing from two processes) is kept. A
+file that is a symlink out of its source folder is skipped and reported.
 
 Every session and history entry is filed under ``import:nanobot:<source>:<nanobot key>``
 (``nanobot_layout.imported_key``): never merged into a live session of the target. A file

@@ -198,7 +198,8 @@ class SearchIndex:
             only=session_key,
         )
 
-    # Followers (dense recall, ``reverie.memory.recall.dense``): what was indexed after a mark, items by name.
+    # Followers (dense recall, ``reverie.memory.recall.dense``): what was indexed after a mark,
+    # items by name.
     def items_after(
         self, after: int, *, seen: str | None, limit: int, only: str | None = None
     ) -> ItemsAfter:
