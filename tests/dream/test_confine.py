@@ -11,11 +11,11 @@ from reverie import Workspace
 from reverie.errors import ConfinementError, DreamError
 from reverie.memory.dream.confine import (
     canonical_writable,
-    check_writable_on_disk,
     is_writable_path,
     resolve_readable,
     resolve_writable,
 )
+from reverie.storage.folder.layout import check_writable_on_disk
 
 ALLOWED = [
     "SOUL.md",

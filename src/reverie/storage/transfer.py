@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reverie.errors import InputError, StorageError
-from reverie.memory.dream.confine import check_writable_on_disk
 from reverie.storage.folder import layout
 from reverie.storage.folder.atomic import atomic_write_text
 from reverie.storage.folder.backend import FileBackend
 from reverie.storage.folder.cursors import CursorFloor
 from reverie.storage.folder.entries import HistoryEntry
+from reverie.storage.folder.layout import check_writable_on_disk
 from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES
 from reverie.storage.ports import Backend, DreamStores
 from reverie.storage.postgres.backend import PgBackend

@@ -51,6 +51,7 @@ from pathlib import Path
 
 from reverie.errors import ConfinementError
 from reverie.storage.folder import layout
+from reverie.storage.folder.layout import check_writable_on_disk
 
 MAX_PATH_CHARS = 256
 """Longest raw path accepted (the longest writable path is 82 characters)."""
@@ -99,39 +100,6 @@ def canonical_writable(raw_path: object) -> str:
     if is_writable_path(canonical):
         return canonical
     raise ConfinementError(_why_not_writable(canonical), path=str(raw_path))
-
-
-def check_writable_on_disk(root: Path, canonical: str) -> None:
-    """Refuse a canonical writable path whose existing components are not plain folders/files.
-
-    Raises:
-        ConfinementError: a component is a symlink or of the wrong kind, or the real path is
-            not ``realpath(root)/canonical``.
-    """
-    real_root = Path(os.path.realpath(root))
-    parts = canonical.split("/")
-    current = real_root
-    for index, part in enumerate(parts):
-        current = current / part
-        try:
-            info = current.lstat()
-        except FileNotFoundError:
-            break
-        except OSError as exc:
-            raise ConfinementError(
-                f"cannot inspect {part!r} ({exc.strerror})", path=canonical
-            ) from exc
-        is_last = index == len(parts) - 1
-        if stat.S_ISLNK(info.st_mode):
-            raise ConfinementError("a component of this path is a symlink", path=canonical)
-        if not is_last and not stat.S_ISDIR(info.st_mode):
-            raise ConfinementError(f"{part!r} exists and is not a folder", path=canonical)
-        if is_last and not stat.S_ISREG(info.st_mode):
-            raise ConfinementError("exists and is not a regular file", path=canonical)
-        if is_last and info.st_nlink > 1:
-            raise ConfinementError("the file is hard-linked; refusing to touch it", path=canonical)
-    if Path(os.path.realpath(real_root / canonical)) != real_root.joinpath(*parts):
-        raise ConfinementError("resolves outside its place in the workspace", path=canonical)
 
 
 def resolve_readable(root: Path, raw_path: str) -> Path:

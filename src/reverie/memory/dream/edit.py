@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
 from reverie.errors import EditError, StorageError
-from reverie.memory.dream.confine import canonical_writable, check_writable_on_disk
+from reverie.memory.dream.confine import canonical_writable
 from reverie.storage.folder.atomic import atomic_write_text
+from reverie.storage.folder.layout import check_writable_on_disk
 
 if TYPE_CHECKING:
     from reverie.storage.folder.audit import CommitInfo

@@ -35,10 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reverie.errors import ConfinementError, PublishJournalError, StorageError
-from reverie.memory.dream.confine import canonical_writable, check_writable_on_disk
+from reverie.memory.dream.confine import canonical_writable
 from reverie.storage.folder import layout
 from reverie.storage.folder.atomic import atomic_write_text, fsync_dir, sweep_temp_files
 from reverie.storage.folder.cursors import validate_cursor
+from reverie.storage.folder.layout import check_writable_on_disk
 
 JOURNAL_FORMAT = "reverie-dream-publish"
 JOURNAL_VERSION = 1

@@ -18,10 +18,11 @@ import stat
 from pathlib import Path
 
 from reverie.errors import ConfinementError, PublishConflictError
-from reverie.memory.dream.confine import check_writable_on_disk, resolve_readable, resolve_writable
+from reverie.memory.dream.confine import resolve_readable, resolve_writable
 from reverie.memory.dream.journal import disk_text, replace_file, write_journal
 from reverie.memory.dream.overlay import Overlay, unified_diff
 from reverie.storage.folder import layout
+from reverie.storage.folder.layout import check_writable_on_disk
 
 __all__ = ["Staging", "read_regular", "unified_diff"]
 

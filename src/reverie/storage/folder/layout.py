@@ -10,14 +10,15 @@ git), and the rule every read and write obeys::
 Symlinks that stay inside the workspace are followed (a person may organise their files);
 dream's confinement is stricter still (no symlink at all on a path it writes, see
 ``reverie.memory.dream.confine``). ``check_path`` applies the rule to one path and raises
-``OutsideLinkError`` naming it; ``check_git`` applies it inside ``.git`` (a symlinked
-``objects/``, ``refs/`` or ``logs/`` folder would take every commit elsewhere; object files are
-never rewritten, so only folders are looked at there); ``find_unsafe_links`` lists every breach
-in a workspace, for ``doctor``. Every file of ``CHECKED`` is one reverie writes (appended,
-updated in place, or replaced), so a hard link on any of them is refused: an append or an
-in-place update (history, ``.cursor``, the SQLite files) would change the linked file
-elsewhere too. Checks and uses are not atomic: defending against a hostile local user who can
-already write the workspace is out of scope; the rule stops a workspace that was *set up*
+``OutsideLinkError`` naming it; ``check_writable_on_disk`` is dream's stricter form for a path
+it writes (no symlink at all, raising ``ConfinementError``); ``check_git`` applies the rule inside
+``.git`` (a symlinked ``objects/``, ``refs/`` or ``logs/`` folder would take every commit
+elsewhere; object files are never rewritten, so only folders are looked at there);
+``find_unsafe_links`` lists every breach in a workspace, for ``doctor``. Every file of ``CHECKED``
+is one reverie writes (appended, updated in place, or replaced), so a hard link on any of them is
+refused: an append or an in-place update (history, ``.cursor``, the SQLite files) would change the
+linked file elsewhere too. Checks and uses are not atomic: defending against a hostile local user
+who can already write the workspace is out of scope; the rule stops a workspace that was *set up*
 with links (an imported folder, a synced directory) from reaching files elsewhere.
 """
 
@@ -30,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from reverie.errors import OutsideLinkError
+from reverie.errors import ConfinementError, OutsideLinkError
 
 SOUL = "SOUL.md"
 USER = "USER.md"
@@ -146,6 +147,39 @@ def check_path(root: Path, relative: str, *, write: bool = False) -> Path:
             problem.reason, path=root / problem.path, target=problem.target, root=root
         )
     return root / relative
+
+
+def check_writable_on_disk(root: Path, canonical: str) -> None:
+    """Refuse a canonical writable path whose existing components are not plain folders/files.
+
+    Raises:
+        ConfinementError: a component is a symlink or of the wrong kind, or the real path is
+            not ``realpath(root)/canonical``.
+    """
+    real_root = Path(os.path.realpath(root))
+    parts = canonical.split("/")
+    current = real_root
+    for index, part in enumerate(parts):
+        current = current / part
+        try:
+            info = current.lstat()
+        except FileNotFoundError:
+            break
+        except OSError as exc:
+            raise ConfinementError(
+                f"cannot inspect {part!r} ({exc.strerror})", path=canonical
+            ) from exc
+        is_last = index == len(parts) - 1
+        if stat.S_ISLNK(info.st_mode):
+            raise ConfinementError("a component of this path is a symlink", path=canonical)
+        if not is_last and not stat.S_ISDIR(info.st_mode):
+            raise ConfinementError(f"{part!r} exists and is not a folder", path=canonical)
+        if is_last and not stat.S_ISREG(info.st_mode):
+            raise ConfinementError("exists and is not a regular file", path=canonical)
+        if is_last and info.st_nlink > 1:
+            raise ConfinementError("the file is hard-linked; refusing to touch it", path=canonical)
+    if Path(os.path.realpath(real_root / canonical)) != real_root.joinpath(*parts):
+        raise ConfinementError("resolves outside its place in the workspace", path=canonical)
 
 
 def skill_files(root: Path) -> list[str]:
