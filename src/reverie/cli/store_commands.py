@@ -69,7 +69,7 @@ def _name(ctx: typer.Context, workspace: str | None) -> str:
 @store_app.command("init")
 def init(ctx: typer.Context, store: StoreOption = None, workspace: NameOption = None) -> None:
     """Create or migrate the schema, then make the workspace (both idempotent)."""
-    from reverie.storage.open import init_database
+    from reverie.engine.stores import init_database
 
     workspace = _name(ctx, workspace)
     done = init_database(_url(ctx, store), workspace)
@@ -81,7 +81,7 @@ def init(ctx: typer.Context, store: StoreOption = None, workspace: NameOption = 
 @store_app.command("list")
 def list_workspaces(ctx: typer.Context, store: StoreOption = None) -> None:
     """Print the name of every workspace in the database."""
-    from reverie.storage.open import database_workspaces
+    from reverie.engine.stores import database_workspaces
 
     for name in database_workspaces(_url(ctx, store)):
         typer.echo(name)
@@ -95,20 +95,10 @@ def import_folder(
     workspace: NameOption = None,
 ) -> None:
     """Move a workspace folder into an empty database workspace (the folder is unchanged)."""
-    from reverie.storage.folder.backend import FileBackend
-    from reverie.storage.postgres.backend import PgBackend
-    from reverie.storage.transfer import transfer
+    from reverie.engine.stores import import_folder as copy_in
 
     workspace = _name(ctx, workspace)
-    source = FileBackend.open(folder, create=False)
-    try:
-        target = PgBackend.open(_url(ctx, store), workspace, create=True)
-        try:
-            done = transfer(source, target, subject=f"import: from folder {folder.name}")
-        finally:
-            target.close()
-    finally:
-        source.close()
+    done = copy_in(folder, _url(ctx, store), workspace)
     typer.echo(
         f"imported {done.entries} entries, {done.sessions} sessions ({done.messages} messages),"
         f" {done.files} files into {workspace!r}"
@@ -123,22 +113,12 @@ def export_folder(
     workspace: NameOption = None,
 ) -> None:
     """Copy a database workspace into a new workspace folder (nanobot's files plus sessions)."""
-    from reverie.storage.folder.backend import FileBackend
-    from reverie.storage.postgres.backend import PgBackend
-    from reverie.storage.transfer import transfer
+    from reverie.engine.stores import export_folder as copy_out
 
     workspace = _name(ctx, workspace)
     if folder.exists() and any(folder.iterdir()):
         fail(f"{folder} is not empty; export writes a new workspace folder")
-    source = PgBackend.open(_url(ctx, store), workspace)
-    try:
-        target = FileBackend.open(folder, create=True)
-        try:
-            done = transfer(source, target, subject=f"import: from database workspace {workspace}")
-        finally:
-            target.close()
-    finally:
-        source.close()
+    done = copy_out(_url(ctx, store), workspace, folder)
     typer.echo(
         f"exported {done.entries} entries, {done.sessions} sessions ({done.messages} messages),"
         f" {done.files} files to {folder}"

@@ -8,7 +8,8 @@ summary, metadata), the durable files and the skill files (``skills/<name>/SKILL
 dream writes on either backend), the dream cursor, the provenance records, the ledger and the
 rejected rules;
 then it records one audit commit in the target. The audit history itself is not copied: the
-target's trail starts at the import (the source keeps its own).
+target's trail starts at the import (the source keeps its own). ``import_folder`` and
+``export_folder`` open the two backends of ``reverie store import`` / ``export`` and close them.
 
 A folder target is written as nanobot's files: ``memory/history.jsonl`` gets each entry's
 JSON line as the folder backend writes it, and ``memory/.cursor`` the floor. What it must not
@@ -104,6 +105,36 @@ def export_shared_workspace(database: Database, name: str, folder: Path) -> Tran
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise InputError(f"{folder} is not an empty folder; an export writes a new workspace")
     source = PgBackend.on_shared(database, name)
+    try:
+        target = FileBackend.open(folder, create=True)
+        try:
+            return transfer(source, target, subject=f"import: from database workspace {name}")
+        finally:
+            target.close()
+    finally:
+        source.close()
+
+
+def import_folder(folder: Path, url: str, name: str) -> TransferResult:
+    """Copy the workspace folder ``folder`` into the new database workspace ``name`` at ``url``.
+
+    The folder is not changed; the database workspace is made (with the schema) if needed and
+    must hold no history or sessions yet.
+    """
+    source = FileBackend.open(folder, create=False)
+    try:
+        target = PgBackend.open(url, name, create=True)
+        try:
+            return transfer(source, target, subject=f"import: from folder {folder.name}")
+        finally:
+            target.close()
+    finally:
+        source.close()
+
+
+def export_folder(url: str, name: str, folder: Path) -> TransferResult:
+    """Copy the database workspace ``name`` at ``url`` into a new workspace folder ``folder``."""
+    source = PgBackend.open(url, name)
     try:
         target = FileBackend.open(folder, create=True)
         try:
