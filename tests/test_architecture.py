@@ -18,128 +18,66 @@ import reverie
 
 SRC = Path(reverie.__file__).parent
 
-# Layer of each top-level module or package below ``reverie``; imports may only point down
-# (or sideways within one layer, except store <-> llm, which must never meet).
+# The layers are the folders of ``src/reverie`` (DESIGN.md, "the tree is the map"): the layer
+# of a module is the layer of its top-level folder. Imports may only point down, or sideways
+# within one layer as ``SIBLINGS`` allows; storage and the model layer never meet.
 LAYERS: dict[str, int] = {
-    "errors": 0,
-    "clock": 0,
-    "lazy_exports": 0,
-    "messages": 0,
-    "json_data": 0,
-    "extras": 0,
-    "inbound": 0,
-    "config": 0,
-    "config_checks": 0,
-    "config_file": 3,
-    "token_estimate": 0,
-    "session": 0,
-    "turns": 0,
-    "redact": 0,
-    "screening": 0,
-    "store": 1,
-    "postgres": 1,
-    "postgres_index": 2,
-    "postgres_backend": 3,
-    "backend_transfer": 3,
-    "llm": 1,
-    "prompts": 1,
-    "ports": 2,
-    "prompt": 2,
-    "compaction": 2,
-    "dream": 2,
-    "agent": 2,
-    "status": 2,
-    "store_select": 3,
-    "doctor": 2,
-    "doctor_stores": 2,
-    "search": 2,
-    "recall": 2,
-    "dense": 2,
-    "modelfree": 2,
-    "provenance": 2,
-    "importers": 2,
-    "engine": 3,
-    "file_backend": 3,
-    "engine_reads": 3,
-    "engine_changes": 3,
-    "engine_jobs": 3,
-    "engine_parts": 3,
-    "engine_results": 3,
-    "endpoints": 3,
-    "async_engine": 3,
-    "owners": 3,
-    "ingest": 2,
-    "ingest_guard": 2,
+    "errors": 0,  # the exception tree
+    "core": 0,  # values and pure rules, no I/O
+    "config": 0,  # settings, their ranges, loading them
+    "llm": 1,  # the model providers
+    "prompts": 1,  # the instruction texts
+    "storage": 1,  # the ports, the backend choice, the folder and PostgreSQL backends
+    "memory": 2,  # the processes, on the ports
+    "engine": 3,  # the facade
     "cli": 4,
     "mcp": 4,
     "serve": 4,
     "viewer": 4,
-    "__init__": 5,
+    "testing": 5,  # shipped test support: nothing of the product imports it
+    "__init__": 5,  # the public API
     "__main__": 5,
 }
-FORBIDDEN_PAIRS = {("store", "llm"), ("llm", "store")}
+FORBIDDEN_PAIRS = {("storage", "llm"), ("llm", "storage")}
 SURFACES = frozenset(group for group, layer in LAYERS.items() if layer == 4)
 FACADE = frozenset(group for group, layer in LAYERS.items() if layer == 3)
 BASE = frozenset(group for group, layer in LAYERS.items() if layer == 0)
+FOLDERS_WITH_PARTS = frozenset({"storage", "memory"})
+"""Layer folders whose parts (``memory.dream``, ``storage.folder``) use one another only as
+``SIBLINGS`` allows; inside the other folders any module may use any other (no cycles)."""
 
-# Imports between two groups of one layer (1 to 4) that the design allows; any other is a
-# violation. Base modules (layer 0) may use one another, as long as there is no cycle.
+# Imports between two groups of one layer (1 to 4), or two parts of ``storage`` or ``memory``,
+# that the design allows; any other is a violation. Base modules (layer 0) may use one another,
+# as long as there is no cycle.
 SIBLINGS: frozenset[tuple[str, str]] = frozenset(
     {
-        # processes: the prompt feeds compaction and the agent; recall reads the index;
-        # dream curates with the model-free curator and forget's planner; status and doctor
-        # read dream's state; ingest drives the importers, compaction and dream.
-        ("agent", "compaction"),
-        ("agent", "prompt"),
-        ("compaction", "prompt"),
-        ("modelfree", "compaction"),
-        ("prompt", "recall"),
-        ("recall", "search"),
-        ("dream", "modelfree"),
-        ("dream", "provenance"),
-        ("status", "dream"),
-        ("doctor", "dream"),
-        ("doctor", "ingest_guard"),
-        ("doctor_stores", "ingest_guard"),
-        ("doctor_stores", "doctor"),
-        ("ingest", "compaction"),
-        ("ingest", "dream"),
-        ("ingest", "importers"),
-        ("ingest", "ingest_guard"),
-        # dense recall follows the search index and returns its candidates
-        ("dense", "search"),
-        # the storage seam names the index's value types; processes depend on the seam
-        ("ports", "search"),
-        *((group, "ports") for group, layer in LAYERS.items() if layer == 2),
-        # the facade: the engine wires everything; the async wrapper wraps the engine
-        ("engine", "config_file"),
-        ("engine", "endpoints"),
-        ("engine", "engine_changes"),
-        ("engine", "engine_jobs"),
-        ("engine", "engine_parts"),
-        ("engine_jobs", "engine_changes"),
-        ("engine_jobs", "engine_results"),
-        ("engine", "engine_results"),
-        ("engine", "store_select"),
-        ("store_select", "config_file"),
-        ("store_select", "file_backend"),
-        ("store_select", "postgres_backend"),
-        ("backend_transfer", "file_backend"),
-        ("backend_transfer", "postgres_backend"),
-        # the PostgreSQL stores keep the file stores' value types and audit renderers;
-        # its index returns the search's value types
-        ("postgres", "store"),
-        ("postgres_index", "search"),
-        ("engine_changes", "engine_reads"),
-        ("endpoints", "config_file"),
-        ("async_engine", "engine"),
-        ("async_engine", "engine_results"),
-        ("async_engine", "store_select"),  # the twin of on_backend names the opened backend
-        # owners open engines on each principal's workspace, through the backend choice, and
-        # export a database principal into a folder through the transfer
-        ("owners", "engine"),
-        ("owners", "store_select"),
-        ("owners", "backend_transfer"),
+        # processes: the prompt feeds compaction and the agent; dream curates with the
+        # model-free curator and forget's planner; status and doctor read dream's state;
+        # ingest drives the importers, compaction and dream.
+        ("memory.agent", "memory.compaction"),
+        ("memory.agent", "memory.prompt"),
+        ("memory.compaction", "memory.prompt"),
+        ("memory.modelfree", "memory.compaction"),
+        ("memory.prompt", "memory.recall"),
+        ("memory.dream", "memory.modelfree"),
+        ("memory.dream", "memory.provenance"),
+        ("memory.status", "memory.dream"),
+        ("memory.doctor", "memory.dream"),
+        ("memory.doctor", "memory.ingest"),
+        ("memory.doctor_stores", "memory.ingest"),
+        ("memory.doctor_stores", "memory.doctor"),
+        ("memory.ingest", "memory.compaction"),
+        ("memory.ingest", "memory.dream"),
+        # storage: the backend choice and the transfer name both backends; the PostgreSQL
+        # backend and the seam still take value types from the folder backend (issue #26)
+        ("storage.open", "storage.folder"),
+        ("storage.open", "storage.ports"),
+        ("storage.transfer", "storage.ports"),
+        ("storage.open", "storage.postgres"),
+        ("storage.transfer", "storage.folder"),
+        ("storage.transfer", "storage.postgres"),
+        ("storage.postgres", "storage.folder"),
+        ("storage.ports", "storage.folder"),
         # surfaces: the CLI starts the servers; serve mounts the MCP server; none imports cli
         ("cli", "mcp"),
         ("cli", "serve"),
@@ -149,14 +87,12 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
 )
 
 # Modules that work on the workspace *as files* (paths, git, skill folders) and so take the
-# file backend (``Workspace``); every other process takes the protocols of ``reverie.storage.ports``.
+# file backend (``Workspace``); every other process takes the protocols of the storage seam.
 FILE_LEVEL: frozenset[str] = frozenset(
     {
         "reverie",  # re-exports Workspace
-        "reverie.storage.folder.backend",
         "reverie.engine.reads",  # MemoryEngine.workspace, for tests and file tools
         "reverie.memory.doctor",
-        "reverie.storage.folder.index.index",
         "reverie.memory.dream.edit",
         "reverie.memory.dream.locking",
         "reverie.memory.dream.runner",
@@ -213,8 +149,24 @@ def _forget_the_trees() -> Iterator[None]:
 
 
 def _group(module: str) -> str:
+    """The layer folder of a module: ``reverie.storage.folder.history`` -> ``storage``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _unit(module: str) -> str:
+    """The layer folder, with the base (``errors``, ``core``, ``config``) as one unit."""
+    group = _group(module)
+    return "base" if group in BASE else group
+
+
+def _part(module: str) -> str:
+    """The unit sibling rules speak of: a part of storage or memory, else ``_unit``."""
+    parts = module.split(".")
+    group = _group(module)
+    return (
+        f"{group}.{parts[2]}" if group in FOLDERS_WITH_PARTS and len(parts) > 2 else _unit(module)
+    )
 
 
 def edges(tree: Mapping[str, str]) -> list[Edge]:
@@ -264,12 +216,12 @@ def sibling_violations(found: list[Edge]) -> list[str]:
     """Imports between two groups of one layer that ``SIBLINGS`` does not allow."""
     bad = []
     for edge in found:
-        own, other = _group(edge.source), _group(edge.target)
-        layer = LAYERS.get(own, -1)
+        own, other = _part(edge.source), _part(edge.target)
+        layer = LAYERS.get(_group(edge.source), -1)
         if (
             own != other
             and layer > 0
-            and layer == LAYERS.get(other)
+            and layer == LAYERS.get(_group(edge.target))
             and (own, other) not in SIBLINGS
         ):
             bad.append(f"{edge.source}:{edge.line} imports sibling {edge.target}")
@@ -349,17 +301,68 @@ def _is_engine(node: ast.expr) -> bool:
 
 
 def workspace_violations(found: list[Edge]) -> list[str]:
-    """Only the store and the file-level modules take ``Workspace``; the rest take ports."""
+    """Only storage and the file-level modules take ``Workspace``; the rest take ports."""
     return [
         f"{edge.source}:{edge.line} imports the file backend (use reverie.storage.ports)"
         for edge in found
         if edge.target == "reverie.storage.folder.workspace"
-        and _group(edge.source) != "store"
+        and _group(edge.source) != "storage"
         and edge.source not in FILE_LEVEL
     ]
 
 
-# Strings that spell a workspace path outside ``storage/folder/layout.py``, allowed with their reason.
+BACKEND_CLASSES = frozenset({"Workspace", "FileBackend", "PgBackend"})
+"""The backends' own classes: only ``storage`` names them (DESIGN.md); above it, the ports."""
+BRANCH_TYPES = BACKEND_CLASSES | {"DreamStores"}
+"""What a backend branch tests for: ``isinstance(x, Workspace)``, or ``on_folder``."""
+
+# Modules above storage that still name a backend class or branch on the backend, with why;
+# each line is debt of issue #26 ("one seam"): the list may only shrink.
+STILL_NAMES_A_BACKEND: dict[str, str] = {
+    "reverie": "the public API re-exports Workspace",
+    "reverie.engine.facade": "opens a folder workspace",
+    "reverie.engine.reads": "MemoryEngine.workspace, for tests and file tools",
+    "reverie.engine.changes": "restore and edit branch on the backend",
+    "reverie.engine.jobs": "the dream runner branches on the backend",
+    "reverie.memory.doctor": "checks a workspace folder's files",
+    "reverie.memory.dream.edit": "a person's edit of a folder",
+    "reverie.memory.dream.locking": "the folder's dream lock and publish journal",
+    "reverie.memory.dream.runner": "the folder's dream runner",
+}
+
+
+def backend_names(tree: Mapping[str, str]) -> dict[str, list[str]]:
+    """Per module above storage: where it names a backend class or branches on the backend."""
+    found: dict[str, list[str]] = {}
+    for module, text in tree.items():
+        if _group(module) in {"storage", "testing"}:
+            continue
+        for node in _nodes(text):
+            name = (
+                node.id
+                if isinstance(node, ast.Name)
+                else node.attr
+                if isinstance(node, ast.Attribute)
+                else None
+            )
+            names = [alias.name for alias in node.names] if isinstance(node, ast.ImportFrom) else []
+            for spelled in [name, *names]:
+                if spelled in BACKEND_CLASSES or spelled == "on_folder":
+                    line = getattr(node, "lineno", 0)
+                    found.setdefault(module, []).append(f"{module}:{line} names {spelled}")
+    return {module: sorted(lines) for module, lines in found.items()}
+
+
+def support_imports(found: list[Edge]) -> list[str]:
+    """Nothing of the product imports ``reverie.testing`` (tests and benchmarks do)."""
+    return [
+        f"{edge.source}:{edge.line} imports test support {edge.target}"
+        for edge in found
+        if _group(edge.target) == "testing" and _group(edge.source) != "testing"
+    ]
+
+
+# Strings that spell a workspace path outside ``storage/folder/layout.py``, allowed with reasons.
 PATH_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(
     {
         (
@@ -382,7 +385,7 @@ def _layout_paths() -> frozenset[str]:
 
 
 def path_violations(tree: Mapping[str, str], spelled: frozenset[str]) -> list[str]:
-    """Workspace paths are spelled once, in ``reverie.storage.folder.layout``; others use its names."""
+    """Workspace paths are spelled once, in ``storage.folder.layout``; others use its names."""
     bad = []
     for module, text in tree.items():
         if module == "reverie.storage.folder.layout":
@@ -449,9 +452,10 @@ def test_siblings_import_each_other_only_as_the_design_allows() -> None:
     assert sibling_violations(edges(_real_tree())) == []
 
 
-def test_no_import_cycles_between_groups_or_modules() -> None:
+def test_no_import_cycles_between_groups_parts_or_modules() -> None:
     found = edges(_real_tree())
-    assert cycles(found, _group) == []
+    assert cycles(found, _unit) == []
+    assert cycles(found, _part) == []
     assert cycles(found, lambda module: module) == []
 
 
@@ -463,6 +467,16 @@ def test_surfaces_enter_only_through_the_facade() -> None:
 
 def test_processes_take_the_ports_not_the_file_backend() -> None:
     assert workspace_violations(edges(_real_tree())) == []
+
+
+def test_only_storage_names_a_backend_class() -> None:
+    found = backend_names(_real_tree())
+    assert sorted(set(found) - set(STILL_NAMES_A_BACKEND)) == [], found
+    assert sorted(set(STILL_NAMES_A_BACKEND) - set(found)) == [], "paid off: drop the line"
+
+
+def test_the_product_never_imports_test_support() -> None:
+    assert support_imports(edges(_real_tree())) == []
 
 
 def test_workspace_paths_are_spelled_only_in_the_layout() -> None:
@@ -482,10 +496,10 @@ def test_the_rules_catch_a_violating_tree() -> None:
     sideways = edges({"reverie.mcp.x": "from reverie.cli.render import out\n"})
     assert sibling_violations(sideways) == ["reverie.mcp.x:1 imports sibling reverie.cli.render"]
     typed_cycle = {
-        "reverie.memory.prompt": "if TYPE_CHECKING:\n    from reverie.memory.agent import ChatAgent\n",
+        "reverie.memory.prompt": "if TYPE_CHECKING:\n    from reverie.memory.agent import Agent\n",
         "reverie.memory.agent": "from reverie.memory.prompt import PromptAssembler\n",
     }
-    assert cycles(edges(typed_cycle), _group) == [["agent", "prompt"]]
+    assert cycles(edges(typed_cycle), _part) == [["memory.agent", "memory.prompt"]]
     assert cycles(edges(typed_cycle), lambda module: module) == [
         ["reverie.memory.agent", "reverie.memory.prompt"]
     ]
@@ -509,6 +523,22 @@ def test_the_rules_catch_a_violating_tree() -> None:
     spelled = {"reverie.memory.doctor": '"""Doc: memory/.cursor."""\nFLOOR = "memory/.cursor"\n'}
     assert path_violations(spelled, frozenset()) == [
         "reverie.memory.doctor:2 spells the path 'memory/.cursor'"
+    ]
+    branch = {"reverie.engine.x": "def f(s):\n    return isinstance(s, PgBackend) or s.on_folder\n"}
+    assert backend_names(branch) == {
+        "reverie.engine.x": [
+            "reverie.engine.x:2 names PgBackend",
+            "reverie.engine.x:2 names on_folder",
+        ]
+    }
+    assert backend_names({"reverie.storage.open": "x = FileBackend\n"}) == {}
+    support = edges({"reverie.cli.x": "from reverie.testing.local_cluster import start\n"})
+    assert support_imports(support) == [
+        "reverie.cli.x:1 imports test support reverie.testing.local_cluster"
+    ]
+    inside = edges({"reverie.memory.recall.x": "from reverie.memory.dream import y\n"})
+    assert sibling_violations(inside) == [
+        "reverie.memory.recall.x:1 imports sibling reverie.memory.dream"
     ]
     files = edges(
         {"reverie.memory.prompt": "from reverie.storage.folder.workspace import Workspace\n"}
@@ -559,7 +589,8 @@ def test_public_api_is_sorted_and_importable() -> None:
 
 
 @pytest.mark.parametrize(
-    "package", ["reverie", "reverie.memory.modelfree", "reverie.memory.provenance"]
+    "package",
+    ["reverie", "reverie.memory.modelfree", "reverie.memory.provenance", "reverie.memory.recall"],
 )
 def test_lazy_exports_match_the_typed_imports_and_all(package: str) -> None:
     module = importlib.import_module(package)
