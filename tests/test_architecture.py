@@ -7,6 +7,8 @@ import dataclasses
 import functools
 import importlib
 import inspect
+import subprocess
+import sys
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -607,6 +609,22 @@ def test_lazy_exports_match_the_typed_imports_and_all(package: str) -> None:
     assert set(typed) == set(module.__all__)
     for name in module.__all__:
         assert getattr(module, name) is not None
+
+
+def test_the_architecture_page_maps_the_tree() -> None:
+    """docs/architecture.md ends with the module map made from the tree, so it cannot drift."""
+    root = SRC.parent.parent
+    made = subprocess.run(
+        [sys.executable, str(root / "scripts" / "module_map.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    page = (root / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert page.endswith(made), "the map is stale: run scripts/module_map.py --write"
+    listed = {line.split("`")[1] for line in made.splitlines() if line.startswith("| `")}
+    assert listed == {path.relative_to(SRC).as_posix() for path in _modules()}
 
 
 def test_no_module_is_named_like_a_junk_drawer() -> None:
