@@ -177,6 +177,36 @@ def test_search_finds_entries_and_messages_and_leaves_internal_sessions_out(
         index.close()
 
 
+def test_a_source_reference_finds_the_item_it_names_on_both_backends(backend: Backend) -> None:
+    """``#h12`` (what every Recalled section tells the model to follow) is a name, not a word."""
+    for text in ("first entry", "User moved to Porto in March", "third entry"):
+        backend.history.append(text, session_key="tg:alice")
+    backend.sessions.append("tg:alice", Message(role="user", content="my locker code is 4817"))
+    backend.sessions.append("dream:1", Message(role="user", content="an internal note"))
+    index = backend.open_index()
+    try:
+        index.refresh()
+        [entry] = index.search("#h2")
+        assert (entry.kind, entry.cursor, entry.session_key) == ("history", 2, "tg:alice")
+        assert "Porto" in entry.snippet
+        [message] = index.search(" #m0@tg:alice ")
+        assert (message.kind, message.session_key, message.message_index) == (
+            "message",
+            "tg:alice",
+            0,
+        )
+        assert "4817" in message.snippet
+        assert index.search("#h99") == []
+        assert index.search("#h2", sources=("messages",)) == []
+        assert index.search("#h2", session_key="tg:bob") == []
+        assert index.search("#m0@dream:1") == []  # internal sessions stay out unless asked
+        assert [h.session_key for h in index.search("#m0@dream:1", include_internal=True)] == [
+            "dream:1"
+        ]
+    finally:
+        index.close()
+
+
 def test_ledger_and_rejections_read_back_what_was_appended(backend: Backend) -> None:
     at = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     backend.ledger.append(

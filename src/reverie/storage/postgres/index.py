@@ -14,7 +14,9 @@ folder index makes the same trade, at the price of older items). What PostgreSQL
 offer: BM25's inverse document frequency (a rare word weighs as much as a common one) and
 word segmentation for Chinese or Japanese (a run of CJK characters is one word), so recall
 in those languages is weaker than the file backend's; ``docs/scale-out.md`` says so.
-Messages of internal sessions (``dream:``, ``cron:``) are left out unless asked for. This
+Messages of internal sessions (``dream:``, ``cron:``) are left out unless asked for. A source
+reference alone (``#h12``, ``#m3@cli:default``: ``reverie.core.refs``) returns the item it
+names, under the same filters, as on a folder (it is never read as the word ``h12``). This
 module only reads.
 """
 
@@ -33,6 +35,7 @@ from reverie.core.hits import (
     Source,
     SourceKind,
 )
+from reverie.core.refs import SourceRef, parse_ref
 from reverie.storage.folder.index.candidates import Candidate
 from reverie.storage.postgres.text_codec import from_db, to_db
 
@@ -61,6 +64,12 @@ _KEYS = {
         " ORDER BY at DESC NULLS LAST",
     ),
 }
+_REF = {
+    "history": " AND cursor = %(ref_cursor)s",
+    "messages": " AND session_key = %(ref_key)s AND idx = %(ref_idx)s",
+}
+_REF_SNIPPET = 400
+"""A referenced item's snippet: its first this many characters (as the folder index)."""
 WINDOW = 2_000
 """Per source, only the newest this many matching items are ranked (as the folder index)."""
 
@@ -96,9 +105,14 @@ class PgIndex:
         sources: Sequence[Source] = ("history", "messages"),
         include_internal: bool = False,
     ) -> list[SearchHit]:
-        """Return the items that best match ``query``, best first, with a snippet each."""
+        """Return the items that best match ``query``, best first, with a snippet each.
+
+        A source reference alone (``#h12``) returns the item it names, if it passes the filters.
+        """
+        ref = parse_ref(query)
         rows = self._run(
-            tsquery([query]),
+            "" if ref is not None else tsquery([query]),
+            ref=ref,
             headline=True,
             limit=limit,
             session_key=session_key,
@@ -110,7 +124,7 @@ class PgIndex:
             SearchHit(
                 kind=_kind(row[0]),
                 score=float(str(row[6])),
-                snippet=from_db(str(row[7])),
+                snippet=from_db(str(row[7]))[: _REF_SNIPPET if ref is not None else None],
                 timestamp=cast("datetime | None", row[5]),
                 session_key=None if row[2] is None else from_db(str(row[2])),
                 cursor=None if row[1] is None else int(str(row[1])),
@@ -160,18 +174,24 @@ class PgIndex:
         query: str,
         *,
         headline: bool = False,
+        ref: SourceRef | None = None,
         limit: int,
         session_key: str | None,
         between: tuple[datetime | None, datetime | None],
         sources: Sequence[Source],
         include_internal: bool,
     ) -> list[tuple[object, ...]]:
-        if not query and between == (None, None):
+        if ref is not None:  # one item by its name: no words to match, no headline
+            sources = [s for s in sources if (s == "history") == (ref.kind == "history")]
+            headline = False
+        elif not query and between == (None, None):
             return []
-        sql = _ranked_sql(
-            bool(query), sources, _filters(session_key, between, include_internal), headline
-        )
+        if not sources:
+            return []
+        filters = _filters(session_key, between, include_internal)
+        sql = _ranked_sql(bool(query), sources, filters, headline, ref=ref is not None)
         params = {
+            **_ref_params(ref),
             "ws": self._tenant.id,
             "q": query,
             "opts": _HEADLINE,
@@ -203,16 +223,26 @@ def _filters(
     return sql
 
 
+def _ref_params(ref: SourceRef | None) -> dict[str, object]:
+    if ref is None:
+        return {}
+    key = None if ref.session_key is None else to_db(ref.session_key)
+    return {"ref_cursor": ref.cursor, "ref_key": key, "ref_idx": ref.message_index}
+
+
 def _ranked_sql(
     matching: bool,  # noqa: FBT001
     sources: Sequence[Source],
     filters: str,
     headline: bool,  # noqa: FBT001
+    *,
+    ref: bool = False,
 ) -> str:
     parts = [
         template.format(
             keys=_KEYS[source][0]
             + (_MATCH if matching else "")
+            + (_REF[source] if ref else "")
             + filters
             + _KEYS[source][1]
             + " LIMIT %(window)s"
