@@ -13,7 +13,8 @@ from reverie.errors import ConfigError
 from reverie.memory.dream.result import DreamResult
 from reverie.memory.dream.runner import Dreamer
 from reverie.memory.dream.schedule import Pending, Schedule
-from reverie.memory.dream.state import DreamState, DreamStateFile
+from reverie.memory.dream.state import DreamState, DreamStateText
+from reverie.storage.folder.dream_files import FolderDreamState
 from tests.conftest import StepClock
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -173,7 +174,7 @@ def test_busy_and_no_pending_and_dry_runs_do_not_count_as_failures(workspace: Wo
 
 def test_state_round_trips_and_a_damaged_file_reads_as_fresh(workspace: Workspace) -> None:
     path = workspace.root / ".reverie" / "dream-state.json"
-    store = DreamStateFile(path)
+    store = DreamStateText(FolderDreamState(path))
     state = FRESH.after(DreamResult(outcome="step_limit", trigger="cron"), NOW)
     store.write(state)
     assert store.read() == state

@@ -17,7 +17,7 @@ import pytest
 
 from reverie.core.messages import Message, ToolCall
 from reverie.core.screening import RejectedRule
-from reverie.errors import LockTimeoutError
+from reverie.errors import ConfinementError, LockTimeoutError
 from reverie.llm.metered import ModelCall
 from reverie.storage.folder.backend import FileBackend
 from reverie.storage.folder.ledger import LedgerRecord
@@ -205,6 +205,40 @@ def test_a_source_reference_finds_the_item_it_names_on_both_backends(backend: Ba
         ]
     finally:
         index.close()
+
+
+def test_skill_files_and_dream_state_are_behind_the_ports_on_both_backends(
+    backend: Backend,
+) -> None:
+    """Every backend keeps skills and dream's back-off state: no caller asks which it is."""
+    assert backend.skills.paths() == []
+    assert backend.skills.read("skills/tea/SKILL.md") == ""
+    backend.skills.write("skills/tea/SKILL.md", "# Tea\n1. Boil\n")
+    assert backend.skills.paths() == ["skills/tea/SKILL.md"]
+    assert backend.skills.read("skills/tea/SKILL.md") == "# Tea\n1. Boil\n"
+    with pytest.raises(ValueError, match="not a skill file path"):
+        backend.skills.read("skills/Tea/notes.md")
+    assert backend.dream_state.read_text() is None
+    backend.dream_state.write_text('{"format": "reverie-dream-state"}\n')
+    assert backend.dream_state.read_text() == '{"format": "reverie-dream-state"}\n'
+
+
+def test_a_folder_skill_reached_through_a_symlink_is_refused(tmp_path: Path) -> None:
+    backend = FileBackend.open(tmp_path / "ws", create=True)
+    try:
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        (elsewhere / "SKILL.md").write_text("secret", encoding="utf-8")
+        (backend.root / "skills").mkdir(exist_ok=True)
+        (backend.root / "skills" / "tea").symlink_to(elsewhere)
+        with pytest.raises(ConfinementError, match="symlink"):
+            backend.skills.read("skills/tea/SKILL.md")
+        with pytest.raises(ConfinementError, match="symlink"):
+            backend.skills.write("skills/tea/SKILL.md", "overwritten")
+        assert (elsewhere / "SKILL.md").read_text(encoding="utf-8") == "secret"
+        assert backend.skills.paths() == []
+    finally:
+        backend.close()
 
 
 def test_ledger_and_rejections_read_back_what_was_appended(backend: Backend) -> None:

@@ -75,15 +75,10 @@ class MemoryJobs(MemoryChanges):
     def _dream_outlook(self) -> DreamOutlook:
         """The dream schedule and back-off state, read without building the runner."""
         from reverie.memory.dream.outlook import DreamOutlook  # noqa: PLC0415
-        from reverie.memory.dream.state import DEFAULT_STATE, DreamStateFile, DreamStateText  # noqa: PLC0415
+        from reverie.memory.dream.state import DreamStateText  # noqa: PLC0415
 
-        if self.on_folder:
-            state = DreamStateFile(self._folder("dream").root / DEFAULT_STATE)
-            return DreamOutlook(self._stores, state.read, config=self.config.dream)
-        stores = self._dream_stores()
-        return DreamOutlook(
-            stores, DreamStateText(stores.dream_state).read, config=self.config.dream
-        )
+        state = DreamStateText(self._stores.dream_state)
+        return DreamOutlook(self._stores, state.read, config=self.config.dream)
 
     def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
         """Curate the durable files from the next batch of history (all-or-nothing)."""

@@ -12,10 +12,8 @@ from typing import TYPE_CHECKING
 from reverie.core.inbound import check_limit, check_session_key
 from reverie.errors import StoreUnsupportedError
 from reverie.memory.dream.confine import canonical_writable
-from reverie.memory.dream.edit import read_writable
 from reverie.storage.folder.memory_files import RELATIVE_PATHS, MemoryFileName
 from reverie.storage.folder.workspace import Workspace
-from reverie.storage.ports import DreamStores
 
 if TYPE_CHECKING:
     # Provenance (why, forget's plan) is imported where it runs; the audit types come with
@@ -122,17 +120,14 @@ class MemoryReads:
     def read_file(self, path: str) -> str:
         """The text of a durable file dream may write (``SOUL.md``, ``memory/MEMORY.md``, ...).
 
-        On a database workspace, the three durable files and the skills (its only files).
+        The three durable files as every prompt reads them (``files``), a skill through the
+        backend's skill files (on a folder with dream's strict link rule); '' when absent.
         """
-        if isinstance(self._stores, Workspace):
-            return read_writable(self._stores, path)
         canonical = canonical_writable(path)
         for name, relative in RELATIVE_PATHS.items():
             if relative == canonical:
                 return self._stores.files.read(name)
-        if isinstance(self._stores, DreamStores):
-            return self._stores.skills.read(canonical)
-        return ""
+        return self._stores.skills.read(canonical)
 
     def durable_files(self) -> dict[str, str]:
         """Every durable file that exists, workspace-relative path -> text (skills too)."""

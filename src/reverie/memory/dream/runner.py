@@ -10,7 +10,8 @@ publish, cursor, one commit, back-off, transcript) to one workspace folder:
   replaces the files, writes the dream cursor, makes ONE audit commit holding files and
   cursor, then deletes the journal; the sources of every line the run adds go to the
   provenance sidecar first;
-- the back-off state is ``.reverie/dream-state.json`` (``DreamStateFile``).
+- the back-off state is the workspace's ``dream_state`` (``.reverie/dream-state.json``), read
+  through ``DreamStateText`` as on a database.
 
 Crash safety: the journal is written before any durable file changes and deleted only after the
 commit, and every step after it is idempotent (rewriting a file to its journaled text, writing
@@ -33,7 +34,7 @@ from reverie.memory.dream.journal import DEFAULT_JOURNAL
 from reverie.memory.dream.locking import DreamLocking
 from reverie.memory.dream.prompt import InstructionSource, load_instructions
 from reverie.memory.dream.staging import Staging
-from reverie.memory.dream.state import DEFAULT_STATE, DreamState, DreamStateFile
+from reverie.memory.dream.state import DreamState, DreamStateText
 from reverie.memory.provenance.record import note_run
 
 if TYPE_CHECKING:
@@ -77,14 +78,14 @@ class Dreamer(DreamLocking, DreamCycle[Staging]):
         self.workspace = workspace
         self.stores = workspace
         self.journal = workspace.root / DEFAULT_JOURNAL
-        self.state_file = DreamStateFile(workspace.root / DEFAULT_STATE)
+        self.state_store = DreamStateText(workspace.dream_state)
 
     def state(self) -> DreamState:
         """The persisted back-off state."""
-        return self.state_file.read()
+        return self.state_store.read()
 
     def _write_state(self, state: DreamState) -> None:
-        self.state_file.write(state)
+        self.state_store.write(state)
 
     def _hold(self) -> AbstractContextManager[bool]:
         return self._dream_lock()

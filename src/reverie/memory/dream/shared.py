@@ -12,8 +12,8 @@ with a dream of any server:
 - ``edit_on_stores``: a person's edit of a writable file (SOUL.md, USER.md,
   memory/MEMORY.md, skills/<name>/SKILL.md): the path through ``confine``'s text rules, the
   text cleaned as on a folder, refused when the file changed since ``expected_sha256``, one
-  ``edit: <path>`` commit with the person as author, none when nothing changed. Skills need a
-  backend with skill files (``reverie.storage.ports.DreamStores``); without one they are refused.
+  ``edit: <path>`` commit with the person as author, none when nothing changed. Skills are
+  the stores' skill files (``reverie.storage.ports.SkillFilesPort``).
 """
 
 from __future__ import annotations
@@ -21,14 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from reverie.errors import StoreUnsupportedError
 from reverie.memory.dream.confine import canonical_writable
 from reverie.memory.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, check_version, clean_edit
 from reverie.memory.dream.rewind import check_rewind
 from reverie.storage.folder.audit_commits import CommitInfo
 from reverie.storage.folder.audit_lines import person_identity
 from reverie.storage.folder.memory_files import RELATIVE_PATHS
-from reverie.storage.ports import DreamStores, Stores
+from reverie.storage.ports import Stores
 
 
 def restore_on_stores(stores: Stores, rev: str, *, force: bool = False) -> CommitInfo:
@@ -57,9 +56,6 @@ def edit_on_stores(
     Under the dream lease (a running dream makes it wait up to ``timeout`` seconds), refused
     when the file changed since ``expected_sha256``, one ``edit: <path>`` commit with the
     person as author, none when nothing changed.
-
-    Raises:
-        StoreUnsupportedError: a skill, on stores without skill files.
     """
     canonical = canonical_writable(path)
     read, write = _file_of(stores, canonical)
@@ -81,7 +77,4 @@ def _file_of(stores: Stores, canonical: str) -> tuple[Callable[[], str], Callabl
     name = next((n for n, relative in RELATIVE_PATHS.items() if relative == canonical), None)
     if name is not None:
         return partial(stores.files.read, name), partial(stores.files.write, name)
-    if isinstance(stores, DreamStores):
-        skills = stores.skills
-        return partial(skills.read, canonical), partial(skills.write, canonical)
-    raise StoreUnsupportedError(f"editing {canonical}", where=stores.location)
+    return partial(stores.skills.read, canonical), partial(stores.skills.write, canonical)

@@ -1,10 +1,10 @@
 """The dream schedule's memory: ``.reverie/dream-state.json``, so back-off survives restarts.
 
 ``DreamState`` records when dream last ran, how that ended, and how many runs in a row failed;
-``DreamStateFile`` reads and replaces it in a workspace folder, ``DreamStateText`` in a
-database workspace (the same text, through ``reverie.storage.ports.DreamStatePort``, so every server
-backs off together). Only the dream runner writes it, under the dream lock, after each run
-that did model work; the schedule only reads it.
+``DreamStateText`` reads and replaces it through the stores' ``dream_state``
+(``reverie.storage.ports.DreamStatePort``: a file in a workspace folder, a row in a database, so
+every server backs off together). Only the dream runner writes it, under the dream lock, after
+each run that did model work; the schedule only reads it.
 
 Format (UTF-8 JSON object, version 1; times are ISO 8601 with offset, or null)::
 
@@ -23,21 +23,15 @@ import json
 import logging
 from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
 
 from reverie.core.clock import require_aware
-from reverie.errors import StorageError
 from reverie.memory.dream.result import FAILED_OUTCOMES, DreamResult
-from reverie.storage.folder import layout
-from reverie.storage.folder.atomic import atomic_write_text
 from reverie.storage.ports import DreamStatePort
 
 logger = logging.getLogger(__name__)
 
 STATE_FORMAT = "reverie-dream-state"
 STATE_VERSION = 1
-DEFAULT_STATE = Path(layout.DREAM_STATE)
-"""Where the state lives, relative to the workspace."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -112,44 +106,8 @@ class DreamState:
         )
 
 
-class DreamStateFile:
-    """Read and replace one workspace's ``dream-state.json``."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def read(self) -> DreamState:
-        """Return the stored state; a fresh one when the file is absent or unreadable."""
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return DreamState()
-        except (OSError, UnicodeDecodeError) as exc:
-            logger.warning("dream state %s is unreadable (%s); starting afresh", self.path, exc)
-            return DreamState()
-        try:
-            return DreamState.from_json(text)
-        except ValueError as exc:
-            logger.warning("dream state %s is invalid (%s); starting afresh", self.path, exc)
-            return DreamState()
-
-    def write(self, state: DreamState) -> None:
-        """Replace the state atomically.
-
-        Raises:
-            StorageError: the file could not be written.
-        """
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StorageError(
-                f"cannot create folder ({exc.strerror})", path=self.path.parent
-            ) from exc
-        atomic_write_text(self.path, state.to_json() + "\n")
-
-
 class DreamStateText:
-    """Read and replace the state through a store that keeps its text (a database workspace)."""
+    """Read and replace the state through the stores' ``dream_state`` (a folder or a database)."""
 
     def __init__(self, port: DreamStatePort) -> None:
         self.port = port

@@ -60,6 +60,7 @@ from reverie.storage.folder.atomic import atomic_write_text, sweep_temp_files
 from reverie.storage.folder.audit_foreign import refuse_foreign_folder
 from reverie.storage.folder.audit_setup import settled
 from reverie.storage.folder.cursors import CursorFloor, DreamCursor
+from reverie.storage.folder.dream_files import FolderDreamState, FolderSkillFiles
 from reverie.storage.folder.history import HistoryLog
 from reverie.storage.folder.history_scan import ScanMarker
 from reverie.storage.folder.ingest_records import FolderIngestRecords
@@ -110,6 +111,8 @@ class Workspace:
         self._audit: AuditRepo | None = None
         self._audit_made = threading.Lock()
         self.sessions = _session_store(root, clock)
+        self.skills = FolderSkillFiles(root)
+        self.dream_state = FolderDreamState(root / layout.DREAM_STATE)
         self.repairs: list[BadLine] = []
         self.read_only = False
         """Opened only to read: upkeep writes were tried and may have failed."""

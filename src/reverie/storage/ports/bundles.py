@@ -16,6 +16,7 @@ from reverie.storage.ports.provenance import ProvenanceAccess
 from reverie.storage.ports.stores import (
     AuditPort,
     CursorPort,
+    DreamStatePort,
     HistoryPort,
     IndexPort,
     LedgerPort,
@@ -24,6 +25,7 @@ from reverie.storage.ports.stores import (
     QuarantinePort,
     RejectionsPort,
     SessionsPort,
+    SkillFilesPort,
 )
 
 if TYPE_CHECKING:
@@ -96,6 +98,14 @@ class Stores(SessionLogStores, PromptStores, AgentStores, Protocol):
     @property
     def rejections(self) -> RejectionsPort:
         """Refused SOUL.md rules."""
+
+    @property
+    def skills(self) -> SkillFilesPort:
+        """The skill files (``skills/<name>/SKILL.md``) dream writes."""
+
+    @property
+    def dream_state(self) -> DreamStatePort:
+        """The dream's back-off state."""
 
     def close(self) -> None:
         """Release everything open (the stores may be opened again later)."""

@@ -19,45 +19,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from reverie.storage.ports.bundles import ProvenanceStores
+from reverie.storage.ports.stores import DreamStatePort, SkillFilesPort
+
+__all__ = ["DreamStatePort", "DreamStores", "SkillFilesPort"]
 
 if TYPE_CHECKING:
     from reverie.storage.folder.audit_commits import CommitInfo
 
 
-class SkillFilesPort(Protocol):
-    """The ``skills/<name>/SKILL.md`` files dream may create and edit, by canonical path."""
-
-    def paths(self) -> list[str]:
-        """Every skill file that exists, sorted."""
-
-    def read(self, path: str) -> str:
-        """A skill file's text ('' when absent); ``ValueError`` for a path that is not one."""
-
-    def write(self, path: str, text: str) -> None:
-        """Replace a skill file's text (not committed: the caller commits)."""
-
-
-class DreamStatePort(Protocol):
-    """The dream's back-off state, as the text ``reverie.memory.dream.state.DreamState`` reads."""
-
-    def read_text(self) -> str | None:
-        """The stored text (None before the first run)."""
-
-    def write_text(self, text: str) -> None:
-        """Replace the stored text in one step."""
-
-
 @runtime_checkable
 class DreamStores(ProvenanceStores, Protocol):
-    """``ProvenanceStores`` plus what dream needs where there is no workspace folder."""
-
-    @property
-    def skills(self) -> SkillFilesPort:
-        """The skill files."""
-
-    @property
-    def dream_state(self) -> DreamStatePort:
-        """The dream's back-off state."""
+    """``ProvenanceStores`` plus dream's one-step publish, where there is no workspace folder."""
 
     def publish_dream(
         self,

@@ -259,6 +259,29 @@ class RejectionsPort(Protocol):
         """The last ``n`` refused rules, oldest first."""
 
 
+class SkillFilesPort(Protocol):
+    """The ``skills/<name>/SKILL.md`` files dream may create and edit, by canonical path."""
+
+    def paths(self) -> list[str]:
+        """Every skill file that exists, sorted."""
+
+    def read(self, path: str) -> str:
+        """A skill file's text ('' when absent); ``ValueError`` for a path that is not one."""
+
+    def write(self, path: str, text: str) -> None:
+        """Replace a skill file's text (not committed: the caller commits)."""
+
+
+class DreamStatePort(Protocol):
+    """The dream's back-off state, as the text ``reverie.memory.dream.state.DreamState`` reads."""
+
+    def read_text(self) -> str | None:
+        """The stored text (None before the first run)."""
+
+    def write_text(self, text: str) -> None:
+        """Replace the stored text in one step."""
+
+
 class IndexPort(Protocol):
     """Full-text search over history entries and session messages, kept current."""
 
