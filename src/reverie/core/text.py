@@ -9,6 +9,11 @@ two characters side by side. The mark is invisible, so snippets read naturally o
 ``unsegment`` removes it. (The ``trigram`` tokenizer was rejected: it cannot match a query
 shorter than three characters, and most Chinese words are two.)
 
+Scripts. ``CJK`` is reverie's one definition of the scripts written without spaces between
+words: kana and the CJK ideographs (extension A, the unified block, the compatibility block and
+the supplementary planes). Search, recall, curation and provenance all split text with it, so
+Chinese and Japanese are handled alike everywhere; Korean, written with spaces, is words.
+
 ``match_expression`` never lets user text reach FTS5's query syntax: it keeps only word
 characters (and phrases the user quoted), wraps every term in double quotes and joins them
 with ``OR``, so ``AND``, ``*``, ``:``, parentheses and stray quotes are plain text, never
@@ -34,9 +39,13 @@ MAX_BODY_CHARS = 64_000
 MAX_QUERY_TERMS = 32
 """Terms kept from one query; the rest are ignored."""
 
-_CJK_RUN = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]+"
-)
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
+"""The scripts written without spaces, as the body of a regular-expression character class."""
+CJK_CHAR = re.compile(f"[{CJK}]")
+"""One character of those scripts."""
+CJK_RUN = re.compile(f"[{CJK}]+")
+"""A run of them (a stretch of text with no word boundaries in it)."""
+_CJK_RUN = CJK_RUN
 _QUOTED = re.compile(r'"([^"]*)"')
 _WORD = re.compile(r"\w+")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from reverie.core.text import CJK_CHAR
 from reverie.memory.modelfree.similarity import STOP_WORDS
 
 
@@ -68,7 +69,7 @@ _PASSING_PLAN = _any(
 )
 
 _QUOTES = "\"'\u201c\u201d\u2018\u2019"
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK = CJK_CHAR
 _WORD = re.compile(r"[^\W\d_]+(?:'[a-z]+)?|\d+(?:[.:]\d+)*")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from reverie.core.text import CJK, CJK_CHAR
 from reverie.memory.modelfree.facts import without_tags
 
 _CORRECTION_CUE = re.compile(
@@ -58,7 +59,7 @@ def corrected_value(text: str, before: str) -> str | None:
     if re.fullmatch(r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)*", before):
         names = re.findall(r"(?<!^)\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)*", text)
         return names[-1] if names else None
-    if re.search(r"[\u3400-\u9fff]", before):
-        runs = re.findall(r"[\u3400-\u9fff\d]+", text)
+    if CJK_CHAR.search(before):
+        runs = re.findall(rf"[{CJK}\d]+", text)
         return runs[-1][-len(before) :] if runs else None
     return None

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from reverie.core.text import CJK_CHAR
+
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；!?])|\n+")
 # Clauses joined to a new "I ..." are separate facts, so a later correction of one of them
@@ -48,7 +50,7 @@ _TIME_LEAD = re.compile(
 _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|Mt|vs|etc|approx|e\.g|i\.e)\.$")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 _URL_ONLY = re.compile(r"^\W*(?:https?://|www\.)\S+\W*$", re.IGNORECASE)
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK = CJK_CHAR
 _WORDS = re.compile(r"[^\W_]+")
 
 

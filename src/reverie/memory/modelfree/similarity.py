@@ -14,6 +14,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from reverie.core.text import CJK_RUN
 from reverie.memory.modelfree.facts import without_as_of
 
 _PREFIX = re.compile(
@@ -22,7 +23,7 @@ _PREFIX = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W\d_]+(?:'[a-z]+)?|\d+(?:[.:]\d+)*")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_CJK_RUN = CJK_RUN
 _CJK_STOP = frozenset("的了吗呢吧啊呀哦嗯")
 
 # A word list reads best as one block of text (hence the noqa).

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from reverie.core.text import CJK
+
 _VALUE = r"(?P<value>[^,.;:()!?，。；]{1,60}?)"
 _END = r"(?=\s+(?:since|now|with|for|and|but|because|as|after|before|last|this|next|in|on|"
 _END += r"from|until|a|an|the)\b|[,.;:()!?，。；]|\s*$)"
@@ -24,9 +26,8 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "home",
         re.compile(
             _WHO + r"(?:now |currently |still )?(?:lives|is living|has moved|moved|is based|"
-            r"resides|relocated)(?: back)? (?:in|to) (?=(?-i:[A-Z])|[\u3400-\u9fff])"
-            + _VALUE
-            + _END,
+            r"resides|relocated)(?: back)? (?:in|to) (?=(?-i:[A-Z])|"
+            f"[{CJK}])" + _VALUE + _END,
             re.IGNORECASE,
         ),
     ),

@@ -14,8 +14,10 @@ import math
 import re
 from collections.abc import Sequence
 
+from reverie.core.text import CJK_CHAR
+
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK = CJK_CHAR
 _STOP_WORDS = (
     "a an and are as at be been but by can could did do does for from had has have he her his i "
     "if in into is it its me my no not of on or our she so than that the their them then there "

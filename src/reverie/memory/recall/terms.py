@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from reverie.core.text import CJK_RUN
+
 _STOPWORD_TEXT = """
     a about above after again against all am an and any are aren as at be because been before
     being below between both but by can could did didn do does doesn doing don down during each
@@ -37,7 +39,7 @@ CJK_STOP = frozenset(
 )
 """Chinese characters that carry grammar, not topic: a bigram made only of them is dropped."""
 
-_CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_CJK_RUN = CJK_RUN
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|「([^」]+)」')
 _WORD = re.compile("[^\\W_]+(?:['\u2019][^\\W_]+)?")
 _SENTENCE_START = re.compile(r"(?:^|[.!?。！？]\s*)$")
