@@ -153,7 +153,9 @@ class RevisionNotFoundError(AuditError):
 
 
 class ForeignRepositoryError(AuditError):
-    """The folder's ``.git`` is another project's repository (``reverie.storage.folder.audit_foreign``).
+    """The folder's ``.git`` is another project's repository.
+
+    Told apart by ``reverie.storage.folder.audit_foreign``.
 
     reverie never adopts it, commits on its branches or rewrites its history; ``path`` is the
     ``.git``.

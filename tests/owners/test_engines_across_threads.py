@@ -3,9 +3,10 @@
 ``EnginePool`` lends one principal's engine to any server or maintenance thread, and closes
 the least recently used idle engine from the thread that needs room. Every connection an
 engine keeps must therefore work from any thread. The vector store of dense recall opens
-its SQLite file with the default ``check_same_thread=True`` (``memory/recall/dense/vectors.py``): found by
-``bench/principals.py``, where a maintenance worker died of ``ProgrammingError`` closing an
-engine another thread opened (the pool lost the slot, the bench waited forever). Marked
+its SQLite file with the default ``check_same_thread=True``
+(``memory/recall/dense/vectors.py``): found by ``bench/principals.py``, where a maintenance
+worker died of ``ProgrammingError`` closing an engine another thread opened (the pool lost
+the slot, the bench waited forever). Marked
 ``xfail(strict=True)`` until ``VectorStore._load`` connects with ``check_same_thread=False``.
 """
 

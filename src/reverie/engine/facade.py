@@ -173,8 +173,8 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         """Build the engine on a backend ``reverie.storage.open`` opened, with its settings.
 
         ``open`` does this for one workspace; a home of many principals opens each one's
-        backend over a shared pool (``store_select.open_shared``) and builds it here. The
-        engine's ``close`` closes the backend (which leaves a shared pool open).
+        backend over a shared pool (``reverie.storage.open.open_shared``) and builds it here.
+        The engine's ``close`` closes the backend (which leaves a shared pool open).
         """
         config = opened.config
         chat = provider if provider is not None else deferred_provider(config.model, environ)

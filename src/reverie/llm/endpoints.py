@@ -3,8 +3,8 @@
 The SDKs are imported only when a provider is built, so ``import reverie`` stays fast and the
 Anthropic extra stays optional; ``deferred_provider`` waits until the first model call, so a
 command that never calls a model (``reverie status``) never pays for an SDK client. The API
-key comes from ``config_file.api_key`` (env variable or a key file outside the workspace),
-never from ``reverie.toml``.
+key comes from ``reverie.config.file.api_key`` (env variable or a key file outside the
+workspace), never from ``reverie.toml``.
 """
 
 from __future__ import annotations

@@ -12,10 +12,11 @@ The rule, first match wins (``MemoryEngine.open`` applies it; the CLI passes ``-
 A database workspace is never made implicitly: ``reverie init --store URL -w NAME`` applies the
 schema's migrations and makes it; opening checks the schema (``SchemaVersionError``).
 
-A server of many principals (``reverie.engine.owners.database_home.DatabaseHome``) opens ONE pool on the
-database (``shared_database``) and each principal's backend over it (``open_shared``): the
-backend borrows the pool, so an engine's close leaves it open for the others. This module and
-``backend_transfer`` are the only ones above the stores that name a backend class.
+A server of many principals (``reverie.engine.owners.database_home.DatabaseHome``) opens ONE
+pool on the database (``shared_database``) and each principal's backend over it
+(``open_shared``): the backend borrows the pool, so an engine's close leaves it open for the
+others. This module and ``reverie.storage.transfer`` are the only ones of ``storage`` that name
+both backend classes.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """``DatabaseHome``: a PostgreSQL database holding one workspace (tenant) per principal.
 
 Every principal's engine is opened over ONE ``reverie.storage.postgres.database.Database`` (one
-connection pool, opened on first use): the backends borrow it (``store_select.open_shared``),
-so an engine's close leaves it open and any number of principals cost at most
-``max_connections`` connections. The workspace is named by the principal's id; opening with
-``create`` makes it (and migrates the schema once per home first). Deleting a principal
-deletes its ``workspaces`` row, and every table's rows go with it (``ON DELETE CASCADE``).
+connection pool, opened on first use): the backends borrow it
+(``reverie.storage.open.open_shared``), so an engine's close leaves it open and any number of
+principals cost at most ``max_connections`` connections. The workspace is named by the
+principal's id; opening with ``create`` makes it (and migrates the schema once per home
+first). Deleting a principal deletes its ``workspaces`` row, and every table's rows go with it
+(``ON DELETE CASCADE``).
 The token book is the database's ``tokens`` table (``database_tokens``).
 
 ``close`` closes the pool: after every engine opened from the home (``EnginePool.close``).
@@ -130,7 +131,7 @@ class DatabaseHome:
         self.database().scrub()
 
     def export_folder(self, principal: str, folder: Path) -> None:
-        """Copy ``principal``'s workspace into the new folder ``folder`` (``backend_transfer``)."""
+        """Copy ``principal``'s workspace into the new folder ``folder`` (``storage.transfer``)."""
         from reverie.storage.transfer import export_shared_workspace  # noqa: PLC0415
 
         export_shared_workspace(self.database(), check_principal(principal), folder)

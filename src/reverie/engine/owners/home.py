@@ -18,7 +18,8 @@ who may reach which principal (``access``). It keeps the home's token book (``to
 same as ``token_book(home)``), copies a principal out whole (``export_folder``) and deletes
 one (``remove``, then ``scrub`` for what shared storage keeps; ``purge.delete_principal`` does
 the whole purge in its order). A folder home's principal is always its folder: no
-``$REVERIE_STORE`` or ``[store] url`` moves it into a database (``store_select.open_folder``).
+``$REVERIE_STORE`` or ``[store] url`` moves it into a database
+(``reverie.storage.open.open_folder``).
 """
 
 from __future__ import annotations
