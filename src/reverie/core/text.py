@@ -41,6 +41,10 @@ MAX_QUERY_TERMS = 32
 
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
 """The scripts written without spaces, as the body of a regular-expression character class."""
+HANGUL = "\uac00-\ud7af"
+"""Hangul syllables. Korean is written with spaces, so it is words to every splitter here; but
+one syllable block is a whole syllable, so a two-sign text is already a word (``forget``'s
+shortest text counts it as such)."""
 CJK_CHAR = re.compile(f"[{CJK}]")
 """One character of those scripts."""
 CJK_RUN = re.compile(f"[{CJK}]+")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from reverie.core.text import CJK, HANGUL
 from reverie.errors import InputError
 from reverie.memory.provenance.similarity import content_tokens
 
@@ -35,10 +36,8 @@ BROAD_LINES = 8
 BROAD_MESSAGES = 30
 """More session messages than this is more than one fact."""
 
-_UNSPACED = re.compile(
-    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
-)
+_UNSPACED = re.compile(f"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff{CJK}{HANGUL}]")
+"""Thai, Lao, Myanmar and Khmer (written without spaces), the CJK scripts and Hangul."""
 
 
 def check_query(query: str) -> None:
