@@ -2,12 +2,12 @@
 
 ``EnginePool`` lends one principal's engine to any server or maintenance thread, and closes
 the least recently used idle engine from the thread that needs room. Every connection an
-engine keeps must therefore work from any thread. The vector store of dense recall opens
-its SQLite file with the default ``check_same_thread=True``
-(``memory/recall/dense/vectors.py``): found by ``bench/principals.py``, where a maintenance
-worker died of ``ProgrammingError`` closing an engine another thread opened (the pool lost
-the slot, the bench waited forever). Marked
-``xfail(strict=True)`` until ``VectorStore._load`` connects with ``check_same_thread=False``.
+engine keeps must therefore work from any thread. The vector store of dense recall once
+opened its SQLite file with the default ``check_same_thread=True``: found by
+``bench/principals.py``, where a maintenance worker died of ``ProgrammingError`` closing an
+engine another thread opened (the pool lost the slot, the bench waited forever).
+``VectorStore._load`` (``memory/recall/dense/vectors.py``) now connects with
+``check_same_thread=False``, and this test holds it there.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 from reverie.memory.recall.dense.encoder import HashingEncoder
 from reverie.memory.recall.dense.vectors import Mark, VectorStore
@@ -37,10 +35,6 @@ def _in_thread(action: Callable[[], object]) -> list[BaseException]:
     return failed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VectorStore connects with check_same_thread=True (memory/recall/dense/vectors.py)",
-)
 def test_a_vector_store_opened_in_one_thread_is_used_and_closed_in_another(
     tmp_path: Path,
 ) -> None:
