@@ -77,7 +77,7 @@ MAX_DREAM_RUNS = 10_000
 
 
 class Compaction(Protocol):
-    """What ingest asks of compaction (``reverie.memory.compaction.Compactor`` is one)."""
+    """What ingest asks of compaction (``reverie.memory.compaction.compactor.Compactor`` is one)."""
 
     def ensure_budget(self, key: str, /) -> CompactionResult:
         """Compact session ``key`` until its next prompt fits."""
