@@ -12,7 +12,7 @@ from reverie.cli import reach_commands as commands
 from reverie.cli.failure import CommandFailedError
 from reverie.config.settings import Config, ModelConfig
 from reverie.engine.owners import FolderHome, SqliteTokenBook
-from reverie.errors import InputError
+from reverie.errors import DatabaseUnreachableError, InputError
 from reverie.serve import served_home, token_book
 from tests.cli.conftest import clean_env
 from tests.reach.conftest import new_home
@@ -60,7 +60,8 @@ def test_the_served_home_is_the_workspaces_parent_else_the_named_home(tmp_path: 
     database = served_home("team", store="postgresql://u@db.example/x", environ=env)
     assert database.home.default == "team"
     assert database.home.state_folder() is None
-    assert token_book(database.home) is None
+    with pytest.raises(DatabaseUnreachableError):  # its book is the database's tokens table
+        token_book(database.home)
     book = token_book(served.home)
     assert isinstance(book, SqliteTokenBook)
     assert book.path == tmp_path / ".home" / "tokens.sqlite3"
