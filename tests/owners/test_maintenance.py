@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from reverie.config.settings import Config
+from reverie.engine.facade import MemoryEngine
 from reverie.engine.owners import EnginePool, FolderHome, Openers
 from reverie.engine.owners.maintenance import CheckReport, Maintenance
 from tests.conftest import StepClock
@@ -121,4 +122,38 @@ def test_worker_threads_run_due_checks_and_stop_cleanly(tmp_path: Path, clock: S
         work.touch("bob")
         assert both.wait(30)
     assert all(r.error is None for r in seen)
+    engines.close()
+
+
+class BuggyHome(FolderHome):
+    """A real folder home whose principal ``buggy`` cannot be opened (a bug, not an error)."""
+
+    def open_engine(self, principal: str, *, create: bool) -> MemoryEngine:
+        if principal == "buggy":
+            raise RuntimeError("a bug in opening")
+        return super().open_engine(principal, create=create)
+
+
+def test_a_bug_in_one_principals_check_neither_ends_the_worker_nor_the_others_turn(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    home = BuggyHome(tmp_path / "home", openers=Openers(config=Config(), clock=clock, environ={}))
+    engines = EnginePool(home, capacity=2)
+    talk(engines, "alice", "api:default")
+    seen: list[CheckReport] = []
+    twice = threading.Event()
+
+    def report(found: CheckReport) -> None:
+        seen.append(found)
+        if sum(r.principal == "alice" for r in seen) >= 2:
+            twice.set()
+
+    with Maintenance(engines, workers=1, interval=0.01, report=report) as work:
+        work.touch("buggy")
+        work.touch("alice")
+        assert twice.wait(30)  # the one worker lived on past the bug
+    bugs = [r for r in seen if r.principal == "buggy"]
+    assert bugs
+    assert all(r.error is not None and "a bug in opening" in r.error for r in bugs)
+    assert work.stats.failures >= 1
     engines.close()

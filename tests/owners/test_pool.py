@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from reverie.config.settings import Config
+from reverie.engine.facade import MemoryEngine
 from reverie.engine.owners import EnginePool, FolderHome, Openers
 from reverie.errors import WorkspaceMissingError
 
@@ -104,3 +105,26 @@ def test_evict_closes_the_engine_and_remove_deletes_the_folder(tmp_path: Path) -
     assert pool.home.principals() == []
     assert pool.stats().open == 0
     pool.close()
+
+
+class CloseFails(MemoryEngine):
+    """A real engine whose close fails after closing its files (a broken shutdown)."""
+
+    def close(self) -> None:
+        super().close()
+        raise RuntimeError("close failed")
+
+
+class CloseFailsHome(FolderHome):
+    def open_engine(self, principal: str, *, create: bool) -> MemoryEngine:
+        return CloseFails.open(self.folder(principal), Config(), create=create, environ={})
+
+
+def test_an_engine_that_fails_to_close_still_makes_room(tmp_path: Path) -> None:
+    pool = EnginePool(CloseFailsHome(tmp_path / "home"), capacity=1)
+    with pool.lease("a", create=True):
+        pass
+    with pool.lease("b", create=True) as engine:  # room is made by closing "a"
+        assert engine.search("anything") == []
+    assert pool.open_principals() == ["b"]
+    assert pool.stats().closed == 1

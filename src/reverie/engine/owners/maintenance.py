@@ -152,6 +152,13 @@ class Maintenance:
         except ReverieError as exc:
             report = CheckReport(principal=principal, error=str(exc), waited=waited)
             logger.warning("background work for principal %r failed: %s", principal, exc)
+        except Exception as exc:
+            # A bug in one principal's check must not end the worker silently (the principal
+            # would stay watched and never be checked again, and every later check would
+            # wait): it is logged with its traceback and that principal backs off like any
+            # failure, while the others keep their turn.
+            logger.exception("background work for principal %r hit a bug", principal)
+            report = CheckReport(principal=principal, error=f"bug: {exc!r}", waited=waited)
         else:
             report = CheckReport(principal=principal, lines=tuple(lines), waited=waited)
         self._after(report)

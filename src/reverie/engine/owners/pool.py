@@ -20,6 +20,7 @@ Thread-safe: the pool is used from the server's worker threads and from backgrou
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -28,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from reverie.engine.owners.names import check_principal
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from reverie.engine.facade import MemoryEngine
@@ -129,10 +132,16 @@ class EnginePool:
             self._changed.notify_all()
 
     def _close(self, slot: _Slot) -> None:
-        if slot.engine is not None:
-            slot.engine.close()
-            slot.engine = None
-            self._closed += 1
+        engine, slot.engine = slot.engine, None
+        if engine is None:
+            return
+        self._closed += 1
+        try:
+            engine.close()
+        except Exception:
+            # The slot is already gone from the pool: an engine that fails to close is
+            # logged, never left half in the pool, and the caller's lease goes on.
+            logger.exception("closing an engine of the pool failed")
 
     def evict(self, principal: str) -> None:
         """Close ``principal``'s engine once nobody holds it (before deleting the principal)."""
