@@ -102,3 +102,19 @@ def test_redact_is_idempotent_and_total(text: str) -> None:
     once = redact(text)
     assert redact(once) == once
     assert not contains_secret(once)
+
+
+def test_redact_url_and_redact_shown_hide_what_a_proxy_would_print() -> None:
+    from reverie.core.redact import redact_shown, redact_url
+
+    assert (
+        redact_url("redis://:hunter2@cache:6379/0")
+        == "redis://[redacted: credentials]@cache:6379/0"
+    )
+    assert redact_url("https://u:p%40ss@api.example/v1?key=abc123&x=1") == (
+        "https://[redacted: credentials]@api.example/v1?key=[redacted: token]&x=1"
+    )
+    body = "Incorrect API key provided: Bearer sk-proj-abcdefghijklmnop1234 at http://a:b@h/v1"
+    shown = redact_shown(body)
+    assert "sk-proj-abcdefghijklmnop1234" not in shown
+    assert "a:b@" not in shown

@@ -37,8 +37,8 @@ from reverie.config.settings import ModelConfig
 config = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))  # the default
 with tempfile.TemporaryDirectory() as folder:
     engine = MemoryEngine.open(Path(folder), config, environ={})
-    engine.record("tg:ann", [Message(role="user", content="my locker code is 4817")])
-    items = engine.recall("locker code?", session="tg:ann").items
+    engine.record("tg:ann", [Message(role="user", content="my locker number is 4817")])
+    items = engine.recall("locker number?", session="tg:ann").items
     print(engine.status().recall)
     print([item.text for item in items], engine.dense is None, "numpy" in sys.modules)
     engine.close()
@@ -55,7 +55,7 @@ def test_without_the_extra_the_default_is_lexical_recall_and_status_says_why() -
         "BM25 only (dense off: the embeddings extra is not installed "
         f"({install_hint('embeddings')}))"
     )
-    assert outcome == "['my locker code is 4817'] True False"
+    assert outcome == "['my locker number is 4817'] True False"
 
 
 def test_the_setting_off_turns_dense_recall_off_whatever_is_installed(tmp_path: Path) -> None:
@@ -113,7 +113,7 @@ def test_with_the_extra_the_bundled_model_recalls_by_meaning_offline(
 @needs_extra
 def test_with_the_extra_installed_dense_recall_is_on_by_default(tmp_path: Path) -> None:
     engine = MemoryEngine.open(tmp_path / "ws", Config(model=MODEL), environ={})
-    engine.record("tg:ann", [Message(role="user", content="my locker code is 4817")])
+    engine.record("tg:ann", [Message(role="user", content="my locker number is 4817")])
 
     assert engine.dense is not None
     assert engine.status().recall == (
@@ -139,7 +139,7 @@ def test_a_package_that_refuses_to_import_counts_as_absent(monkeypatch: pytest.M
 def test_reverie_index_encodes_the_backlog_with_the_bundled_model(tmp_path: Path) -> None:
     off = Config(model=MODEL, recall=RecallConfig(embeddings="off"))
     with MemoryEngine.open(tmp_path / "ws", off, environ={}) as engine:
-        engine.record("tg:ann", [Message(role="user", content="my locker code is 4817")])
+        engine.record("tg:ann", [Message(role="user", content="my locker number is 4817")])
         engine.record("tg:ann", [Message(role="user", content="we adopted a beagle puppy")])
     cli = Cli(workspace=tmp_path / "ws", env=clean_env(tmp_path, tmp_path / "ws"), in_process=True)
     cli.env.pop("REVERIE_RECALL_EMBEDDINGS")  # the default: on, with the extra installed

@@ -127,14 +127,14 @@ def test_a_query_encodes_a_few_new_items_and_the_rest_waits_for_a_bulk_catch_up(
 ) -> None:
     engine.record("tg:ann", [Message(role="user", content=FACT)])
     _chat(engine, "tg:ann", 30)
-    engine.record("tg:ann", [Message(role="user", content="my locker code is 4817")])
+    engine.record("tg:ann", [Message(role="user", content="my locker number is 4817")])
 
-    recalled = engine.recall("locker code?", session="tg:ann")
+    recalled = engine.recall("locker number?", session="tg:ann")
     waiting = _dense(engine).pending()
     status = engine.status().recall
 
     assert encoder.encoded == PER_QUERY + 1  # and the question
-    assert "my locker code is 4817" in [item.text for item in recalled.items]  # lexically
+    assert "my locker number is 4817" in [item.text for item in recalled.items]  # lexically
     assert waiting == 32 - PER_QUERY
     assert status.endswith(f"; {waiting} items await encoding (reverie index)")
     assert engine.index_vectors() == waiting
@@ -246,3 +246,24 @@ def test_catch_up_stops_after_per_call_items_and_resumes(
 
     assert first == 100
     assert first + rest == 600 == encoder.encoded
+
+
+def test_forget_purge_leaves_neither_the_vector_nor_the_hash_of_the_forgotten_text(
+    engine: MemoryEngine,
+) -> None:
+    from reverie.memory.recall.dense.vectors import VECTORS_PATH, text_hash
+
+    engine.record("tg:ann", [Message(role="user", content=FACT)])
+    _chat(engine, "tg:ann", 3)
+    assert FACT in [item.text for item in engine.recall(QUESTION, session="tg:ann").items]
+    vectors = engine.workspace.root / VECTORS_PATH
+    assert text_hash(FACT) in vectors.read_bytes()
+
+    report = engine.forget("adopted a beagle puppy", purge=True)
+    assert report.purge is not None
+    assert report.purge.clean, report.purge.leftovers
+
+    recalled = engine.recall(QUESTION, session="tg:ann")  # the store opens again, refilled
+    assert FACT not in [item.text for item in recalled.items]
+    for path in vectors.parent.glob(vectors.name + "*"):
+        assert text_hash(FACT) not in path.read_bytes(), path

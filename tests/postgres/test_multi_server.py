@@ -176,7 +176,7 @@ def test_two_servers_one_killed_lose_nothing_and_share_memory(
 ) -> None:
     first, second = servers
     loopback.script(*(chat_text("ack") for _ in range(USERS * ROUNDS + 10)))
-    assert _say(first, "api:fact", "Remember this: my locker code is zebra-4471.") == "ack"
+    assert _say(first, "api:fact", "Remember this: my locker number is zebra-4471.") == "ack"
     tally = Tally()
     clients = [threading.Thread(target=_user_loop, args=(i, servers, tally)) for i in range(USERS)]
     for thread in clients:
@@ -190,7 +190,7 @@ def test_two_servers_one_killed_lose_nothing_and_share_memory(
         thread.join(timeout=120)
     assert tally.total() > acked_before_kill  # the second server went on serving
     marker = "question-" + secrets.token_hex(3)
-    assert _say(second, "api:fact", f"{marker}: what is my locker code?") == "ack"
+    assert _say(second, "api:fact", f"{marker}: what is my locker number?") == "ack"
     # By raw body: the request the killed server was sending may have arrived cut short.
     (asked,) = [r for r in list(loopback.requests) if marker.encode() in r.body]
     assert b"zebra-4471" in asked.body

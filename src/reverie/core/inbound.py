@@ -13,7 +13,9 @@ stored byte can later break a read, a prompt or the search index.
   value nested deeper than ``MAX_JSON_DEPTH`` (deep nesting would otherwise raise
   ``RecursionError`` while the value is written, after part of it was stored).
 - ``admit`` checks one message: text made valid, nesting bounded, at most
-  ``MAX_MESSAGE_CHARS`` characters in all its strings, and a timezone on its timestamp.
+  ``MAX_MESSAGE_CHARS`` characters in all its strings, and a timezone on its timestamp; and
+  it redacts every secret in its text (``redact_message``): a session keeps what was
+  said with its secrets replaced by markers, never the secret itself.
 
 Refusals are ``InputError``s raised before anything is written; the message says what was
 wrong and where. This module does no I/O.
@@ -26,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from reverie.core.messages import JSONValue, Message, ToolCall
+from reverie.core.messages import JSONObject, JSONValue, Message, ToolCall
 from reverie.errors import InputError
 
 REPLACEMENT = "\ufffd"
@@ -148,7 +150,7 @@ def admit(message: Message, *, where: str = "message") -> tuple[Message, int]:
         raise InputError(
             f"{where} holds {walk.chars:,} characters; the limit is {MAX_MESSAGE_CHARS:,}"
         )
-    return cleaned, walk.replaced
+    return redact_message(cleaned), walk.replaced
 
 
 def admit_all(
@@ -219,3 +221,40 @@ def _call(walk: _Walk, call: ToolCall) -> ToolCall:
     return ToolCall(
         id=walk.text(call.id), name=walk.text(call.name), arguments=walk.text(call.arguments)
     )
+
+
+def _redacted_part(part: JSONObject) -> JSONObject:
+    from reverie.core.redact import redact  # noqa: PLC0415
+
+    text = part.get("text")
+    if not isinstance(text, str):
+        return part
+    kept: dict[str, JSONValue] = dict(part)
+    kept["text"] = redact(text)
+    return kept
+
+
+def _redacted_call(call: ToolCall) -> ToolCall:
+    from reverie.core.redact import redact  # noqa: PLC0415
+
+    arguments = redact(call.arguments)
+    return call if arguments == call.arguments else replace(call, arguments=arguments)
+
+
+def redact_message(message: Message) -> Message:
+    """Return ``message`` with every secret in its text and tool-call arguments redacted.
+
+    Ids, names, roles and timestamps stay. Idempotent (``redact`` is), so comparing
+    ``redact_message(sent)`` with a kept message tells whether a client resent it.
+    """
+    from reverie.core.redact import redact  # noqa: PLC0415 (the rules load on first use)
+
+    content = message.content
+    if isinstance(content, str):
+        content = redact(content)
+    elif content is not None:
+        content = tuple(_redacted_part(part) for part in content)
+    calls = tuple(_redacted_call(call) for call in message.tool_calls)
+    if content == message.content and calls == message.tool_calls:
+        return message
+    return replace(message, content=content, tool_calls=calls)

@@ -17,12 +17,15 @@ if TYPE_CHECKING:
     # The database side of each change (``reverie.memory.dream.shared``) is imported where it runs.
     from reverie.memory.dream.runner import Dreamer
     from reverie.memory.provenance.forget import ForgetReport
+    from reverie.memory.recall.dense.retriever import DenseRetriever
     from reverie.storage.folder.audit import CommitInfo
     from reverie.storage.ports import IndexPort
 
 
 class MemoryChanges(MemoryReads):
     """Changes a person makes (``MemoryEngine`` is the class to use)."""
+
+    dense: DenseRetriever | None
 
     @property
     def index(self) -> IndexPort:
@@ -62,9 +65,12 @@ class MemoryChanges(MemoryReads):
             self.dreamer().recover()
         from reverie.memory.provenance.forget import forget  # noqa: PLC0415
 
-        return forget(
+        report = forget(
             self._stores, text, purge=purge, index=self.index, confirm_broad=confirm_broad
         )
+        if purge and self.dense is not None:  # the purge deleted the vectors file: reopen it
+            self.dense.store.close()
+        return report
 
     def edit_file(
         self,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from reverie.config.settings import ModelConfig
 from reverie.core.clock import Clock
+from reverie.core.inbound import redact_message
 from reverie.core.messages import Message, ToolCall
 from reverie.errors import ContextLengthExceededError
 from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema
@@ -162,7 +163,7 @@ class ChatAgent:
     def _record(self, key: str, message: Message) -> Message:
         if message.timestamp is None:
             message = replace(message, timestamp=self._clock())
-        self._stores.sessions.append(key, message)
+        self._stores.sessions.append(key, redact_message(message))
         return message
 
     def _run_tool(self, key: str, call: ToolCall) -> Message:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from reverie.core.inbound import has_surrogate_escape, valid_text
 from reverie.core.redact import find_kinds
-from reverie.core.screening import SCREENED_FILE, screen_rule
+from reverie.core.screening import screen_line
 from reverie.errors import CursorError, ReverieError
 from reverie.memory.dream.journal import DEFAULT_JOURNAL
 from reverie.memory.ingest.guard import MARKER, interrupted_problem
@@ -216,20 +216,21 @@ def _secrets(workspace: Workspace, report: DoctorReport) -> None:
 
 
 def _rules(workspace: Workspace, report: DoctorReport) -> None:
-    path = workspace.root / SCREENED_FILE
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return
-    for number, line in enumerate(lines, start=1):
-        reason = screen_rule(line.strip()) if line.strip() else None
-        if reason is not None:
-            report.note(
-                "rules",
-                f"line {number} {reason}; screening would refuse it as a new rule "
-                "(keep it only if a person wrote it on purpose)",
-                path,
-            )
+    for relative in (*DURABLE, *skill_files(workspace.root)):
+        path = workspace.root / relative
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for number, line in enumerate(lines, start=1):
+            reason = screen_line(str(relative), line.strip()) if line.strip() else None
+            if reason is not None:
+                report.note(
+                    "rules",
+                    f"line {number} {reason}; screening would refuse it as a new line "
+                    "(keep it only if a person wrote it on purpose)",
+                    path,
+                )
 
 
 def _audit(workspace: Workspace, report: DoctorReport) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from reverie.core.redact import find_kinds
-from reverie.core.screening import SCREENED_FILE, screen_rule
+from reverie.core.screening import screen_line
 from reverie.errors import ReverieError
 from reverie.memory.doctor import DoctorReport
 from reverie.memory.ingest.guard import interrupted_problem
@@ -77,14 +77,16 @@ def _secrets(stores: Stores, report: DoctorReport) -> None:
 
 
 def _rules(stores: Stores, report: DoctorReport) -> None:
-    for number, line in enumerate(stores.files.read("SOUL").splitlines(), start=1):
-        reason = screen_rule(line.strip()) if line.strip() else None
-        if reason is not None:
-            report.note(
-                "rules",
-                f"{SCREENED_FILE} line {number} {reason}; screening would refuse it as a new"
-                " rule (keep it only if a person wrote it on purpose)",
-            )
+    for name in MEMORY_FILE_NAMES:
+        relative = RELATIVE_PATHS[name]
+        for number, line in enumerate(stores.files.read(name).splitlines(), start=1):
+            reason = screen_line(relative, line.strip()) if line.strip() else None
+            if reason is not None:
+                report.note(
+                    "rules",
+                    f"{relative} line {number} {reason}; screening would refuse it as a new"
+                    " line (keep it only if a person wrote it on purpose)",
+                )
 
 
 def _audit(stores: Stores, report: DoctorReport) -> None:

@@ -63,7 +63,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from reverie.core.inbound import clean_text, valid_json
+from reverie.core.inbound import clean_text, redact_message, valid_json
 from reverie.core.messages import JSONValue, Message
 from reverie.errors import InputError
 from reverie.storage.folder.redaction import FORGOTTEN
@@ -97,7 +97,12 @@ class Meaning:
 
 
 def meaning(message: Message) -> Meaning:
-    """The comparable form of ``message`` (see "Meaning" above)."""
+    """The comparable form of ``message`` (see "Meaning" above).
+
+    Compared redacted: a session keeps its messages redacted, and a client resends them as
+    it sent them, secrets and all.
+    """
+    message = redact_message(message)
     calls = message.tool_calls
     shape = (
         message.role,

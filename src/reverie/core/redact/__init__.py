@@ -5,11 +5,18 @@
 becomes "my PIN for the card is [redacted: pin]". Two families of rules:
 
 - credential formats (``formats``): API keys (``sk-``, ``AKIA``, ``ghp_``, ...), JSON web
-  tokens, PEM private keys, bearer tokens, userinfo in URLs, secret query parameters, card
-  numbers passing the Luhn check, IBANs passing mod-97, US social security numbers, and long
-  random-looking tokens;
-- statements in prose (``prose``): password, passphrase, PIN, passcode, login, CVV, national
-  ids, API keys and tokens, in English, German, French, Spanish and Chinese.
+  tokens, PEM private keys, bearer tokens, userinfo in URLs (an empty user too), secret query
+  parameters, card numbers passing the Luhn check (spaces, dots or dashes), IBANs passing
+  mod-97 (any case), US social security numbers, and long random-looking tokens;
+- assignments and flags (``assignments``): ``AWS_SECRET_ACCESS_KEY=…``, ``mysql -pX``,
+  ``--password=X``, ``curl -u user:X``;
+- statements in prose (``prose``, words in ``lexicon``): passwords, passphrases, PINs, door,
+  garage, alarm, locker and safe codes, recovery phrases, 2FA backup codes, CVVs ("the three
+  digits on the back"), national ids, API keys and tokens, in English, German, French,
+  Spanish, Italian, Portuguese and Chinese (``lexicon.LANGUAGES``).
+
+Text with no trigger word, no run of digits and no long word skips every rule
+(``precheck``): an append of ordinary prose pays a few dictionary look-ups, not the rules.
 
 Who calls it: the history log on every append (compaction output of both summarisers, ingest,
 raw fallbacks), dream's publish (every durable file it writes, and the ones it did not touch,
@@ -27,15 +34,27 @@ import re
 from collections import Counter
 from functools import lru_cache
 
+from reverie.core.redact.assignments import ASSIGNMENT_RULES
 from reverie.core.redact.formats import FORMAT_RULES, Rule, TextView
+from reverie.core.redact.precheck import Precheck
 from reverie.core.redact.prose import PROSE_RULES
-from reverie.core.redact.urls import display_url, scrub_urls
+from reverie.core.redact.urls import display_url, redact_url, scrub_urls
 
-__all__ = ["RULES", "contains_secret", "display_url", "find_kinds", "redact", "scrub_urls"]
+__all__ = [
+    "RULES",
+    "contains_secret",
+    "display_url",
+    "find_kinds",
+    "redact",
+    "redact_shown",
+    "redact_url",
+    "scrub_urls",
+]
 
-RULES: tuple[Rule, ...] = FORMAT_RULES[:3] + PROSE_RULES + FORMAT_RULES[3:]
-"""Private keys and URL credentials first, then statements, then the remaining shapes."""
+RULES: tuple[Rule, ...] = FORMAT_RULES[:3] + ASSIGNMENT_RULES + PROSE_RULES + FORMAT_RULES[3:]
+"""Private keys and URL credentials first, then assignments and statements, then shapes."""
 _BLOCK_RULE, _LINE_RULES = RULES[0], RULES[1:]
+_PRECHECK = Precheck.of(RULES)
 
 
 _MAX_PASSES = 4
@@ -49,6 +68,8 @@ def marker(kind: str) -> str:
 
 def redact(text: str) -> str:
     """Return ``text`` with every recognised secret replaced by its marker."""
+    if not _PRECHECK.may_match(text):
+        return text
     if "private key-----" in text.lower():
         text = _apply(_BLOCK_RULE, text)
     return "".join(_redact_line(line) for line in text.splitlines(keepends=True))
@@ -65,6 +86,14 @@ def _redact_line(line: str) -> str:
             break
         line = redacted
     return line
+
+
+def redact_shown(text: str) -> str:
+    """``text`` fit to print or send to a client: URLs without credentials, secrets redacted.
+
+    For console lines and error bodies (an upstream's "Incorrect API key provided: sk-…").
+    """
+    return redact(scrub_urls(text))
 
 
 def contains_secret(text: str) -> bool:

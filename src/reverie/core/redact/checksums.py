@@ -27,6 +27,6 @@ def iban_valid(text: str) -> bool:
 
 
 def ssn_valid(text: str) -> bool:
-    """True for a plausible US social security number ``AAA-GG-SSSS`` (no 000/666/9xx area)."""
-    area, group, serial = text.split("-")
+    """True for a plausible US social security number ``AAA-GG-SSSS`` (dashes or spaces)."""
+    area, group, serial = text.replace(" ", "-").split("-")
     return area not in {"000", "666"} and area[0] != "9" and group != "00" and serial != "0000"

@@ -29,6 +29,8 @@ class Rule:
     """Digits any match holds at least (a cheap pre-check for number shapes)."""
     min_word: int = 0
     """Length of the longest whitespace-free run any match needs."""
+    leading: frozenset[str] = frozenset()
+    """Words dropped from the start of a secret (chatter before a value stated first)."""
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -43,11 +45,22 @@ class Rule:
 
     def secret_span(self, match: re.Match[str]) -> tuple[int, int] | None:
         """The span to replace (group ``secret`` when the pattern has it), or None if unchecked."""
-        name = "secret" if "secret" in self.pattern.groupindex else 0
+        groups = self.pattern.groupindex
+        name: str | int = 0
+        if "secret" in groups:
+            name = "secret" if match.group("secret") is not None or "zh" not in groups else "zh"
         secret = match.group(name)
-        if secret is None or (self.check is not None and not self.check(secret)):
+        if secret is None:
             return None
-        return match.span(name)
+        start, end = match.span(name)
+        while self.leading and secret.split(" ", 1)[0].lower().strip(",") in self.leading:
+            dropped = secret.split(" ", 1)
+            if len(dropped) == 1:
+                return None
+            start, secret = start + len(dropped[0]) + 1, dropped[1]
+        if self.check is not None and not self.check(secret):
+            return None
+        return start, end
 
 
 _NO_DIGITS = str.maketrans("", "", "0123456789")
@@ -91,7 +104,7 @@ def _rule(
 
 
 def _card(text: str) -> bool:
-    digits = re.sub(r"[ -]", "", text)
+    digits = re.sub(r"[ .-]", "", text)
     return 13 <= len(digits) <= 19 and luhn_valid(digits)
 
 
@@ -118,14 +131,14 @@ FORMAT_RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "credentials",
-        r"\b[a-z][a-z0-9+.-]{1,15}://(?P<secret>[^/\s@:?#]+:[^/\s@]*)@",
+        r"\b[a-z][a-z0-9+.-]{1,15}://(?P<secret>[^/\s@:?#]*:[^/\s@]*)@",
         triggers=("://",),
     ),
     _rule(
         "token",
         r"[?&;](?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|"
         r"password|passwd|pwd|sig|signature)=(?P<secret>[^&#;\s\"'<>]+)",
-        triggers=("=",),
+        triggers=("key=", "token=", "secret=", "pass", "pwd=", "sig"),
     ),
     _rule("api key", r"\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{16,}", triggers=("sk-",)),
     _rule(
@@ -154,19 +167,23 @@ FORMAT_RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "card number",
-        r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])",
+        r"(?<![\d.-])\d(?:[ .-]?\d){12,18}(?![\d-]|\.\d)",
         _card,
         cased=True,
         min_digits=13,
     ),
-    _rule("iban", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}\b", _iban, cased=True, min_digits=6),
+    _rule(
+        "iban",
+        r"\b[A-Z]{2}\d{2}(?: ?(?:(?-i:[A-Z]{4})|(?=[A-Z]{0,3}\d)[A-Z0-9]{1,4})){3,8}\b",
+        _iban,
+        min_digits=6,
+    ),
     _rule(
         "national id",
-        r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])",
+        r"(?<![\d-])\d{3}(?P<sep>[- ])\d{2}(?P=sep)\d{4}(?![\d-])",
         ssn_valid,
         cased=True,
         min_digits=9,
-        min_word=11,
     ),
     _rule(
         "token",

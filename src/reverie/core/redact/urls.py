@@ -1,7 +1,8 @@
 """URLs shown to people: never with their userinfo or secret query parameters.
 
-``display_url`` makes one URL safe to print; ``scrub_urls`` does it for every URL inside a text
-(error messages, log lines). The scheme, host, port and path stay, so the message still says
+``display_url`` (also ``redact_url``) makes one URL safe to print, an empty user included
+(``redis://:pass@host``); ``scrub_urls`` does it for every URL inside a text (error messages,
+log lines). The scheme, host, port and path stay, so the message still says
 where reverie tried to go. Pure functions, no I/O.
 """
 
@@ -11,7 +12,7 @@ import re
 
 URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s<>\"'`]+", re.IGNORECASE)
 
-_USERINFO = re.compile(r"^([a-z][a-z0-9+.-]*://)[^/?#@\s]*@", re.IGNORECASE)
+_USERINFO = re.compile(r"^([a-z][a-z0-9+.-]*://)[^/?#\s]*@", re.IGNORECASE)
 _SECRET_PARAM = re.compile(
     r"([?&;](?:[a-z0-9_.-]*(?:key|token|secret|password|passwd|pwd|auth|signature|sig|"
     r"credential|session|code)[a-z0-9_.-]*)=)[^&#;\s]*",
@@ -33,3 +34,7 @@ def display_url(url: str) -> str:
 def scrub_urls(text: str) -> str:
     """Return ``text`` with every URL in it passed through ``display_url``."""
     return URL.sub(lambda m: display_url(m.group(0)), text)
+
+
+redact_url = display_url
+"""The name the proxy calls for an upstream URL it prints or returns (same as ``display_url``)."""

@@ -61,12 +61,16 @@ class FileBackend(Workspace):
         atomic_write_text(self.root / path, text)
 
     def scrub_side_records(self, needle: Needle) -> int:
-        """Drop quarantine and ledger lines holding ``needle``, and moved-aside indexes."""
+        """Drop quarantine and ledger lines holding ``needle``, moved-aside indexes, vectors."""
         sides = (self.quarantine.path, self.sessions.quarantine.path, self.ledger.path)
         dropped = sum(scrub_jsonl(path, needle) for path in sides)
         for moved in (self.root / layout.STATE).glob(layout.SEARCH_INDEX_MOVED):
             if needle.in_bytes(moved.read_bytes()):
                 moved.unlink()
+        # The vectors file is a cache holding each item's vector and a hash of its exact text:
+        # it goes whole (refilled from the index), so neither survives for a forgotten item.
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            (self.root / f"{layout.VECTORS}{suffix}").unlink(missing_ok=True)
         return dropped
 
     def places_holding(self, needle: Needle) -> list[str]:
