@@ -166,9 +166,11 @@ def test_processes_making_a_new_database_at_once_all_write(tmp_path: Path) -> No
             writers = [
                 server.start(tmp_path / f"out{round_}-{n}", str(root), str(go)) for n in range(4)
             ]
-            time.sleep(0.05)  # let the four reach the pipe; the open below releases them at once
+            # Every child says "ready" just before it opens the pipe; the open below then
+            # releases the four at once (a fixed sleep lost that race under load and hung).
+            assert [writer.readline() for writer in writers] == ["ready\n"] * 4
             with go.open("wb"):
-                pass
+                time.sleep(0.05)  # the write end stays open while the four notice it
             said = [writer.finish() for writer in writers]
             assert [w.returncode for w in writers] == [0] * 4, (round_, said)
             store = SqliteSessionStore(
