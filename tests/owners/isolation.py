@@ -2,7 +2,7 @@
 and the scan that finds one principal's tokens in what another principal was shown.
 
 A *scenario* is 2-4 principals, each with 1-3 private facts (a name, a street address, a
-diagnosis, a locker code, a school: realistic sentences, each carrying one made-up word no
+diagnosis, a favourite cafe, a school: realistic sentences, each carrying one made-up word no
 other fact, principal or prompt text holds), and the order their messages arrive in
 (interleaved across principals and two sessions each). ``Facts.leaks(text, principal)`` is
 every token of *another* principal found in ``text``: the isolation property is that it is
@@ -47,7 +47,7 @@ TEMPLATES = (
     "My name is Ada {T}, please remember it.",
     "I live at {n} {T} Street, flat {m}, near the old harbour.",
     "My doctor diagnosed me with {T} syndrome last spring.",
-    "The code for my storage locker is {U}-{n}{m}.",
+    "My favourite cafe is {U} on Dock Road, table {n}{m}.",
     "My daughter goes to {T} Academy on weekdays.",
 )
 SESSIONS = ("api:default", "chat:7")

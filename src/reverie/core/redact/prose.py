@@ -31,6 +31,7 @@ from reverie.core.redact.lexicon import (
     TRIGGERS,
     plausible_value,
 )
+from reverie.core.text import CJK
 
 _PREPOSITIONS = (
     r"for|of|on|at|to|in|from|with|für|fürs|zum|zur|vom|von|bei|de|du|des|d'|pour|para|per|"
@@ -49,7 +50,7 @@ _CJK_SEP = r"(?:就是|是|为|為|改成了?|改为|设置为|设为|换成了?
 _SEP = (
     rf"(?:\s*(?:\b(?:{COPULAS})\b|(?<=\w)[\u2019']s\b|[\"']?\s*[:=：]|->|→|=>|\s-)"
     rf"(?:\s+(?:{_ADVERBS})\b)?"
-    rf"\s*|\s*{_CJK_SEP}\s*|(?<=[\u4e00-\u9fff])(?=[!-~])"
+    rf"\s*|\s*{_CJK_SEP}\s*|(?<=[{CJK}])(?=[!-~])"
     r"|\s+(?=\S*(?:[0-9]|[!@#$%^&*_+=~]\w))(?=\S{4}))"
 )
 _QUOTED = r"\"[^\"\n]{1,80}\"|'[^'\n]{1,80}'|“[^”\n]{1,80}”|「[^」\n]{1,80}」|«[^»\n]{1,80}»"
