@@ -169,3 +169,8 @@ def test_serve_creates_unknown_principals_unless_told_to_refuse() -> None:
     assert Config().serve.unknown_principals == "create"
     refusing = Config.from_mapping({"serve": {"unknown_principals": "refuse"}})
     assert refusing.serve.unknown_principals == "refuse"
+
+
+def test_mcp_person_notes_is_off_unless_set() -> None:
+    assert Config().mcp.person_notes is False
+    assert Config.from_mapping({"mcp": {"person_notes": True}}).mcp.person_notes is True

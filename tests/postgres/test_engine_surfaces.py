@@ -37,8 +37,10 @@ async def client(engine: MemoryEngine) -> AsyncIterator[Client]:
 
 @pytest.mark.anyio
 async def test_mcp_tools_run_on_the_database(client: Client, engine: MemoryEngine) -> None:
-    said = {"text": "I live in Lisbon and I play the cello."}
-    assert not (await client.call_tool("remember", said)).is_error
+    # The person's words come through the SDK; an MCP client's note is its own (assistant).
+    engine.record("mcp:default", [{"role": "user", "content": "I live in Lisbon."}])
+    noted = {"text": "The person plays the cello."}
+    assert not (await client.call_tool("remember", noted)).is_error
     found = await client.call_tool("search_memory", {"query": "cello"})
     assert found.structured_content is not None
     assert found.structured_content["hits"]

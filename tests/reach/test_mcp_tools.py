@@ -24,6 +24,9 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def engine(tmp_path: Path) -> MemoryEngine:
+    """A workspace whose MCP client relays the person's words (``[mcp] person_notes``)."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "reverie.toml").write_text("[mcp]\nperson_notes = true\n", "utf-8")
     return MemoryEngine.open(tmp_path / "ws", environ={})
 
 
@@ -77,10 +80,10 @@ async def test_remember_then_search_finds_the_note_with_its_source(client: Clien
     found = await client.call_tool("search_memory", {"query": "moored", "limit": 5})
     assert found.structured_content is not None
     (hit,) = found.structured_content["hits"]
-    assert hit["session"] == "mcp:default"
-    assert hit["role"] == "user"
+    assert hit["session_key"] == "mcp:default"
+    assert hit["role"] == "assistant"  # the client's own note, not the person's
     assert "**moored**" in hit["snippet"]
-    assert hit["time"] is not None
+    assert hit["timestamp"] is not None
 
 
 async def test_record_adds_a_conversation_to_the_named_session(

@@ -35,7 +35,7 @@ async def _exercise(client: Client) -> None:
     assert {tool.name for tool in (await client.list_tools()).tools} == TOOLS
     calls: list[tuple[str, dict[str, Any]]] = [
         ("remember", {"text": "The ferry leaves at 7:40"}),
-        ("record", {"messages": [{"role": "user", "content": "ferry or bridge?"}]}),
+        ("record", {"messages": [{"role": "assistant", "content": "ferry or bridge?"}]}),
         ("search_memory", {"query": "ferry"}),
         ("read_memory", {"file": "MEMORY.md"}),
         ("status", {}),

@@ -245,7 +245,11 @@ def test_binding_rules() -> None:
     token, generated = token_for("127.0.0.1", {})
     assert generated
     assert len(token) >= 24
-    assert token_for("0.0.0.0", {"REVERIE_SERVE_TOKEN": "s3cret"}) == ("s3cret", False)
+    long_token = "s3cret-" + "x" * 25
+    assert token_for("0.0.0.0", {"REVERIE_SERVE_TOKEN": long_token}) == (long_token, False)
+    assert token_for("127.0.0.1", {"REVERIE_SERVE_TOKEN": "s3cret"}) == ("s3cret", False)
+    with pytest.raises(ServeRefusedError, match="at least 32"):
+        token_for("0.0.0.0", {"REVERIE_SERVE_TOKEN": "s3cret"})
     with pytest.raises(ServeRefusedError, match="REVERIE_SERVE_TOKEN"):
         token_for("192.0.2.1", {})
 

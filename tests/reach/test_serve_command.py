@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx2
 import openai
 import pytest
 from typer.testing import CliRunner
@@ -120,3 +124,105 @@ def test_a_public_bind_without_a_token_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "refusing to listen on 0.0.0.0 without REVERIE_SERVE_TOKEN" in result.stderr
     assert not (tmp_path / "ws").exists()
+
+
+def _serve(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    workspace = tmp_path / "ws"
+    return subprocess.Popen(
+        [sys.executable, "-m", "reverie", "serve", "-w", str(workspace), *args],
+        env={**clean_env(tmp_path, workspace), **(env or {})},
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_public_bind_with_a_short_token_is_refused(tmp_path: Path) -> None:
+    proc = _serve(tmp_path, "--host", "0.0.0.0", env={"REVERIE_SERVE_TOKEN": "x" * 31})
+    _out, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert "with a REVERIE_SERVE_TOKEN of 31 characters" in stderr
+    assert "at least 32" in stderr
+
+
+def test_a_busy_port_is_one_line_before_any_banner(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        proc = _serve(tmp_path, "--port", str(port))
+        _out, stderr = proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    assert f"port {port} on 127.0.0.1 is in use" in lines[0]
+    assert "reverie serve on" not in stderr
+
+
+def test_the_console_never_shows_the_endpoints_credentials(
+    tmp_path: Path, loopback: LoopbackServer
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    secret_url = loopback.base_url.replace("http://", "http://ada:S3cretPass@") + "?key=qz81x"
+    (workspace / "reverie.toml").write_text(
+        f'[model]\nbase_url = "{secret_url}"\nmodel = "chat-model"\n', encoding="utf-8"
+    )
+    proc = _serve(tmp_path, "--port", str(free_port()))
+    assert proc.stderr is not None
+    printed: list[str] = []
+    try:
+        while not any(line.startswith("token:") for line in printed):
+            line = proc.stderr.readline()
+            assert line, f"reverie serve exited: {proc.wait()}"
+            printed.append(line)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=20)
+    shown = "".join(printed)
+    assert "forwarding to http://[redacted: credentials]@127.0.0.1" in shown
+    for secret in ("S3cretPass", "qz81x", "ada:"):
+        assert secret not in shown
+
+
+def _ready(proc: subprocess.Popen[str]) -> str:
+    """Read ``reverie serve``'s banner up to its token line; return the token."""
+    assert proc.stderr is not None
+    while True:
+        line = proc.stderr.readline()
+        assert line, f"reverie serve exited: {proc.wait()}"
+        if line.startswith("token:"):
+            return line.removeprefix("token:").strip()
+
+
+@pytest.mark.slow
+def test_a_huge_request_is_refused_at_once_and_sigterm_is_not_blocked(
+    tmp_path: Path, loopback: LoopbackServer
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "reverie.toml").write_text(
+        f'[model]\nbase_url = "{loopback.base_url}"\nmodel = "chat-model"\n', encoding="utf-8"
+    )
+    port = free_port()
+    proc = _serve(tmp_path, "--port", str(port))
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    try:
+        headers = {"Authorization": f"Bearer {_ready(proc)}"}
+        tiny = [{"role": "user", "content": "x"} for _ in range(200_000)]
+        huge = httpx2.post(url, json={"messages": tiny}, headers=headers, timeout=120)
+        assert huge.status_code == 400
+        assert "at most 10,000" in huge.json()["error"]["message"]
+        assert loopback.requests == []
+        most = [{"role": "user", "content": f"m{i}"} for i in range(10_000)]
+        sent = threading.Thread(
+            target=lambda: httpx2.post(url, json={"messages": most}, headers=headers, timeout=120)
+        )
+        sent.start()
+        time.sleep(1.0)  # the server is now recording the 10,000 messages
+        proc.send_signal(signal.SIGTERM)
+        _out, stderr = proc.communicate(timeout=90)
+        sent.join(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert "Traceback" not in stderr

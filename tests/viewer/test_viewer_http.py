@@ -7,6 +7,7 @@ tests (``test_viewer_browser``) then check the same pages as a person sees them.
 from __future__ import annotations
 
 import http.client
+from datetime import datetime, timedelta, timezone
 from urllib.parse import urlencode
 
 import pytest
@@ -183,6 +184,22 @@ def test_guard_host_names() -> None:
     assert Guard(allowed_hosts=("*",)).host_refusal("any.example") is None
 
 
+def test_a_host_header_hiding_another_host_is_refused(viewer: RunningViewer) -> None:
+    tricks = (
+        "127.0.0.1:1@evil.example",
+        "localhost:80@evil.example:80",
+        "127.0.0.1:80:evil.example",
+        "127.0.0.1 evil.example",
+        "[::1]:1@evil.example",
+        "127.0.0.1:abc",
+    )
+    for host in tricks:
+        status, _headers, _page = request(viewer, f"/?token={TOKEN}", headers={"Host": host})
+        assert status == 421, host
+    status, _headers, _page = request(viewer, f"/?token={TOKEN}", headers={"Host": "127.0.0.1:9"})
+    assert status == 303
+
+
 def test_a_line_links_to_its_provenance_and_a_hook_can_replace_it(
     viewer: RunningViewer, sample: MemoryEngine
 ) -> None:
@@ -204,3 +221,17 @@ def test_a_line_links_to_its_provenance_and_a_hook_can_replace_it(
     assert seen == [("USER.md", HOSTILE_LINE)]
     assert "from history #1 &lt;b&gt;(telegram:zoe)&lt;/b&gt;" in page
     assert "<script>document" not in page
+
+
+def test_every_page_shows_one_instant_in_utc(viewer: RunningViewer, sample: MemoryEngine) -> None:
+    at = datetime(2026, 3, 1, 23, 30, tzinfo=timezone(timedelta(hours=2)))
+    sample.record(
+        "tz:one", [{"role": "user", "content": "zanzibar ferry", "timestamp": at.isoformat()}]
+    )
+    cookie = login(viewer)
+    pages = ("/session?key=tz:one", "/search?q=zanzibar")
+    for path in pages:
+        status, _headers, page = request(viewer, path, headers={"Cookie": cookie})
+        assert status == 200, path
+        assert "2026-03-01 21:30 UTC" in page, path
+        assert "23:30" not in page, path

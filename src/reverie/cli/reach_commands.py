@@ -13,6 +13,7 @@ in flight), reporting on stderr. Both import their SDKs (the ``serve`` extra)
 only when run, so ``reverie --help`` stays fast, and say how to install them when missing.
 """
 
+import errno
 import importlib.util
 import os
 from pathlib import Path
@@ -25,6 +26,8 @@ from reverie.cli.failure import fail
 from reverie.cli.render import err
 
 if TYPE_CHECKING:
+    import socket
+
     from rich.text import Text
     from starlette.routing import BaseRoute
 
@@ -69,6 +72,12 @@ def serve(
     home: HomeOption = None,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
+    threads: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Worker threads for the proxy's memory work (sessions served at once)."
+        ),
+    ] = 256,
 ) -> None:
     """Serve memory over HTTP: an OpenAI-compatible proxy at /v1, MCP at /mcp, the viewer at /."""
     for module in ("mcp", "starlette", "uvicorn", "httpx2"):
@@ -82,16 +91,38 @@ def serve(
     served = served_home(workspace_path(ctx, workspace), store=options(ctx).store, home=home)
     rule = served.config.serve.unknown_principals
     gate = Gate(served.home, token, book=token_book(served.home), unknown_principals=rule)
-    _run(served, gate, host=host, port=port, shown=token if generated else None)
+    listening = _listen(host, port)
+    shown = token if generated else None
+    _run(served, gate, listening, where=(host, port), threads=threads, shown=shown)
 
 
-def _run(served: "Served", gate: "Gate", *, host: str, port: int, shown: str | None) -> None:
+def _listen(host: str, port: int) -> "socket.socket":
+    """The server's socket, bound before anything is printed (a busy port is one line)."""
+    import socket
+
+    try:
+        return socket.create_server((host.strip("[]"), port), reuse_port=False)
+    except OSError as exc:
+        reason = "is in use" if exc.errno == errno.EADDRINUSE else f"cannot be bound ({exc})"
+        fail(f"port {port} on {host} {reason}: stop what listens there or pass --port")
+
+
+def _run(
+    served: "Served",
+    gate: "Gate",
+    listening: "socket.socket",
+    *,
+    where: tuple[str, int],
+    threads: int,
+    shown: str | None,
+) -> None:
     """Serve ``served`` with one pool and the background maintenance until stopped."""
     import uvicorn
 
     from reverie.engine.owners import EnginePool, Maintenance
     from reverie.serve import create_app
 
+    host, port = where
     pool = EnginePool(served.home)
 
     def busy(principal: str) -> list[str]:
@@ -112,11 +143,15 @@ def _run(served: "Served", gate: "Gate", *, host: str, port: int, shown: str | N
             host=host,
             mounts=mounts,
             exchanged=maintenance.touch,
+            threads=threads,
         )
         _announce(host, port, shown, upstream, served.home)
         maintenance.touch(served.home.default)
-        with maintenance:
-            uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+        config = uvicorn.Config(
+            app, log_level="warning", access_log=False, timeout_graceful_shutdown=10
+        )
+        with maintenance, listening:
+            uvicorn.Server(config).run(sockets=[listening])
     finally:
         pool.close()
         served.home.close()
@@ -177,7 +212,11 @@ def _announce(
             "no chat model configured: the proxy answers 503 until one is", style="yellow"
         )
     else:
-        console.print(f"forwarding to {upstream.base_url} (model {upstream.model})", soft_wrap=True)
+        console.print(
+            f"forwarding to {upstream.shown_url} (model {upstream.model})",
+            soft_wrap=True,
+            highlight=False,
+        )
     if token is not None:
         console.print(f"viewer: {url}/?token={token}", soft_wrap=True, highlight=False)
         console.print(f"token: {token}", soft_wrap=True, highlight=False)

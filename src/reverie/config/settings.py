@@ -205,6 +205,16 @@ class ServeConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class McpConfig:
+    """What an MCP client may write (``reverie.mcp``)."""
+
+    person_notes: bool = False
+    """False (default): an MCP client's words are its own (an assistant's), never the
+    person's; True: ``remember(..., by_person=true)`` and ``record``'s user messages are
+    kept as the person's words (a client that relays them faithfully)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     """Every setting of a workspace, with DESIGN.md's defaults."""
 
@@ -216,6 +226,7 @@ class Config:
     recall: RecallConfig = field(default_factory=RecallConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     serve: ServeConfig = field(default_factory=ServeConfig)
+    mcp: McpConfig = field(default_factory=McpConfig)
 
     @property
     def memory(self) -> ModelConfig:
@@ -238,6 +249,7 @@ class Config:
             "recall": RecallConfig,
             "store": StoreConfig,
             "serve": ServeConfig,
+            "mcp": McpConfig,
         }
         unknown = sorted(set(data) - set(sections))
         if unknown:

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 from typing_extensions import TypedDict
 
 from reverie.engine.facade import MemoryEngine
@@ -95,7 +98,7 @@ def build_server(
             yield
             group.cancel_scope.cancel()
 
-    server = MCPServer(
+    server = _Server(
         "reverie",
         instructions=INSTRUCTIONS,
         subscriptions=bus,
@@ -115,6 +118,31 @@ def build_server(
     for name in MEMORY_FILE_NAMES:
         _add_resource(server, lend, name)
     return server
+
+
+class _Server(MCPServer):
+    """The SDK's server, reporting arguments that fail the schema in one line.
+
+    The SDK would send pydantic's dump (several lines and an errors.pydantic.dev URL per
+    field); the client gets ``Error executing tool search_memory: limit: Input should be
+    less than or equal to 100`` instead.
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        """Call a tool; a schema failure is one line naming each wrong argument."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, ValidationError):
+                raise
+            said = "; ".join(
+                f"{'.'.join(str(part) for part in error['loc']) or 'arguments'}: {error['msg']}"
+                for error in cause.errors(include_url=False)
+            )
+            raise ToolError(f"Error executing tool {name}: {said}") from None
 
 
 def _dream(lend: Lend) -> DreamResult:

@@ -13,6 +13,10 @@ The methods are synchronous: the SDK runs a synchronous tool in a worker thread,
 loop never blocks on a file lock, git or a model call. The engine is safe to share between
 threads (its stores hold locks across threads and processes).
 
+Whose words: an MCP client is an assistant, not the person. ``remember`` keeps its note as an
+assistant message; the person's own words (``by_person``, ``record``'s user messages) are
+accepted only where ``[mcp] person_notes = true`` (``config.McpConfig``), and refused otherwise.
+
 Errors: bad arguments (an unknown file, a malformed message) raise the SDK's ``ToolError``
 with what was wrong and where. Every registered tool runs inside ``tool_errors``, which turns
 any ``ReverieError`` (no model configured, a busy lock, a refusal on a database workspace...)
@@ -27,7 +31,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+from typing import Annotated, Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -40,6 +44,7 @@ from reverie.core.session import is_internal
 from reverie.engine.facade import MemoryEngine
 from reverie.errors import ReverieError
 from reverie.storage.folder.index import SearchHit
+from reverie.storage.folder.layout import MEMORY_DIR
 from reverie.storage.folder.memory_files import MemoryFileName
 
 DEFAULT_SESSION = "mcp:default"
@@ -50,9 +55,21 @@ FILE_NAMES: dict[str, MemoryFileName] = {
     "USER.md": "USER",
     "MEMORY.md": "MEMORY",
 }
-"""The durable files a client may read, by the name it uses."""
+"""The durable files a client may read, by the name the schema offers."""
 
-DurableFile = Literal["SOUL.md", "USER.md", "MEMORY.md"]
+PERSON_NOTES_OFF = (
+    "an MCP client's words are kept as its own, not the person's: the person's words come "
+    "through the chat itself, or set [mcp] person_notes = true in reverie.toml for a client "
+    "that relays them"
+)
+
+DurableFile = Annotated[
+    str,
+    Field(
+        description="SOUL.md, USER.md or MEMORY.md (also accepted: SOUL, USER, MEMORY, "
+        "memory/MEMORY.md)."
+    ),
+]
 Query = Annotated[str, Field(description='What to look for: words, or a "quoted phrase".')]
 Session = Annotated[
     str | None,
@@ -68,12 +85,12 @@ WriteSession = Annotated[
 
 
 class Hit(TypedDict):
-    """One search result."""
+    """One search result, its fields named as ``SearchHit``'s (and the CLI's ``--json``)."""
 
     kind: str
     snippet: str
-    time: str | None
-    session: str | None
+    timestamp: str | None
+    session_key: str | None
     cursor: int | None
     message_index: int | None
     role: str | None
@@ -123,9 +140,24 @@ class MemoryTools:
         self,
         text: Annotated[str, Field(min_length=1, description="The fact or note to keep.")],
         session: WriteSession = DEFAULT_SESSION,
+        by_person: Annotated[  # noqa: FBT002 (an MCP tool argument: the SDK passes it by name)
+            bool,
+            Field(
+                description="True when the note is the person's own words, not yours (kept as "
+                "theirs only where [mcp] person_notes = true)."
+            ),
+        ] = False,
     ) -> Recorded:
-        """Add one note to a session as a user message (see TOOL_TABLE)."""
-        return self._record(session, [Message(role="user", content=text)])
+        """Add one note to a session, as the client's own words (see TOOL_TABLE)."""
+        if not text.strip():
+            raise ToolError("remember needs a note to keep, got only white space")
+        with self._lend() as engine:
+            allowed = engine.config.mcp.person_notes
+        if by_person and not allowed:
+            raise ToolError(PERSON_NOTES_OFF)
+        note = text.strip()
+        message = Message(role="user" if by_person else "assistant", content=note)
+        return self._record(session, [message])
 
     def record(
         self,
@@ -134,23 +166,26 @@ class MemoryTools:
             Field(
                 min_length=1,
                 description="Chat messages in the OpenAI shape: {role, content, tool_calls?, "
-                "tool_call_id?}; role is user, assistant, tool or system.",
+                "tool_call_id?}; role is assistant, tool or system (user only where "
+                "[mcp] person_notes = true).",
             ),
         ],
         session: WriteSession = DEFAULT_SESSION,
     ) -> Recorded:
         """Add a conversation's messages to a session (see TOOL_TABLE)."""
-        return self._record(session, parse_messages(messages))
-
-    def read_memory(
-        self, file: Annotated[DurableFile, Field(description="Which durable file to read.")]
-    ) -> FileText:
-        """Return one durable file's text (see TOOL_TABLE)."""
-        name = FILE_NAMES.get(file)
-        if name is None:
-            raise ToolError(f"unknown file {file!r}: use one of {sorted(FILE_NAMES)}")
+        parsed = parse_messages(messages)
         with self._lend() as engine:
-            return {"file": file, "text": engine.read_memory(name)}
+            allowed = engine.config.mcp.person_notes
+        for position, message in enumerate(parsed):
+            if message.role == "user" and not allowed:
+                raise ToolError(f"messages[{position}]: {PERSON_NOTES_OFF}")
+        return self._record(session, parsed)
+
+    def read_memory(self, file: DurableFile) -> FileText:
+        """Return one durable file's text (see TOOL_TABLE)."""
+        shown, name = durable_file(file)
+        with self._lend() as engine:
+            return {"file": shown, "text": engine.read_memory(name)}
 
     def status(self) -> dict[str, Any]:
         """Where the workspace stands (see TOOL_TABLE)."""
@@ -168,7 +203,7 @@ class MemoryTools:
             "items": [
                 {
                     "source": str(item.ref),
-                    "time": item.timestamp.isoformat() if item.timestamp else None,
+                    "timestamp": item.timestamp.isoformat() if item.timestamp else None,
                     "speaker": item.speaker,
                     "text": item.text,
                     "score": round(item.score, 4),
@@ -259,12 +294,27 @@ def parse_messages(raw: list[dict[str, Any]]) -> list[Message]:
     return parsed
 
 
+def durable_file(file: str) -> tuple[str, MemoryFileName]:
+    """The file a client names (``USER.md``, ``USER``, ``memory/USER.md``): shown name, name.
+
+    Raises:
+        ToolError: it names none of the three.
+    """
+    base = file.strip().removeprefix("./").removeprefix(MEMORY_DIR + "/")
+    base = base if base.endswith(".md") else base + ".md"
+    key = base[:-3].upper() + ".md"
+    name = FILE_NAMES.get(key)
+    if name is None or "/" in base:
+        raise ToolError(f"unknown file {file!r}: use one of {', '.join(sorted(FILE_NAMES))}")
+    return key, name
+
+
 def _hit(hit: SearchHit) -> Hit:
     return {
         "kind": hit.kind,
         "snippet": hit.snippet,
-        "time": hit.timestamp.isoformat() if hit.timestamp is not None else None,
-        "session": hit.session_key,
+        "timestamp": hit.timestamp.isoformat() if hit.timestamp is not None else None,
+        "session_key": hit.session_key,
         "cursor": hit.cursor,
         "message_index": hit.message_index,
         "role": hit.role,
@@ -311,8 +361,9 @@ TOOL_TABLE: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="remember",
         title="Remember a note",
-        description="Keep a note or fact: it is added to a session as a user message, "
-        "compacted into history in time, and dream may carry it into USER.md or MEMORY.md.",
+        description="Keep a note or fact: it is added to a session as your (the assistant's) "
+        "message, compacted into history in time, and dream may carry it into USER.md or "
+        "MEMORY.md. Set by_person only for the person's own words, quoted.",
         annotations=ADDS,
     ),
     ToolSpec(

@@ -26,7 +26,7 @@ from reverie.engine.owners import EnginePool
 from reverie.serve.auth import BearerGuard
 from reverie.serve.gate import Gate
 from reverie.serve.mcp_routes import McpRoutes
-from reverie.serve.proxy import Proxy
+from reverie.serve.proxy import DEFAULT_THREADS, Proxy
 from reverie.serve.upstream import Upstream
 
 
@@ -39,6 +39,7 @@ def create_app(
     mounts: Sequence[BaseRoute] = (),
     watch_seconds: float = 2.0,
     exchanged: Callable[[str], None] = lambda _principal: None,
+    threads: int = DEFAULT_THREADS,
 ) -> Starlette:
     """The ASGI app of ``reverie serve``.
 
@@ -52,8 +53,9 @@ def create_app(
         watch_seconds: how often MCP looks for durable files changed by other processes.
         exchanged: called with the principal after each recorded proxy exchange and each
             MCP request (the background maintenance's ``touch``).
+        threads: worker threads of the proxy's engine calls (its own limiter, see ``Proxy``).
     """
-    proxy = Proxy(pool, upstream, gate, exchanged=exchanged)
+    proxy = Proxy(pool, upstream, gate, exchanged=exchanged, threads=threads)
     mcp = McpRoutes(pool, gate, host=host, watch_seconds=watch_seconds, exchanged=exchanged)
     openai_routes = Router(
         routes=[

@@ -10,7 +10,8 @@ wrapped.
 
 Binding to an address other than loopback without ``REVERIE_SERVE_TOKEN`` is refused
 (``token_for``): a token that exists only on one terminal's screen is no protection for a
-server others can reach, and one that is not set cannot be given to the clients either.
+server others can reach, and one that is not set cannot be given to the clients either. A
+token shorter than ``MIN_TOKEN_CHARS`` (32) is refused for such a bind too: it can be guessed.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from reverie.serve.gate import Gate, bearer
 from reverie.serve.upstream import error_body
 
 TOKEN_VARIABLE = "REVERIE_SERVE_TOKEN"  # noqa: S105 (the name of a variable, not a secret)
+MIN_TOKEN_CHARS = 32
+"""Shortest ``REVERIE_SERVE_TOKEN`` accepted for a bind other than loopback."""
 
 
 class ServeRefusedError(Exception):
@@ -48,9 +51,16 @@ def token_for(host: str, environ: Mapping[str, str]) -> tuple[str, bool]:
     """The token to require and whether it was generated here (so it must be printed).
 
     Raises:
-        ServeRefusedError: ``host`` is not loopback and no token is set.
+        ServeRefusedError: ``host`` is not loopback and no token is set, or one shorter
+            than ``MIN_TOKEN_CHARS``.
     """
     token = environ.get(TOKEN_VARIABLE, "").strip()
+    if token and not is_loopback(host) and len(token) < MIN_TOKEN_CHARS:
+        raise ServeRefusedError(
+            f"refusing to listen on {host} with a {TOKEN_VARIABLE} of {len(token)} characters: "
+            f"a server others can reach needs at least {MIN_TOKEN_CHARS} (for example "
+            "python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        )
     if token:
         return token, False
     if not is_loopback(host):

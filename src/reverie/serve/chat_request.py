@@ -21,20 +21,31 @@ prompt ending with that user message. A retry of an exchange whose answer is rec
 prepares nothing: ``Prepared.answered`` is that answer, given again without asking the
 endpoint. The client's instructions are appended to reverie's system message, so the
 endpoint sees one system message: memory first, the client's after.
-The final user message is recorded only with the answer (``record_answer``), so an exchange
-that never completes leaves it unrecorded and the client's retry finds it new.
+The final user message (text or content parts) is recorded only with the answer
+(``record_answer``), so an exchange that never completes leaves it unrecorded and the client's
+retry finds it new.
+
+Refused before the endpoint is asked (400 naming the field): a body that is not JSON, holds
+``NaN``/``Infinity`` or nests deeper than the parser follows (``parse_body``); a message memory
+could not record (``reverie.core.inbound.admit``: over ``MAX_MESSAGE_CHARS`` characters, nested
+over ``MAX_JSON_DEPTH`` levels, a timestamp without a timezone); a session key over
+``MAX_KEY_CHARS`` characters; more than ``MAX_REQUEST_MESSAGES`` messages.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from reverie.core.inbound import MAX_JSON_DEPTH, MAX_KEY_CHARS, admit
 from reverie.core.messages import JSONObject, JSONValue, Message, MessageFormatError
 from reverie.core.session import is_internal
 from reverie.engine.facade import MemoryEngine
 from reverie.engine.owners import PRINCIPAL_HEADER
+from reverie.errors import InputError
 from reverie.llm.provider import ToolSchema
+from reverie.prompts import AGENT_IDENTITY, PROXY_IDENTITY
 from reverie.serve.reconcile import INSTRUCTION_ROLES, reconcile
 
 DEFAULT_SESSION = "api:default"
@@ -43,6 +54,12 @@ SESSION_METADATA = ("session", "conversation_id")
 """The ``metadata`` keys a client may give its conversation id in, first found wins."""
 RETRY_HEADER = "x-stainless-retry-count"
 """How many times the client already sent this request (0 on the first try)."""
+
+
+MAX_REQUEST_MESSAGES = 10_000
+"""Most messages one request may carry. Reconciling is linear, but recording and compacting
+a first request's whole history takes the engine about 0.6 ms a message, in one worker thread
+that a stop (SIGTERM) waits for: 10,000 keep that to seconds."""
 
 
 class BadRequestError(ValueError):
@@ -75,18 +92,19 @@ class ChatCall:
         raw = body.get("messages")
         if not isinstance(raw, list) or not raw:
             raise BadRequestError("'messages' must be a non-empty list", param="messages")
+        if len(raw) > MAX_REQUEST_MESSAGES:
+            raise BadRequestError(
+                f"'messages' holds {len(raw):,} messages; one request may carry at most "
+                f"{MAX_REQUEST_MESSAGES:,} (bring a longer history in with reverie ingest)",
+                param="messages",
+            )
         instructions: list[str] = []
         conversation: list[Message] = []
         for position, item in enumerate(raw):
             if isinstance(item, dict) and item.get("role") in INSTRUCTION_ROLES:
                 instructions.append(_instruction_text(item, position))
                 continue
-            try:
-                conversation.append(Message.from_json(item))
-            except MessageFormatError as exc:
-                raise BadRequestError(
-                    f"messages[{position}]: {exc}", param=f"messages[{position}]"
-                ) from exc
+            conversation.append(_admitted(item, position))
         return cls(
             body=body,
             principal=named_principal(body, headers),
@@ -122,14 +140,16 @@ def prepare(engine: MemoryEngine, call: ChatCall) -> Prepared:
     if found.answered is not None:
         return Prepared(messages=(), final=None, known=found.known, answered=found.answered)
     new = list(found.new)
-    final = (
-        new.pop() if new and new[-1].role == "user" and isinstance(new[-1].content, str) else None
-    )
+    final = new.pop() if new and new[-1].role == "user" else None
     if new:
         engine.record(call.session, new)
     prompt = engine.prompt(call.session, final.text if final else None, call.tools)
+    messages = _surface_identity(prompt.messages, call.tools)
+    if final is not None and isinstance(final.content, tuple) and messages:
+        # The prompt ends with the final message's text; the endpoint gets its parts.
+        messages = (*messages[:-1], replace(final, timestamp=None))
     return Prepared(
-        messages=_with_instructions(prompt.messages, call.instructions),
+        messages=_with_instructions(messages, call.instructions),
         final=final,
         known=found.known,
     )
@@ -152,6 +172,24 @@ def wire(messages: tuple[Message, ...]) -> list[JSONValue]:
     return found
 
 
+def _surface_identity(
+    messages: tuple[Message, ...], tools: tuple[ToolSchema, ...]
+) -> tuple[Message, ...]:
+    """The prompt with an identity that is true here: no tool the request does not carry.
+
+    The built-in identity tells the model to use ``search_memory``; the proxy forwards only
+    the client's tools, so unless the client offers one of that name, the proxy's identity
+    (``prompts/proxy.md``) replaces it. A workspace's own identity is left as it is.
+    """
+    if any(tool.name == "search_memory" for tool in tools) or not messages:
+        return messages
+    system = messages[0]
+    if system.role != "system" or not system.text.startswith(AGENT_IDENTITY):
+        return messages
+    text = PROXY_IDENTITY + system.text[len(AGENT_IDENTITY) :]
+    return (replace(system, content=text), *messages[1:])
+
+
 def _with_instructions(
     messages: tuple[Message, ...], instructions: tuple[str, ...]
 ) -> tuple[Message, ...]:
@@ -161,6 +199,48 @@ def _with_instructions(
         joined = "\n\n".join([messages[0].text, *instructions])
         return (replace(messages[0], content=joined), *messages[1:])
     return (Message(role="system", content="\n\n".join(instructions)), *messages)
+
+
+def parse_body(raw: bytes) -> JSONValue:
+    """The request body as JSON, refused (``BadRequestError``) before anything is asked.
+
+    ``NaN``, ``Infinity`` and ``-Infinity`` are not JSON (Python's parser accepts them; an
+    endpoint would get them forwarded): refused, naming the constant. A body nested deeper
+    than the parser can follow (a 100,000-deep array) is refused as too deep, never a 500.
+    """
+    try:
+        parsed: JSONValue = json.loads(raw, parse_constant=_no_constant)
+    except RecursionError:
+        raise BadRequestError(
+            f"the request body is nested too deeply (messages may nest {MAX_JSON_DEPTH} levels)"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise BadRequestError(f"the request body is not UTF-8 text: {exc.reason}") from None
+    except ValueError as exc:
+        if isinstance(exc, BadRequestError):
+            raise
+        raise BadRequestError(f"the request body is not valid JSON: {exc}") from None
+    return parsed
+
+
+def _no_constant(name: str) -> JSONValue:
+    raise BadRequestError(f"the request body holds {name}, which is not a JSON number")
+
+
+def _admitted(item: JSONValue, position: int) -> Message:
+    """Message ``position`` of the request, refused now if it could not be recorded later.
+
+    The checks of ``reverie.core.inbound.admit`` (size, nesting, a timestamp with a timezone) run
+    here, before the endpoint is asked, so an exchange memory would refuse is never billed.
+    """
+    where = f"messages[{position}]"
+    try:
+        return admit(Message.from_json(item), where=where)[0]
+    except InputError as exc:
+        text = str(exc)
+        raise BadRequestError(
+            text if text.startswith(where) else f"{where}: {text}", param=where
+        ) from exc
 
 
 def _instruction_text(item: dict[str, JSONValue], position: int) -> str:
@@ -205,7 +285,11 @@ def _session_key(body: JSONObject, headers: Mapping[str, str]) -> str:
 
 
 def _checked(key: str, where: str) -> str:
-    """Refuse keys of reverie's own sessions and text that cannot name a file."""
+    """Refuse keys of reverie's own sessions, over-long keys, and text that cannot name a file."""
+    if len(key) > MAX_KEY_CHARS:
+        raise BadRequestError(
+            f"a session key is at most {MAX_KEY_CHARS} characters, got {len(key):,}", param=where
+        )
     if is_internal(key):
         raise BadRequestError(
             f"session key {key!r} is reserved for reverie's own sessions", param=where

@@ -24,13 +24,23 @@ that disconnects mid-stream cancels the relay: the upstream response is closed a
 the exchange is recorded, so the session is as it was before the request (messages recorded
 while preparing, such as tool results, were complete and stay).
 
-Errors are OpenAI-shaped (``upstream.error_body``): 400 for a malformed request, 403/404 as
-above, the
-endpoint's own status and body for its HTTP errors, 502/504 when it cannot be reached or times
-out, 503 when no chat model is configured, 500 when memory itself fails.
+An endpoint that answers ``stream: true`` with a whole JSON completion gets its answer
+converted to events (``relay.as_events``); an answer that is neither is a 502. An endpoint that
+breaks off or stalls mid-stream: the client gets an OpenAI-shaped error event
+(``relay.error_event``) before the stream ends, the log one line, memory nothing of the
+exchange. An exchange memory refuses to record (an answer over the size limit) is said so:
+``X-Reverie-Recorded: no`` on a whole answer, an SSE comment in a stream (see ``_record``).
 
-Engine calls are synchronous: each runs in a worker thread, so a slow endpoint or a
-compaction in one session never blocks another session's exchange.
+Errors are OpenAI-shaped (``upstream.error_body``): 400 for a malformed request or one memory
+could not record (``chat_request``: refused before the endpoint is asked), 403/404 as above,
+the endpoint's own status and body for its HTTP errors (redacted, ``upstream.shown``), 502/504
+when it cannot be reached, breaks off or times out, 503 when no chat model is configured, 500
+when memory itself fails.
+
+Engine calls are synchronous: each runs in one of the proxy's own worker threads (a
+``CapacityLimiter`` of ``threads``, not anyio's default one shared with the bearer check and
+MCP), so a slow endpoint or a compaction in one session never blocks another session's
+exchange.
 """
 
 from __future__ import annotations
@@ -45,8 +55,8 @@ import anyio
 import anyio.to_thread
 import httpx2
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.types import Receive, Scope, Send
+from starlette.responses import JSONResponse, Response
+from starlette.types import Scope
 
 from reverie.core.messages import JSONObject, JSONValue, Message, MessageFormatError
 from reverie.engine.facade import MemoryEngine
@@ -57,12 +67,14 @@ from reverie.serve.chat_request import (
     BadRequestError,
     ChatCall,
     Prepared,
+    parse_body,
     prepare,
     record_answer,
     wire,
 )
 from reverie.serve.gate import Admitted, Gate
 from reverie.serve.leases import Lease, SessionLeases
+from reverie.serve.relay import DONE, NOT_RECORDED, Relay, as_events, error_event, is_event_stream
 from reverie.serve.replay import replayed
 from reverie.serve.stream import StreamedReply
 from reverie.serve.upstream import Upstream, UpstreamError, error_body, error_passthrough
@@ -77,6 +89,11 @@ def error_response(status: int, body: JSONObject) -> JSONResponse:
 
 T = TypeVar("T")
 
+DEFAULT_THREADS = 256
+"""Worker threads of the proxy's engine calls (``reverie serve --threads``)."""
+RECORDED_HEADER = "x-reverie-recorded"
+"""Set to ``no`` on a whole answer whose exchange memory did not record."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Turn:
@@ -88,7 +105,12 @@ class Turn:
 
 
 class Proxy:
-    """The two OpenAI routes over one engine pool and one endpoint."""
+    """The two OpenAI routes over one engine pool and one endpoint.
+
+    ``threads`` bounds the worker threads the proxy's engine calls use: their own limiter,
+    not anyio's default one (40 threads, shared with the bearer check and MCP), so sessions
+    waiting on a slow memory model never hold the threads another session needs to start.
+    """
 
     def __init__(
         self,
@@ -97,11 +119,14 @@ class Proxy:
         gate: Gate,
         *,
         exchanged: Callable[[str], None] = lambda _principal: None,
+        threads: int = DEFAULT_THREADS,
     ) -> None:
         self._pool = pool
         self._upstream = upstream
         self._gate = gate
         self._exchanged = exchanged
+        self._threads = threads
+        self._limiter: anyio.CapacityLimiter | None = None
         self.leases = SessionLeases()
 
     async def models(self, _request: Request) -> Response:
@@ -117,7 +142,7 @@ class Proxy:
         if self._upstream is None:
             return error_response(503, error_body(NO_ENDPOINT, "server_error", code="no_model"))
         try:
-            call = ChatCall.parse(json.loads(await request.body()), request.headers)
+            call = ChatCall.parse(parse_body(await request.body()), request.headers)
         except ValueError as exc:
             param = exc.param if isinstance(exc, BadRequestError) else None
             return error_response(400, error_body(str(exc), "invalid_request_error", param=param))
@@ -139,13 +164,17 @@ class Proxy:
         with self._pool.lease(admitted.principal, create=admitted.create) as engine:
             return job(engine)
 
+    async def _in_thread(self, admitted: Admitted, job: Callable[[MemoryEngine], T]) -> T:
+        """Run ``job`` on the principal's engine in one of the proxy's own worker threads."""
+        if self._limiter is None:  # made in the event loop that uses it
+            self._limiter = anyio.CapacityLimiter(self._threads)
+        return await anyio.to_thread.run_sync(self._use, admitted, job, limiter=self._limiter)
+
     async def _exchange(
         self, call: ChatCall, admitted: Admitted, upstream: Upstream, lease: Lease
     ) -> Response:
         try:
-            prepared = await anyio.to_thread.run_sync(
-                self._use, admitted, lambda engine: prepare(engine, call)
-            )
+            prepared = await self._in_thread(admitted, lambda engine: prepare(engine, call))
         except ReverieError as exc:
             logger.warning("memory failed for session %s: %s", call.session, exc)
             return error_response(500, error_body(f"memory: {exc}", "server_error", code="memory"))
@@ -159,33 +188,43 @@ class Proxy:
         try:
             answer = await upstream.send(body)
         except UpstreamError as exc:
+            logger.warning("session %s: %s", call.session, exc)
             return error_response(exc.status, exc.body())
         if answer.status_code >= 400:
-            content = await _read_and_close(answer)
-            failed = error_response(
-                answer.status_code, error_passthrough(answer.status_code, content)
-            )
-            if "retry-after" in answer.headers:  # a rate limit says when to come back
-                failed.headers["retry-after"] = answer.headers["retry-after"]
-            return failed
-        if call.stream:
-            return Relay(self._relay(turn, answer), answer=answer, lease=lease)
+            return await _failed(answer)
+        if call.stream and is_event_stream(answer):
+            return Relay(self._relay(turn, answer, upstream), answer=answer, lease=lease)
         return await self._whole(turn, answer, upstream)
 
     async def _whole(self, turn: Turn, answer: httpx2.Response, upstream: Upstream) -> Response:
+        """A whole answer: returned as it is, or as events to a ``stream: true`` client."""
         try:
             content = await answer.aread()
-        except httpx2.TimeoutException:
-            return error_response(504, upstream.timed_out().body())
+        except httpx2.HTTPError as exc:
+            failed = upstream.broke_off(exc)
+            logger.warning("session %s: %s", turn.call.session, failed)
+            return error_response(failed.status, failed.body())
         finally:
             await answer.aclose()
+        events = _events(content) if turn.call.stream else None
+        if turn.call.stream and events is None:
+            failed = upstream.not_a_stream()
+            logger.warning("session %s: %s", turn.call.session, failed)
+            return error_response(failed.status, failed.body())
         message = _answer_message(content)
-        if message is not None:
-            await self._record(turn, message)
+        recorded = message is not None and await self._record(turn, message)
+        if events is not None:
+            tail = DONE if recorded else NOT_RECORDED + DONE
+            return Response(events + tail, media_type="text/event-stream")
         media = answer.headers.get("content-type", "application/json")
-        return Response(content, status_code=answer.status_code, media_type=media)
+        response = Response(content, status_code=answer.status_code, media_type=media)
+        if not recorded:
+            response.headers[RECORDED_HEADER] = "no"
+        return response
 
-    async def _relay(self, turn: Turn, answer: httpx2.Response) -> AsyncGenerator[bytes, None]:
+    async def _relay(
+        self, turn: Turn, answer: httpx2.Response, upstream: Upstream
+    ) -> AsyncGenerator[bytes, None]:
         reply = StreamedReply()
         recorded = False
         try:
@@ -195,27 +234,40 @@ class Proxy:
                     # Recorded before the client sees [DONE]: a client that has the whole
                     # answer never finds the session without it.
                     recorded = True
-                    await self._record(turn, reply.message())
+                    if not await self._record(turn, reply.message()):
+                        yield NOT_RECORDED
                 yield chunk
-        except httpx2.TimeoutException:
-            error = error_body("the model endpoint stopped streaming", "upstream_timeout")
-            yield b"data: " + json.dumps(error).encode() + b"\n\n"
+        except httpx2.HTTPError as exc:
+            failed = upstream.broke_off(exc)
+            logger.warning("session %s: %s", turn.call.session, failed)
+            yield error_event(failed.body())
             return
         if reply.complete and not recorded:  # a stream that ended without [DONE]
             await self._record(turn, reply.message())
+        elif not reply.complete:
+            failed = upstream.broke_off(None)
+            logger.warning("session %s: %s", turn.call.session, failed)
+            yield error_event(failed.body())
 
-    async def _record(self, turn: Turn, message: Message) -> None:
+    async def _record(self, turn: Turn, message: Message) -> bool:
+        """Record the exchange; False (said in the log) when memory refused or failed.
+
+        An answer memory refuses (over ``MAX_MESSAGE_CHARS`` characters) is not recorded,
+        and neither is the user message it answers: the client has the answer whole, and
+        memory keeps an exchange whole or not at all (a cut answer would later be replayed
+        to the model as what it said). The client is told by the ``X-Reverie-Recorded: no``
+        header (a whole answer) or an SSE comment before ``[DONE]`` (a stream).
+        """
         session, final = turn.call.session, turn.prepared.final
         try:
-            await anyio.to_thread.run_sync(
-                self._use,
-                turn.admitted,
-                lambda engine: record_answer(engine, session, final, message),
+            await self._in_thread(
+                turn.admitted, lambda engine: record_answer(engine, session, final, message)
             )
         except ReverieError as exc:  # the client has its answer; say so in the log
-            logger.warning("could not record the answer in session %s: %s", session, exc)
-            return
+            logger.warning("the exchange in session %s was not recorded: %s", session, exc)
+            return False
         self._exchanged(turn.admitted.principal)
+        return True
 
 
 async def admit(gate: Gate, scope: Scope, named: str | None) -> Admitted | Response:
@@ -255,40 +307,24 @@ def _answer_message(content: bytes) -> Message | None:
         return None
 
 
-class Relay(StreamingResponse):
-    """A streamed answer that releases the session's lease however the stream ends.
-
-    It also closes the endpoint's response, even for a relay cancelled before it started.
-    """
-
-    def __init__(
-        self, relay: AsyncGenerator[bytes, None], *, answer: httpx2.Response, lease: Lease
-    ) -> None:
-        super().__init__(relay, status_code=answer.status_code, headers=_stream_headers(answer))
-        self._relay = relay
-        self._answer = answer
-        self._lease = lease
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Send the stream, then clean up whether it finished, failed or was cut off."""
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            with anyio.CancelScope(shield=True):
-                await self._relay.aclose()
-                await self._answer.aclose()
-            self._lease.release()
-
-
-def _stream_headers(answer: httpx2.Response) -> dict[str, str]:
-    keep = ("content-type", "cache-control", "x-request-id", "openai-processing-ms")
-    return {name: answer.headers[name] for name in keep if name in answer.headers}
-
-
-async def _read_and_close(answer: httpx2.Response) -> bytes:
+async def _failed(answer: httpx2.Response) -> Response:
+    """The endpoint's HTTP error, passed on redacted (with its ``retry-after``)."""
     try:
-        return await answer.aread()
+        content = await answer.aread()
     except httpx2.HTTPError:
-        return b""
+        content = b""
     finally:
         await answer.aclose()
+    failed = error_response(answer.status_code, error_passthrough(answer.status_code, content))
+    if "retry-after" in answer.headers:  # a rate limit says when to come back
+        failed.headers["retry-after"] = answer.headers["retry-after"]
+    return failed
+
+
+def _events(content: bytes) -> bytes | None:
+    """A whole completion as stream events, or None when it is not one."""
+    try:
+        parsed = json.loads(content)
+        return as_events(parsed) if isinstance(parsed, dict) else None
+    except ValueError:
+        return None

@@ -211,19 +211,38 @@ def _user_run(said: Sequence[Meaning], start: int) -> int:
 
 
 def _ending(past: Sequence[_Held], run: Sequence[Meaning], end: int) -> int:
-    """Rule 2: the longest start of ``run`` the session ends with, after position ``end``."""
-    for count in range(min(len(run), len(past) - end), 0, -1):
-        if _fits_at(past, run[:count], len(past) - count):
-            return count
-    return 0
+    """Rule 2: the longest start of ``run`` the session ends with, after position ``end``.
+
+    One pass of Knuth-Morris-Pratt over the session's last ``len(run)`` messages: linear in
+    both, where trying every length would be quadratic (a request of 200,000 new messages).
+    """
+    if not run:
+        return 0
+    fail = _failure(run)
+    state = 0
+    for held in past[max(end, len(past) - len(run)) :]:
+        state = _step(fail, run, state, held)
+    return state
 
 
-def _fits_at(past: Sequence[_Held], run: Sequence[Meaning], start: int) -> bool:
-    """``run`` is in ``past`` from ``start`` on, tombstones not counted (rules 2 and 3)."""
-    return start >= 0 and all(
-        start + i < len(past) and past[start + i].fits(m, forgotten=False)
-        for i, m in enumerate(run)
-    )
+def _failure(pattern: Sequence[Meaning]) -> list[int]:
+    """KMP's table: for each prefix, the longest proper prefix that is also its suffix."""
+    fail = [0] * len(pattern)
+    state = 0
+    for index in range(1, len(pattern)):
+        while state and pattern[index] != pattern[state]:
+            state = fail[state - 1]
+        if pattern[index] == pattern[state]:
+            state += 1
+        fail[index] = state
+    return fail
+
+
+def _step(fail: Sequence[int], pattern: Sequence[Meaning], state: int, held: _Held) -> int:
+    """KMP's next state after ``held`` (a tombstone matches nothing: rules 2 and 3)."""
+    while state and (state == len(pattern) or not held.fits(pattern[state], forgotten=False)):
+        state = fail[state - 1]
+    return state + 1 if held.fits(pattern[state], forgotten=False) else state
 
 
 def _answer(
@@ -232,15 +251,29 @@ def _answer(
     """Rule 3: the recent answer recorded right after ``rest``, searched from the newest.
 
     Without a known prefix to anchor it, only the session's last exchange is considered.
+    The places ``rest`` occurs are found in one KMP pass (linear, see ``_ending``).
     """
     last = len(past) - len(rest) - 1
-    for start in range(last, (end if anchored else last) - 1, -1):
-        after = start + len(rest)
-        if start < 0 or past[after].message.role != "assistant":
-            continue
-        if _fits_at(past, rest, start) and _recent(past[after].message, at):
-            return past[after].message
+    low = end if anchored else last
+    if last < 0:
+        return None
+    starts = list(range(max(low, 0), last + 1)) if not rest else _places(past, rest, low, last)
+    for start in reversed(starts):
+        answer = past[start + len(rest)].message
+        if answer.role == "assistant" and _recent(answer, at):
+            return answer
     return None
+
+
+def _places(past: Sequence[_Held], rest: Sequence[Meaning], low: int, last: int) -> list[int]:
+    """Where ``rest`` starts in ``past``, from ``low`` to ``last``, in one KMP pass."""
+    fail = _failure(rest)
+    state, starts = 0, []
+    for index in range(max(low, 0), last + len(rest)):
+        state = _step(fail, rest, state, past[index])
+        if state == len(rest):
+            starts.append(index - len(rest) + 1)
+    return starts
 
 
 def _recent(message: Message, at: datetime) -> bool:

@@ -20,6 +20,7 @@ is forgotten first. This module holds no memory data and renders nothing.
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -115,8 +116,16 @@ class Guard:
         return None
 
 
+_HOST = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::[0-9]{1,5})?")
+"""A Host header as RFC 9110 writes it: a name or a bracketed IPv6 address, then a port."""
+
+
 def _host_name(host: str) -> str:
+    """The host a Host header names, its port left out; anything else is kept whole.
+
+    Only a header of the strict form loses its port, so ``127.0.0.1:1@evil.example``,
+    ``127.0.0.1:80:x`` or ``127.0.0.1 evil`` name no allowed host and are refused.
+    """
     lowered = host.strip().lower()
-    if lowered.startswith("["):
-        return lowered.split("]", 1)[0] + "]"
-    return lowered.rsplit(":", 1)[0] if lowered.count(":") == 1 else lowered
+    found = _HOST.fullmatch(lowered)
+    return found.group(1) if found is not None else lowered

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 
 class Html(str):
@@ -66,9 +66,18 @@ def ago(then: datetime | None, now: datetime) -> str:
     return f"{then:%Y-%m-%d}"
 
 
+def in_utc(moment: datetime) -> datetime:
+    """``moment`` in UTC, the viewer's one time zone (a naive moment is taken as UTC)."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
 def stamp(moment: datetime | None) -> str:
-    """A moment as ``YYYY-MM-DD HH:MM`` (UTC offset kept out; '' when absent)."""
-    return "" if moment is None else f"{moment:%Y-%m-%d %H:%M}"
+    """A moment as ``YYYY-MM-DD HH:MM UTC`` on every page, as the CLI shows it ('' when absent).
+
+    Whatever offset a source wrote (a session message in +02:00, a commit in local time), the
+    viewer shows the same instant the same way.
+    """
+    return "" if moment is None else f"{in_utc(moment):%Y-%m-%d %H:%M} UTC"
 
 
 _VOID = frozenset({"br", "hr", "input", "meta", "link", "img"})

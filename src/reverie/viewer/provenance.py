@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from reverie.engine.facade import MemoryEngine
 from reverie.memory.provenance import LineProvenance
 from reverie.viewer.layout import ProvenanceHook
+from reverie.viewer.markup import stamp
 
 BULLET_MARKS = "-*+ \t"
 
@@ -57,4 +58,4 @@ def _lines(item: LineProvenance) -> list[str]:
 
 
 def _when(moment: datetime | None) -> str:
-    return "time unknown" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    return "time unknown" if moment is None else stamp(moment)

@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime
 from reverie.storage.folder.audit import CommitInfo
 from reverie.storage.folder.entries import HistoryEntry
 from reverie.viewer.layout import View, page
-from reverie.viewer.markup import Html, join, stamp, tag
+from reverie.viewer.markup import Html, in_utc, join, stamp, tag
 
 MAX_COMMITS = 100
 MAX_ENTRIES = 300
@@ -35,7 +35,7 @@ class Window:
         """Whether a moment falls in the date range (an undated item is always shown)."""
         if moment is None:
             return True
-        day = moment.date()
+        day = in_utc(moment).date()  # the dates of the stamps shown (UTC)
         return not ((self.since and day < self.since) or (self.until and day > self.until))
 
 
