@@ -372,6 +372,8 @@ PATH_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(
             r"memory/history.*\.jsonl",
         ),  # a pattern dream may not read
         ("reverie.serve.proxy", "memory"),  # an error code, not a path
+        ("reverie.serve.responses", "memory"),  # the same error code
+        ("reverie.serve.memories", "memory"),  # the same error code
     }
 )
 

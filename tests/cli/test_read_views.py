@@ -50,3 +50,15 @@ def test_recall_and_session_print_what_a_prompt_would_carry(cli: Cli) -> None:
     assert "ferry leaves at nine" in shown
     assert cli.json("session", "tg:ada")["key"] == "tg:ada"
     assert "no session 'tg:nobody'" in cli.run("session", "tg:nobody", expect=1).stderr
+
+
+def test_export_prints_the_selected_workspace_whole_as_json(cli: Cli) -> None:
+    cli.run("init")
+    with MemoryEngine.open(cli.workspace, environ={}) as engine:
+        engine.record("tg:x", [{"role": "user", "content": "My bike is teal."}])
+    document = cli.json("export")
+    assert document["format"] == "reverie.principal-export/1"
+    assert document["principal"] == cli.workspace.name
+    assert document["sessions"][0]["messages"][0]["content"] == "My bike is teal."
+    assert {f["path"] for f in document["files"]} >= {"SOUL.md", "USER.md", "memory/MEMORY.md"}
+    assert "--json" in cli.run("export", expect=1).stderr

@@ -1,8 +1,9 @@
-"""Commands that read memory: history, search, recall, sessions, session, status, cost, doctor.
+"""Commands that read memory: history, search, recall, sessions, status, cost, doctor, export.
 
 Each opens the existing workspace (never creating one), asks the engine, and prints a table
 or, with ``--json``, the engine's values as JSON. ``doctor`` exits 1 when it finds a problem;
-notes alone leave the exit status 0.
+notes alone leave the exit status 0. ``export --json`` prints the selected workspace whole
+(``owners.export``: the document ``reverie principal export --json`` prints).
 """
 
 from typing import Annotated
@@ -211,8 +212,32 @@ def doctor(
         raise typer.Exit(1)
 
 
+def export(
+    ctx: typer.Context,
+    *,
+    workspace: WorkspaceOption = None,
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Print every file, history entry and session message."),
+    ] = False,
+) -> None:
+    """Export the selected workspace whole as JSON (the document ``principal export`` prints)."""
+    from pathlib import PurePath
+
+    from reverie.engine.owners.export import export_document
+
+    if not json_output:
+        fail(
+            "give --json (a copy as a new workspace folder: "
+            "reverie principal export NAME --to DIR, or reverie store export DIR)"
+        )
+    with engine(ctx, workspace, read_only=True) as memory:
+        document = export_document(memory, PurePath(memory.location.rstrip("/")).name)
+    emit_json(document)
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
-    for command in (history, search, recall, sessions, status, cost, doctor):
+    for command in (history, search, recall, sessions, status, cost, doctor, export):
         app.command()(command)
     app.command("session")(show_session)

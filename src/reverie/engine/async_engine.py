@@ -263,6 +263,10 @@ class AsyncMemoryEngine:
         """See ``MemoryEngine.why``."""
         return await asyncio.to_thread(self.engine.why, text)
 
+    async def lines(self) -> WhyReport:
+        """See ``MemoryEngine.lines``."""
+        return await asyncio.to_thread(self.engine.lines)
+
     async def forget_plan(self, text: str) -> ForgetPlan:
         """See ``MemoryEngine.forget_plan``."""
         return await asyncio.to_thread(self.engine.forget_plan, text)

@@ -103,6 +103,12 @@ class MemoryReads:
 
         return explain(self._stores, text)
 
+    def lines(self) -> WhyReport:
+        """Every durable line, in file order, each with the entries and messages it came from."""
+        from reverie.memory.provenance.why import explain_all  # noqa: PLC0415 (see TYPE_CHECKING above)
+
+        return explain_all(self._stores)
+
     def forget_plan(self, text: str) -> ForgetPlan:
         """What ``forget(text)`` would remove; nothing changes (show it, then ask)."""
         from reverie.memory.provenance.plan import plan_forget  # noqa: PLC0415

@@ -6,8 +6,12 @@ from its credential, ``app`` assembles the routes, ``mcp_routes`` keeps one MCP 
 principal, ``proxy`` runs one exchange (``chat_request`` parses and prepares it,
 ``reconcile`` decides which messages are new, ``replay`` gives a retried exchange its
 recorded answer, ``stream`` rebuilds a streamed answer,
-``leases`` keeps one exchange per conversation at a time), ``upstream`` reaches the model
-endpoint, ``auth`` checks the bearer tokens. Starlette, uvicorn, httpx2 and the MCP SDK are
+``leases`` keeps one exchange per conversation at a time), ``responses`` runs the Responses
+API over the same exchange (``responses_request`` parses it into the chat call,
+``responses_reply`` and ``responses_stream`` give the answer back as a response or its
+events), ``memories`` serves the memories API (its schema: ``memories_schema``), ``unknown``
+answers every other ``/v1`` route OpenAI-shaped, ``upstream`` reaches the model endpoint,
+``auth`` checks the bearer tokens. Starlette, uvicorn, httpx2 and the MCP SDK are
 the ``serve`` extra, imported only by the command.
 """
 

@@ -4,6 +4,10 @@ Routes, each behind the bearer token (``auth.BearerGuard``, credentials from ``g
 
 - ``GET /v1/models``, ``POST /v1/chat/completions``: the OpenAI-compatible memory proxy
   (``proxy``);
+- ``POST /v1/responses``: the Responses API over the same exchange path (``responses``);
+- ``/v1/memories...``: the memories API for any language, its OpenAPI schema at
+  ``/v1/memories/openapi.json`` (``memories``);
+- any other ``/v1`` path or method: an OpenAI-shaped 404 or 405 (``unknown``);
 - ``/mcp``: the MCP server of ``reverie.mcp`` over streamable HTTP, one per principal
   (``mcp_routes``; same tools as stdio).
 
@@ -26,7 +30,10 @@ from reverie.engine.owners import EnginePool
 from reverie.serve.auth import BearerGuard
 from reverie.serve.gate import Gate
 from reverie.serve.mcp_routes import McpRoutes
+from reverie.serve.memories import MemoriesRoutes
 from reverie.serve.proxy import DEFAULT_THREADS, Proxy
+from reverie.serve.responses import ResponsesRoute
+from reverie.serve.unknown import unknown_route
 from reverie.serve.upstream import Upstream
 
 
@@ -56,13 +63,16 @@ def create_app(
         threads: worker threads of the proxy's engine calls (its own limiter, see ``Proxy``).
     """
     proxy = Proxy(pool, upstream, gate, exchanged=exchanged, threads=threads)
+    responses = ResponsesRoute(pool, upstream, gate, leases=proxy.leases, exchanged=exchanged)
+    memories = MemoriesRoutes(pool, gate, exchanged=exchanged)
     mcp = McpRoutes(pool, gate, host=host, watch_seconds=watch_seconds, exchanged=exchanged)
-    openai_routes = Router(
-        routes=[
-            Route("/models", proxy.models, methods=["GET"]),
-            Route("/chat/completions", proxy.chat_completions, methods=["POST"]),
-        ]
-    )
+    known = [
+        Route("/models", proxy.models, methods=["GET"]),
+        Route("/chat/completions", proxy.chat_completions, methods=["POST"]),
+        Route("/responses", responses.create, methods=["POST"]),
+        *memories.routes(),
+    ]
+    openai_routes = Router(routes=[*known, unknown_route(known)])
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:

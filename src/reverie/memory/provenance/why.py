@@ -3,9 +3,10 @@
 A line matches when it holds the text (normalised, case folded); when none does, the lines
 holding every content word of it ("live in Porto" finds "Lives in Porto").
 
-``explain`` reads the durable files, the provenance records, the history log and the
-sessions, through the storage seam (``reverie.storage.ports.ProvenanceStores``), so it answers alike
-on a folder and on a database workspace; it writes nothing. A line with a record is
+``explain`` (and ``explain_all``: every durable line with its sources) reads the durable
+files, the provenance records, the history log and the sessions, through the storage seam
+(``reverie.storage.ports.ProvenanceStores``), so it answers alike on a folder and on a database
+workspace; it writes nothing. A line with a record is
 ``origin="dream"`` and lists its sources; a line without one is ``origin="hand"`` (a
 person wrote or edited it, or it predates provenance). A source entry that left the log
 (trimmed, or forgotten) keeps its cursor, session and time from the records with
@@ -129,6 +130,16 @@ def explain(stores: ProvenanceStores, query: str) -> WhyReport:
         chosen = [line for line in lines if resembles(line.text, query)]
     found = [_explain_line(line, provenance, resolver) for line in chosen]
     return WhyReport(query=query, lines=tuple(found))
+
+
+def explain_all(stores: ProvenanceStores) -> WhyReport:
+    """Every durable line, in file order, and where each came from (``query`` is '')."""
+    provenance = stores.provenance.read()
+    resolver = _Resolver(stores)
+    lines = durable_lines(stores.durable_texts())
+    return WhyReport(
+        query="", lines=tuple(_explain_line(line, provenance, resolver) for line in lines)
+    )
 
 
 def _explain_line(line: DurableLine, provenance: Provenance, resolver: _Resolver) -> LineProvenance:
