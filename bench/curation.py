@@ -1,17 +1,22 @@
 """Measure what model-free curation writes into the durable files, on reverie's own set.
 
-Run: .venv/bin/python bench/curation.py [--baseline /work/main]   (prints one JSON object)
+Run: .venv/bin/python bench/curation.py [--baseline /work/main] [--seed 29]   (one JSON object)
 
 Each conversation of ``curationset`` (``dev``: eight conversations; ``heldout``: four, only
-evaluated at the end) is written as an OpenAI-style JSON file and ingested, with no model,
-into a fresh workspace whose clock stands one day after the conversation's last session:
-the same path as ``reverie ingest`` (compaction by the model-free summariser, then model-free
-dream). The top-level bullets of SOUL.md, USER.md and memory/MEMORY.md are then scored:
+evaluated at the end; ``realchat``: eleven generated conversations shaped like real chat,
+seed 29, see ``curationset/realchat.py``) is written as an OpenAI-style JSON file and
+ingested, with no model, into a fresh workspace whose clock stands one day after the
+conversation's last session: the same path as ``reverie ingest`` (compaction by the
+model-free summariser, then model-free dream). The top-level bullets of SOUL.md, USER.md
+and memory/MEMORY.md are then scored:
 
 - **precision**: bullets that match a gold fact / all bullets;
 - **recall**: gold facts matched by at least one bullet / all gold facts;
 - **chatter share**: bullets with fewer than two content words, or that open like social
-  talk (greeting, thanks, praise, agreement, exclamation, laughter, leave-taking);
+  talk (greeting, thanks, praise, agreement, exclamation, laughter, leave-taking), or that are
+  a chatter kind (``curationset.judge``: a speaker label, a vocative, encouragement with no
+  subject, a request, or only words of a generated chatter line), counted per kind;
+- **duplicate lines**: bullets that say (nearly) what an earlier bullet says;
 - **superseded stated as current**: stale values (replaced by a later session) still written
   in a bullet outside its ``(since ...; before: ...)`` tag.
 
@@ -34,7 +39,8 @@ import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from curationset import dev, heldout
+from curationset import dev, heldout, realchat
+from curationset.judge import chatter_kind, duplicates
 from curationset.model import Conversation, keys
 from reverie import MemoryEngine
 
@@ -155,9 +161,11 @@ def curate(conversation: Conversation, root: Path) -> list[str]:
 
 def score(conversations: tuple[Conversation, ...]) -> dict[str, object]:
     """Precision, recall, chatter share and superseded-as-current over ``conversations``."""
-    bullets = matched = gold = found = chatter = stale = 0
+    bullets = matched = gold = found = chatter = stale = doubled = 0
     misses: list[str] = []
     extras: list[str] = []
+    kinds: dict[str, int] = {}
+    noise: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for conversation in conversations:
             original = curate(conversation, Path(tmp))
@@ -165,12 +173,17 @@ def score(conversations: tuple[Conversation, ...]) -> dict[str, object]:
             current = [_TAG.sub("", b) for b in written]
             gold_keys = [keys(g) for g in conversation.gold]
             bullets += len(written)
-            for bullet in written:
-                if any(all(k in bullet for k in ks) for ks in gold_keys):
-                    matched += 1
-                else:
+            doubled += duplicates(original, conversation.names)
+            for bullet, text in zip(written, original, strict=True):
+                good = any(all(k in bullet for k in ks) for ks in gold_keys)
+                matched += good
+                if not good:
                     extras.append(f"{conversation.id}: {bullet}")
-            chatter += sum(1 for b in original if is_chatter(b))
+                kind = "short-or-social" if is_chatter(text) else chatter_kind(text, conversation)
+                if kind is not None and not (good and kind == "said-chatter"):
+                    chatter += 1
+                    kinds[kind] = kinds.get(kind, 0) + 1
+                    noise.append(f"{conversation.id}: [{kind}] {text}")
             for annotation, ks in zip(conversation.gold, gold_keys, strict=True):
                 gold += 1
                 if any(all(k in b for k in ks) for b in written):
@@ -187,16 +200,21 @@ def score(conversations: tuple[Conversation, ...]) -> dict[str, object]:
         "precision": round(matched / bullets, 3) if bullets else 0.0,
         "recall": round(found / gold, 3) if gold else 0.0,
         "chatter_share": round(chatter / bullets, 3) if bullets else 0.0,
+        "chatter_kinds": dict(sorted(kinds.items())),
+        "duplicate_lines": doubled,
         "superseded_stated_as_current": stale,
+        "chatter_bullets": noise,
         "unmatched_bullets": extras,
         "missed_gold": misses,
     }
 
 
-def measure(*, details: bool) -> dict[str, object]:
-    """Both parts of the set, with or without the per-bullet lists."""
+def measure(*, details: bool, seed: int = 29) -> dict[str, object]:
+    """Every part of the set, with or without the per-bullet lists."""
     result: dict[str, object] = {}
-    for part, conversations in (("dev", dev.CONVERSATIONS), ("heldout", heldout.CONVERSATIONS)):
+    chat = realchat.CONVERSATIONS if seed == 29 else realchat.generate(seed)
+    parts = (("dev", dev.CONVERSATIONS), ("heldout", heldout.CONVERSATIONS), ("realchat", chat))
+    for part, conversations in parts:
         figures = score(conversations)
         if not details:
             figures = {k: v for k, v in figures.items() if not isinstance(v, list)}
@@ -204,11 +222,11 @@ def measure(*, details: bool) -> dict[str, object]:
     return result
 
 
-def baseline(path: Path) -> object:
+def baseline(path: Path, seed: int) -> object:
     """Run this script against the reverie tree at ``path``; return its figures."""
     env = dict(os.environ, PYTHONPATH=f"{path / 'src'}{os.pathsep}{Path(__file__).parent}")
     done = subprocess.run(
-        [sys.executable, __file__, "--no-details"],
+        [sys.executable, __file__, "--no-details", "--seed", str(seed)],
         env=env,
         capture_output=True,
         text=True,
@@ -222,11 +240,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--baseline", type=Path, help="a reverie source tree to compare with")
     parser.add_argument("--no-details", action="store_true", help="omit per-bullet lists")
+    parser.add_argument("--seed", type=int, default=29, help="the realchat generator's seed")
     args = parser.parse_args()
     result: dict[str, object] = {}
     if args.baseline is not None:
-        result["before"] = baseline(args.baseline)
-    result["after"] = measure(details=not args.no_details)
+        result["before"] = baseline(args.baseline, args.seed)
+    result["after"] = measure(details=not args.no_details, seed=args.seed)
     print(json.dumps(result, ensure_ascii=False, indent=2))
 
 

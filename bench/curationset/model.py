@@ -9,6 +9,9 @@ Matching rule (documented in bench/curation.py too): a bullet matches a gold fac
 key term of the fact occurs in the bullet, case-folded. A stale value is "stated as current"
 when every key of it occurs in a bullet's text outside its trailing ``(since ...; before:
 ...)`` tag.
+
+The ``realchat`` part also carries ``chatter``: every line it generated that must never reach
+a durable file, with its kind.
 """
 
 from __future__ import annotations
@@ -38,6 +41,10 @@ class Conversation:
     sessions: tuple[Session, ...]
     gold: tuple[str, ...]
     stale: tuple[str, ...] = ()
+    chatter: tuple[tuple[str, str], ...] = ()
+    """(kind, text) of every line said that must not reach a durable file (``realchat``)."""
+    names: tuple[str, ...] = ()
+    """The people who talk, so a vocative can be told from a subject (``realchat``)."""
 
 
 def keys(annotation: str) -> tuple[str, ...]:

@@ -25,14 +25,23 @@ def _any(*patterns: str) -> re.Pattern[str]:
 _INTENS = r"(?:so |super |really |very |just |quite |a bit |a little |totally |truly |also )*"
 
 _SOCIAL = _any(
-    r"^(?:hi|hey|hello|yo|hiya|howdy|good (?:morning|afternoon|evening|night)|bye|goodbye|"
-    r"see you|see ya|take care|cheers|talk (?:to you )?(?:soon|later)|catch you later)\b",
+    r"^(?:hi+|he+y+|hello+|yo|hiya|howdy|good (?:morning|afternoon|evening|night)|bye|goodbye|"
+    r"see you|see ya|take care|cheers|talk (?:to you )?(?:soon|later)|catch you later|night|"
+    r"long time no (?:see|chat|talk))\b",
+    # Encouragement with no fact in it, and its subject-less copies ("Is up for the challenge").
+    r"^(?:keep (?:it up|going|at it|pushing)|you got this|you can do it|go for it|"
+    r"proud of you|so proud|hang in there|don'?t give up|never give up|good job|nice work|"
+    r"nice one|way to go|rooting for you|fingers crossed)\b",
+    r"^(?:i(?:'m| am)|(?:[A-Z][a-z]+ )?(?:is|are)) (?:so |totally |really |definitely |always )*"
+    r"(?:up|down|game|ready) for (?:the|a|this|it|that)\b(?: challenge\b)?[^.]{0,20}$",
+    r"^i (?:can'?t|cannot|couldn'?t|can not) believe\b",
     r"^(?:thanks|thank you|thx|ty|many thanks|much appreciated|i appreciate|appreciate it)\b",
     r"^(?:great|awesome|amazing|wonderful|fantastic|cool|nice|lovely|brilliant|perfect|"
     r"wow|whoa|omg|oh|ah|aw+|haha\w*|lol|yay|congrats|congratulations|sweet|exciting|"
     r"sounds (?:good|great|fun|amazing|lovely|like a plan)|that'?s (?:so |really |very )*"
     r"(?:great|awesome|amazing|wonderful|cool|nice|lovely|sweet|interesting|true|fair|right|"
-    r"good|fun|exciting|inspiring|impressive|beautiful|kind)|"
+    r"good|fun|exciting|inspiring|impressive|beautiful|kind|stunning|gorgeous|incredible|"
+    r"adorable|hilarious|funny|wild|crazy)|"
     r"what a\b|how (?:nice|cool|lovely|sweet|exciting|wonderful|amazing))\b",
     r"^(?:ok(?:ay)?|sure|yes|yeah|yep|right|exactly|absolutely|definitely|indeed|agreed|"
     r"got it|makes sense|fair enough|no worries|no problem|of course|i see|i agree|me too|"
@@ -50,9 +59,11 @@ _SOCIAL = _any(
     r"made|always|really))",
     r"^(?:that|this|it)(?:'s| is| was| sounds| looks| seems) " + _INTENS + r"(?:great|awesome|"
     r"amazing|wonderful|cool|nice|lovely|sweet|beautiful|interesting|fun|exciting|impressive|"
-    r"inspiring|so|good|hard|tough|crazy|wild|funny|true|right|fair)\b",
+    r"inspiring|so|good|hard|tough|crazy|wild|funny|true|right|fair|stunning|gorgeous|"
+    r"incredible|adorable|hilarious|pretty|cute)\b",
     r"^(?:你好|您好|嗨|哈喽|早上好|晚上好|晚安|再见|拜拜|谢谢|多谢|感谢|太棒了|太好了|真棒|好的|好吧|"
-    r"没问题|没事|可以|对的|是的|明白|知道了|收到|哈哈|嗯+|哇|加油|辛苦了|不客气)",
+    r"没问题|没事|可以|对的|是的|明白|知道了|收到|哈哈|嗯+|哇|加油|辛苦了|不客气|恭喜|好久不见|"
+    r"坚持下去|继续努力|你可以的|笑死|对啊)",
 )
 
 _PASSING_PLAN = _any(
@@ -86,6 +97,27 @@ def is_chatter(sentence: str) -> bool:
 
 
 def is_social(sentence: str) -> bool:
-    """True when ``sentence`` is social talk or a passing plan, whatever its length."""
+    """True when ``sentence`` is social talk or a passing plan, whatever its length.
+
+    A name the sentence is addressed to ("Wow Ana, that's stunning", "Cool, thanks Maria",
+    "小林，好久不见") is looked past: what is left decides.
+    """
     text = sentence.strip().strip(_QUOTES)
+    if _social(text):
+        return True
+    bare = _VOCATIVE_TAIL.sub("", _VOCATIVE_LEAD.sub("", _INTERJECTION.sub("", text)))
+    return bare != text and bool(bare) and _social(bare)
+
+
+def _social(text: str) -> bool:
     return _SOCIAL.search(text) is not None or _PASSING_PLAN.search(text) is not None
+
+
+# "Wow Ana, ...", "Haha Sam you're ...": an interjection, then the name spoken to.
+_INTERJECTION = re.compile(r"^(?:oh|ah|aw+|wow|haha\w*|lol|omg|yay|hey|hi)\b[\s,!]*", re.I)
+_VOCATIVE_LEAD = re.compile(
+    r"^(?:[A-Z][a-z]{1,20}\s*[,!:]\s*"
+    r"|[A-Z][a-z]{1,20}\s+(?=you're\b|youre\b|you are\b|thats\b|that's\b)"
+    r"|[\u3400-\u9fff]{2,3}[，,！!]\s*)"
+)
+_VOCATIVE_TAIL = re.compile(r"[,，\s]+[A-Z][a-z]{1,20}[\W_]*$")

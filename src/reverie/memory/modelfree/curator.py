@@ -18,8 +18,9 @@ that is a raw transcript is first put through the model-free summariser), dated 
 - a ``[correction]`` replaces the most similar bullet of any file (token-set similarity at
   least ``correction_similarity``) the same way, or is added when nothing is similar enough;
 - any other fact that is a near-duplicate (``merge_similarity``) of a bullet of its file is
-  merged: nothing changes when the bullet already says it all, else the newer wording replaces
-  the bullet; otherwise the fact is appended;
+  merged (never a bullet about another named person: ``similarity.subject_of``): nothing
+  changes when the bullet already says it all, else the newer wording replaces the bullet;
+  otherwise the fact is appended;
 - ephemeral bullets older than ``ephemeral_days`` are dropped on every run; a fact that would
   not fit under ``file_chars`` is skipped.
 
@@ -50,7 +51,7 @@ from reverie.memory.modelfree.facts import (
     without_tags,
 )
 from reverie.memory.modelfree.intake import Candidate, admit
-from reverie.memory.modelfree.similarity import fact_tokens, jaccard, normalise
+from reverie.memory.modelfree.similarity import fact_tokens, jaccard, normalise, subject_of
 from reverie.memory.modelfree.slots import slot_of
 from reverie.memory.modelfree.summariser import extract_from
 from reverie.memory.modelfree.transcript import parse_transcript
@@ -254,10 +255,13 @@ class _Run:
     def _most_similar(
         self, text: str, names: Sequence[MemoryFileName], threshold: float
     ) -> tuple[MemoryFileName, Bullet] | None:
-        tokens = fact_tokens(text)
+        tokens, subject = fact_tokens(text), subject_of(text)
         best: tuple[float, MemoryFileName, Bullet] | None = None
         for name in names:
             for bullet in self.docs[name].bullets():
+                other = subject_of(bullet.text)
+                if subject and other and subject != other:
+                    continue  # alike words about two people are two facts
                 score = jaccard(tokens, fact_tokens(bullet.text))
                 if score >= threshold and (best is None or score > best[0]):
                     best = (score, name, bullet)

@@ -7,7 +7,11 @@ written. Nothing is promoted that is marked ``[skip]``, looks like a credential,
 ephemeral fact already past its expiry, or comes from the assistant's own words (older
 summaries' ``Assistant agreed:`` lines). Lines that older versions of the model-free
 summariser wrote ("User: I live in Lisbon.") are read again through today's sentence rules,
-as the user's words they were, so old history is curated the same way as new.
+as the user's words they were, so old history is curated the same way as new. A line that
+reads as a copied message is read again the same way: one that opens with a speaker label
+("Maria: I moved to Lyon", "Sam: aw thanks Rafael") as that person's words, and "Remember
+that ..." as the statement inside; a request that says it is one ("Deploy on Thursday
+please") is never written as a fact.
 
 The prefix decides the file (``routing.route``); it is dropped from the bullet except
 ``Decided:``, which says what the line is. Pure; no I/O.
@@ -31,6 +35,7 @@ from reverie.memory.modelfree.facts import (
 )
 from reverie.memory.modelfree.phrasing import unresolved
 from reverie.memory.modelfree.routing import route
+from reverie.memory.modelfree.rules import is_request, remembered
 from reverie.memory.modelfree.summariser import sentence_fact, user_speaker
 from reverie.storage.folder.memory_files import MemoryFileName
 
@@ -68,11 +73,9 @@ def admit(fact: Fact, *, day: date, today: date, ephemeral_days: int) -> Candida
     prefix = _PREFIX.match(fact.text.strip())
     body = prefix["body"] if prefix else fact.text.strip()
     plain = without_tags(body)
-    # A rule may be short and still mean something ("Be concise."); other facts may not.
-    if is_social(plain) or (fact.mark != "permanent" and content_words(plain) < 2):
-        return "chatter: no lasting information"
-    if unresolved(plain):
-        return "its subject is a pronoun with no referent; left in history"
+    not_a_fact = _not_a_fact(plain, fact.mark, labelled=prefix is not None)
+    if not_a_fact is not None:
+        return not_a_fact
     target = route(fact.text)
     text = fact.text.strip() if prefix is None or prefix["who"].lower() in _KEEP_LABEL else body
     if fact.mark == "ephemeral":
@@ -82,6 +85,22 @@ def admit(fact: Fact, *, day: date, today: date, ephemeral_days: int) -> Candida
             return f"ephemeral, and older than {ephemeral_days} days"
     tag = since_tag(text)
     return Candidate(text=text, target=target, mark=fact.mark, before=tag.before if tag else None)
+
+
+def _not_a_fact(plain: str, mark: Mark, *, labelled: bool) -> str | None:
+    """Why a line's text is not a fact to write (a request, chatter, a bare pronoun), or None.
+
+    A labelled line ("User: ...") was written by the summariser, which has already told
+    requests from facts on the sentence as said ("I'm vegetarian, so ... please").
+    """
+    if mark != "permanent" and not labelled and is_request(plain):
+        return "a request, not a fact"
+    # A rule may be short and still mean something ("Be concise."); other facts may not.
+    if is_social(plain) or (mark != "permanent" and content_words(plain) < 2):
+        return "chatter: no lasting information"
+    if unresolved(plain):
+        return "its subject is a pronoun with no referent; left in history"
+    return None
 
 
 def _refused(fact: Fact) -> str | None:
@@ -96,7 +115,7 @@ def _modernised(fact: Fact, day: date) -> Fact | str:
     """Read an older summary line again through today's rules (see the module docstring)."""
     prefix = _PREFIX.match(fact.text.strip())
     if prefix is None:
-        return fact
+        return _copied_message(fact, day)
     who, body = prefix["who"].lower(), prefix["body"]
     if who == "assistant agreed":
         return "the assistant's words, not the user's"
@@ -114,3 +133,23 @@ def _modernised(fact: Fact, day: date) -> Fact | str:
         return "not a lasting fact (chatter, a question or a passing remark)"
     mark = "correction" if fact.mark == "correction" else renewed.mark
     return Fact(mark=mark, text=renewed.text)
+
+
+def _copied_message(fact: Fact, day: date) -> Fact | str:
+    """A plain line that is a message copied with its label, or a "Remember that ..."."""
+    text = fact.text.strip()
+    stacked = _STACKED.match(text)
+    name = stacked["name"] if stacked and stacked["name"] not in _NOT_SPEAKERS else None
+    body = stacked["rest"] if stacked and name else text
+    inner = remembered(without_tags(body))
+    if name is None and inner is None:
+        return fact
+    if name is not None and not (is_social(body) or _LEGACY_FIRST_PERSON.search(body)):
+        return fact  # "Backend: Python" is a fact written with a colon, not a message
+    renewed = sentence_fact(inner or body, speaker=user_speaker(name), day=day)
+    if renewed is None:
+        return "not a lasting fact (chatter, a question or a passing remark)"
+    return Fact(mark="correction" if fact.mark == "correction" else renewed.mark, text=renewed.text)
+
+
+_NOT_SPEAKERS = frozenset({"Rule", "Note", "Notes", "Update", "Fact", "Todo", "Reminder"})

@@ -4,11 +4,12 @@
 a plain chat, whose facts go to USER.md) the subject is left out ("I live in Porto" → "Lives
 in Porto", "My sister is a nurse" → "Sister is a nurse", "我住在波尔图" → "住在波尔图"); with a
 named subject (a conversation between named people) it is named ("Caroline lives in Porto").
-Later first-person words become "they"/"them"/"their". ``as_rule`` writes an instruction to
-the assistant with the user in the third person ("unless I write" → "unless the user
-writes"). ``as_decision`` drops "let's", "we decided to" and the like. ``unresolved`` is true
-for a sentence whose subject is a bare pronoun ("They upgraded it in August."), or that ends on
-one ("... for that"): its referent only the conversation knew. Pure functions, no I/O.
+Later first-person words become "they"/"them"/"their", and a closing "please" goes.
+``as_rule`` writes an instruction to the assistant with the user in the third person and
+without its "please" ("unless I write" → "unless the user writes"). ``as_decision`` drops
+"let's", "we decided to" and the like. ``unresolved`` is true for a sentence whose subject is
+a bare pronoun ("They upgraded it in August."), or that ends on one ("... for that"): its
+referent only the conversation knew. Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def as_fact(sentence: str, subject: str | None) -> str:
     if name is not None:
         return f"Name is {name['name']}" if subject is None else f"{subject} is {name['name']}"
     sentence = _WE_LEAD.sub(f"{subject or 'The user'} and others ", sentence)
-    text = _lead(_FILLER_TAIL.sub("", sentence), subject)
+    text = _lead(_FILLER_TAIL.sub("", _PLEASE_TAIL.sub("", sentence)), subject)
     if subject and not text.startswith(subject):
         # "Last year I ran a marathon": the subject is named where the first "I" was.
         text = re.sub(r"\bI ([\w']+)", lambda m: f"{subject} {third_singular(m[1])}", text, count=1)
@@ -119,6 +120,7 @@ def as_fact(sentence: str, subject: str | None) -> str:
 def as_rule(sentence: str) -> str:
     """Return an instruction to the assistant with the user in the third person."""
     text = re.sub(r"^(?:please|pls|kindly)\s*,?\s+", "", sentence.strip(), flags=re.IGNORECASE)
+    text = _PLEASE_TAIL.sub("", text)
     text = re.sub(r"(?<=[，,。；])请", "", text) if text.startswith("请") else text
     text = re.sub(r"我(?!们)", "用户", text)
     return _tidy(_inner(text, they="the user", singular=True))
@@ -178,6 +180,7 @@ def _inner(text: str, *, they: str, singular: bool) -> str:
     return re.sub(r"\bI\b", they, text)
 
 
+_PLEASE_TAIL = re.compile(r"[,\s]+(?:please|pls|plz)(?=[.!\s]*$)", re.IGNORECASE)
 _ANY_FIRST_PERSON = re.compile(r"\b(?:I|[Mm]y|me|[Mm]ine|myself|[Oo]ur)\b")
 _FILLER_TAIL = re.compile(
     r",?\s+(?:just so you know|by the way|btw|lol|haha|honestly|you know|I guess|I think)"

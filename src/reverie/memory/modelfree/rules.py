@@ -10,7 +10,11 @@ about themselves: "I am…", any "I <verb>…" that is not a passing thought suc
 "I guess", "I hope"; "my X is/has/works…", a sentence opening with "我") and ``specific``
 (names, dates, times, numbers with units, versions, places). Questions and requests ("can
 you…", "find me…", "帮我…") are never facts. Who may state which kind is decided by the
-summariser, not here.
+summariser, not here. A request marked as one ("Deploy on Thursday please", "Remind me to
+call the dentist", "周四部署一下，谢谢") is not a fact either, and wins over an instruction
+cue when it asks for a reminder ("记得提醒我…"); ``remembered`` unwraps "Remember that I
+prefer Celsius" to the statement inside it ("I prefer Celsius"), which is then read as any
+other sentence (with a bare "they" inside, it stays in history).
 
 ``time_bound`` says whether a sentence is about a short stretch of time ahead ("today", "this
 week", "next week", "明天"; past events are dated, not ephemeral), and ``is_one_off`` whether it
@@ -145,6 +149,22 @@ _QUESTION = _any(
     r"[吗呢]\s*[。.]?$|^(?:为什么|怎么|什么|哪|谁|是否)",
 )
 
+# A request that says it is one: a closing "please", a reminder, a closing "谢谢".
+_POLITE_REQUEST = _any(
+    r"\b(?:please|pls|plz|thanks|thx)[\s.!]*$",
+    r"^(?:please\s+|pls\s+|can you\s+|could you\s+)?remind me\b|(?:请)?(?:记得)?提醒(?:我|一下)",
+    r"[，,]\s*(?:谢谢|谢啦|多谢|麻烦了)[!！。~\uff5e]*$|一下[!！。]?$",
+)
+_OPENING_PLEASE = re.compile(r"^(?:please|pls|plz|kindly)\b", re.IGNORECASE)
+_REMINDER = re.compile(r"^(?:please\s+|pls\s+)?remind me\b|提醒(?:我|一下)", re.IGNORECASE)
+_REMEMBERED = re.compile(
+    r"^(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget)(?:\s*[,:]?\s*that)?"
+    r"\s*[,:]?\s+(?!to\b)(?P<rest>\S.*)$"
+    r"|^(?:请)?(?:记住|记得|记一下)[，,：:]?\s*(?P<zh>我(?!们).+)$",
+    re.IGNORECASE,
+)
+_THE_USER = re.compile(r"^(?:the user|user)\s+", re.IGNORECASE)
+
 _REQUEST = _any(
     r"^(?:please\s+)?(?:find|search|look up|show|tell|give|help|check|book|write|translate|"
     r"explain|summari[sz]e|fix|make|create|list|send|draft|get|compare|recommend|suggest|run)\b",
@@ -162,7 +182,7 @@ _USER_RULES: tuple[tuple[Kind, re.Pattern[str]], ...] = (
 
 def classify_user(sentence: str) -> Kind | None:
     """Return the kind of fact a user sentence states, or None when it states none."""
-    if _QUESTION.search(sentence):
+    if _QUESTION.search(sentence) or _REMINDER.search(sentence) or is_request(sentence):
         return None
     for kind, pattern in _USER_RULES:
         if pattern.search(sentence):
@@ -174,6 +194,30 @@ def classify_user(sentence: str) -> Kind | None:
     if _SPECIFIC.search(sentence) or _NAME.search(sentence):
         return "specific"
     return None
+
+
+def is_request(sentence: str) -> bool:
+    """True when the sentence asks for something and says so ("..., please", "remind me").
+
+    A sentence that also states something about the speaker ("I'm vegetarian, so keep meal
+    plans meat-free please") or tells the assistant how to behave is not only a request.
+    """
+    if _REMINDER.search(sentence) is not None:
+        return True
+    if _OPENING_PLEASE.match(sentence) is not None:
+        return not is_instruction(sentence)
+    if _POLITE_REQUEST.search(sentence) is None:
+        return False
+    return not (is_instruction(sentence) or is_about_self(sentence))
+
+
+def remembered(sentence: str) -> str | None:
+    """The statement inside "Remember that ..." ("the user" read as "I"), or None."""
+    found = _REMEMBERED.match(sentence.strip())
+    if found is None:
+        return None
+    inner = found["rest"] or found["zh"] or ""
+    return _THE_USER.sub("I ", inner, count=1)
 
 
 def is_instruction(sentence: str) -> bool:

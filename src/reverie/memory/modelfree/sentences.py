@@ -19,7 +19,21 @@ from collections.abc import Iterator
 from reverie.core.text import CJK_CHAR
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；!?])|\n+")
+# Chat leaves out full stops, so more ends a sentence: an emoji before a space ("You got this
+# 💪 I moved ..."), a space after a Chinese character before more Chinese or an English
+# sentence ("坚持下去 我搬到了…"; not "主要用 React"), a capitalised "My" run on after a
+# lowercase word, and "I" run on after praise or a request ("that's amazing I got…",
+# "deploy on Thursday please I moved…").
+_PRAISE = "|".join(
+    rf"(?<=\b{word})"
+    for word in "best amazing great awesome stunning cool nice lovely cute fun please pls".split()  # noqa: SIM905
+)
+_BOUNDARY = re.compile(
+    r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；!?])|\n+"
+    r"|(?<=[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f])\s+(?=\S)|(?<=[a-z])\s+(?=My\s)"
+    r"|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff]|(?:I|My|I'm)\b|[A-Z][a-z]+ [a-z])"
+    rf"|(?:{_PRAISE})\s+(?=I(?:'m|'ve| am| have| just| got)?\s)"
+)
 # Clauses joined to a new "I ..." are separate facts, so a later correction of one of them
 # does not take the other with it.
 # "I moved last month and commute by train": the second verb's clause gets its "I" back.

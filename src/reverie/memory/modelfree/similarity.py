@@ -4,7 +4,9 @@ A fact's tokens are its Latin-script words (lowercased, a plural ``s`` dropped, 
 correction cues such as "actually" left out) plus the overlapping character pairs of each CJK
 run (Chinese has no spaces, so pairs stand in for words). The speaker prefixes the model-free
 summariser writes ("User:", "Decided:", ...) and ``(as of ...)`` tags are not part of the
-meaning and are removed first. ``normalise`` gives the exact-duplicate key. No I/O.
+meaning and are removed first. ``normalise`` gives the exact-duplicate key. ``subject_of``
+finds the person a fact names first ("Maria grew up in Cusco" → "Maria"), so two lines about
+different people are never taken for the same line however alike their words. No I/O.
 """
 
 from __future__ import annotations
@@ -63,6 +65,21 @@ def fact_tokens(text: str) -> frozenset[str]:
             tokens.add(chars[0])
         tokens.update(a + b for a, b in itertools.pairwise(chars))
     return frozenset(tokens)
+
+
+_SUBJECT = re.compile(r"^(?P<name>[A-Z][a-z]{1,20})(?:'s)?\s+[a-z]")
+_NOT_A_NAME = re.compile(r"(?:s|ed|ly|ing)$")
+
+
+def subject_of(text: str) -> str | None:
+    """The name a fact opens with ("Tom's sister ..." → "Tom"), or None ("Lives in ...")."""
+    found = _SUBJECT.match(_PREFIX.sub("", without_as_of(text).strip()))
+    if found is None or _NOT_A_NAME.search(found["name"]) or found["name"] in _NOT_NAMES:
+        return None
+    return found["name"]
+
+
+_NOT_NAMES = frozenset({"The", "A", "An", "Our", "Their", "His", "Her", "Name", "Prefers"})
 
 
 def jaccard(left: frozenset[str], right: frozenset[str]) -> float:

@@ -45,10 +45,10 @@ from reverie.memory.modelfree.chatter import content_words, is_social
 from reverie.memory.modelfree.corrections import strip_correction
 from reverie.memory.modelfree.facts import Fact, Mark, render_facts, with_as_of
 from reverie.memory.modelfree.phrasing import as_decision, as_fact, as_rule, unresolved
-from reverie.memory.modelfree.rules import classify_user, is_one_off, time_bound
+from reverie.memory.modelfree.rules import classify_user, is_one_off, remembered, time_bound
 from reverie.memory.modelfree.sentences import sentences
 from reverie.memory.modelfree.similarity import normalise
-from reverie.memory.modelfree.transcript import Utterance, utterances
+from reverie.memory.modelfree.transcript import Utterance, split_labelled, utterances
 
 LABEL = "model-free"
 
@@ -102,7 +102,10 @@ def extract_from(
     said: Sequence[Utterance], *, max_facts: int = 30, max_fact_chars: int = 240
 ) -> list[Fact]:
     """Return the facts of ``said`` (see ``extract_facts``)."""
-    group = _is_group(said)
+    pieces = [piece for utterance in said for piece in split_labelled(utterance)]
+    # A pasted chat names its speakers, so it is a conversation between named people.
+    group = _is_group(pieces) or any(p.name and p not in said for p in pieces)
+    said = pieces
     found: list[Fact] = []
     seen: set[str] = set()
     for utterance in said:
@@ -169,6 +172,7 @@ def sentence_fact(sentence: str, *, speaker: Speaker, day: date | None) -> Fact 
     """Return the fact one sentence states for ``speaker``, or None when it states none."""
     if contains_secret(sentence) or is_social(sentence):
         return None
+    sentence = remembered(sentence) or sentence  # "Remember that I prefer X": "I prefer X"
     kind = classify_user(sentence)
     if kind is None:
         return None

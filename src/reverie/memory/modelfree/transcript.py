@@ -11,7 +11,13 @@ messages, never rendered text). Tool calls carry no words of anyone, so they are
 transcript kept when a model summariser failed. Blocks look like ``[2026-11-30 14:05] USER:
 text`` or ``TOOL RESULT (name): text``; compaction indents every continuation line of a
 message, so a line inside a tool result that reads ``USER: ...`` continues the tool's block
-and can never pass for the user. Lines before the first header are ignored. No I/O.
+and can never pass for the user. Lines before the first header are ignored.
+
+``split_labelled`` reads a pasted chat: an unnamed user message whose every line opens with a
+speaker label (``Maria: ...``, ``小林：...``), with at least two different people, or one
+Latin-script name and only lines a person says (first person, greetings, thanks), is what
+each of them said, one named utterance per line; so no label ever reaches a fact and each fact
+names the person who said it. No I/O.
 """
 
 from __future__ import annotations
@@ -57,6 +63,42 @@ def utterances(messages: Iterable[Message]) -> list[Utterance]:
         name = message.name if message.role in ("user", "assistant") else None
         found.append(Utterance(role=message.role, text=message.text, name=name, day=day))
     return found
+
+
+_LABELLED = re.compile(
+    r"^\s*(?P<name>[A-Z][\w'-]{1,20}(?: [A-Z][\w'-]{1,20})?|[\u3400-\u9fff]{2,3})\s*[:：]\s*"
+    r"(?P<text>\S.*)$"
+)
+# What only a person says: the first person, or a greeting or thanks.
+_SPOKEN = re.compile(
+    r"\b(?:I|I'm|I've|my|me)\b|^我|^(?:hi|hey|hello|thanks|thank you|aw+|haha|lol|wow)\b",
+    re.IGNORECASE,
+)
+_NOT_PEOPLE = frozenset(
+    """
+    User Assistant System Tool Note Notes Update Todo Edit Ps PS Btw BTW Fyi FYI Fwiw Re
+    Question Answer Context Summary Reminder Warning Error Important
+    """.split()  # noqa: SIM905
+)
+
+
+def split_labelled(utterance: Utterance) -> list[Utterance]:
+    """Return a pasted chat's lines as named utterances (see the module docstring)."""
+    if utterance.role != "user" or utterance.name is not None:
+        return [utterance]
+    lines = [line for line in utterance.text.splitlines() if line.strip()]
+    found = [_LABELLED.match(line) for line in lines]
+    names = {m["name"] for m in found if m is not None}
+    if not lines or None in found or names & _NOT_PEOPLE:
+        return [utterance]
+    spoken = all(_SPOKEN.search(m["text"]) for m in found if m is not None)
+    if len(names) < 2 and not (spoken and names.pop().isascii()):
+        return [utterance]  # "Backend: Python" and "更正一下：我…" are not someone speaking
+    return [
+        Utterance(role="user", text=m["text"], name=m["name"], day=utterance.day)
+        for m in found
+        if m is not None
+    ]
 
 
 def parse_transcript(transcript: str) -> list[Utterance]:
