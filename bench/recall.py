@@ -2,6 +2,8 @@
 
 Run: .venv/bin/python bench/recall.py [--latency N] [--only NAME]   (prints one JSON object)
      [--no-quality] [--dense quality|latency|both]   (dense recall: ``recalllib.dense``)
+     [--variants all,bm25]   (only these retrieval variants: a quicker run)
+     [--pad-durable N]   (N lines of small talk added to USER.md and MEMORY.md after dream)
 
 Quality. Each conversation of the seeded dev set (``recalllib.devset``: English and Chinese,
 planted facts, updates, dates, distractors; questions paraphrased, with gold evidence turns)
@@ -46,6 +48,7 @@ from reverie import Config, MemoryEngine, Message
 from reverie.config.settings import ModelConfig, PromptConfig, RecallConfig
 from reverie.llm.tokens import default_counter
 from reverie.memory.recall import RankedSource, RecallOptions
+from reverie.storage.folder.memory_files import MemoryFileName
 
 WINDOWS = (4096, 8192)
 KEY = "bench:talk"
@@ -59,6 +62,7 @@ BASE = RecallOptions(
     present_boost=0,
     question_penalty=0,
     dedup=False,
+    link_top=0,
 )
 DEFAULT = RecallOptions()
 VARIANTS: dict[str, RecallOptions] = {
@@ -78,6 +82,13 @@ VARIANTS: dict[str, RecallOptions] = {
     "all-names-out": replace(DEFAULT, name_query=True),
     "all-present": replace(DEFAULT, present_boost=0),
     "all-questions-down": replace(DEFAULT, question_penalty=0),
+    "all+neighbours": replace(DEFAULT, neighbour_top=3),
+    "all+neighbours5@0.7": replace(DEFAULT, neighbour_top=5, neighbour_weight=0.7),
+    "all-links": replace(DEFAULT, link_top=0),
+    "all+links5@0.7": replace(DEFAULT, link_top=5, link_weight=0.7),
+    "all+links@0.3": replace(DEFAULT, link_weight=0.3),
+    "all+links-rare3": replace(DEFAULT, link_rare=3),
+    "+links": replace(BASE, link_top=DEFAULT.link_top),
 }
 FUSED: dict[str, tuple[RecallOptions, Callable[[MemoryEngine], Sequence[RankedSource]]]] = {}
 """Variants that fuse other rankers with recall's by reciprocal rank
@@ -121,7 +132,30 @@ def _play(convo: Conversation, window: int, root: Path, *, recall: bool) -> Memo
     for _ in range(200):
         if engine.dream(trigger="bench").outcome != "completed":
             break
+    if PAD:
+        _pad(engine, convo, PAD[0])
     return engine
+
+
+PAD: list[int] = []
+"""``--pad-durable N``: N lines of the conversation's own small talk added to the durable files."""
+
+
+def _pad(engine: MemoryEngine, convo: Conversation, lines: int) -> None:
+    """Add ``lines`` non-evidence turns, as bullets, half to USER.md and half to MEMORY.md.
+
+    What real chat does to durable files (issue 29: chatter copied into USER.md took 5,251
+    characters of a 4k window's prompt); no evidence turn is among them.
+    """
+    gold = {i for q in convo.questions for i in q.evidence}
+    chatter = [f"- {t}" for i, t in enumerate(convo.texts) if i not in gold and len(t) > 30]
+    files = engine.workspace.files
+    halves: tuple[tuple[MemoryFileName, list[str]], ...] = (
+        ("USER", chatter[: lines // 2]),
+        ("MEMORY", chatter[lines // 2 : lines]),
+    )
+    for name, part in halves:
+        files.write(name, files.read(name).rstrip() + "\n" + "\n".join(part) + "\n")
 
 
 def _prompt_text(engine: MemoryEngine, question: str) -> tuple[str, int, int]:
@@ -215,11 +249,13 @@ def _window(convo: Conversation, window: int, tallies: dict[str, _Tally]) -> Non
             for name, (options, sources) in _variants(on).items():
                 on.recaller.options, on.recaller.sources = options, tuple(sources)
                 text, tokens, budget = _prompt_text(on, question.text)
-                tally = tallies.setdefault(f"{tag}/{name}", _Tally())
-                tally.add(text, gold, tokens, budget)
-                if window == WINDOWS[0]:
-                    found = _ranked(on, question.text, convo.times[-1])
-                    tally.search(found, question.evidence)
+                kinds = (f"{tag}/{name}", f"{tag}/{name}:{question.kind}")
+                found = _ranked(on, question.text, convo.times[-1])
+                for key in kinds if name == "all" else kinds[:1]:
+                    tally = tallies.setdefault(key, _Tally())
+                    tally.add(text, gold, tokens, budget)
+                    if window == WINDOWS[0]:
+                        tally.search(found, question.evidence)
         off.close()
         on.close()
 
@@ -229,7 +265,13 @@ def _variants(engine: MemoryEngine) -> dict[str, tuple[RecallOptions, Sequence[R
         name: (options, ()) for name, options in VARIANTS.items()
     }
     variants.update({name: (options, make(engine)) for name, (options, make) in FUSED.items()})
+    if ONLY_VARIANTS:
+        return {name: v for name, v in variants.items() if name in ONLY_VARIANTS}
     return variants
+
+
+ONLY_VARIANTS: list[str] = []
+"""``--variants``: run only these variants (comma-separated names; empty: all of them)."""
 
 
 def _twins(conversations: list[Conversation]) -> int:
@@ -323,6 +365,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--no-quality", action="store_true", help="skip the dev-set run")
     parser.add_argument("--only", default=None, help="only this conversation (e.g. en-1)")
     parser.add_argument("--share", type=float, default=None, help="recall share of the budget")
+    parser.add_argument("--pad-durable", type=int, default=0, help="chatter lines in the files")
+    parser.add_argument("--variants", default="", help="only these variants (e.g. all,bm25)")
     parser.add_argument("--table", action="store_true", help="also print the variants as Markdown")
     parser.add_argument(
         "--dense",
@@ -336,6 +380,9 @@ def main(argv: list[str]) -> None:
         DENSE.extend((args.dense_cache, args.dense))
     if args.share is not None:
         SHARE.append(args.share)
+    if args.pad_durable:
+        PAD.append(args.pad_durable)
+    ONLY_VARIANTS.extend(name for name in args.variants.split(",") if name)
     report: dict[str, object] = {}
     conversations = [c for c in build() if args.only in (None, c.name)]
     if not args.no_quality:

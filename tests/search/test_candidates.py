@@ -131,3 +131,15 @@ def test_a_message_at_the_calendars_edge_reads_back_clamped(
     [found] = index.candidates(["vault"], limit=5)
 
     assert found.timestamp == datetime.max.replace(tzinfo=UTC)
+
+
+def test_rare_terms_are_the_ones_few_items_hold(workspace: Workspace, index: SearchIndex) -> None:
+    for number in range(8):
+        _say(workspace, "cli:a", f"weather report {number}")
+    _say(workspace, "cli:a", "my knee hurts after the weather turned")
+    _say(workspace, "cli:b", "the knee is healed, 咖啡 too")
+
+    found = index.rare_terms(["weather", "knee", "porto", "咖啡", '"*'], at_most=2)
+
+    assert found == ["knee", "porto", "咖啡"]  # "porto": held by none, so by at most 2
+    assert index.rare_terms(["knee"], at_most=1) == []

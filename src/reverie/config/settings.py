@@ -71,6 +71,11 @@ RECALL_CAP = 4_000
 RECENT_SHARE = 0.25
 """Recent history takes at most this share of the input budget (and ``recent_tokens``): older
 entries stay reachable through recall when relevant, so they never crowd it out."""
+DURABLE_SHARE = 0.25
+"""The most of the input budget SOUL.md, USER.md and MEMORY.md take together (DESIGN.md
+invariant 12): whole when they fit, else their rules, identity and most relevant lines."""
+SUMMARY_SHARE = 0.15
+"""The most of the input budget the session's summary takes (its first lines when longer)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -160,6 +165,14 @@ class PromptConfig:
     def recent_budget(self, input_budget: int) -> int:
         """Tokens the "Recent history" section may use for a prompt of ``input_budget`` tokens."""
         return min(self.recent_tokens, int(input_budget * RECENT_SHARE))
+
+    def durable_budget(self, input_budget: int) -> int:
+        """Tokens the durable files may use together (whole when they fit, else chosen lines)."""
+        return int(input_budget * DURABLE_SHARE)
+
+    def summary_budget(self, input_budget: int) -> int:
+        """Tokens the session summary may use (its first whole lines when it is longer)."""
+        return int(input_budget * SUMMARY_SHARE)
 
     def recall_ceiling(self, input_budget: int) -> int:
         """The most the section may grow to when the rest of the prompt leaves room.

@@ -10,6 +10,15 @@ can imitate a section such as ``## SOUL.md`` or an instruction of reverie. Then 
 session's replay, then the new user message. The result reports the tokens of every section,
 so callers can see what the budget is spent on.
 
+Shares (invariant 12: every part is budgeted, so the prompt fits any window). With an
+``input_budget`` of B tokens: the durable files take at most ``PromptConfig.durable_budget``
+(a quarter of B) together, sent whole when they fit, else SOUL's rules, USER.md's identity
+lines and the lines most relevant to the new message, with a note of how many more are
+remembered (``recall.durable``; no line leaves a file); recent history at most a quarter of B
+(``recent_budget``); the summary at most 15 % of B (``summary_budget``: its first lines, the
+rest is in history); the session (replay and new message) what compaction leaves it; recall
+its reserve (``recall_budget``) and any room the rest leaves, never more than that.
+
 Replay. The full replay (``turns.replay``: the pending messages plus a suffix of compacted
 ones, for continuity) is used when it fits the budget; otherwise the pending view (messages
 after the compaction mark only, opened by a short note when it does not start at a user
@@ -49,6 +58,7 @@ from reverie.core.token_estimate import TokenCounter
 from reverie.core.turns import pending_view, replay
 from reverie.llm.provider import ToolSchema
 from reverie.memory.recall import Carried, Recaller, RecallResult
+from reverie.memory.recall.durable import DurableFile, fit_durable, summary_within
 from reverie.memory.recall.items import fenced, quoted
 from reverie.prompts import load
 from reverie.storage.folder.entries import HistoryEntry
@@ -115,8 +125,12 @@ class PromptAssembler:
         self._reserve = recall_tokens if recaller is not None else 0
         self._ceiling = self._reserve
         self._recent_tokens = config.recent_tokens
+        self._durable_tokens: int | None = None
+        self._summary_tokens: int | None = None
         if input_budget is not None:
             self._recent_tokens = config.recent_budget(input_budget)
+            self._durable_tokens = config.durable_budget(input_budget)
+            self._summary_tokens = config.summary_budget(input_budget)
             if self._reserve:
                 self._ceiling = max(self._reserve, config.recall_ceiling(input_budget))
 
@@ -140,7 +154,7 @@ class PromptAssembler:
             minimal: always use the pending view (what compaction measures).
         """
         recent = self.recent_history(session)
-        parts = self._system_parts(session, recent)
+        parts = self._system_parts(session, recent, _query(session, user_text))
         system = Message(role="system", content="\n\n".join(text for _name, text in parts))
         tail = (Message(role="user", content=user_text),) if user_text is not None else ()
         tool_tokens = self._tool_tokens(tools)
@@ -234,20 +248,33 @@ class PromptAssembler:
         )
 
     def _system_parts(
-        self, session: Session, recent: tuple[HistoryEntry, ...]
+        self, session: Session, recent: tuple[HistoryEntry, ...], query: str
     ) -> list[tuple[str, str]]:
         parts: list[tuple[str, str]] = [("identity", self._identity)]
-        for name, text in self._stores.files.read_all().items():  # one query on a database
-            if not starter_only(name, text):
-                parts.append((name.lower(), f"## {RELATIVE_PATHS[name]}\n\n{text.strip()}"))
+        files = [
+            DurableFile(name=name, path=RELATIVE_PATHS[name], text=text)
+            for name, text in self._stores.files.read_all().items()  # one query on a database
+            if not starter_only(name, text)
+        ]
+        for section in fit_durable(files, query, self._durable_tokens, self._counter.text):
+            parts.append((section.name.lower(), section.text))
         if recent:
             lines = fenced([f"- [{entry.timestamp}] {quoted(entry.content)}" for entry in recent])
             parts.append(("recent_history", f"## Recent history\n\n{DATA_NOTE}\n\n{lines}"))
         if session.summary is not None:
             when = wall_clock(session.summary.last_active)
             heading = f"## Previous conversation summary (last active {when})"
-            summary = fenced([quoted(session.summary.text)])
-            parts.append(("summary", f"{heading}\n\n{DATA_NOTE}\n\n{summary}"))
+            room = self._summary_tokens
+            room = None if room is None else room - self._counter.text(heading + DATA_NOTE) - 4
+            # Fitted as it is sent (fenced, later lines indented), so the fence is paid for.
+            text = summary_within(
+                session.summary.text.strip(),
+                room,
+                lambda cut: self._counter.text(fenced([quoted(cut)])),
+            )
+            if text:
+                summary = fenced([quoted(text)])
+                parts.append(("summary", f"{heading}\n\n{DATA_NOTE}\n\n{summary}"))
         return parts
 
     def _pending(self, session: Session) -> tuple[Message, ...]:
@@ -291,6 +318,13 @@ class PromptAssembler:
 
     def _count(self, messages: Sequence[Message]) -> int:
         return sum(self._counter.message(message) for message in messages)
+
+
+def _query(session: Session, user_text: str | None) -> str:
+    """What the durable lines are ranked against: the new message, else the last user one."""
+    if user_text is not None:
+        return user_text
+    return next((m.text for m in reversed(session.messages) if m.role == "user" and m.text), "")
 
 
 def _view_start(session: Session, view: Sequence[Message]) -> int:

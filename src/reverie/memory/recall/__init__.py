@@ -3,11 +3,14 @@
 ``Recaller`` ranks this session's compacted messages and history entries (every
 non-internal session's in a unified workspace) against the new message with no model:
 BM25 from the search index, then key terms, named days, the user's recent turns and
-near-duplicate removal (``ranking``); other rankers (``RankedSource``, e.g. the dense
+near-duplicate removal (``ranking``), and the items linked to the best hits by a rare word
+they share (``neighbours``); other rankers (``RankedSource``, e.g. the dense
 extra) are fused with it by reciprocal rank (``fusion``). ``RecallResult`` carries the
 items (verbatim, dated, with a source reference ``search`` accepts) and the "Recalled"
-prompt section. This package reads the search index only; it writes nothing and does not
-import ``reverie.llm``. Dense recall (``dense``, the ``embeddings`` extra) is one more ranker.
+prompt section. ``durable`` fits the durable files into their share of a prompt, choosing
+lines for the message with the same lexical ranking. This package reads the search index
+only; it writes nothing and does not import ``reverie.llm``. Dense recall (``dense``, the
+``embeddings`` extra) is one more ranker.
 """
 
 from __future__ import annotations

@@ -58,6 +58,12 @@ class RecallOptions:
             proportion for older ones (0: off).
         question_penalty: taken from an item that is itself a question (0: off).
         dedup: drop near-duplicates of better items.
+        neighbour_top: the turns next to this many best message hits join the ranking
+            (``neighbours``; 0: off).
+        neighbour_weight: a neighbour's score as a share of its hit's.
+        link_top: items sharing a rare word with this many best hits join (0: off).
+        link_weight: a linked item's score as a share of its hit's.
+        link_rare: a word held by at most this many items is rare enough to link.
         history: also recall history entries (else only session messages).
         item_chars: the longest quote of one item; longer sources are excerpted.
     """
@@ -73,6 +79,11 @@ class RecallOptions:
     present_boost: float = 0.3
     question_penalty: float = 0.2
     dedup: bool = True
+    neighbour_top: int = 0
+    neighbour_weight: float = 0.5
+    link_top: int = 3
+    link_weight: float = 0.5
+    link_rare: int = 6
     history: bool = True
     item_chars: int = 1_200
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, time, timedelta
+from functools import partial
 from typing import Protocol
 
 from reverie.core.session import is_internal
@@ -28,6 +29,7 @@ from reverie.core.token_estimate import TokenCounter
 from reverie.memory.recall.dates import DaySpan, resolve, without_dates
 from reverie.memory.recall.fusion import RankedSource, fuse
 from reverie.memory.recall.items import RecalledItem, RecallResult, excerpt, item_line, render
+from reverie.memory.recall.neighbours import expand
 from reverie.memory.recall.ranking import Ranked, RecallOptions, Signals, dedup, rank
 from reverie.memory.recall.terms import QueryTerms
 from reverie.storage.folder.index import Candidate, history_ref, message_ref
@@ -175,6 +177,10 @@ class Recaller:
         )
         eligible = [c for c in pool if self._eligible(c, scope, carried)]
         ranked = self._ranked(query, eligible, signals, scope, carried)
+        eligible_now = partial(self._eligible, scope=scope, carried=carried)
+        ranked = expand(
+            ranked, self._index(), self.options, frozenset(terms.terms), scope, eligible_now
+        )
         return Ranking(terms=terms.terms, items=tuple(ranked))
 
     def _searched(self, terms: QueryTerms, *, dated: bool) -> tuple[str, ...]:

@@ -29,7 +29,7 @@ from datetime import datetime
 
 from reverie.core.clock import from_epoch
 from reverie.core.hits import SourceKind
-from reverie.core.text import unsegment
+from reverie.core.text import is_cjk_pair, term_phrases, unsegment
 from reverie.storage.folder.index.query import Filters, conditions
 
 
@@ -130,6 +130,24 @@ def _written(
         f"SELECT d.id FROM docs AS d WHERE d.ts >= ? AND d.ts < ?{where} ORDER BY d.ts DESC LIMIT ?"  # noqa: S608
     )
     return [doc for (doc,) in conn.execute(sql, (*span, *args, limit))]
+
+
+def rare_terms(conn: sqlite3.Connection, terms: Sequence[str], at_most: int) -> list[str]:
+    """The ``terms`` at most ``at_most`` items of the whole index hold (a capped count each).
+
+    A capped scan stops after ``at_most + 1`` matches and scores nothing, so a common word
+    costs no more than a rare one (recall's links look rare words up, ``recall.neighbours``).
+    """
+    found: list[str] = []
+    for term in terms:
+        table = "grams" if is_cjk_pair(term) else "fts"
+        phrases = [f'"{term}"'] if table == "grams" else term_phrases([term])
+        if not phrases:
+            continue
+        sql = f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)"  # noqa: S608 -- table is a literal
+        if conn.execute(sql, (phrases[0], at_most + 1)).fetchone()[0] <= at_most:
+            found.append(term)
+    return found
 
 
 def _common(conn: sqlite3.Connection, table: str, phrase: str, memo: CommonMemo) -> bool:

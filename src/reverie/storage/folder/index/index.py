@@ -44,7 +44,12 @@ from reverie.core.refs import SourceRef, parse_ref
 from reverie.core.text import is_cjk_pair, match_expression, term_phrases
 from reverie.errors import StorageError
 from reverie.storage.folder import layout
-from reverie.storage.folder.index.candidates import Candidate, CommonMemo, run_candidates
+from reverie.storage.folder.index.candidates import (
+    Candidate,
+    CommonMemo,
+    rare_terms,
+    run_candidates,
+)
 from reverie.storage.folder.index.catch_up import catch_up_history, catch_up_sessions, is_current
 from reverie.storage.folder.index.index_file import IndexFile, is_corruption
 from reverie.storage.folder.index.items import ItemsAfter, count_after, items_after, items_named
@@ -197,6 +202,10 @@ class SearchIndex:
             ),
             only=session_key,
         )
+
+    def rare_terms(self, terms: Sequence[str], *, at_most: int) -> list[str]:
+        """The ``terms`` at most ``at_most`` items of the whole index hold (``rare_terms``)."""
+        return self._run(lambda conn: rare_terms(conn, terms, at_most))
 
     # Followers (dense recall, ``reverie.memory.recall.dense``): what was indexed after a mark,
     # items by name.
