@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from reverie.core.text import CJK_CHAR
+from reverie.core.text import CJK, CJK_CHAR
 from reverie.memory.modelfree.similarity import STOP_WORDS
 
 
@@ -118,6 +118,6 @@ _INTERJECTION = re.compile(r"^(?:oh|ah|aw+|wow|haha\w*|lol|omg|yay|hey|hi)\b[\s,
 _VOCATIVE_LEAD = re.compile(
     r"^(?:[A-Z][a-z]{1,20}\s*[,!:]\s*"
     r"|[A-Z][a-z]{1,20}\s+(?=you're\b|youre\b|you are\b|thats\b|that's\b)"
-    r"|[\u3400-\u9fff]{2,3}[，,！!]\s*)"
+    rf"|[{CJK}]{{2,3}}[，,！!]\s*)"
 )
 _VOCATIVE_TAIL = re.compile(r"[,，\s]+[A-Z][a-z]{1,20}[\W_]*$")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from reverie.core.text import CJK_CHAR
+from reverie.core.text import CJK, CJK_CHAR
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 # Chat leaves out full stops, so more ends a sentence: an emoji before a space ("You got this
@@ -31,7 +31,7 @@ _PRAISE = "|".join(
 _BOUNDARY = re.compile(
     r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；!?])|\n+"
     r"|(?<=[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f])\s+(?=\S)|(?<=[a-z])\s+(?=My\s)"
-    r"|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff]|(?:I|My|I'm)\b|[A-Z][a-z]+ [a-z])"
+    rf"|(?<=[{CJK}])\s+(?=[{CJK}]|(?:I|My|I'm)\b|[A-Z][a-z]+ [a-z])"
     rf"|(?:{_PRAISE})\s+(?=I(?:'m|'ve| am| have| just| got)?\s)"
 )
 # Clauses joined to a new "I ..." are separate facts, so a later correction of one of them

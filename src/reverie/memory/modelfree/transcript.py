@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from reverie.core.messages import Message, Role
+from reverie.core.text import CJK
 
 _HEADER = re.compile(
     r"^(?:\[(?P<stamp>\d{4}-\d{2}-\d{2})[ T]\d{2}:\d{2}(?::\d{2})?\]\s*)?"
@@ -66,7 +67,7 @@ def utterances(messages: Iterable[Message]) -> list[Utterance]:
 
 
 _LABELLED = re.compile(
-    r"^\s*(?P<name>[A-Z][\w'-]{1,20}(?: [A-Z][\w'-]{1,20})?|[\u3400-\u9fff]{2,3})\s*[:：]\s*"
+    rf"^\s*(?P<name>[A-Z][\w'-]{{1,20}}(?: [A-Z][\w'-]{{1,20}})?|[{CJK}]{{2,3}})\s*[:：]\s*"
     r"(?P<text>\S.*)$"
 )
 # What only a person says: the first person, or a greeting or thanks.
