@@ -90,7 +90,6 @@ class DatabaseHome:
 
     def open_engine(self, principal: str, *, create: bool) -> MemoryEngine:
         """Open the engine on the workspace named ``principal`` (made first when ``create``)."""
-        from reverie.engine.facade import MemoryEngine  # noqa: PLC0415
         from reverie.storage.open import open_shared  # noqa: PLC0415
 
         check_principal(principal)
@@ -103,17 +102,7 @@ class DatabaseHome:
             environ=o.environ,
             clock=o.clock,
         )
-        try:
-            return MemoryEngine.on_backend(
-                opened,
-                provider=o.provider,
-                memory_provider=o.memory_provider,
-                clock=o.clock,
-                environ=o.environ,
-            )
-        except BaseException:
-            opened.backend.close()
-            raise
+        return o.engine_on(opened)
 
     def remove(self, principal: str) -> None:
         """Delete the workspace named ``principal`` and every row of it (by its foreign keys)."""

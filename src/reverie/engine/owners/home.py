@@ -46,6 +46,7 @@ from reverie.storage.folder.layout import LOCKS, MEMORY_DIR
 if TYPE_CHECKING:
     from reverie.engine.facade import MemoryEngine
     from reverie.llm.provider import Provider
+    from reverie.storage.open import Opened
 
 BOOK_FILE = "tokens.sqlite3"
 """A folder home's token book, in its state folder: ``<home>/.home/tokens.sqlite3``."""
@@ -60,6 +61,22 @@ class Openers:
     memory_provider: Provider | None = None
     clock: Clock = system_clock
     environ: Mapping[str, str] | None = None
+
+    def engine_on(self, opened: Opened) -> MemoryEngine:
+        """The engine over an opened backend with these models; the backend closed if it fails."""
+        from reverie.engine.facade import MemoryEngine  # noqa: PLC0415 (the engine imports homes)
+
+        try:
+            return MemoryEngine.on_backend(
+                opened,
+                provider=self.provider,
+                memory_provider=self.memory_provider,
+                clock=self.clock,
+                environ=self.environ,
+            )
+        except BaseException:
+            opened.backend.close()
+            raise
 
 
 class Home(Protocol):
@@ -166,7 +183,6 @@ class FolderHome:
 
     def open_engine(self, principal: str, *, create: bool) -> MemoryEngine:
         """Open the engine on ``principal``'s folder (never a database: ``open_folder``)."""
-        from reverie.engine.facade import MemoryEngine  # noqa: PLC0415 (the engine imports the home)
         from reverie.storage.open import open_folder  # noqa: PLC0415
 
         path = self.folder(principal)
@@ -174,17 +190,7 @@ class FolderHome:
             raise WorkspaceMissingError("no workspace for this principal", path=path)
         o = self._openers
         opened = open_folder(path, create=create, config=o.config, environ=o.environ, clock=o.clock)
-        try:
-            return MemoryEngine.on_backend(
-                opened,
-                provider=o.provider,
-                memory_provider=o.memory_provider,
-                clock=o.clock,
-                environ=o.environ,
-            )
-        except BaseException:
-            opened.backend.close()
-            raise
+        return o.engine_on(opened)
 
     def remove(self, principal: str) -> None:
         """Delete the principal's folder, git objects, index and vectors included.
