@@ -46,8 +46,10 @@ def test_an_imported_chat_keeps_no_secret_and_publishes_no_hostile_line(
             engine.ingest([export])
             stored = b"".join(p.read_bytes() for p in root.rglob("*") if p.is_file())
             for message in said:
+                assert message.text.encode() not in stored, message  # never kept verbatim
                 for piece in message.pieces():
-                    assert piece.encode() not in stored, (message, piece)
+                    if not (piece.isdigit() and len(piece) < 6):  # "178" is in a duration
+                        assert piece.encode() not in stored, (message, piece)
             for path in ("SOUL.md", "USER.md", "memory/MEMORY.md"):
                 kept = (root / path).read_text(encoding="utf-8")
                 for line in hostile:
