@@ -91,3 +91,22 @@ def test_curation_marks_are_kept_in_history_but_never_shown(cli: Cli) -> None:
     assert "harbour" in shown
     for mark in ("[durable]", "[ephemeral]", "[permanent]", "[skip]", "[correction]"):
         assert mark not in shown, mark
+
+
+def test_status_says_where_each_model_setting_came_from(cli: Cli) -> None:
+    cli.run("init")
+    (cli.workspace / "reverie.toml").write_text(
+        '[memory_model]\nmodel = "small-1"\n', encoding="utf-8"
+    )
+    cli.env["REVERIE_MODEL"] = "big-2"
+    shown = " ".join(cli.run("status").stdout.split())
+    assert "model.model from REVERIE_MODEL" in shown, shown
+    assert "memory_model.model from reverie.toml" in shown, shown
+    assert "this process's only" in shown
+    sources = dict(map(tuple, cli.json("status")["sources"]))
+    assert sources["model.model"] == "REVERIE_MODEL"
+    assert sources["model.base_url"] == "default"
+    del cli.env["REVERIE_MODEL"]  # another shell, without the variable
+    elsewhere = " ".join(cli.run("status").stdout.split())
+    assert "REVERIE_MODEL" not in elsewhere
+    assert "memory_model.model from reverie.toml" in elsewhere
