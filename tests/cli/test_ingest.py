@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import json
 from pathlib import Path
 
 from rich.progress import Progress
 
 from reverie.cli.ingest_command import _progress, summary_line, undreamt_line
-from reverie.memory.ingest.importers import ImportProblem
+from reverie.memory.ingest.importers import ImportProblem, load
 from reverie.memory.ingest.run import IngestReport
 from tests.cli.conftest import Cli
 
@@ -73,3 +75,53 @@ def test_progress_bars_follow_each_stage_and_the_summary_counts_problems() -> No
     assert "the last dream run ended failed" in undreamt_line(stopped)
     capped = dataclasses.replace(report, undreamt=2, dream_stopped=None)
     assert "limit of dream runs" in undreamt_line(capped)
+
+
+def _copied_nanobot_workspace(tmp_path: Path) -> tuple[Path, Path]:
+    """A 0.3.5 workspace copied away from the HOME that holds its sessions, and that folder."""
+    ident = "0123456789abcdef0123456789abcdef"
+    workspace = tmp_path / "copied-workspace"
+    (workspace / ".nanobot").mkdir(parents=True)
+    (workspace / ".nanobot" / "workspace-id").write_text(ident + "\n")
+    (workspace / "USER.md").write_text("# User\n\n- Name: Mia\n")
+    sessions = tmp_path / "other-home" / ".nanobot" / "sessions" / ident
+    sessions.mkdir(parents=True)
+    (sessions / ".workspace").write_text("/home/mia/.nanobot/workspace\n")
+    meta = {"_type": "metadata", "key": "telegram:1", "created_at": "2026-10-01T08:00:00"}
+    lines = [
+        {**meta, "last_archived": 2},
+        {"role": "user", "content": "[internal] earlier turns", "_hidden_history": True},
+        {"role": "user", "content": "I grow tomatoes in Bergen.", "timestamp": "2026-10-01T09:00"},
+        {"role": "assistant", "content": "Noted.", "timestamp": "2026-10-01T09:00:02"},
+        {"role": "user", "content": "And basil.", "timestamp": "2026-10-01T09:01"},
+    ]
+    stem = base64.urlsafe_b64encode(b"telegram:1").decode().rstrip("=")
+    (sessions / f"{stem}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return workspace, sessions
+
+
+def test_a_copied_nanobot_workspace_says_where_its_sessions_were_looked_for(
+    cli: Cli, tmp_path: Path
+) -> None:
+    workspace, sessions = _copied_nanobot_workspace(tmp_path)
+    cli.run("init")
+    alone = cli.run("ingest", str(workspace))
+    assert "imported 0 session(s)" in alone.stdout
+    said = " ".join(alone.stderr.split())
+    looked = Path(cli.env["HOME"]) / ".nanobot" / "sessions" / sessions.name
+    assert f"keeps them in {looked}" in said, said
+    assert (
+        f"reverie ingest {workspace.resolve()} /path/to/.nanobot/sessions/{sessions.name}" in said
+    )
+    both = cli.run("ingest", str(workspace), str(sessions))
+    assert "imported 1 session(s): 3 message(s) added" in both.stdout
+    assert "keeps them in" not in both.stderr
+    key = "import:nanobot:workspace:telegram:1"
+    shown = cli.json("session", key)
+    assert [m["content"] for m in shown["messages"]] == [
+        "I grow tomatoes in Bergen.",
+        "Noted.",
+        "And basil.",
+    ]
+    read = load(sessions).conversations[0]
+    assert read.archived == 1  # nanobot's mark (2) counted its hidden turn

@@ -62,3 +62,51 @@ def test_export_prints_the_selected_workspace_whole_as_json(cli: Cli) -> None:
     assert document["sessions"][0]["messages"][0]["content"] == "My bike is teal."
     assert {f["path"] for f in document["files"]} >= {"SOUL.md", "USER.md", "memory/MEMORY.md"}
     assert "--json" in cli.run("export", expect=1).stderr
+
+
+def test_curation_marks_are_kept_in_history_but_never_shown(cli: Cli) -> None:
+    cli.run("init")
+    with MemoryEngine.open(cli.workspace, environ={}) as memory:
+        memory.record(
+            "tg:ada",
+            [
+                Message(role="user", content="I moved to Porto in March, near the harbour."),
+                Message(role="assistant", content="Noted: you live in Porto now."),
+            ],
+        )
+        assert memory.compact("tg:ada").outcome == "summarised"
+        stored = [entry.content for entry in memory.history()]
+        memory.record("tg:ada", [Message(role="user", content="Which harbour was it?")])
+        prompt = memory.prompt("tg:ada", "Which harbour was it?")
+    assert any("[durable]" in text for text in stored), stored  # dream reads the marks
+    shown = "\n".join(
+        [
+            cli.run("history").stdout,
+            cli.run("search", "harbour").stdout,
+            cli.run("search", "durable").stdout,
+            cli.run("recall", "where is the harbour?", "--session", "tg:ada").stdout,
+            *(str(m.content) for m in prompt.messages if m.role == "system"),
+        ]
+    )
+    assert "harbour" in shown
+    for mark in ("[durable]", "[ephemeral]", "[permanent]", "[skip]", "[correction]"):
+        assert mark not in shown, mark
+
+
+def test_status_says_where_each_model_setting_came_from(cli: Cli) -> None:
+    cli.run("init")
+    (cli.workspace / "reverie.toml").write_text(
+        '[memory_model]\nmodel = "small-1"\n', encoding="utf-8"
+    )
+    cli.env["REVERIE_MODEL"] = "big-2"
+    shown = " ".join(cli.run("status").stdout.split())
+    assert "model.model from REVERIE_MODEL" in shown, shown
+    assert "memory_model.model from reverie.toml" in shown, shown
+    assert "this process's only" in shown
+    sources = dict(map(tuple, cli.json("status")["sources"]))
+    assert sources["model.model"] == "REVERIE_MODEL"
+    assert sources["model.base_url"] == "default"
+    del cli.env["REVERIE_MODEL"]  # another shell, without the variable
+    elsewhere = " ".join(cli.run("status").stdout.split())
+    assert "REVERIE_MODEL" not in elsewhere
+    assert "memory_model.model from reverie.toml" in elsewhere

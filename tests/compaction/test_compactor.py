@@ -77,10 +77,10 @@ def test_over_budget_the_oldest_turns_become_one_tagged_entry(workspace: Workspa
 
 def test_a_long_conversation_never_sends_a_prompt_over_budget(workspace: Workspace) -> None:
     # Each turn reloads the whole session, so the cost grows with the square of the turns:
-    # 210 turns make compactions fall on every phase of the 7-turn length cycle (checked
-    # below) since recent history is fenced quoted data (200 did before the fence lines); the
-    # 300 used before made 34 at over twice the cost.
-    turns = 210
+    # 260 turns make compactions fall on every phase of the 7-turn length cycle (checked
+    # below) since curation marks are no longer shown in recent history and summary (210 did
+    # before; 200 before the fence lines); the 300 used once made 34 at over twice the cost.
+    turns = 260
     provider = ScriptedProvider(*itertools.repeat(_facts, turns))
     compactor, assembler, summariser = build(workspace, provider, chat_window=3000, max_output=500)
     worst = 0

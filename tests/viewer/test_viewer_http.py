@@ -235,3 +235,23 @@ def test_every_page_shows_one_instant_in_utc(viewer: RunningViewer, sample: Memo
         assert status == 200, path
         assert "2026-03-01 21:30 UTC" in page, path
         assert "23:30" not in page, path
+
+
+def test_curation_marks_never_show_in_the_viewer(
+    viewer: RunningViewer, sample: MemoryEngine
+) -> None:
+    sample.record(
+        "tags:one",
+        [
+            {"role": "user", "content": "I keep my kayak at the marina in Faro."},
+            {"role": "assistant", "content": "Noted."},
+        ],
+    )
+    assert sample.compact("tags:one").outcome == "summarised"
+    assert any("[durable]" in entry.content for entry in sample.history(session_key="tags:one"))
+    cookie = login(viewer)
+    for path in ("/session?key=tags:one", "/timeline", "/search?q=kayak"):
+        status, _headers, page = request(viewer, path, headers={"Cookie": cookie})
+        assert status == 200, path
+        assert "kayak" in page, path
+        assert "[durable]" not in page, path

@@ -47,6 +47,8 @@ def ingest(
     out().print(summary_line(report), soft_wrap=True)
     for problem in report.problems:
         err().print(Text("skipped ", style="yellow") + problem.describe(), soft_wrap=True)
+    for note in report.notes:
+        err().print(Text(note, style="yellow"), soft_wrap=True)
     if report.undreamt:
         err().print(Text(undreamt_line(report), style="yellow"), soft_wrap=True)
 

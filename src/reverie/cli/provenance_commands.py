@@ -111,8 +111,9 @@ def forget(
         if refusal is not None and not broad:
             _print_plan(plan, purge=purge)
             fail(refusal)
-        if not yes:
-            _confirm(plan, purge=purge)
+        if not yes and not _confirmed(plan, purge=purge):
+            notice("nothing forgotten")  # the person's answer, not an error: exit 0
+            return
         with err().status("forgetting…"):
             try:
                 report = memory.forget(text, purge=purge, confirm_broad=broad)
@@ -129,12 +130,12 @@ def forget(
         raise typer.Exit(1)
 
 
-def _confirm(plan: "ForgetPlan", *, purge: bool) -> None:
+def _confirmed(plan: "ForgetPlan", *, purge: bool) -> bool:
+    """Show the plan and ask; False when the person answered no (nothing is changed)."""
     if not sys.stdin.isatty():
         fail("forget asks before deleting, but there is no terminal to ask on; pass --yes")
     _print_plan(plan, purge=purge)
-    if not typer.confirm("Forget all of this?", default=False, err=True):
-        fail("nothing was forgotten")
+    return typer.confirm("Forget all of this?", default=False, err=True)
 
 
 def _print_plan(plan: "ForgetPlan", *, purge: bool) -> None:

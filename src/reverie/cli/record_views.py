@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from reverie.cli.render import one_line, snippet, when
+from reverie.core.marks import without_marks
 from reverie.core.session import Session, SessionInfo
 from reverie.memory.compaction.result import CompactionResult
 from reverie.memory.doctor import DoctorReport
@@ -43,7 +44,7 @@ def history_table(entries: Sequence[HistoryEntry]) -> Table:
             when(entry.time) if entry.time is not None else entry.timestamp,
             entry.session_key or "-",
             entry.kind or "-",
-            one_line(entry.content, 160),
+            one_line(without_marks(entry.content), 160),
         )
     return table
 

@@ -27,6 +27,7 @@ def status_rows(status: Status) -> list[tuple[str, str]]:
     rows = [
         ("workspace", status.workspace),
         ("mode", _mode_line(status)),
+        *([("settings", _sources_line(status))] if status.sources else []),
         ("history", _history_line(status)),
         ("files", _files_line(status)),
         ("sessions", str(status.sessions)),
@@ -73,6 +74,15 @@ def _mode_line(status: Status) -> str:
     if status.mode == "model":
         return f"model ({chat}; compaction {jobs['compaction']}; dream {jobs['dream']})"
     return f"model-free memory ({chat}; compaction and dream run without a model)"
+
+
+def _sources_line(status: Status) -> str:
+    """Where the model settings came from: the env ones flagged as this process's only."""
+    told = [f"{name} from {origin}" for name, origin in status.sources if origin != "default"]
+    line = "; ".join(told) + ("; " if told else "") + "the rest default"
+    if any(origin.startswith("REVERIE_") for _name, origin in status.sources):
+        line += " (REVERIE_* is this process's only: put shared settings in reverie.toml)"
+    return line
 
 
 def _history_line(status: Status) -> str:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,7 @@ def load_config(workspace: Path | None, environ: Mapping[str, str] | None = None
     """
     env = os.environ if environ is None else environ
     data = {} if workspace is None else _read_toml(workspace / CONFIG_NAME)
+    sources = setting_sources(data, env)
     for name, (section, key, kind) in _ENV.items():
         if name in env and env[name] != "":
             table = data.setdefault(section, {})
@@ -88,13 +90,36 @@ def load_config(workspace: Path | None, environ: Mapping[str, str] | None = None
                 raise ConfigError(f"[{section}] must be a table", key=section)
             table[key] = _parse_env(name, env[name], kind)
     try:
-        config = Config.from_mapping(data)
+        config = replace(Config.from_mapping(data), sources=sources)
     except ConfigError as exc:
         raise _naming_env(exc, env) from exc
     for model in (config.model, config.memory_model):
         if model is not None and model.api_key_file is not None and workspace is not None:
             _check_key_file(Path(model.api_key_file).expanduser(), workspace)
     return config
+
+
+SOURCED = ("model.model", "model.base_url", "model.provider", "memory_model.model", "dream.mode")
+"""The settings whose origin ``Config.sources`` records (those that decide which model runs)."""
+
+
+def setting_sources(data: Mapping[str, Any], env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """Where each ``SOURCED`` setting comes from: its env variable, ``reverie.toml`` or default.
+
+    ``data`` is the parsed file, before the environment is applied.
+    """
+    by_key = {f"{section}.{key}": name for name, (section, key, _kind) in _ENV.items()}
+    found: list[tuple[str, str]] = []
+    for setting in SOURCED:
+        section, key = setting.split(".")
+        table = data.get(section)
+        if env.get(by_key.get(setting, "")):
+            found.append((setting, by_key[setting]))
+        elif isinstance(table, dict) and key in table:
+            found.append((setting, CONFIG_NAME))
+        else:
+            found.append((setting, "default"))
+    return tuple(found)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -240,6 +240,11 @@ class Config:
     store: StoreConfig = field(default_factory=StoreConfig)
     serve: ServeConfig = field(default_factory=ServeConfig)
     mcp: McpConfig = field(default_factory=McpConfig)
+    sources: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    """Where the model settings came from, as (``section.key``, origin) pairs: ``reverie.toml``,
+    the ``REVERIE_*`` variable, or ``default`` (filled by ``load_config``; empty for a Config
+    built in code). An env variable is per process: ``status`` shows it so a ``serve`` with
+    ``REVERIE_MODEL`` and a ``compact`` in another shell are not a mystery."""
 
     @property
     def memory(self) -> ModelConfig:

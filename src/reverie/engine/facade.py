@@ -331,6 +331,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
             chat_model=self.config.model.model,
             memory_model=self.config.memory.model,
             recall=recall_line(self.dense_status, self.dense),
+            sources=self.config.sources,
         )
 
     def doctor(self) -> DoctorReport:

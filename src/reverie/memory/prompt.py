@@ -52,6 +52,7 @@ from functools import partial
 
 from reverie.config.settings import PromptConfig
 from reverie.core.clock import wall_clock
+from reverie.core.marks import without_marks
 from reverie.core.messages import Message
 from reverie.core.session import Session, is_internal
 from reverie.core.token_estimate import TokenCounter
@@ -259,7 +260,12 @@ class PromptAssembler:
         for section in fit_durable(files, query, self._durable_tokens, self._counter.text):
             parts.append((section.name.lower(), section.text))
         if recent:
-            lines = fenced([f"- [{entry.timestamp}] {quoted(entry.content)}" for entry in recent])
+            lines = fenced(
+                [
+                    f"- [{entry.timestamp}] {quoted(without_marks(entry.content))}"
+                    for entry in recent
+                ]
+            )
             parts.append(("recent_history", f"## Recent history\n\n{DATA_NOTE}\n\n{lines}"))
         if session.summary is not None:
             when = wall_clock(session.summary.last_active)
@@ -268,7 +274,7 @@ class PromptAssembler:
             room = None if room is None else room - self._counter.text(heading + DATA_NOTE) - 4
             # Fitted as it is sent (fenced, later lines indented), so the fence is paid for.
             text = summary_within(
-                session.summary.text.strip(),
+                without_marks(session.summary.text).strip(),
                 room,
                 lambda cut: self._counter.text(fenced([quoted(cut)])),
             )

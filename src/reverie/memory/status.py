@@ -54,6 +54,9 @@ class Status:
     rejected_rules: tuple[RecordedRejection, ...] = ()
     recall: str = "BM25 only"
     """How recall ranks: BM25 only, or fused with dense recall (and why it is off)."""
+    sources: tuple[tuple[str, str], ...] = ()
+    """Where each model setting came from (``Config.sources``): ``reverie.toml``, a
+    ``REVERIE_*`` variable of this process, or ``default``."""
 
 
 def gather(
@@ -64,6 +67,7 @@ def gather(
     chat_model: str,
     memory_model: str,
     recall: str = "BM25 only",
+    sources: tuple[tuple[str, str], ...] = (),
 ) -> Status:
     """Collect the status of ``stores`` (a damaged cursor or state is listed in ``damaged``).
 
@@ -100,6 +104,7 @@ def gather(
         damaged=tuple(damaged),
         rejected_rules=tuple(stores.rejections.latest(REJECTED_SHOWN)),
         recall=recall,
+        sources=sources,
     )
 
 

@@ -9,6 +9,7 @@ with the compacted part marked: those messages live on in history, the rest is r
 
 from __future__ import annotations
 
+from reverie.core.marks import without_marks
 from reverie.core.messages import Message
 from reverie.storage.folder.entries import HistoryEntry
 from reverie.storage.folder.index import SNIPPET_CLOSE, SNIPPET_OPEN, SearchHit
@@ -124,7 +125,7 @@ def session_page(view: View) -> tuple[Html, int]:
     parts: list[Html] = []
     if session.summary is not None:
         title = f"Summary (last active {stamp(session.summary.last_active)})"
-        text = tag("div", session.summary.text, class_="text")
+        text = tag("div", without_marks(session.summary.text), class_="text")
         parts.append(tag("div", tag("h2", title), text, class_="card"))
     entries = [_entry(e) for e in view.engine.history(session_key=key)]
     if entries:
@@ -144,7 +145,7 @@ def _entry(entry: HistoryEntry) -> Html:
         tag("span", kind, class_="pill compaction"),
         " ",
         tag("span", f"#{entry.cursor}", class_="mono"),
-        tag("div", entry.content, class_="text"),
+        tag("div", without_marks(entry.content), class_="text"),
         class_="entry",
         id=f"e-{entry.cursor}",
     )

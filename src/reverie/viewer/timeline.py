@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
+from reverie.core.marks import without_marks
 from reverie.storage.folder.audit import CommitInfo
 from reverie.storage.folder.entries import HistoryEntry
 from reverie.viewer.layout import View, page
@@ -164,7 +165,7 @@ def _entry_item(view: View, entry: HistoryEntry, moment: datetime | None) -> Htm
         tag("span", f"#{entry.cursor}", class_="mono"),
         " ",
         session,
-        tag("div", entry.content, class_="text"),
+        tag("div", without_marks(entry.content), class_="text"),
         class_="entry history",
         id=f"e-{entry.cursor}",
     )

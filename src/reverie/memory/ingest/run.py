@@ -121,6 +121,9 @@ class IngestReport:
     dream_stopped: DreamOutcome | None = None
     """How the last dream run ended when it was not completed: ``busy`` (another process
     holds the dream), ``failed`` and the other failed outcomes."""
+    notes: tuple[str, ...] = ()
+    """What a person should know that is not a bad record: a nanobot workspace whose sessions
+    folder was not found says where it looked (left out when a sessions folder came too)."""
 
 
 def run_ingest(
@@ -145,16 +148,7 @@ def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> I
     stores = job.stores
     history_before = stores.history.last_cursor()
     head_before = _head(job)
-    conversations: list[ImportedConversation] = []
-    problems: list[ImportProblem] = []
-    records = 0
-    for path in paths:
-        batch = load(Path(path), on_progress=lambda done, total: notify("import", done, total))
-        conversations.extend(batch.conversations)
-        problems.extend(batch.problems)
-        records += batch.skipped_records
-        if batch.workspace is not None:
-            _merge_workspace(job, batch.workspace)
+    conversations, problems, records, notes = _load_all(job, paths, notify)
     conversations.sort(key=lambda c: (c.started_at is None, c.started_at or 0, c.key))
     left_over = unfinished(stores)  # an earlier ingest died: finish its sessions too
     begin(stores, [*left_over, *(c.key for c in conversations)])
@@ -180,7 +174,33 @@ def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> I
         replaced=tally.replaced,
         undreamt=undreamt,
         dream_stopped=stopped,
+        notes=notes,
     )
+
+
+def _load_all(
+    job: IngestJob, paths: Sequence[Path], notify: Progress
+) -> tuple[list[ImportedConversation], list[ImportProblem], int, tuple[str, ...]]:
+    """Read every path (merging workspaces): conversations, problems, skipped records, notes.
+
+    A note that a workspace's sessions were not found is dropped when a sessions folder came
+    in the same ingest (the person already passed it).
+    """
+    conversations: list[ImportedConversation] = []
+    problems: list[ImportProblem] = []
+    records = 0
+    notes: list[str] = []
+    folders = False
+    for path in paths:
+        batch = load(Path(path), on_progress=lambda done, total: notify("import", done, total))
+        conversations.extend(batch.conversations)
+        problems.extend(batch.problems)
+        records += batch.skipped_records
+        notes.extend(batch.notes)
+        folders = folders or batch.format == "nanobot-sessions"
+        if batch.workspace is not None:
+            _merge_workspace(job, batch.workspace)
+    return conversations, problems, records, () if folders else tuple(notes)
 
 
 def _head(job: IngestJob) -> str | None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from reverie.core.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
+    from reverie.core.marks import Mark
     from reverie.memory.compaction.attempt import NOTHING, Summary, SummaryFailure
     from reverie.memory.modelfree.changes import (
         CurationResult,
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
         SkippedFact,
     )
     from reverie.memory.modelfree.curator import ModelFreeCurator, entry_facts
-    from reverie.memory.modelfree.facts import Fact, Mark, parse_facts, render_facts
+    from reverie.memory.modelfree.facts import Fact, parse_facts, render_facts
     from reverie.memory.modelfree.routing import route
     from reverie.memory.modelfree.summariser import LABEL, ModelFreeSummariser, extract_facts
 
@@ -37,7 +38,7 @@ _WHERE: dict[str, str] = {
     "CuratorSettings": "reverie.memory.modelfree.changes",
     "Fact": "reverie.memory.modelfree.facts",
     "LABEL": "reverie.memory.modelfree.summariser",
-    "Mark": "reverie.memory.modelfree.facts",
+    "Mark": "reverie.core.marks",
     "ModelFreeCurator": "reverie.memory.modelfree.curator",
     "ModelFreeSummariser": "reverie.memory.modelfree.summariser",
     "NOTHING": "reverie.memory.compaction.attempt",

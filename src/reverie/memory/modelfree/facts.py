@@ -19,12 +19,10 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
 
+from reverie.core.marks import MARKS, Mark
 from reverie.memory.compaction.attempt import NOTHING  # one sentinel, owned by the summary types
 
-Mark = Literal["permanent", "durable", "ephemeral", "correction", "skip"]
-MARKS: tuple[Mark, ...] = ("permanent", "durable", "ephemeral", "correction", "skip")
 _BY_NAME: dict[str, Mark] = {mark: mark for mark in MARKS}
 
 

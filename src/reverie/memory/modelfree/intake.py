@@ -23,11 +23,11 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from reverie.core.marks import Mark
 from reverie.core.redact import contains_secret
 from reverie.memory.modelfree.chatter import content_words, is_social
 from reverie.memory.modelfree.facts import (
     Fact,
-    Mark,
     as_of_date,
     since_tag,
     with_as_of,

@@ -38,12 +38,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from reverie.core.marks import Mark
 from reverie.core.messages import Message
 from reverie.core.redact import contains_secret
 from reverie.memory.compaction.attempt import Summary
 from reverie.memory.modelfree.chatter import content_words, is_social
 from reverie.memory.modelfree.corrections import strip_correction
-from reverie.memory.modelfree.facts import Fact, Mark, render_facts, with_as_of
+from reverie.memory.modelfree.facts import Fact, render_facts, with_as_of
 from reverie.memory.modelfree.phrasing import as_decision, as_fact, as_rule, unresolved
 from reverie.memory.modelfree.rules import classify_user, is_one_off, remembered, time_bound
 from reverie.memory.modelfree.sentences import sentences

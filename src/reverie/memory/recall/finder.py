@@ -26,6 +26,7 @@ from typing import Protocol
 
 from reverie.core.clock import require_aware
 from reverie.core.hits import SNIPPET_CLOSE, SNIPPET_OPEN
+from reverie.core.marks import without_marks
 from reverie.memory.recall.items import excerpt
 from reverie.memory.recall.ranking import stem
 from reverie.memory.recall.recaller import Recaller
@@ -118,7 +119,9 @@ def _within(when: datetime | None, since: datetime | None, until: datetime | Non
 
 def _snippet(text: str, terms: Sequence[str]) -> str:
     """A verbatim excerpt around the first term ``text`` holds, each term's words in bold."""
-    shown = excerpt(" ".join(text.split()), tuple(stem(t) for t in terms), SNIPPET_CHARS)
+    shown = excerpt(
+        " ".join(without_marks(text).split()), tuple(stem(t) for t in terms), SNIPPET_CHARS
+    )
     words = sorted({t for t in terms if t.strip()}, key=len, reverse=True)
     if not words:
         return shown

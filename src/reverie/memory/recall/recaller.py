@@ -24,6 +24,7 @@ from datetime import datetime, time, timedelta
 from functools import partial
 from typing import Protocol
 
+from reverie.core.marks import without_marks
 from reverie.core.session import is_internal
 from reverie.core.token_estimate import TokenCounter
 from reverie.memory.recall.dates import DaySpan, resolve, without_dates
@@ -279,7 +280,7 @@ def _item(entry: Ranked, text: str) -> RecalledItem:
         speaker = candidate.role or "message"
     return RecalledItem(
         ref=ref,
-        text=text,
+        text=without_marks(text),
         timestamp=candidate.timestamp,
         speaker=speaker,
         score=round(entry.score, 4),

@@ -1,16 +1,18 @@
 """Reading nanobot session files into reverie sessions.
 
-A nanobot session file is JSON Lines: the first line is a metadata object
-(``{"_type": "metadata", "key", "created_at", "updated_at", "metadata", "last_archived",
+A nanobot session file is JSON Lines: the first line is a metadata object (``{"_type":
+"metadata", "key", "created_at", "updated_at", "metadata", "last_archived",
 "last_consolidated"}``), every further line one chat message or another record that says what
 it is with ``_type`` (nanobot 0.3.5 writes ``{"_type": "provider_state", ...}`` after the
 metadata). Such records are not messages: they are skipped and counted
-(``NanobotFile.skipped``), never reported as bad lines. nanobot writes naive local times; they
-are read as times in ``local_tz`` (the system's zone by default) and made aware. Messages keep
-every field (unknown ones in ``Message.extra``). The compaction mark is ``last_archived``
-(0.3.5's name, read first) else ``last_consolidated`` (older releases), reset to 0 with a
-warning when outside ``0..len``; the metadata is kept as it is, except that nanobot's
-``_last_summary`` object becomes ``Session.summary``.
+(``NanobotFile.skipped``), never reported as bad lines. A message flagged ``_hidden_history``
+is nanobot's own internal turn, not something the person said: it is skipped and counted the
+same way (the compaction mark, which counted it, is moved back over it). nanobot writes naive
+local times; they are read as times in ``local_tz`` (the system's zone by default) and made
+aware. Messages keep every field (unknown ones in ``Message.extra``). The compaction mark is
+``last_archived`` (0.3.5's name, read first) else ``last_consolidated`` (older releases), reset
+to 0 with a warning when outside ``0..len``; the metadata is kept as it is, except that
+nanobot's ``_last_summary`` object becomes ``Session.summary``.
 
 This module only reads the nanobot file; ``import_nanobot_session`` stores the result with
 ``SessionStore.put``. A line that is not valid JSON or not a valid message raises
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _SUMMARY_KEY = "_last_summary"
+_HIDDEN = "_hidden_history"
+"""nanobot's flag on a turn it keeps out of the conversation (its own bookkeeping)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,6 +81,7 @@ def read_nanobot_file(
         raise StorageError(f"cannot read nanobot session ({exc.strerror})", path=path) from exc
     header: JSONObject = {}
     messages: list[Message] = []
+    hidden: list[int] = []
     skipped = 0
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
@@ -85,8 +90,10 @@ def read_nanobot_file(
         if number == 1 and obj.get("_type") == "metadata":
             header = obj
             continue
-        if "_type" in obj and "role" not in obj:
+        if ("_type" in obj and "role" not in obj) or obj.get(_HIDDEN) is True:
             skipped += 1  # provider_state and other bookkeeping records: not conversation
+            if "role" in obj:
+                hidden.append(len(messages) + len(hidden))  # its place among the messages
             continue
         try:
             messages.append(_localised(Message.from_json(obj), local_tz))
@@ -96,7 +103,9 @@ def read_nanobot_file(
     session_key = found_key if isinstance(found_key, str) and found_key else key
     if session_key is None:
         raise SessionImportError("no session key in the metadata line", path=path, line=1)
-    session = _session(header, messages, key=session_key, local_tz=local_tz, modified=modified)
+    session = _session(
+        header, messages, key=session_key, local_tz=local_tz, modified=modified, hidden=hidden
+    )
     return NanobotFile(session=session, skipped=skipped)
 
 
@@ -136,6 +145,7 @@ def _session(
     key: str,
     local_tz: tzinfo | None,
     modified: datetime,
+    hidden: list[int],
 ) -> Session:
     created = _time(header.get("created_at"), local_tz) or modified
     updated = _time(header.get("updated_at"), local_tz) or created
@@ -145,6 +155,8 @@ def _session(
     if summary is not None:
         del metadata[_SUMMARY_KEY]
     raw_mark = _archive_mark(header)
+    if isinstance(raw_mark, int) and not isinstance(raw_mark, bool):
+        raw_mark -= sum(1 for at in hidden if at < raw_mark)  # counted by nanobot, not kept
     mark = safe_mark(raw_mark, len(messages))
     if mark is None:
         logger.warning(

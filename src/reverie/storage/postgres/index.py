@@ -35,6 +35,7 @@ from reverie.core.hits import (
     Source,
     SourceKind,
 )
+from reverie.core.marks import without_marks
 from reverie.core.refs import SourceRef, parse_ref
 from reverie.storage.folder.index.candidates import Candidate
 from reverie.storage.postgres.text_codec import from_db, to_db
@@ -124,7 +125,9 @@ class PgIndex:
             SearchHit(
                 kind=_kind(row[0]),
                 score=float(str(row[6])),
-                snippet=from_db(str(row[7]))[: _REF_SNIPPET if ref is not None else None],
+                snippet=without_marks(from_db(str(row[7])))[
+                    : _REF_SNIPPET if ref is not None else None
+                ],
                 timestamp=cast("datetime | None", row[5]),
                 session_key=None if row[2] is None else from_db(str(row[2])),
                 cursor=None if row[1] is None else int(str(row[1])),

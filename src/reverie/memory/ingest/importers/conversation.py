@@ -121,6 +121,8 @@ class ImportBatch:
     workspace: ImportedWorkspace | None = None
     skipped_records: int = 0
     """Records that are not conversation (nanobot's ``provider_state``): skipped, not problems."""
+    notes: tuple[str, ...] = ()
+    """What a person should know that is not a bad record (where sessions were not found)."""
 
     @property
     def message_count(self) -> int:

@@ -77,6 +77,7 @@ def _nanobot(path: Path, found: Sniffed, reader: NanobotReader) -> ImportBatch:
         problems=tuple(reader.problems),
         workspace=workspace,
         skipped_records=reader.skipped,
+        notes=tuple(reader.notes),
     )
 
 

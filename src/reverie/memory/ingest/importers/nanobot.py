@@ -39,6 +39,7 @@ from reverie.memory.ingest.importers.conversation import (
     ProgressCallback,
 )
 from reverie.memory.ingest.importers.nanobot_layout import (
+    expected_sessions_folder,
     external_sessions_folder,
     imported_key,
     inside,
@@ -82,6 +83,8 @@ class NanobotReader:
     problems: list[ImportProblem] = field(default_factory=list, init=False)
     conversations: list[ImportedConversation] = field(default_factory=list, init=False)
     skipped: int = field(default=0, init=False)
+    notes: list[str] = field(default_factory=list, init=False)
+    """What a person should know that is not a bad record (where sessions were not found)."""
 
     def read_workspace(self, root: Path) -> ImportedWorkspace:
         """Read the workspace at ``root`` (problems are collected in ``self.problems``)."""
@@ -93,6 +96,8 @@ class NanobotReader:
         if external is not None:
             folders.append((external, external))
         files = [(path, bound) for folder, bound in folders for path in session_files(folder)]
+        if not files:
+            self._no_sessions(root)
         total = len(files) + 1
         history = self._history(root, root.name)
         self._progress(1, total)
@@ -110,6 +115,17 @@ class NanobotReader:
             dream_cursor=self._cursor(root / layout.DREAM_CURSOR),
             files=self._files(root),
             sessions=tuple(sessions),
+        )
+
+    def _no_sessions(self, root: Path) -> None:
+        expected = expected_sessions_folder(root, self.home)
+        if expected is None:
+            return
+        self.notes.append(
+            f"{root}: no sessions imported; this nanobot workspace keeps them in {expected}, "
+            "which does not exist here (a workspace copied from another HOME or a container?); "
+            f"pass that sessions folder too: reverie ingest {root} "
+            f"/path/to/.nanobot/sessions/{expected.name}"
         )
 
     def read_sessions_folder(self, folder: Path) -> list[Session]:

@@ -29,6 +29,16 @@ _SESSION_GLOB = "*.jsonl"
 
 def external_sessions_folder(root: Path, home: Path | None = None) -> Path | None:
     """The 0.3.5 sessions folder of the workspace at ``root``, when it has one that exists."""
+    folder = expected_sessions_folder(root, home)
+    return folder if folder is not None and folder.is_dir() else None
+
+
+def expected_sessions_folder(root: Path, home: Path | None = None) -> Path | None:
+    """Where 0.3.5 keeps the sessions of the workspace at ``root`` (None: it has no valid id).
+
+    The folder may not exist: a workspace copied from another HOME (or a container) keeps its
+    id, but its sessions stayed behind.
+    """
     marker = root / ".nanobot" / "workspace-id"
     if marker.is_symlink() or not marker.is_file():
         return None
@@ -38,8 +48,7 @@ def external_sessions_folder(root: Path, home: Path | None = None) -> Path | Non
         return None
     if not _WORKSPACE_ID.fullmatch(ident):
         return None
-    folder = (home or Path.home()) / ".nanobot" / "sessions" / ident
-    return folder if folder.is_dir() else None
+    return (home or Path.home()) / ".nanobot" / "sessions" / ident
 
 
 def session_files(folder: Path) -> list[Path]:

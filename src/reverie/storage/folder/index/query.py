@@ -17,6 +17,7 @@ from datetime import datetime
 
 from reverie.core.clock import from_epoch
 from reverie.core.hits import SNIPPET_CLOSE, SNIPPET_OPEN, SearchHit, Source
+from reverie.core.marks import without_marks
 from reverie.core.refs import SourceRef
 from reverie.core.session import INTERNAL_PREFIXES
 from reverie.core.text import unsegment
@@ -98,7 +99,7 @@ def _hit(
     return SearchHit(
         kind="history" if kind == "history" else "message",
         score=-rank,
-        snippet=unsegment(snippet).strip(),
+        snippet=without_marks(unsegment(snippet)).strip(),
         timestamp=from_epoch(ts) if ts is not None else None,
         session_key=session_key,
         cursor=cursor,
