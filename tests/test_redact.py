@@ -118,3 +118,10 @@ def test_redact_url_and_redact_shown_hide_what_a_proxy_would_print() -> None:
     shown = redact_shown(body)
     assert "sk-proj-abcdefghijklmnop1234" not in shown
     assert "a:b@" not in shown
+
+
+def test_a_value_with_no_letter_or_digit_is_not_a_secret() -> None:
+    # Found by the ordinary-message corpus: a smiley after a variable's name.
+    text = "the API key is read from REVERIE_API_KEY :)"
+    assert redact(text) == text
+    assert redact("REVERIE_API_KEY: sk-abc123def456") == "REVERIE_API_KEY: [redacted: api key]"

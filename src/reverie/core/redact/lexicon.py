@@ -178,8 +178,12 @@ _CODE_VALUE = re.compile(r"[\w.]+\(|\$\{?[A-Z][A-Z0-9_]*\}?$|%[A-Z_]+%$|(?:os\.e
 def plausible_value(text: str) -> bool:
     """False for a value that names the secret's place, not the secret.
 
-    That is a first word of ``NOT_A_SECRET``, a function call (``input()``) or an environment
-    reference (``$DB_PASS``).
+    That is a first word of ``NOT_A_SECRET``, a function call (``input()``), an environment
+    reference (``$DB_PASS``), or no letter or digit at all (``REVERIE_API_KEY :)``).
     """
     first = text.strip("\"'“”「」«» ").split(" ", 1)[0]
-    return bool(first) and first.lower() not in NOT_A_SECRET and not _CODE_VALUE.match(first)
+    return (
+        any(char.isalnum() for char in first)
+        and first.lower() not in NOT_A_SECRET
+        and not _CODE_VALUE.match(first)
+    )
