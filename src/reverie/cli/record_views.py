@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 
@@ -30,7 +30,36 @@ def key_column(table: Table, name: str, values: Sequence[str], *, style: str = "
     table.add_column(name, style=style, no_wrap=True, min_width=max(width, len(name)))
 
 
-def history_table(entries: Sequence[HistoryEntry]) -> Table:
+class Keyed:
+    """Rows of a key and a text: a table, or blocks on a terminal too narrow for both.
+
+    A block is the key and the other short fields on one line, the text below it, indented.
+    Keys stay whole either way.
+    """
+
+    def __init__(self, table: Table, blocks: list[Text], key_width: int) -> None:
+        self.table = table
+        self.blocks = blocks
+        self.key_width = key_width
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        """The table when the key takes at most a third of the width, else the blocks."""
+        if self.key_width * 3 <= options.max_width:
+            yield self.table
+            return
+        yield from self.blocks
+
+
+def _block(head: str, fields: Sequence[str], text: str | Text) -> Text:
+    block = Text(head, style="yellow")
+    block.append("  " + "  ".join(fields) + "\n")
+    block.append("    ")
+    block.append(text)
+    block.append("\n")
+    return block
+
+
+def history_table(entries: Sequence[HistoryEntry]) -> Keyed:
     """History entries, oldest first: cursor, time, session, kind and the text on one line."""
     table = Table(box=None, pad_edge=False)
     table.add_column("cursor", justify="right", style="yellow")
@@ -46,10 +75,22 @@ def history_table(entries: Sequence[HistoryEntry]) -> Table:
             entry.kind or "-",
             one_line(without_marks(entry.content), 160),
         )
-    return table
+    blocks = [
+        _block(
+            f"#{entry.cursor}",
+            [
+                when(entry.time) if entry.time is not None else entry.timestamp,
+                entry.session_key or "-",
+                entry.kind or "-",
+            ],
+            one_line(without_marks(entry.content), 160),
+        )
+        for entry in entries
+    ]
+    return Keyed(table, blocks, max((len(e.session_key or "-") for e in entries), default=1))
 
 
-def hits_table(hits: Sequence[SearchHit]) -> Table:
+def hits_table(hits: Sequence[SearchHit]) -> Keyed:
     """Search hits, best first, each with its source (history cursor or session message)."""
     table = Table(box=None, pad_edge=False)
     key_column(table, "source", [hit_source(hit) for hit in hits], style="yellow")
@@ -60,7 +101,11 @@ def hits_table(hits: Sequence[SearchHit]) -> Table:
         table.add_row(
             hit_source(hit), when(hit.timestamp), f"{hit.score:.2f}", snippet(hit.snippet)
         )
-    return table
+    blocks = [
+        _block(hit_source(hit), [when(hit.timestamp), f"{hit.score:.2f}"], snippet(hit.snippet))
+        for hit in hits
+    ]
+    return Keyed(table, blocks, max((len(hit_source(hit)) for hit in hits), default=1))
 
 
 def hit_source(hit: SearchHit) -> str:
