@@ -25,12 +25,12 @@ def _run(example: str, workspace: Path, loopback: LoopbackServer) -> str:
     )
     assert done.returncode == 0, done.stderr
     assert loopback.unscripted == []
-    second = json.loads(loopback.requests[-1].body)["messages"]
-    assert [m["content"] for m in second if m["role"] == "user"] == [
-        "My name is Ada and I write Rust.",
-        "What do I write?",
-    ]
     return done.stdout
+
+
+def _sent(loopback: LoopbackServer) -> list[dict[str, str]]:
+    messages: list[dict[str, str]] = json.loads(loopback.requests[-1].body)["messages"]
+    return messages
 
 
 @pytest.mark.parametrize(
@@ -46,3 +46,16 @@ def test_the_example_runs_two_turns_in_one_remembered_session(
     printed = _run(example, tmp_path / "ws", loopback)
     assert "You write Rust." in printed
     assert printed.strip().splitlines()[-1] == last_line
+    assert [m["content"] for m in _sent(loopback) if m["role"] == "user"] == [
+        "My name is Ada and I write Rust.",
+        "What do I write?",
+    ]
+
+
+def test_the_langgraph_example_finds_the_first_turn_in_the_store(
+    tmp_path: Path, loopback: LoopbackServer
+) -> None:
+    printed = _run("langgraph_store.py", tmp_path / "ws", loopback)
+    assert printed.strip().splitlines()[-1] == "2 items in namespace users/ada"
+    system = _sent(loopback)[0]["content"]
+    assert "- My name is Ada and I write Rust." in system
