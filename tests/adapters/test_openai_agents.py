@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,3 +80,14 @@ def test_items_come_back_as_added_and_pop_and_clear_keep_the_old_ones(
     assert asyncio.run(session.get_items()) == []
     assert asyncio.run(session.pop_item()) is None
     assert len(memory.session("agents:chat-2").messages) == 3  # set aside, not erased
+
+
+def test_reverie_and_its_engine_load_no_framework() -> None:
+    code = (
+        "import sys, reverie\n"
+        "reverie.MemoryEngine\n"
+        "frameworks = ('agents', 'langchain_core', 'langgraph')\n"
+        "print(sorted(m for m in frameworks if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
