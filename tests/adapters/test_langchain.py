@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from reverie import MemoryEngine
 from reverie.adapters.langchain import ReverieChatHistory
 from reverie.config.settings import Config, ModelConfig
+from reverie.core.messages import JSONObject
 from tests.conftest import StepClock
 
 NO_MODEL = Config(model=ModelConfig(context_window=8000, max_output_tokens=500))
@@ -54,3 +55,33 @@ def test_messages_recorded_elsewhere_come_back_as_their_role(memory: MemoryEngin
         HumanMessage(content="hi"),
         AIMessage(content="hello"),
     ]
+
+
+def test_an_empty_history_and_every_role_recorded_elsewhere(memory: MemoryEngine) -> None:
+    history = ReverieChatHistory("chat-3", memory)
+    assert history.messages == []
+    history.add_messages([])
+    assert not memory.has_session("langchain:chat-3")
+    memory.record(
+        "langchain:chat-3",
+        [
+            {"role": "system", "content": "Be brief."},
+            {"role": "assistant", "content": None, "tool_calls": [_CALL]},
+            {"role": "tool", "content": "noon", "tool_call_id": "t1"},
+        ],
+    )
+    assert history.messages == [
+        SystemMessage(content="Be brief."),
+        AIMessage(content=""),
+        ToolMessage(content="noon", tool_call_id="t1"),
+    ]
+
+
+def test_content_parts_are_recorded_as_their_text(memory: MemoryEngine) -> None:
+    parts: list[str | dict[str, str]] = ["look:", {"type": "text", "text": "a harbour"}]
+    ReverieChatHistory("chat-4", memory).add_messages([HumanMessage(content=parts)])
+    assert memory.session("langchain:chat-4").messages[0].text == "look:\na harbour"
+    assert ReverieChatHistory("chat-4", memory).messages == [HumanMessage(content=parts)]
+
+
+_CALL: JSONObject = {"id": "t1", "type": "function", "function": {"name": "now", "arguments": "{}"}}

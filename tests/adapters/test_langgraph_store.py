@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TypedDict
 
@@ -79,3 +80,17 @@ def test_a_graph_node_keeps_and_finds_memories_through_the_store(memory: MemoryE
     result = app.invoke({"text": "I like lentil soup", "answer": ""})
     assert result["answer"] == "I like lentil soup"
     assert memory.session('langgraph:["users","ada"]').messages[0].text == "I like lentil soup"
+
+
+def test_the_async_api_answers_like_the_sync_one(memory: MemoryEngine) -> None:
+    store = ReverieStore(memory)
+    asyncio.run(store.aput(ADA, "pet", {"text": "a cat named Ink"}))
+    item = asyncio.run(store.aget(ADA, "pet"))
+    assert item is not None
+    assert item.value == {"text": "a cat named Ink"}
+    assert store.get(("nobody",), "pet") is None
+    store.put(ADA, "shape", {"size": 3})
+    assert memory.session('langgraph:["users","ada"]').messages[-1].text == '{"size": 3}'
+    assert [i.key for i in store.search(ADA, filter={"size": {"$ne": 3}})] == ["pet"]
+    assert [i.key for i in store.search(ADA, filter={"size": {"$eq": 3}})] == ["shape"]
+    assert store.list_namespaces(suffix=("ada",)) == [ADA]
