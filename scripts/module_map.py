@@ -30,7 +30,10 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("Processes (layer 2): memory's jobs, on the ports", ("memory",)),
     ("Facade (layer 3): the engine, the only way in", ("engine",)),
-    ("Surfaces (layer 4): parse, call the engine, format", ("cli", "mcp", "serve", "viewer")),
+    (
+        "Surfaces (layer 4): parse, call the engine, format",
+        ("adapters", "cli", "mcp", "serve", "viewer"),
+    ),
     ("Shipped test support", ("testing",)),
     ("The package", ("__init__", "__main__")),
 )

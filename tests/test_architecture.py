@@ -32,6 +32,7 @@ LAYERS: dict[str, int] = {
     "storage": 1,  # the ports, the backend choice, the folder and PostgreSQL backends
     "memory": 2,  # the processes, on the ports
     "engine": 3,  # the facade
+    "adapters": 4,  # framework memory interfaces over the facade
     "cli": 4,
     "mcp": 4,
     "serve": 4,
