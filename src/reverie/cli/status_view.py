@@ -79,7 +79,7 @@ def _mode_line(status: Status) -> str:
 def _sources_line(status: Status) -> str:
     """Where the model settings came from: the env ones flagged as this process's only."""
     told = [f"{name} from {origin}" for name, origin in status.sources if origin != "default"]
-    line = "; ".join(told) + ("; " if told else "") + "the rest default"
+    line = "; ".join([*told, "the rest default"]) if told else "all default"
     if any(origin.startswith("REVERIE_") for _name, origin in status.sources):
         line += " (REVERIE_* is this process's only: put shared settings in reverie.toml)"
     return line
