@@ -20,13 +20,11 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator, Awaitable, Callable
 
-import anyio
 import httpx2
-from starlette.responses import StreamingResponse
-from starlette.types import Receive, Scope, Send
 
 from reverie.core.messages import JSONObject, Message
 from reverie.serve.leases import Lease
+from reverie.serve.relay import Relay
 from reverie.serve.responses_reply import Answer, item_events, response_object
 from reverie.serve.stream import StreamedReply
 
@@ -172,23 +170,15 @@ async def relay(
     yield events.finish(message)
 
 
-class LiveResponse(StreamingResponse):
-    """A streamed response that closes the endpoint's answer and releases the lease at its end."""
+class LiveResponse(Relay):
+    """The proxy's ``Relay`` sending Responses events: the same close and lease release."""
 
     def __init__(
         self, stream: AsyncGenerator[bytes, None], *, answer: httpx2.Response, lease: Lease
     ) -> None:
-        super().__init__(stream, media_type="text/event-stream")
-        self._stream = stream
-        self._answer = answer
-        self._lease = lease
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Send the events, then clean up whether they finished, failed or were cut off."""
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            with anyio.CancelScope(shield=True):
-                await self._stream.aclose()
-                await self._answer.aclose()
-            self._lease.release()
+        super().__init__(
+            stream,
+            answer=answer,
+            lease=lease,
+            headers={"content-type": "text/event-stream; charset=utf-8"},
+        )
