@@ -74,7 +74,15 @@ from reverie.serve.chat_request import (
 )
 from reverie.serve.gate import Admitted, Gate
 from reverie.serve.leases import Lease, SessionLeases
-from reverie.serve.relay import DONE, NOT_RECORDED, Relay, as_events, error_event, is_event_stream
+from reverie.serve.relay import (
+    DONE,
+    NOT_RECORDED,
+    Relay,
+    as_events,
+    error_event,
+    is_event_stream,
+    under_lease,
+)
 from reverie.serve.replay import replayed
 from reverie.serve.stream import StreamedReply
 from reverie.serve.upstream import Upstream, UpstreamError, error_body, error_passthrough
@@ -149,15 +157,13 @@ class Proxy:
         admitted = await admit(self._gate, request.scope, call.principal)
         if isinstance(admitted, Response):
             return admitted
-        lease = await self.leases.acquire(admitted.principal, call.session)
-        try:
-            response = await self._exchange(call, admitted, self._upstream, lease)
-        except BaseException:
-            lease.release()
-            raise
-        if not isinstance(response, Relay):
-            lease.release()
-        return response
+        upstream = self._upstream
+        return await under_lease(
+            self.leases,
+            admitted.principal,
+            call.session,
+            lambda lease: self._exchange(call, admitted, upstream, lease),
+        )
 
     def _use(self, admitted: Admitted, job: Callable[[MemoryEngine], T]) -> T:
         """Run ``job`` on the admitted principal's engine (in a worker thread)."""

@@ -15,15 +15,15 @@ is an SSE comment (clients skip it) saying the exchange was not kept.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 
 import anyio
 import httpx2
-from starlette.responses import StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from reverie.core.messages import JSONObject, JSONValue
-from reverie.serve.leases import Lease
+from reverie.serve.leases import Lease, SessionLeases
 
 DONE = b"data: [DONE]\n\n"
 NOT_RECORDED = b": reverie: this exchange was not recorded (see the serve log)\n\n"
@@ -97,6 +97,28 @@ class Relay(StreamingResponse):
                 await self._relay.aclose()
                 await self._answer.aclose()
             self._lease.release()
+
+
+async def under_lease(
+    leases: SessionLeases,
+    principal: str,
+    session: str,
+    exchange: Callable[[Lease], Awaitable[Response]],
+) -> Response:
+    """Run one exchange holding its conversation's lease.
+
+    The lease is released when the exchange returns, unless it returns a ``Relay``: a
+    streamed answer releases it itself, once the stream has ended however it ended.
+    """
+    lease = await leases.acquire(principal, session)
+    try:
+        response = await exchange(lease)
+    except BaseException:
+        lease.release()
+        raise
+    if not isinstance(response, Relay):
+        lease.release()
+    return response
 
 
 def stream_headers(answer: httpx2.Response) -> dict[str, str]:

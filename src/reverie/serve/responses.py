@@ -55,6 +55,7 @@ from reverie.serve.chat_request import (
 from reverie.serve.gate import Admitted, Gate
 from reverie.serve.leases import Lease, SessionLeases
 from reverie.serve.proxy import NO_ENDPOINT, admit, error_response
+from reverie.serve.relay import under_lease
 from reverie.serve.responses_reply import Answer, answer_of, events, response_object
 from reverie.serve.responses_request import parse_responses
 from reverie.serve.responses_stream import LiveResponse, ResponseEvents, relay
@@ -133,17 +134,15 @@ class ResponsesRoute:
             )
         except BadRequestError as exc:
             return _bad(exc)
-        lease = await self._leases.acquire(admitted.principal, call.session)
-        try:
-            response = await self._exchange(
-                Exchange(call=call, body=body, admitted=admitted, lease=lease), self._upstream
-            )
-        except BaseException:
-            lease.release()
-            raise
-        if not isinstance(response, LiveResponse):
-            lease.release()
-        return response
+        upstream = self._upstream
+        return await under_lease(
+            self._leases,
+            admitted.principal,
+            call.session,
+            lambda lease: self._exchange(
+                Exchange(call=call, body=body, admitted=admitted, lease=lease), upstream
+            ),
+        )
 
     def _use(self, admitted: Admitted, job: Callable[[MemoryEngine], T]) -> T:
         with self._pool.lease(admitted.principal, create=admitted.create) as engine:
