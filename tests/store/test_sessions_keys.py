@@ -1,22 +1,19 @@
 """Session keys map to distinct, reversible file names that stay inside ``sessions/``.
 
-An older reverie named its session journals so; they still name the compaction locks, and the
-names of the journals moved into the database on open (``session_migration``).
+They name the per-session compaction locks (``lock_name``).
 """
 
 from __future__ import annotations
 
 import unicodedata
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reverie import Message, Workspace
+from reverie import Workspace
 from reverie.storage.folder.session_keys import is_stem, key_to_stem, lock_name, stem_to_key
-from tests.store.old_journals import OldJournal, journal_path
 
 HOSTILE_KEYS = [
     "telegram:12345",
@@ -52,26 +49,11 @@ def test_hostile_keys_map_to_distinct_files_inside_sessions(tmp_path: Path) -> N
     root = tmp_path / "ws"
     Workspace.open(root, create=True).close()
     sessions = (root / "sessions").resolve()
-    paths = [journal_path(root, key) for key in HOSTILE_KEYS]
+    paths = [root / "sessions" / (key_to_stem(key) + ".lock") for key in HOSTILE_KEYS]
     assert all(path.resolve().parent == sessions for path in paths)
     assert all(len(path.name.encode()) <= 255 for path in paths)
     # Distinct even on a case-insensitive file system.
     assert len({path.name.lower() for path in paths}) == len(HOSTILE_KEYS)
-
-
-def test_journals_with_hostile_keys_move_in_under_their_own_keys(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    Workspace.open(root, create=True).close()
-    created = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-    for index, key in enumerate(HOSTILE_KEYS):
-        journal = OldJournal(key=key, created=created)
-        journal.message(Message(role="user", content=f"message {index}")).write(root)
-    workspace = Workspace.open(root)
-    assert sorted(info.key for info in workspace.sessions.list()) == sorted(HOSTILE_KEYS)
-    for index, key in enumerate(HOSTILE_KEYS):
-        assert [m.text for m in workspace.sessions.load(key).messages] == [f"message {index}"]
-    assert list((root / "sessions").iterdir()) == []
-    workspace.close()
 
 
 @pytest.mark.parametrize("key", [k for k in HOSTILE_KEYS if "~" not in key_to_stem(k)])

@@ -1,21 +1,10 @@
-"""The line format of session messages, and the records of the old session journals.
+"""The line format of session messages: one JSON line per stored message.
 
 A stored message is one JSON line, ``{"t": "msg", "at": "...", "m": {...}}``: ``m`` is the
-message in chat-completions form (``Message.to_json``), ``at`` when it was appended. The SQLite
-store keeps this line as each message's body; it is also the ``msg`` line of the journals an
-older reverie wrote, one per session, which ``journal_reader`` reads to move them into SQLite.
-A journal held these records, one per line::
-
-    {"t": "head", "format": 1, "key": "cli:default", "id": "9f0c...", "created_at": "..."}
-    {"t": "msg", "at": "...", "m": {"role": "user", "content": "hi", ...}}
-    {"t": "mark", "at": "...", "upto": 12}
-    {"t": "summary", "at": "...", "summary": {"text": "...", "last_active": "..."} | null}
-    {"t": "meta", "at": "...", "set": {"channel": "telegram"}}
-
-``head`` is the first line: the full key and a random ``id``. ``mark`` and ``summary`` replace
-earlier records of their kind; ``meta`` merges its keys into the metadata. Times are ISO 8601
-with offset. Only ``msg`` lines are still written (``encode``); ``parse`` reads every kind, and
-a line that is none of them is a ``RecordFormatError``. This module does no I/O.
+message in chat-completions form (``Message.to_json``), ``at`` when it was appended (ISO 8601
+with offset). The SQLite store keeps this line as each message's body. ``encode`` writes it,
+``parse`` reads it back, and a line that is not one is a ``RecordFormatError``. This module
+does no I/O.
 """
 
 from __future__ import annotations
@@ -23,28 +12,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TypeAlias, cast
+from typing import cast
 
 from reverie.core.inbound import has_surrogate_escape, valid_json
 from reverie.core.messages import JSONObject, JSONValue, Message, MessageFormatError
-from reverie.core.session import ArchivedSummary
 from reverie.errors import InputError
-
-FORMAT = 1
-"""The newest journal format (in the head record) this reverie reads."""
 
 
 class RecordFormatError(ValueError):
     """A journal line is not a valid record; the text says why."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HeadRecord:
-    """The first line of a journal: the session key, journal id and creation time."""
-
-    key: str
-    journal_id: str
-    created_at: datetime
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,33 +29,6 @@ class MessageRecord:
 
     at: datetime
     message: Message
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MarkRecord:
-    """The compaction mark was set to ``upto``."""
-
-    at: datetime
-    upto: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SummaryRecord:
-    """The archived summary was set (or cleared, when None)."""
-
-    at: datetime
-    summary: ArchivedSummary | None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MetadataRecord:
-    """These metadata keys were set."""
-
-    at: datetime
-    values: JSONObject
-
-
-Record: TypeAlias = HeadRecord | MessageRecord | MarkRecord | SummaryRecord | MetadataRecord
 
 
 def _line(obj: JSONObject) -> bytes:
@@ -101,8 +50,8 @@ def encode(record: MessageRecord) -> bytes:
     return _line({"t": "msg", "at": record.at.isoformat(), "m": record.message.to_json()})
 
 
-def parse(line: bytes) -> Record:
-    """Parse one journal line (with or without its newline).
+def parse(line: bytes) -> MessageRecord:
+    """Parse one message line (with or without its newline).
 
     Raises:
         RecordFormatError: the line is not valid UTF-8 JSON or not a known record.
@@ -123,38 +72,10 @@ def parse(line: bytes) -> Record:
         raise RecordFormatError(f"bad {obj.get('t')!r} record: {exc!r}") from exc
 
 
-def _parse_object(obj: JSONObject) -> Record:
-    kind = obj.get("t")
-    if kind == "head":
-        if not isinstance(obj["format"], int) or obj["format"] > FORMAT:
-            raise RecordFormatError(f"journal format {obj['format']!r} is not supported")
-        return HeadRecord(
-            key=_text(obj["key"]), journal_id=_text(obj["id"]), created_at=_time(obj["created_at"])
-        )
-    at = _time(obj["at"])
-    if kind == "msg":
-        return MessageRecord(at=at, message=Message.from_json(obj["m"]))
-    if kind == "mark":
-        upto = obj["upto"]
-        if isinstance(upto, bool) or not isinstance(upto, int):
-            raise RecordFormatError(f"mark must be an integer, got {upto!r}")
-        return MarkRecord(at=at, upto=upto)
-    if kind == "summary":
-        return SummaryRecord(at=at, summary=_summary(obj["summary"]))
-    if kind == "meta":
-        values = obj["set"]
-        if not isinstance(values, dict):
-            raise RecordFormatError("'set' must be an object")
-        return MetadataRecord(at=at, values=values)
-    raise RecordFormatError(f"unknown record type {kind!r}")
-
-
-def _summary(value: JSONValue) -> ArchivedSummary | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise RecordFormatError("'summary' must be an object or null")
-    return ArchivedSummary(text=_text(value["text"]), last_active=_time(value["last_active"]))
+def _parse_object(obj: JSONObject) -> MessageRecord:
+    if obj.get("t") != "msg":
+        raise RecordFormatError(f"unknown record type {obj.get('t')!r}")
+    return MessageRecord(at=_time(obj["at"]), message=Message.from_json(obj["m"]))
 
 
 def _text(value: JSONValue) -> str:

@@ -3,8 +3,7 @@
 Storage model. Table ``sessions`` holds one row per conversation: key, times, message count,
 compaction mark, summary, metadata, a byte counter (``size``) and a generation id. Table
 ``messages`` holds one row per message, keyed by (session, index); its body is one JSON line
-(``session_records.encode``), the ``msg`` line of the journals an older reverie wrote, so a
-journal moves in verbatim (``session_migration``, on open; docs/storage.md).
+(``session_records.encode``).
 
 Invariants.
 - Every write is one transaction opened with ``BEGIN IMMEDIATE``: SQLite's write lock is the

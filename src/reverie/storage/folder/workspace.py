@@ -35,8 +35,7 @@ prompt.
 A workspace with a newer format number, or whose files are not what
 the layout needs (a folder where a file belongs, a cursor file that is not a number), raises a
 ``WorkspaceError`` naming the path. On every open it sweeps temp files of dead writers,
-repairs the history log (torn tail, invalid lines to the quarantine) and moves any session
-journals an older reverie left into the sessions database (``session_migration``).
+and repairs the history log (torn tail, invalid lines to the quarantine).
 """
 
 from __future__ import annotations
@@ -146,8 +145,6 @@ class Workspace:
             WorkspaceDamagedError: a file or folder of the layout is unusable.
             OutsideLinkError: a path reverie uses is a link leading outside (``layout``).
             ForeignRepositoryError: ``.git`` is a project's repository (``audit_foreign``).
-            StorageError: a session journal an older reverie left cannot be moved into the
-                sessions database (``session_migration``; what moved stays moved).
         """
         root = Path(path).expanduser().absolute()
         _check_root(root, create=create and not read_only)
@@ -166,14 +163,11 @@ class Workspace:
                 root,
                 root / layout.MEMORY_DIR,
                 root / layout.SESSIONS,
-                root / layout.SESSION_CHECKPOINTS,
             ):
                 sweep_temp_files(folder)
             workspace.repairs = workspace.history.repair()
             if not (read_only and settled(root)):  # a read finds git as it is: no dulwich
                 workspace.audit.ensure()
-            if not read_only:
-                _move_journals(workspace)
         except (StorageError, AuditError, CursorError, OSError) as exc:
             if not read_only:
                 raise
@@ -227,21 +221,6 @@ def _session_store(root: Path, clock: Clock) -> SqliteSessionStore:
     from reverie.storage.folder.sessions_sqlite import SqliteSessionStore  # noqa: PLC0415
 
     return SqliteSessionStore(root / layout.SESSIONS, state_dir=root / layout.STATE, clock=clock)
-
-
-def _move_journals(workspace: Workspace) -> None:
-    """Move journals an older reverie left in ``sessions/`` into the database."""
-    from reverie.storage.folder.session_migration import has_journals, migrate_journals  # noqa: PLC0415
-
-    root = workspace.root
-    if has_journals(root / layout.SESSIONS):
-        migrate_journals(
-            root / layout.SESSIONS,
-            workspace.sessions,
-            workspace.lock("sessions-migration"),
-            checkpoints=root / layout.SESSION_CHECKPOINTS,
-            clock=workspace.clock,
-        )
 
 
 def _check_root(root: Path, *, create: bool) -> None:
