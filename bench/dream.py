@@ -10,7 +10,7 @@ cost of reverie's own work (prompt, tools, publish journal, audit commit, cursor
 transcript). Defaults of DreamConfig apply (batch of 20 entries, 1,000 chars each).
 
 With ``--postgres``, the same runs on a database workspace too (a throwaway cluster on
-loopback, ``reverie.testing.local_cluster``; ``StoreDreamer``: the staging copy in memory,
+loopback, ``reverie.testing.local_cluster``; the same ``Dreamer``: the staging copy in memory,
 one fenced transaction per publish), and the JSON has one object per backend.
 """
 
@@ -29,11 +29,10 @@ from reverie import ChatReply, ChatRequest, ScriptedProvider, ToolCall
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.llm.provider import Provider
 from reverie.memory.dream.runner import Dreamer
-from reverie.memory.dream.store_runner import StoreDreamer
 from reverie.storage.folder.backend import FileBackend
 from reverie.storage.ports import Backend
 
-Runner = Callable[[Provider], Dreamer | StoreDreamer]
+Runner = Callable[[Provider], Dreamer]
 
 ENTRIES = 1_000
 TEXT = (
@@ -125,7 +124,7 @@ def _postgres() -> dict[str, float | int]:
     with LocalCluster(durable=True) as cluster:
         backend = PgBackend.open(cluster.info.url, "bench", create=True)
         try:
-            return measure(backend, lambda p: StoreDreamer(backend, p, counter=EstimatingCounter()))
+            return measure(backend, lambda p: Dreamer(backend, p, counter=EstimatingCounter()))
         finally:
             backend.close()
 

@@ -5,7 +5,7 @@ Run: .venv/bin/python bench/provenance.py [--sessions 40] [--turns 25] [--postgr
 throwaway local cluster, as ``bench/postgres.py`` starts one)
 
 Builds SESSIONS conversations of TURNS turns each (one distinctive fact per session), compacts
-and dreams them model-free, then times: the attribution share of dream (``note_run``), ``why``
+and dreams them model-free, then times: the attribution share of dream (``note_changes``), ``why``
 on every line naming a bee hive, ``forget_plan`` and ``forget`` of one fact, ``forget --purge``
 of another, and the sidecar's size. ``forget`` reads every history entry and every session
 once (it must find every copy of the text), so its cost follows the workspace, not the fact;
@@ -26,7 +26,7 @@ from typing import Any
 
 from reverie import MemoryEngine
 from reverie.config.settings import Config, ModelConfig
-from reverie.memory.dream import runner, shared
+from reverie.memory.dream import runner
 from reverie.storage.folder.provenance_file import DEFAULT_SIDECAR, ProvenanceFile
 from reverie.storage.ports import ProvenancePort
 
@@ -49,11 +49,8 @@ def _build(engine: MemoryEngine, sessions: int, turns: int) -> tuple[float, floa
         engine.record(key, messages)
         engine.compact(key)
     spent = [0.0]
-    # Each dream calls the name it imported: the folder's runner ``note_run``, the database's
-    # ``note_changes`` (reverie.memory.dream.shared). Time that name.
-    namespace, name = (
-        (vars(runner), "note_run") if engine.on_folder else (vars(shared), "note_changes")
-    )
+    # The dream runner calls the name it imported, ``note_changes``, on either backend.
+    namespace, name = vars(runner), "note_changes"
     original = namespace[name]
 
     def timed(*args: Any, **kwargs: Any) -> int:

@@ -35,7 +35,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from reverie.memory.dream.journal import DEFAULT_JOURNAL as JOURNAL
+from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL as JOURNAL
 from reverie.storage.folder.workspace import Workspace
 from soaklib.acks import read_acks
 from soaklib.checks import (

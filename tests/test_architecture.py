@@ -67,8 +67,6 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
         ("memory.status", "memory.dream"),
         ("memory.doctor", "memory.dream"),
         ("memory.doctor", "memory.ingest"),
-        ("memory.doctor_stores", "memory.ingest"),
-        ("memory.doctor_stores", "memory.doctor"),
         ("memory.ingest", "memory.compaction"),
         ("memory.ingest", "memory.dream"),
         # storage: the backend choice and the transfer name both backends; the PostgreSQL
@@ -95,10 +93,6 @@ FILE_LEVEL: frozenset[str] = frozenset(
     {
         "reverie",  # re-exports Workspace
         "reverie.engine.reads",  # MemoryEngine.workspace, for tests and file tools
-        "reverie.memory.doctor",
-        "reverie.memory.dream.edit",
-        "reverie.memory.dream.locking",
-        "reverie.memory.dream.runner",
     }
 )
 
@@ -325,12 +319,6 @@ STILL_NAMES_A_BACKEND: dict[str, str] = {
     "reverie": "the public API re-exports Workspace",
     "reverie.engine.facade": "opens a folder workspace",
     "reverie.engine.reads": "MemoryEngine.workspace, for tests and file tools",
-    "reverie.engine.changes": "restore and edit branch on the backend",
-    "reverie.engine.jobs": "the dream runner branches on the backend",
-    "reverie.memory.doctor": "checks a workspace folder's files",
-    "reverie.memory.dream.edit": "a person's edit of a folder",
-    "reverie.memory.dream.locking": "the folder's dream lock and publish journal",
-    "reverie.memory.dream.runner": "the folder's dream runner",
 }
 
 
@@ -369,7 +357,7 @@ def support_imports(found: list[Edge]) -> list[str]:
 PATH_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(
     {
         (
-            "reverie.memory.dream.confine",
+            "reverie.storage.folder.confine",
             r"memory/history.*\.jsonl",
         ),  # a pattern dream may not read
         ("reverie.serve.proxy", "memory"),  # an error code, not a path

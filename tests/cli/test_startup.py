@@ -43,7 +43,6 @@ PROCESSES = (
     "reverie.memory.dream.curated",
     "reverie.memory.dream.loop",
     "reverie.memory.dream.runner",
-    "reverie.memory.dream.shared",
     "reverie.memory.ingest.run",
     "reverie.memory.modelfree",
     "reverie.memory.prompt",

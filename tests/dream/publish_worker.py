@@ -13,9 +13,11 @@ import tempfile
 from pathlib import Path
 
 from reverie import Workspace
-from reverie.memory.dream.journal import DEFAULT_JOURNAL, finish_publish
 from reverie.memory.dream.staging import Staging
 from reverie.storage.folder.cursors import DreamCursor
+from reverie.storage.folder.dream_files import FolderDreamFiles
+from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL, finish_publish
+from tests.dream.staged import publish
 
 PATHS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "skills/crash/SKILL.md")
 
@@ -38,10 +40,10 @@ def main(argv: list[str] | None = None) -> None:
     print("ready", flush=True)
     while True:
         generation += 1
-        staging = Staging(root)
+        staging = Staging(FolderDreamFiles(root))
         for path in PATHS:
             staging.write(path, content(path, generation))
-        staging.publish(journal, cursor=generation, trigger="crash-test")
+        publish(staging, journal, cursor=generation, trigger="crash-test")
         cursor.write(generation)
         finish_publish(journal)
         print(generation, flush=True)
@@ -52,9 +54,9 @@ def warm() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch) / "ws"
         Workspace.open(root, create=True).close()
-        staging = Staging(root)
+        staging = Staging(FolderDreamFiles(root))
         staging.write("USER.md", "warm\n")
-        staging.publish(root / DEFAULT_JOURNAL, cursor=1, trigger="warm")
+        publish(staging, root / DEFAULT_JOURNAL, cursor=1, trigger="warm")
         finish_publish(root / DEFAULT_JOURNAL)
 
 

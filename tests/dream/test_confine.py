@@ -9,7 +9,7 @@ import pytest
 
 from reverie import Workspace
 from reverie.errors import ConfinementError, DreamError
-from reverie.memory.dream.confine import (
+from reverie.storage.folder.confine import (
     canonical_writable,
     is_writable_path,
     resolve_readable,

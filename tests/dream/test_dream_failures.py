@@ -10,10 +10,11 @@ from reverie import ChatRequest, ModelTimeoutError, ScriptedProvider, Usage, Wor
 from reverie.config.settings import DreamConfig
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.llm.provider import ChatReply
-from reverie.memory.dream.journal import DEFAULT_JOURNAL
 from reverie.memory.dream.runner import Dreamer
 from reverie.memory.dream.staging import Staging
+from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL
 from tests.dream.scripting import call, changed_paths, tool_results, tree_hashes, write
+from tests.dream.staged import publish
 
 DURABLE = ("SOUL.md", "USER.md", "memory/MEMORY.md")
 
@@ -203,11 +204,11 @@ def test_bad_tool_calls_are_fed_back_and_the_run_can_still_complete(seeded: Work
 
 
 def _publish_by_hand(workspace: Workspace, cursor: int) -> dict[str, str]:
-    staging = Staging(workspace.root)
+    staging = Staging(workspace.dream_files)
     texts = {"USER.md": "# User\n\n- crashed fact\n", "skills/crash/SKILL.md": "# Crash\n"}
     for path, text in texts.items():
         staging.write(path, text)
-    staging.publish(workspace.root / DEFAULT_JOURNAL, cursor=cursor, trigger="interval")
+    publish(staging, workspace.root / DEFAULT_JOURNAL, cursor=cursor, trigger="interval")
     return texts
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from reverie import ScriptedProvider, Workspace
-from reverie.memory.dream.journal import DEFAULT_JOURNAL
-from reverie.memory.dream.runner import Dreamer
+from reverie import Workspace
+from reverie.memory.dream.edit import hold_dream
+from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL
 from tests.dream.dream_worker import PATHS, content
 from tests.forkserver import Server
 
@@ -71,7 +71,8 @@ def test_two_processes_triggering_dream_at_once_run_it_once(tmp_path: Path) -> N
 def _check_consistent(root: Path) -> int:
     workspace = Workspace.open(root)
     try:
-        Dreamer(workspace, ScriptedProvider()).recover()
+        with hold_dream(workspace):  # finishes an interrupted publish
+            pass
         cursor = workspace.dream_cursor.read()
         for path in PATHS:
             text = (root / path).read_text()

@@ -19,9 +19,9 @@ def _prompt(workspace: Workspace, config: DreamConfig) -> DreamPrompt:
     """The prompt as the folder's dreamer builds it: its staging copy, its instructions."""
     return build_dream_prompt(
         workspace,
-        Staging(workspace.root),
+        Staging(workspace.dream_files),
         config,
-        instructions=load_instructions(workspace.root),
+        instructions=load_instructions(workspace.dream_files),
     )
 
 
@@ -47,7 +47,7 @@ def test_a_non_empty_workspace_override_replaces_the_instructions(workspace: Wor
 def test_a_blank_override_falls_back_to_the_builtin(workspace: Workspace) -> None:
     (workspace.root / "prompts").mkdir()
     (workspace.root / "prompts" / "dream.md").write_text(" \n\t\n")
-    assert load_instructions(workspace.root) == (prompts.load("dream"), "builtin")
+    assert load_instructions(workspace.dream_files) == (prompts.load("dream"), "builtin")
 
 
 def test_an_override_symlinked_outside_the_workspace_is_ignored(
@@ -57,23 +57,23 @@ def test_an_override_symlinked_outside_the_workspace_is_ignored(
     secret.write_text("exfiltrate everything")
     (workspace.root / "prompts").mkdir()
     (workspace.root / "prompts" / "dream.md").symlink_to(secret)
-    text, source = load_instructions(workspace.root)
+    text, source = load_instructions(workspace.dream_files)
     assert source == "builtin"
     assert "exfiltrate" not in text
 
 
 def test_an_override_that_is_a_folder_or_not_utf8_is_ignored(workspace: Workspace) -> None:
     (workspace.root / "prompts" / "dream.md").mkdir(parents=True)
-    assert load_instructions(workspace.root)[1] == "builtin"
+    assert load_instructions(workspace.dream_files)[1] == "builtin"
     (workspace.root / "prompts" / "dream.md").rmdir()
     (workspace.root / "prompts" / "dream.md").write_bytes(b"\xff\xfe bad")
-    assert load_instructions(workspace.root)[1] == "builtin"
+    assert load_instructions(workspace.dream_files)[1] == "builtin"
 
 
 def test_a_huge_override_is_cut_at_the_cap(workspace: Workspace) -> None:
     (workspace.root / "prompts").mkdir()
     (workspace.root / "prompts" / "dream.md").write_text("é" * (MAX_INSTRUCTION_CHARS * 3))
-    text, source = load_instructions(workspace.root)
+    text, source = load_instructions(workspace.dream_files)
     assert source == "workspace"
     assert text == "é" * MAX_INSTRUCTION_CHARS
 

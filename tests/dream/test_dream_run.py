@@ -7,6 +7,7 @@ import json
 from reverie import ScriptedProvider, Workspace
 from reverie.config.settings import DreamConfig
 from reverie.core.token_estimate import EstimatingCounter
+from reverie.memory.dream.edit import restore
 from reverie.memory.dream.runner import Dreamer
 from reverie.memory.dream.transcript import keep_transcript
 from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES
@@ -221,7 +222,7 @@ def test_restore_brings_the_cursor_back_with_the_files(workspace: Workspace) -> 
     dreamer = _dreamer(workspace, _routed_script())
     assert dreamer.run().outcome == "completed"
     assert workspace.dream_cursor.read() == 3
-    restored = dreamer.restore(start.sha)
+    restored = restore(workspace, start.sha)
     assert restored.subject.startswith(f"restore: {start.short}")
     assert workspace.dream_cursor.read() == 0
     assert (workspace.root / "USER.md").read_text() == before_user

@@ -11,6 +11,7 @@ from reverie.config.settings import Config, ModelConfig
 from reverie.errors import ConfinementError
 from reverie.memory.dream.edit import MAX_EDIT_CHARS, edit_file, text_sha256
 from reverie.storage.folder.audit_lines import person_identity
+from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL, write_journal
 from tests.conftest import StepClock
 
 NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))
@@ -88,20 +89,15 @@ def test_an_edit_waits_for_the_dream_lock_and_reports_busy(engine: MemoryEngine)
 
 
 def test_an_edit_finishes_an_interrupted_publish_first(engine: MemoryEngine) -> None:
-    recovered: list[str] = []
-
-    class Exclusive:
-        def __enter__(self) -> None:
-            recovered.append("recovered")
-
-        def __exit__(self, *_exc: object) -> None:
-            recovered.append("released")
-
-    result = edit_file(
-        engine.workspace, "SOUL.md", "# Soul\n- be brief\n", author="Ada", exclusive=Exclusive()
-    )
+    workspace = engine.workspace
+    journal = workspace.root / DEFAULT_JOURNAL
+    write_journal(journal, cursor=0, trigger="manual", files={"USER.md": "# User\n- tea\n"})
+    result = edit_file(workspace, "SOUL.md", "# Soul\n- be brief\n", author="Ada")
     assert result.commit is not None
-    assert recovered == ["recovered", "released"]
+    assert not journal.exists()
+    assert (workspace.root / "USER.md").read_text() == "# User\n- tea\n"
+    subjects = [commit.subject for commit in workspace.audit.log(2)]
+    assert subjects == ["edit: SOUL.md", "dream: manual"]
 
 
 def test_person_identity_keeps_an_email_and_invents_one_otherwise() -> None:

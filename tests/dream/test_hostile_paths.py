@@ -22,10 +22,12 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from reverie import Workspace
-from reverie.memory.dream.confine import is_writable_path
-from reverie.memory.dream.journal import DEFAULT_JOURNAL, finish_publish
 from reverie.memory.dream.staging import Staging
 from reverie.memory.dream.tools import DreamTools, ToolOutcome
+from reverie.storage.folder.confine import is_writable_path
+from reverie.storage.folder.dream_files import FolderDreamFiles
+from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL, finish_publish
+from tests.dream.staged import publish as publish_staged
 
 SECRET = "TOPSECRET-7f3a"
 Snapshot = dict[str, str]
@@ -213,7 +215,7 @@ def test_hostile_tool_calls_change_nothing_outside_the_writable_set(
     trapped: Trapped, script: list[tuple[tuple[str, dict[str, str]], bool]], publish: bool
 ) -> None:
     root = trapped.root
-    tools = DreamTools(Staging(root), max_file_chars=100)
+    tools = DreamTools(Staging(FolderDreamFiles(root)), max_file_chars=100)
     for (name, arguments), as_json in script:
         outcome = _run(tools, name, arguments, as_json=as_json)
         assert SECRET not in outcome.text
@@ -224,7 +226,7 @@ def test_hostile_tool_calls_change_nothing_outside_the_writable_set(
         assert is_writable_path(path)
     if publish:
         event(f"published {len(tools.staging.changes())} file(s)")
-        tools.staging.publish(root / DEFAULT_JOURNAL, cursor=1, trigger="hostile")
+        publish_staged(tools.staging, root / DEFAULT_JOURNAL, cursor=1, trigger="hostile")
         finish_publish(root / DEFAULT_JOURNAL)
         for path, text in tools.staging.changes().items():
             # bytes, not read_text: universal newlines would turn a written "\r" into "\n"

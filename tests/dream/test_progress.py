@@ -13,7 +13,7 @@ from reverie.memory.dream.tools import DreamTools, ToolOutcome
 @pytest.fixture
 def tools(workspace: Workspace) -> DreamTools[Staging]:
     (workspace.root / "USER.md").write_text("name: Ada\n")
-    return DreamTools(Staging(workspace.root))
+    return DreamTools(Staging(workspace.dream_files))
 
 
 def test_rounds_that_change_files_continue(tools: DreamTools[Staging]) -> None:

@@ -15,14 +15,15 @@ from reverie.errors import (
     PublishJournalError,
     StorageError,
 )
-from reverie.memory.dream.journal import (
+from reverie.memory.dream.staging import Staging, unified_diff
+from reverie.storage.folder.dream_journal import (
     DEFAULT_JOURNAL,
     finish_publish,
     recover_publish,
     replace_file,
     write_journal,
 )
-from reverie.memory.dream.staging import Staging, unified_diff
+from tests.dream.staged import publish
 
 
 def _journal(workspace: Workspace) -> Path:
@@ -30,7 +31,7 @@ def _journal(workspace: Workspace) -> Path:
 
 
 def test_reads_fall_back_to_disk_and_writes_stay_in_memory(workspace: Workspace) -> None:
-    staging = Staging(workspace.root)
+    staging = Staging(workspace.dream_files)
     disk = (workspace.root / "USER.md").read_text()
     assert staging.read("USER.md") == disk
     assert staging.read("skills/x/SKILL.md") == ""
@@ -41,7 +42,7 @@ def test_reads_fall_back_to_disk_and_writes_stay_in_memory(workspace: Workspace)
 
 
 def test_changes_lists_only_files_that_differ_from_their_base(workspace: Workspace) -> None:
-    staging = Staging(workspace.root)
+    staging = Staging(workspace.dream_files)
     staging.write("SOUL.md", staging.read("SOUL.md"))
     staging.write("skills/x/SKILL.md", "")
     staging.write("USER.md", "changed\n")
@@ -51,7 +52,7 @@ def test_changes_lists_only_files_that_differ_from_their_base(workspace: Workspa
 
 
 def test_only_canonical_writable_paths_can_be_staged(workspace: Workspace) -> None:
-    staging = Staging(workspace.root)
+    staging = Staging(workspace.dream_files)
     for path in ("./SOUL.md", "memory/history.jsonl", "../x", "soul.md"):
         with pytest.raises(ConfinementError):
             staging.write(path, "x")
@@ -62,11 +63,11 @@ def test_only_canonical_writable_paths_can_be_staged(workspace: Workspace) -> No
 def test_an_undecodable_durable_file_is_a_storage_error(workspace: Workspace) -> None:
     (workspace.root / "SOUL.md").write_bytes(b"\xff\xfe")
     with pytest.raises(StorageError, match="not UTF-8"):
-        Staging(workspace.root).read("SOUL.md")
+        Staging(workspace.dream_files).read("SOUL.md")
 
 
 def test_diff_is_a_unified_diff_with_new_files_and_missing_newlines(workspace: Workspace) -> None:
-    staging = Staging(workspace.root)
+    staging = Staging(workspace.dream_files)
     old_user = staging.read("USER.md")
     staging.write("USER.md", old_user + "Name: Ada")
     staging.write("skills/tea/SKILL.md", "# Tea\n")
@@ -79,11 +80,11 @@ def test_diff_is_a_unified_diff_with_new_files_and_missing_newlines(workspace: W
 
 
 def test_publish_writes_every_change_and_journals_it(workspace: Workspace) -> None:
-    staging = Staging(workspace.root)
+    staging = Staging(workspace.dream_files)
     staging.write("USER.md", "user\n")
     staging.write("skills/tea/SKILL.md", "# Tea\n")
     staging.write("SOUL.md", staging.read("SOUL.md"))
-    published = staging.publish(_journal(workspace), cursor=42, trigger="manual")
+    published = publish(staging, _journal(workspace), cursor=42, trigger="manual")
     assert published == ("USER.md", "skills/tea/SKILL.md")
     assert (workspace.root / "USER.md").read_text() == "user\n"
     assert (workspace.root / "skills" / "tea" / "SKILL.md").read_text() == "# Tea\n"
@@ -105,19 +106,22 @@ def test_publish_writes_every_change_and_journals_it(workspace: Workspace) -> No
 
 
 def test_a_no_op_publish_still_journals_the_cursor(workspace: Workspace) -> None:
-    assert Staging(workspace.root).publish(_journal(workspace), cursor=7, trigger="activity") == ()
+    assert (
+        publish(Staging(workspace.dream_files), _journal(workspace), cursor=7, trigger="activity")
+        == ()
+    )
     recovered = recover_publish(workspace.root, _journal(workspace))
     assert recovered is not None
     assert (recovered.cursor, recovered.trigger, dict(recovered.files)) == (7, "activity", {})
 
 
 def test_publish_refuses_when_a_file_changed_on_disk_meanwhile(workspace: Workspace) -> None:
-    staging = Staging(workspace.root)
+    staging = Staging(workspace.dream_files)
     staging.write("USER.md", "from dream\n")
     staging.write("SOUL.md", "soul from dream\n")
     (workspace.root / "USER.md").write_text("typed by a person\n")
     with pytest.raises(PublishConflictError, match=r"USER\.md changed on disk"):
-        staging.publish(_journal(workspace), cursor=1, trigger="manual")
+        publish(staging, _journal(workspace), cursor=1, trigger="manual")
     assert (workspace.root / "USER.md").read_text() == "typed by a person\n"
     assert "soul from dream" not in (workspace.root / "SOUL.md").read_text()
     assert not _journal(workspace).exists()
@@ -128,11 +132,11 @@ def test_publish_refuses_a_symlink_planted_after_staging(
 ) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
-    staging = Staging(workspace.root)
+    staging = Staging(workspace.dream_files)
     staging.write("skills/tea/SKILL.md", "# Tea\n")
     (workspace.root / "skills").symlink_to(outside)
     with pytest.raises(ConfinementError, match="symlink"):
-        staging.publish(_journal(workspace), cursor=1, trigger="manual")
+        publish(staging, _journal(workspace), cursor=1, trigger="manual")
     assert list(outside.iterdir()) == []
     assert not _journal(workspace).exists()
 
@@ -238,10 +242,10 @@ def test_recovery_refuses_a_symlink_planted_since_the_crash(
 
 
 def test_publish_refuses_an_invalid_cursor_before_writing(workspace: Workspace) -> None:
-    staging = Staging(workspace.root)
+    staging = Staging(workspace.dream_files)
     staging.write("USER.md", "x\n")
     with pytest.raises(CursorError):
-        staging.publish(_journal(workspace), cursor=-1, trigger="manual")
+        publish(staging, _journal(workspace), cursor=-1, trigger="manual")
     assert not _journal(workspace).exists()
     assert (workspace.root / "USER.md").read_text() != "x\n"
 

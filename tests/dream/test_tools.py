@@ -11,19 +11,20 @@ import pytest
 from reverie import Workspace
 from reverie.errors import ConfinementError
 from reverie.memory.dream.staging import Staging
-from reverie.memory.dream.staging import read_regular as _read_regular
 from reverie.memory.dream.tool_specs import TOOL_SPECS
 from reverie.memory.dream.tools import DreamTools, ToolOutcome
+from reverie.storage.folder.dream_files import read_regular as _read_regular
+from tests.dream.staged import root_of
 
 
 @pytest.fixture
 def tools(workspace: Workspace) -> DreamTools[Staging]:
     (workspace.root / "memory" / "MEMORY.md").write_text("# Memory\n\n- tea: green\n- cat: Tom\n")
-    return DreamTools(Staging(workspace.root))
+    return DreamTools(Staging(workspace.dream_files))
 
 
 def _disk(tools: DreamTools[Staging], path: str) -> str:
-    return (tools.staging.root / path).read_text()
+    return (root_of(tools.staging) / path).read_text()
 
 
 def test_read_file_shows_staged_text_for_writable_files(tools: DreamTools[Staging]) -> None:
@@ -35,7 +36,7 @@ def test_read_file_shows_staged_text_for_writable_files(tools: DreamTools[Stagin
 
 
 def test_read_file_reads_other_workspace_text_files(tools: DreamTools[Staging]) -> None:
-    root = tools.staging.root
+    root = root_of(tools.staging)
     (root / "prompts").mkdir()
     (root / "prompts" / "dream.md").write_text("instructions")
     (root / "empty.md").write_text("")
@@ -49,7 +50,7 @@ def test_read_file_reads_other_workspace_text_files(tools: DreamTools[Staging]) 
 
 def test_long_reads_are_truncated_on_a_character_boundary(workspace: Workspace) -> None:
     (workspace.root / "big.md").write_text("é" * 50)
-    tools = DreamTools(Staging(workspace.root), max_read_chars=10)
+    tools = DreamTools(Staging(workspace.dream_files), max_read_chars=10)
     outcome = tools.read_file("big.md")
     assert outcome.ok
     assert outcome.text.startswith("é" * 10 + "\n[truncated: showing the first 10")
@@ -71,8 +72,8 @@ def test_read_file_of_a_symlinked_durable_file_is_refused(
     tools: DreamTools[Staging], tmp_path: Path
 ) -> None:
     (tmp_path / "secret").write_text("s3cret")
-    (tools.staging.root / "USER.md").unlink()
-    (tools.staging.root / "USER.md").symlink_to(tmp_path / "secret")
+    (root_of(tools.staging) / "USER.md").unlink()
+    (root_of(tools.staging) / "USER.md").symlink_to(tmp_path / "secret")
     outcome = tools.read_file("USER.md")
     assert not outcome.ok
     assert "s3cret" not in outcome.text
@@ -135,7 +136,7 @@ def test_write_file_creates_a_skill_in_staging(tools: DreamTools[Staging]) -> No
     outcome = tools.write_file("skills/brew-tea/SKILL.md", "# Brew tea\n")
     assert outcome.ok
     assert outcome.text.startswith("created skills/brew-tea/SKILL.md")
-    assert not (tools.staging.root / "skills").exists()
+    assert not (root_of(tools.staging) / "skills").exists()
 
 
 @pytest.mark.parametrize(
@@ -152,7 +153,7 @@ def test_write_file_creates_a_skill_in_staging(tools: DreamTools[Staging]) -> No
 def test_write_file_refusals_are_outcomes(
     workspace: Workspace, path: str, content: str, message: str
 ) -> None:
-    tools = DreamTools(Staging(workspace.root), max_file_chars=64)
+    tools = DreamTools(Staging(workspace.dream_files), max_file_chars=64)
     outcome = tools.write_file(path, content)
     assert not outcome.ok
     assert message in outcome.text
@@ -162,13 +163,13 @@ def test_write_file_refusals_are_outcomes(
 
 def test_a_file_over_the_cap_may_still_shrink(workspace: Workspace) -> None:
     (workspace.root / "SOUL.md").write_text("head\n" + "x" * 100)
-    tools = DreamTools(Staging(workspace.root), max_file_chars=64)
+    tools = DreamTools(Staging(workspace.dream_files), max_file_chars=64)
     assert tools.edit_file("SOUL.md", "head\n", "").ok
     assert not tools.write_file("SOUL.md", "y" * 101).ok
 
 
 def test_a_durable_file_that_is_not_text_is_an_outcome(tools: DreamTools[Staging]) -> None:
-    (tools.staging.root / "USER.md").write_bytes(b"\xff")
+    (root_of(tools.staging) / "USER.md").write_bytes(b"\xff")
     for outcome in (tools.read_file("USER.md"), tools.write_file("USER.md", "x")):
         assert not outcome.ok
         assert "not UTF-8" in outcome.text
@@ -231,7 +232,7 @@ def test_a_fifo_swapped_in_after_the_check_is_refused_without_blocking(tmp_path:
 
 
 def test_a_fifo_in_the_workspace_is_not_readable(tools: DreamTools[Staging]) -> None:
-    os.mkfifo(tools.staging.root / "pipe")
+    os.mkfifo(root_of(tools.staging) / "pipe")
     outcome = tools.read_file("pipe")
     assert not outcome.ok
     assert "not a regular file" in outcome.text

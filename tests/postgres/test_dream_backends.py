@@ -1,7 +1,7 @@
 """Dream with a model, one contract on two backends: a workspace folder and PostgreSQL.
 
 Each test runs the same scripted model (``reverie.llm.scripted``) through the dream runner of
-each backend (``Dreamer`` on a folder, ``StoreDreamer`` on a database workspace) and checks
+each backend (the one ``Dreamer``, over a folder and over a database workspace) and checks
 what DESIGN.md promises of a run: edits land only in the writable files, one commit built
 from the real diff, the cursor moves only with a completed run, a failed or conflicting run
 changes nothing, the guard redacts secrets and screens SOUL.md rules, the back-off state
@@ -23,10 +23,9 @@ from reverie.core.token_estimate import EstimatingCounter
 from reverie.errors import ModelTimeoutError
 from reverie.llm.provider import Provider
 from reverie.memory.dream.runner import Dreamer
-from reverie.memory.dream.store_runner import StoreDreamer
 from reverie.storage.folder.backend import FileBackend
 from reverie.storage.folder.memory_files import MemoryFileName
-from reverie.storage.ports import Backend, DreamStores
+from reverie.storage.ports import Backend
 from reverie.storage.postgres.backend import PgBackend
 from tests.dream.scripting import call, edit, tool_results, write
 
@@ -46,19 +45,13 @@ class Site:
     """One backend's stores and how to build its dream runner."""
 
     stores: Backend
-    runner: Callable[[Provider | None, DreamConfig], Dreamer | StoreDreamer]
+    runner: Callable[[Provider | None, DreamConfig], Dreamer]
 
-    def make(
-        self, provider: Provider | None, config: DreamConfig | None = None
-    ) -> Dreamer | StoreDreamer:
+    def make(self, provider: Provider | None, config: DreamConfig | None = None) -> Dreamer:
         return self.runner(provider, config or DreamConfig(keep_history=1000))
 
     def skill(self, path: str) -> str:
-        if isinstance(self.stores, DreamStores):
-            return self.stores.skills.read(path)
-        assert isinstance(self.stores, FileBackend)
-        target = self.stores.root / path
-        return target.read_text(encoding="utf-8") if target.exists() else ""
+        return self.stores.skills.read(path)
 
 
 @pytest.fixture(params=["file", "postgres"])
@@ -74,7 +67,7 @@ def site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
         pg = PgBackend.open(url, f"dream-{secrets.token_hex(5)}", create=True)
         made = Site(
             stores=pg,
-            runner=lambda p, c: StoreDreamer(pg, p, config=c, counter=EstimatingCounter()),
+            runner=lambda p, c: Dreamer(pg, p, config=c, counter=EstimatingCounter()),
         )
     for name, text in STARTER.items():
         made.stores.files.write(name, text)

@@ -25,7 +25,7 @@ from reverie import ChatReply, ChatRequest, ScriptedProvider
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.engine.facade import MemoryEngine
 from reverie.memory.dream.result import DreamResult
-from reverie.memory.dream.store_runner import StoreDreamer
+from reverie.memory.dream.runner import Dreamer
 from reverie.storage.postgres.backend import PgBackend
 from reverie.storage.postgres.leases import PgLeases
 from tests.dream.scripting import edit
@@ -118,7 +118,7 @@ def test_a_run_whose_lease_was_taken_over_publishes_nothing(pg_url: str, name: s
         .respond(stalled)
     )
     try:
-        result = StoreDreamer(backend, provider, counter=EstimatingCounter()).run()
+        result = Dreamer(backend, provider, counter=EstimatingCounter()).run()
         assert result.outcome == "conflict"
         assert "lock was lost" in result.reason
         assert backend.files.read("USER") == USER

@@ -51,7 +51,7 @@ def test_a_publish_outside_the_dream_lock_writes_nothing(backend: PgBackend) -> 
         backend.publish_dream(
             {"USER.md": "# User\n- x\n"},
             bases={"USER.md": ""},
-            subject="dream: manual",
+            trigger="manual",
             dream_cursor=1,
             expected_cursor=0,
         )
@@ -67,7 +67,7 @@ def test_a_publish_over_a_changed_file_writes_nothing(backend: PgBackend) -> Non
             backend.publish_dream(
                 {"USER.md": "# User\n- x\n", "skills/a/SKILL.md": "# A\n"},
                 bases={"USER.md": "", "skills/a/SKILL.md": ""},
-                subject="dream: manual",
+                trigger="manual",
                 dream_cursor=1,
                 expected_cursor=0,
             )
@@ -76,7 +76,7 @@ def test_a_publish_over_a_changed_file_writes_nothing(backend: PgBackend) -> Non
         done = backend.publish_dream(
             {"USER.md": "# User\n- x\n"},
             bases={"USER.md": "# User\n- typed by a person\n"},
-            subject="dream: manual",
+            trigger="manual",
             dream_cursor=1,
             expected_cursor=0,
         )

@@ -11,11 +11,10 @@ import pytest
 from reverie.core.messages import Message, ToolCall
 from reverie.core.screening import RejectedRule
 from reverie.errors import InputError
-from reverie.storage.folder import layout
 from reverie.storage.folder.backend import FileBackend
 from reverie.storage.folder.ledger import LedgerRecord
 from reverie.storage.folder.provenance_file import Provenance, SourceRef
-from reverie.storage.ports import Backend, DreamStores
+from reverie.storage.ports import Backend
 from reverie.storage.postgres.backend import PgBackend
 from reverie.storage.transfer import transfer
 
@@ -41,35 +40,12 @@ def _fill(backend: Backend) -> None:
     backend.sessions.set_summary("tg:0", "they said hello", AT)
     backend.sessions.update_metadata("tg:0", {"channel": "telegram"})
     backend.files.write("USER", "# User\n\n- Lives in Porto\n")
-    _write_skill(backend, "skills/release/SKILL.md", "# Release\n\n1. Tag\n")
+    backend.skills.write("skills/release/SKILL.md", "# Release\n\n1. Tag\n")
     backend.ledger.append(LedgerRecord(time=AT, job="dream", outcome="ok", model="m"))
     backend.rejections.append([RejectedRule(file="SOUL.md", rule="r", reason="why")], time=AT)
     records = Provenance()
     records.note("USER.md", "- Lives in Porto", (SourceRef(cursor=5, session_key="tg:1"),), AT)
     backend.provenance.write(records)
-
-
-def _skill_paths(backend: Backend) -> list[str]:
-    if isinstance(backend, DreamStores):
-        return backend.skills.paths()
-    assert isinstance(backend, FileBackend)
-    return layout.skill_files(backend.root)
-
-
-def _read_skill(backend: Backend, path: str) -> str:
-    if isinstance(backend, DreamStores):
-        return backend.skills.read(path)
-    assert isinstance(backend, FileBackend)
-    return (backend.root / path).read_text(encoding="utf-8")
-
-
-def _write_skill(backend: Backend, path: str, text: str) -> None:
-    if isinstance(backend, DreamStores):
-        backend.skills.write(path, text)
-        return
-    assert isinstance(backend, FileBackend)
-    (backend.root / path).parent.mkdir(parents=True)
-    (backend.root / path).write_text(text, encoding="utf-8")
 
 
 def _snapshot(backend: Backend) -> object:
@@ -79,7 +55,7 @@ def _snapshot(backend: Backend) -> object:
         [backend.sessions.load(info.key) for info in backend.sessions.list()],
         [(info.key, info.message_count, info.compacted_upto) for info in backend.sessions.list()],
         [backend.files.read(name) for name in ("SOUL", "USER", "MEMORY")],
-        {path: _read_skill(backend, path) for path in _skill_paths(backend)},
+        {path: backend.skills.read(path) for path in backend.skills.paths()},
         backend.dream_cursor.read(),
         list(backend.ledger.records()),
         backend.rejections.latest(),

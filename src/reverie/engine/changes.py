@@ -11,11 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reverie.engine.reads import MemoryReads
-from reverie.memory.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file
+from reverie.memory.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file, restore
 
 if TYPE_CHECKING:
-    # The database side of each change (``reverie.memory.dream.shared``) is imported where it runs.
-    from reverie.memory.dream.runner import Dreamer
     from reverie.memory.provenance.forget import ForgetReport
     from reverie.memory.recall.dense.retriever import DenseRetriever
     from reverie.storage.folder.audit import CommitInfo
@@ -32,21 +30,13 @@ class MemoryChanges(MemoryReads):
         """The search index (defined by ``MemoryEngine``)."""
         raise NotImplementedError
 
-    def dreamer(self) -> Dreamer:
-        """The dream runner (defined by ``MemoryEngine``)."""
-        raise NotImplementedError
-
     def restore(self, rev: str, *, force: bool = False) -> CommitInfo:
         """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
 
         A commit older than a trim raises ``RestoreWouldLoseError`` (the entries to dream
         again are gone) unless ``force``.
         """
-        if not self.on_folder:
-            from reverie.memory.dream.shared import restore_on_stores  # noqa: PLC0415
-
-            return restore_on_stores(self._stores, rev, force=force)
-        return self.dreamer().restore(rev, force=force)
+        return restore(self._stores, rev, force=force)
 
     def forget(
         self, text: str, *, purge: bool = False, confirm_broad: bool = False
@@ -61,8 +51,6 @@ class MemoryChanges(MemoryReads):
         ``InputError`` unless ``confirm_broad``: a person's choice after reading the plan,
         which no agent tool offers.
         """
-        if self.on_folder:  # finish an interrupted publish first (a database has none)
-            self.dreamer().recover()
         from reverie.memory.provenance.forget import forget  # noqa: PLC0415
 
         report = forget(
@@ -87,23 +75,11 @@ class MemoryChanges(MemoryReads):
         started from) refuses the edit with ``EditError`` if the file changed meanwhile; a dream
         holding the workspace longer than ``lock_timeout`` seconds raises ``LockTimeoutError``.
         """
-        if not self.on_folder:
-            from reverie.memory.dream.shared import edit_on_stores  # noqa: PLC0415
-
-            return edit_on_stores(
-                self._stores,
-                path,
-                text,
-                author=author,
-                expected_sha256=expected_sha256,
-                timeout=lock_timeout,
-            )
-        exclusive = self.dreamer().exclusive(timeout=lock_timeout)
         return edit_file(
-            self.workspace,
+            self._stores,
             path,
             text,
             author=author,
-            exclusive=exclusive,
             expected_sha256=expected_sha256,
+            timeout=lock_timeout,
         )

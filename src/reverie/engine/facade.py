@@ -336,13 +336,9 @@ class MemoryEngine(MemoryJobs, MemoryParts):
 
     def doctor(self) -> DoctorReport:
         """Check the workspace's integrity (``report.ok`` is False on problems)."""
-        if not self.on_folder:
-            from reverie.memory.doctor_stores import examine_stores  # noqa: PLC0415
-
-            return examine_stores(self._stores)  # the checks that apply without files
         from reverie.memory.doctor import examine  # noqa: PLC0415
 
-        return examine(self.workspace)
+        return examine(self._stores)
 
     @staticmethod
     def doctor_links(folder: Path) -> DoctorReport:

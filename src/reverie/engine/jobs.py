@@ -1,11 +1,11 @@
 """Dream through ``MemoryEngine``: the dream runner, a run now, a run when due.
 
 A mixin of ``MemoryEngine`` (as ``engine_changes`` holds a person's changes). The runner is
-the same run (``reverie.memory.dream.cycle``) on either backend, in the engine's mode (the model, or
-model-free without one): on a folder ``reverie.memory.dream.runner.Dreamer``; on a database
-workspace ``reverie.memory.dream.store_runner.StoreDreamer``, which runs once across servers (the
-``dream`` lease) and publishes in one transaction. ``status`` reads the schedule through
-``reverie.memory.dream.outlook`` alone: the runners are imported only where they run.
+one run (``reverie.memory.dream.runner.Dreamer``) on any backend's ``DreamStores``, in the
+engine's mode (the model, or model-free without one); on a database workspace it runs once
+across servers (the ``dream`` lease) and publishes in one transaction. ``status`` reads the
+schedule through ``reverie.memory.dream.outlook`` alone: the runner is imported only where it
+runs.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 
 from reverie.engine.changes import MemoryChanges
 from reverie.engine.results import NO_MODEL_HINT
-from reverie.errors import ModelNotConfiguredError, StoreUnsupportedError
-from reverie.storage.ports import DreamStores
+from reverie.errors import ModelNotConfiguredError
 
 if TYPE_CHECKING:
     # The runner and the shared dream are imported where they run: ``status`` reads the
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
     from reverie.memory.dream.outlook import DreamOutlook
     from reverie.memory.dream.result import DreamResult
     from reverie.memory.dream.runner import Dreamer
-    from reverie.memory.dream.store_runner import StoreDreamer
     from reverie.memory.recall.dense.retriever import DenseRetriever
 
 
@@ -41,31 +39,11 @@ class MemoryJobs(MemoryChanges):
     dense: DenseRetriever | None
 
     def dreamer(self) -> Dreamer:
-        """The folder's dream runner in this engine's mode (model, or model-free without one)."""
+        """The dream runner of this workspace in this engine's mode (model, or model-free)."""
         from reverie.memory.dream.runner import Dreamer  # noqa: PLC0415 (see TYPE_CHECKING above)
 
         return Dreamer(
-            self._folder("dream"),
-            self._dream_provider(),
-            config=self.config.dream,
-            counter=self._memory_counter,
-            max_output_tokens=self.config.memory.max_output_tokens,
-        )
-
-    def _dream_stores(self) -> DreamStores:
-        """The stores of a database workspace as dream needs them (refused when they lack it)."""
-        if not isinstance(self._stores, DreamStores):
-            raise StoreUnsupportedError("dream", where=self._stores.location)
-        return self._stores
-
-    def _dream_runner(self) -> Dreamer | StoreDreamer:
-        """The dream runner of this workspace, a folder or a database (same run, same result)."""
-        if self.on_folder:
-            return self.dreamer()
-        from reverie.memory.dream.store_runner import StoreDreamer  # noqa: PLC0415
-
-        return StoreDreamer(
-            self._dream_stores(),
+            self._stores,
             self._dream_provider(),
             config=self.config.dream,
             counter=self._memory_counter,
@@ -84,14 +62,14 @@ class MemoryJobs(MemoryChanges):
         """Curate the durable files from the next batch of history (all-or-nothing)."""
         if self.config.dream.mode == "model" and self._memory is None:
             raise ModelNotConfiguredError("dream.mode is 'model' but " + NO_MODEL_HINT)
-        result = self._dream_runner().run(trigger=trigger, dry_run=dry_run)
+        result = self.dreamer().run(trigger=trigger, dry_run=dry_run)
         if not dry_run:
             self.index_vectors()
         return result
 
     def dream_if_due(self) -> DreamResult | None:
         """Run dream when its schedule says so (interval, cron, pending entries); else None."""
-        runner = self._dream_runner()
+        runner = self.dreamer()
         decision = runner.should_run()
         if not decision.run:
             return None

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from reverie.core.inbound import check_limit, check_session_key
 from reverie.errors import StoreUnsupportedError
-from reverie.memory.dream.confine import canonical_writable
+from reverie.storage.folder.confine import canonical_writable
 from reverie.storage.folder.memory_files import RELATIVE_PATHS, MemoryFileName
 from reverie.storage.folder.workspace import Workspace
 

@@ -11,28 +11,23 @@ then it records one audit commit in the target. The audit history itself is not 
 target's trail starts at the import (the source keeps its own). ``import_folder`` and
 ``export_folder`` open the two backends of ``reverie store import`` / ``export`` and close them.
 
-A folder target is written as nanobot's files: ``memory/history.jsonl`` gets each entry's
-JSON line as the folder backend writes it, and ``memory/.cursor`` the floor. What it must not
-do: merge into a target that already holds history or sessions (``InputError``), or change
-the source.
+Every step goes through the ports (``HistoryPort.import_entries`` keeps each cursor, on a
+folder as nanobot's ``memory/history.jsonl`` lines); only the openers name the backends.
+What it must not do: merge into a target that already holds history or sessions
+(``InputError``), or change the source.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reverie.errors import InputError, StorageError
-from reverie.storage.folder import layout
-from reverie.storage.folder.atomic import atomic_write_text
+from reverie.errors import InputError
 from reverie.storage.folder.backend import FileBackend
-from reverie.storage.folder.cursors import CursorFloor
 from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.layout import check_writable_on_disk
 from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES
-from reverie.storage.ports import Backend, DreamStores
+from reverie.storage.ports import Backend
 from reverie.storage.postgres.backend import PgBackend
 
 if TYPE_CHECKING:
@@ -146,59 +141,12 @@ def export_folder(url: str, name: str, folder: Path) -> TransferResult:
 
 
 def _put_history(target: Backend, entries: list[HistoryEntry], *, floor: int) -> None:
-    if isinstance(target, PgBackend):
-        target.history.import_entries(entries, floor=floor)
-        return
-    if not isinstance(target, FileBackend):
-        raise InputError(f"cannot place history with its cursors in {type(target).__name__}")
-    path = target.root / layout.HISTORY
-    try:
-        with path.open("ab") as handle:
-            for entry in entries:
-                handle.write(entry.to_line())
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as exc:
-        raise StorageError(f"cannot write history ({exc.strerror})", path=path) from exc
-    if floor > 0:
-        CursorFloor(target.root / layout.CURSOR).advance(floor)
+    target.history.import_entries(entries, floor=floor)
 
 
 def copy_skills(source: Backend, target: Backend) -> int:
     """Copy every skill file of ``source`` into ``target``; return how many."""
-    paths = _skill_paths(source)
+    paths = source.skills.paths()
     for path in paths:
-        _write_skill(target, path, _read_skill(source, path))
+        target.skills.write(path, source.skills.read(path))
     return len(paths)
-
-
-def _skill_paths(backend: Backend) -> list[str]:
-    if isinstance(backend, DreamStores):
-        return backend.skills.paths()
-    if isinstance(backend, FileBackend):
-        return layout.skill_files(backend.root)
-    return []
-
-
-def _read_skill(backend: Backend, path: str) -> str:
-    if isinstance(backend, DreamStores):
-        return backend.skills.read(path)
-    assert isinstance(backend, FileBackend)  # the only kinds _skill_paths lists
-    check_writable_on_disk(backend.root, path)
-    try:
-        return (backend.root / path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StorageError(f"cannot read the skill ({exc})", path=backend.root / path) from exc
-
-
-def _write_skill(backend: Backend, path: str, text: str) -> None:
-    if isinstance(backend, DreamStores):
-        backend.skills.write(path, text)
-    elif isinstance(backend, FileBackend):
-        check_writable_on_disk(backend.root, path)
-        target = backend.root / path
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StorageError(f"cannot create folder ({exc.strerror})", path=target) from exc
-        atomic_write_text(target, text)

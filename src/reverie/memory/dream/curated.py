@@ -15,7 +15,7 @@ from typing import Final
 from reverie.config.settings import DreamConfig
 from reverie.core.messages import Message
 from reverie.memory.dream.loop import LoopResult
-from reverie.memory.dream.overlay import Overlay
+from reverie.memory.dream.staging import Staging
 from reverie.storage.folder.entries import HistoryEntry
 from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 
@@ -23,7 +23,7 @@ MODEL_FREE: Final = "model-free"
 
 
 def curate_without_model(
-    staging: Overlay, entries: Sequence[HistoryEntry], *, today: date, config: DreamConfig
+    staging: Staging, entries: Sequence[HistoryEntry], *, today: date, config: DreamConfig
 ) -> LoopResult:
     """Stage the curator's edits for ``entries``; the transcript lists every change made."""
     # Imported on use: the model-free curator's rules cost start-up time to every command.

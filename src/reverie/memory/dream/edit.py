@@ -1,43 +1,52 @@
-"""A person's edit of a durable file: dream's confinement, dream's lock, one audit commit.
+"""A person's changes on any backend: an edit of a durable file, a restore, dream's lock.
 
-``edit_file`` is how a person (through the viewer, or any surface) replaces the text of a file
-dream may write (SOUL.md, USER.md, memory/MEMORY.md, skills/<name>/SKILL.md). It takes the same
-road as a dream publish, so the two can never interleave: the path goes through ``confine``
-(text rules, then the real tree), the write happens while the caller holds the workspace's
-``dream`` lock (``Dreamer.exclusive``, which first finishes an interrupted publish, so an edit
-is never rolled back by a later recovery), and the change is one audit commit ``edit: <path>``
-whose message is built from the real diff, with the person as author and reverie as committer.
+Both take the same road as a dream publish, so neither interleaves with a dream of any process
+or server: they hold the workspace's ``dream`` lock (``hold_dream``: on a folder a lock file, on
+PostgreSQL a lease every server honours) and under it first finish a publish a crash
+interrupted (``DreamStores.finish_interrupted_publish``: a folder's journal; nothing on a
+database), so no later recovery can roll an older publish over the change.
+
+- ``edit_file``: a person (through the viewer, or any surface) replaces the text of a file
+  dream may write (SOUL.md, USER.md, memory/MEMORY.md, skills/<name>/SKILL.md). The path goes
+  through ``confine``'s text rules, then the backend's own check (``DreamFilesPort``: on a
+  folder dream's strict link rule on the real tree); the change is one audit commit
+  ``edit: <path>`` whose message is built from the real diff, with the person as author.
+- ``restore``: the durable files, the skills and the dream cursor back as of a commit, as a
+  new commit; refused with ``RestoreWouldLoseError`` when the commit is older than a trim
+  (``rewind``), unless forced.
 
 Invariants: nothing is written unless every check passed; text is stored with LF line ends
 (browsers send CRLF) and ends with a newline when not empty; an edit made against a version of
-the file that is no longer on disk (``expected_sha256`` differs) is refused, so a person never
+the file that is no longer stored (``expected_sha256`` differs) is refused, so a person never
 overwrites a dream or another edit they have not seen; an edit that changes nothing makes no
 commit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
-
-from reverie.errors import EditError, StorageError
-from reverie.memory.dream.confine import canonical_writable
-from reverie.storage.folder.atomic import atomic_write_text
-from reverie.storage.folder.layout import check_writable_on_disk
+from reverie.errors import EditError
+from reverie.memory.dream.rewind import check_rewind
+from reverie.storage.folder.confine import canonical_writable
+from reverie.storage.folder.memory_files import RELATIVE_PATHS
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from reverie.storage.folder.audit import CommitInfo
-    from reverie.storage.folder.workspace import Workspace
+    from reverie.storage.ports import DreamStores
 
 MAX_EDIT_CHARS = 64_000
 """The longest text a person may save into one durable file."""
 
 EDIT_LOCK_TIMEOUT = 10.0
 """Seconds an edit waits for a running dream to finish before it reports the workspace busy."""
+
+_NAMES = {path: name for name, path in RELATIVE_PATHS.items()}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,49 +67,70 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def read_writable(workspace: Workspace, path: str) -> str:
+@contextlib.contextmanager
+def hold_dream(stores: DreamStores, *, timeout: float | None = None) -> Iterator[None]:
+    """Hold the dream lock for a ``with`` block, after finishing an interrupted publish.
+
+    Raises:
+        LockTimeoutError: a dream held the lock for ``timeout`` seconds.
+        DreamError: an interrupted publish could not be finished.
+    """
+    with stores.lock("dream").hold(timeout=timeout):
+        stores.finish_interrupted_publish()
+        yield
+
+
+def restore(stores: DreamStores, rev: str, *, force: bool = False) -> CommitInfo:
+    """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
+
+    Holds the dream lock (waiting for a running dream) and first finishes an interrupted
+    publish, so the restore cannot be rolled forward over later.
+
+    Raises:
+        RevisionNotFoundError: ``rev`` names no commit.
+        RestoreWouldLoseError: ``rev`` is older than a trim (see ``rewind``), not forced.
+        DreamError: an interrupted publish could not be recovered.
+    """
+    with hold_dream(stores):
+        if not force:
+            check_rewind(stores, rev)
+        return stores.audit.restore(rev)
+
+
+def read_writable(stores: DreamStores, path: str) -> str:
     """Return the current text of a file dream may write ('' when absent).
 
     Raises:
         ConfinementError: ``path`` is not a writable path, or reaching it is unsafe.
         StorageError: the file cannot be read.
     """
-    canonical = canonical_writable(path)
-    check_writable_on_disk(workspace.root, canonical)
-    target = workspace.root / canonical
-    try:
-        return target.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StorageError(f"cannot read {canonical} ({exc})", path=target) from exc
+    return stores.dream_files.read(canonical_writable(path))
 
 
 def edit_file(
-    workspace: Workspace,
+    stores: DreamStores,
     path: str,
     text: str,
     *,
     author: str,
-    exclusive: AbstractContextManager[object],
     expected_sha256: str | None = None,
+    timeout: float = EDIT_LOCK_TIMEOUT,
 ) -> EditResult:
     """Replace a writable file's text and commit it with ``author`` (see the module docstring).
 
     Args:
-        workspace: the workspace.
+        stores: the workspace.
         path: the file, as dream names it (``SOUL.md``, ``memory/MEMORY.md``, ...).
         text: the whole new text.
         author: the person, ``Name`` or ``Name <email>``.
-        exclusive: entered around the read-check-write-commit step; it must keep dreams out
-            (``Dreamer.exclusive``).
         expected_sha256: ``text_sha256`` of the text the person started from; None skips the
             check.
+        timeout: seconds to wait for a running dream.
 
     Raises:
-        ConfinementError: the path is not writable or unsafe on disk.
+        ConfinementError: the path is not writable or unsafe where the files live.
         EditError: the text is unacceptable or the file changed since ``expected_sha256``.
-        LockTimeoutError: ``exclusive`` timed out (a dream kept the workspace busy).
+        LockTimeoutError: a dream kept the workspace busy for ``timeout`` seconds.
         ValueError: ``author`` is not a usable name.
     """
     canonical = canonical_writable(path)
@@ -108,13 +138,17 @@ def edit_file(
     from reverie.storage.folder.audit_lines import person_identity  # noqa: PLC0415 (dulwich: on use)
 
     person_identity(author)  # refuse a bad name before anything is written
-    with exclusive:
-        current = read_writable(workspace, canonical)
+    with hold_dream(stores, timeout=timeout):
+        current = stores.dream_files.read(canonical)
         check_version(current, expected_sha256, canonical)
         if current == new_text:
             return EditResult(path=canonical, commit=None)
-        atomic_write_text(workspace.root / canonical, new_text)
-        commit = workspace.audit.commit(f"edit: {canonical}", author=author)
+        name = _NAMES.get(canonical)
+        if name is not None:
+            stores.files.write(name, new_text)
+        else:
+            stores.skills.write(canonical, new_text)
+        commit = stores.audit.commit(f"edit: {canonical}", author=author)
         return EditResult(path=canonical, commit=commit)
 
 

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from reverie.core.clock import Clock
     from reverie.core.messages import ToolCall
     from reverie.llm.metered import MeteredModel
-    from reverie.memory.dream.overlay import Overlay
     from reverie.memory.dream.progress import ProgressDetector
+    from reverie.memory.dream.staging import Staging
     from reverie.memory.dream.tools import DreamTools, ToolOutcome
 
 LoopOutcome = Literal["completed", "failed", "over_budget", "step_limit", "no_progress"]
@@ -76,7 +76,7 @@ class DreamLoop:
         self,
         *,
         model: MeteredModel,
-        tools: DreamTools[Overlay],
+        tools: DreamTools[Staging],
         detector: ProgressDetector,
         limits: LoopLimits,
         clock: Clock,

@@ -1,17 +1,16 @@
 """The dream prompt: instructions, the durable files as they are, and one batch of history.
 
 ``build_dream_prompt`` owns what the dream model is shown and nothing else; it reads the
-stores (history after the dream cursor) and the run's staging ``Overlay`` (the durable files
+stores (history after the dream cursor) and the run's staging ``Staging`` (the durable files
 and the skills, on a folder or a database workspace alike) and never writes. The prompt is
 two messages:
 
 - system: the instructions the caller passes: reverie's built-in text
-  (``reverie.prompts.load("dream")``), or on a folder (``load_instructions``) the workspace's
-  ``prompts/dream.md`` when that file exists and holds more than whitespace. The override is
-  read only when it is a regular UTF-8 file whose real path lies inside the workspace
-  (``confine.resolve_readable``: no symlink escape, no hard link), opened without following a
-  symlink swapped in since the check, and capped at ``MAX_INSTRUCTION_CHARS``; anything else
-  falls back to the built-in text with a warning. A database workspace has no override.
+  (``reverie.prompts.load("dream")``), or (``load_instructions``) the workspace's own when
+  its stores hold usable ones with more than whitespace (``DreamFilesPort.instructions``, cut
+  at ``MAX_INSTRUCTION_CHARS``: a folder's ``prompts/dream.md``, read only when it is a
+  regular UTF-8 file whose real path lies inside the workspace, else the built-in text with a
+  warning; a database workspace has none).
 - user: "Durable files" — SOUL.md, USER.md and memory/MEMORY.md, each shown up to
   ``file_chars`` characters; a file over the cap is flagged in its heading so the model prunes
   it — then the names of existing skills, then "Conversation history": up to
@@ -27,30 +26,24 @@ file that confinement refuses (a symlink, a hard link) is shown as refused, neve
 from __future__ import annotations
 
 import logging
-import os
 import re
-import stat
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from reverie import prompts
 from reverie.core.messages import Message
 from reverie.errors import ConfinementError, StorageError
-from reverie.memory.dream.confine import FIXED_WRITABLE, resolve_readable
-from reverie.storage.folder import layout
+from reverie.storage.folder.confine import FIXED_WRITABLE
 from reverie.storage.folder.entries import truncate
 
 if TYPE_CHECKING:
     from reverie.config.settings import DreamConfig
-    from reverie.memory.dream.overlay import Overlay
+    from reverie.memory.dream.staging import Staging
     from reverie.storage.folder.entries import HistoryEntry
-    from reverie.storage.ports import PromptStores
+    from reverie.storage.ports import DreamFilesPort, PromptStores
 
 logger = logging.getLogger(__name__)
 
-OVERRIDE_PATH = layout.PROMPT_OVERRIDE
-"""The workspace file that replaces the built-in dream instructions when non-empty."""
 MAX_INSTRUCTION_CHARS = 32_000
 """Longest override read; the rest is cut (instructions are not a place for data)."""
 MAX_SKILLS_LISTED = 50
@@ -75,7 +68,7 @@ class DreamPrompt:
 
 def build_dream_prompt(
     stores: PromptStores,
-    staging: Overlay,
+    staging: Staging,
     config: DreamConfig,
     *,
     instructions: tuple[str, InstructionSource] | None = None,
@@ -113,25 +106,15 @@ def build_dream_prompt(
     )
 
 
-def load_instructions(root: Path) -> tuple[str, InstructionSource]:
-    """Return the workspace's ``prompts/dream.md`` when usable and non-empty, else the built-in."""
-    try:
-        real = resolve_readable(root, OVERRIDE_PATH)
-    except ConfinementError as exc:
-        if (root / OVERRIDE_PATH).exists() or (root / OVERRIDE_PATH).is_symlink():
-            logger.warning("ignoring %s: %s", OVERRIDE_PATH, exc.reason)
-        return prompts.load("dream"), "builtin"
-    try:
-        text = _read_regular_text(real, MAX_INSTRUCTION_CHARS)
-    except (OSError, UnicodeDecodeError, ConfinementError) as exc:
-        logger.warning("ignoring %s: cannot read it as UTF-8 text (%s)", OVERRIDE_PATH, exc)
-        return prompts.load("dream"), "builtin"
-    if not text.strip():
+def load_instructions(files: DreamFilesPort) -> tuple[str, InstructionSource]:
+    """Return the workspace's own instructions when it has usable ones, else the built-in."""
+    text = files.instructions(MAX_INSTRUCTION_CHARS)
+    if text is None or not text.strip():
         return prompts.load("dream"), "builtin"
     return text.rstrip(), "workspace"
 
 
-def render_files(staging: Overlay, cap: int) -> tuple[str, tuple[str, ...]]:
+def render_files(staging: Staging, cap: int) -> tuple[str, tuple[str, ...]]:
     """Render the three durable files, each cut at ``cap`` characters; return those over it."""
     sections = ["# Durable files"]
     over: list[str] = []
@@ -184,21 +167,3 @@ def render_history(entries: tuple[HistoryEntry, ...], config: DreamConfig) -> st
 def _one_line(text: str) -> str:
     """Keep a label on one line, so an entry cannot forge a heading through its metadata."""
     return re.sub(r"\s+", " ", text).strip()[:200]
-
-
-def _read_regular_text(real: Path, max_chars: int) -> str:
-    # O_NOFOLLOW and O_NONBLOCK: a symlink or FIFO swapped in since the check is refused.
-    fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ConfinementError("not a regular file", path=OVERRIDE_PATH)
-        data = handle.read(max_chars * 4 + 1)
-    if len(data) > max_chars * 4:
-        # Cut short: drop a character split at the end (at most 3 bytes), nothing else.
-        data = data[: max_chars * 4]
-        for cut in range(4):
-            try:
-                return data[: len(data) - cut].decode("utf-8")[:max_chars]
-            except UnicodeDecodeError:
-                continue
-    return data.decode("utf-8")[:max_chars]

@@ -5,7 +5,7 @@ cursor are dreamt again. But ``trim`` drops entries dream has consumed: when the
 older than a trim, some entries it would need are gone, and what dream had learnt from them
 would be lost (issue #14: 13 USER facts became 6). ``check_rewind`` finds that gap; the
 restore then refuses with ``RestoreWouldLoseError`` naming the cursors, unless forced.
-Works on any stores (a folder, or a database workspace: ``reverie.memory.dream.shared``).
+Works on any stores (a folder, or a database workspace: ``reverie.memory.dream.edit.restore``).
 """
 
 from __future__ import annotations

@@ -1,90 +1,139 @@
-"""The staging copy of a workspace folder's writable files: ``Overlay`` over the disk.
+"""The staging copy the dream tools edit, whatever holds the durable files.
 
-``Staging`` never writes the disk until ``publish``. Its base texts are the disk texts, and
-every disk access re-checks the path on the real filesystem (``confine``: no symlink, no hard
-link, the real path where it belongs). The overlay (``overlay.Overlay``) guards what is
-published: ``changes``, ``diff`` and ``publish`` all see the guarded text.
+``Staging`` is an in-memory copy of the writable files (SOUL.md, USER.md, memory/MEMORY.md,
+skills/<name>/SKILL.md) over the stores' ``DreamFilesPort``: the first time a file is touched
+its stored text is kept as its *base* (read through the port, which checks the path where the
+files live: on a folder dream's strict rule on the real tree, no symlink, no hard link, strict
+UTF-8); writes go to memory only. ``changes``, ``diff`` and ``rejected`` compare the staged
+text with that base, after the publish guard (``guard``: secrets redacted in every writable
+file, the three fixed files always looked at; new SOUL.md lines screened), so no curator, dry
+run or publish can bypass it. The publish itself is the stores' (``DreamStores.publish_dream``,
+which checks every changed file is still its base text).
 
-``publish`` refuses (``PublishConflictError``, nothing written) when a file's disk text changed
-since it was first staged, so an edit a person made during a dream run is never overwritten;
-otherwise it hands the changes to the publish journal (``journal``), which replaces them as
-one crash-safe set. This module does not commit, advance cursors or take locks.
+Invariant: only canonical writable paths (``confine``) can be staged; nothing here writes a
+store, commits, moves a cursor or takes a lock.
 """
 
 from __future__ import annotations
 
-import os
-import stat
-from pathlib import Path
+import difflib
+from typing import TYPE_CHECKING
 
-from reverie.errors import ConfinementError, PublishConflictError
-from reverie.memory.dream.confine import resolve_readable, resolve_writable
-from reverie.memory.dream.journal import disk_text, replace_file, write_journal
-from reverie.memory.dream.overlay import Overlay, unified_diff
-from reverie.storage.folder import layout
-from reverie.storage.folder.layout import check_writable_on_disk
+from reverie.core.screening import RejectedRule
+from reverie.errors import ConfinementError, StorageError
+from reverie.storage.folder.confine import FIXED_WRITABLE, canonical_writable
 
-__all__ = ["Staging", "read_regular", "unified_diff"]
+if TYPE_CHECKING:
+    from reverie.storage.ports import DreamFilesPort
+from reverie.memory.dream.guard import GuardedText, guard_text
 
 
-class Staging(Overlay):
-    """An in-memory overlay of the writable files of one workspace folder."""
+class Staging:
+    """An in-memory overlay of the writable files over ``files`` (see the module docstring)."""
 
-    def __init__(self, root: Path) -> None:
-        super().__init__()
-        self.root = root
+    def __init__(self, files: DreamFilesPort) -> None:
+        self.files = files
+        self._base: dict[str, str] = {}
+        self._staged: dict[str, str] = {}
 
     def resolve(self, raw_path: str) -> str:
-        """The canonical writable path, checked on the real tree (``confine``)."""
-        return resolve_writable(self.root, raw_path)
-
-    def read_other(self, raw_path: str, max_chars: int) -> bytes:
-        """Read a readable workspace file (``confine.resolve_readable``), refusing a non-file."""
-        return read_regular(resolve_readable(self.root, raw_path), max_chars)
-
-    def skill_paths(self) -> list[str]:
-        """The skill files that exist through no link at all."""
-        try:
-            return layout.skill_files(self.root)
-        except OSError:
-            return []
-
-    def _load(self, canonical: str) -> str:
-        check_writable_on_disk(self.root, canonical)
-        return disk_text(self.root, canonical)
-
-    def publish(self, journal: Path, *, cursor: int, trigger: str) -> tuple[str, ...]:
-        """Journal the changes, then replace each changed file atomically (see ``journal``).
-
-        Always writes the journal, even with no changes, so a crash before the caller advances
-        the cursor is recovered the same way. The caller then commits, advances the cursor and
-        calls ``finish_publish(journal)``.
-
-        Returns:
-            The canonical paths that were replaced, sorted.
+        """Return the canonical writable path the model may write, or refuse it.
 
         Raises:
-            PublishConflictError: a file's disk text changed since it was staged.
-            ConfinementError: a path stopped being safe on disk (nothing was written).
-            StorageError: a write failed (recovery will roll the journal forward).
+            ConfinementError: the text rules (``confine``) or the stores' check refuse it.
         """
-        changes = self.changes()
-        for path in changes:
-            check_writable_on_disk(self.root, path)
-            if disk_text(self.root, path) != self.base(path):
-                raise PublishConflictError(path)
-        write_journal(journal, cursor=cursor, trigger=trigger, files=changes)
-        for path, text in changes.items():
-            replace_file(self.root, path, text)
-        return tuple(changes)
+        canonical = canonical_writable(raw_path)
+        self.files.check(canonical)
+        return canonical
+
+    def read_other(self, raw_path: str, max_chars: int) -> bytes:
+        """Return up to ``max_chars`` characters' worth of bytes of a non-writable file.
+
+        Raises:
+            ConfinementError: the file may not be read (or does not exist).
+            OSError: it could not be read.
+        """
+        return self.files.read_other(raw_path, max_chars)
+
+    def skill_paths(self) -> list[str]:
+        """The ``skills/<name>/SKILL.md`` paths that exist in the stores, sorted."""
+        return self.files.skill_paths()
+
+    def read(self, canonical: str) -> str:
+        """Return the staged text, else the source text ('' when the file does not exist).
+
+        Raises:
+            ConfinementError: ``canonical`` is not writable, or not safe in the source.
+            StorageError: the source text cannot be read.
+        """
+        if canonical in self._staged:
+            return self._staged[canonical]
+        return self._base_text(canonical)
+
+    def write(self, canonical: str, text: str) -> None:
+        """Stage ``text`` as the new content of ``canonical`` (nothing touches the source).
+
+        Raises:
+            ConfinementError: ``canonical`` is not writable, or not safe in the source.
+            StorageError: the source text cannot be read.
+        """
+        self._base_text(canonical)
+        self._staged[canonical] = text
+
+    def base(self, canonical: str) -> str:
+        """The source text ``canonical`` had when first staged (what a publish checks)."""
+        return self._base_text(canonical)
+
+    def changes(self) -> dict[str, str]:
+        """Return canonical path -> guarded text, for files whose text differs from their base."""
+        return {
+            path: guarded.text
+            for path, guarded in self._guarded().items()
+            if guarded.text != self._base[path]
+        }
+
+    def rejected(self) -> tuple[RejectedRule, ...]:
+        """The candidate rules the guard refused (they are not in ``changes``)."""
+        return tuple(rule for guarded in self._guarded().values() for rule in guarded.rejected)
+
+    def diff(self) -> str:
+        """Return a unified diff (``a/``/``b/`` prefixes) of every changed file, for dry runs."""
+        return "".join(
+            unified_diff(path, self._base[path], text) for path, text in self.changes().items()
+        )
+
+    def _guarded(self) -> dict[str, GuardedText]:
+        for path in FIXED_WRITABLE:  # look at files nobody staged too: old secrets go
+            if path not in self._staged:
+                try:
+                    self._staged[path] = self._base_text(path)
+                except (ConfinementError, StorageError):
+                    continue
+        return {
+            path: guard_text(path, self._base[path], text)
+            for path, text in sorted(self._staged.items())
+        }
+
+    def _base_text(self, canonical: str) -> str:
+        if canonical not in self._base:
+            if canonical_writable(canonical) != canonical:
+                raise ConfinementError("not a canonical writable path", path=canonical)
+            self._base[canonical] = self.files.read(canonical)
+        return self._base[canonical]
 
 
-def read_regular(real: Path, max_chars: int) -> bytes:
-    """Read up to ``max_chars`` characters' worth of bytes, refusing a swapped-in non-file."""
-    # O_NOFOLLOW and O_NONBLOCK: a symlink or FIFO put in place since the check neither
-    # redirects nor blocks the read; fstat then sees what was really opened.
-    fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ConfinementError("not a regular file", path=str(real))
-        return handle.read(max_chars * 4 + 4)
+def unified_diff(path: str, old: str, new: str) -> str:
+    """Return the unified diff of one file, marking a missing final newline like git does."""
+    before = "/dev/null" if old == "" else f"a/{path}"
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=before,
+        tofile=f"b/{path}",
+    )
+    out: list[str] = []
+    for line in lines:
+        out.append(line)
+        if not line.endswith("\n"):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)

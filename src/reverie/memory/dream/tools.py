@@ -1,10 +1,10 @@
-"""The four file tools the dream model may call, over a staging ``Overlay``.
+"""The four file tools the dream model may call, over the run's ``Staging`` copy.
 
 ``DreamTools`` owns what each tool does and what it tells the model: ``read_file``,
 ``edit_file`` (exact, unique replacement), ``apply_patch`` (unified-diff hunks, see ``patch``)
-and ``write_file``. Writes only ever reach the staging copy (a folder's ``Staging`` or a
-database workspace's ``StoreStaging``); nothing here writes a store. Every path goes through
-``confine`` first, then the overlay's own check (``Overlay.resolve``: on a folder, the real
+and ``write_file``. Writes only ever reach the staging copy (``staging.Staging``, over any
+backend's dream files); nothing here writes a store. Every path goes through
+``confine`` first, then the stores' own check (``Staging.resolve``: on a folder, the real
 tree).
 
 Invariant: a tool call never raises. A refusal, a bad argument, an edit that does not match or
@@ -26,15 +26,15 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from reverie.errors import ConfinementError, PatchError, StorageError
-from reverie.memory.dream.confine import canonical_writable
-from reverie.memory.dream.overlay import Overlay, unified_diff
 from reverie.memory.dream.patch import apply_patch
+from reverie.memory.dream.staging import Staging, unified_diff
 from reverie.memory.dream.tool_specs import TOOL_SPECS
+from reverie.storage.folder.confine import canonical_writable
 
 MAX_FILE_CHARS = 64_000
 MAX_READ_CHARS = 64_000
 
-StagingT = TypeVar("StagingT", bound=Overlay)
+StagingT = TypeVar("StagingT", bound=Staging)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

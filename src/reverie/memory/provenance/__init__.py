@@ -1,10 +1,10 @@
 """Provenance and forgetting: where each durable line came from, and removing a fact entirely.
 
-``record.note_run`` notes the sources of the lines a dream run writes (``attribution``) in the
-sidecar (``reverie.storage.folder.provenance_file``), ``record.note_changes`` in any backend's
-``ProvenancePort``; ``why.explain`` answers "why do you remember this?"; ``forget`` removes a
-fact with everything it came from or led to, and ``purge`` also scrubs it from the audit
-history and every file (or row) of the workspace. ``why``, ``forget`` and ``purge`` take the
+``record.note_changes`` notes the sources of the lines a dream run writes (``attribution``) in
+any backend's ``ProvenancePort`` (a folder's sidecar ``reverie.storage.folder.provenance_file``);
+``why.explain`` answers "why do you remember this?"; ``forget`` removes a fact with everything
+it came from or led to, and ``purge`` also scrubs it from the audit history and every file (or
+row) of the workspace. ``why``, ``forget`` and ``purge`` take the
 storage seam (``reverie.storage.ports.ProvenanceStores``), so they run on a folder and on a
 PostgreSQL workspace alike.
 """

@@ -46,7 +46,7 @@ from reverie.memory.provenance.purge import PurgeReport, purge_stores
 from reverie.storage.folder.provenance_file import LineRecord, Provenance, SourceRef
 
 if TYPE_CHECKING:
-    from reverie.storage.ports import IndexPort, ProvenanceStores
+    from reverie.storage.ports import Backend, IndexPort, ProvenanceStores
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ class ForgetReport:
 
 
 def forget(
-    stores: ProvenanceStores,
+    stores: Backend,
     query: str,
     *,
     purge: bool = False,
@@ -101,6 +101,7 @@ def forget(
     lock = stores.lock("dream")
     try:
         with lock.hold():
+            stores.finish_interrupted_publish()  # no later recovery rolls over the forget
             plan = plan_forget(stores, query)
             refusal = plan.broad_refusal()
             if refusal is not None and not confirm_broad:

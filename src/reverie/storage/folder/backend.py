@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from reverie.storage.folder import layout
 from reverie.storage.folder.atomic import atomic_write_text
 from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
-from reverie.storage.folder.provenance_file import DEFAULT_SIDECAR, ProvenanceFile
 from reverie.storage.folder.scrub import Needle, files_holding, scrub_jsonl
 from reverie.storage.folder.workspace import Workspace
 
@@ -33,11 +32,6 @@ class FileBackend(Workspace):
         from reverie.storage.folder.index.index import SearchIndex  # noqa: PLC0415
 
         return SearchIndex(self)
-
-    @property
-    def provenance(self) -> ProvenanceFile:
-        """The provenance sidecar."""
-        return ProvenanceFile(self.root / DEFAULT_SIDECAR)
 
     def durable_texts(self) -> dict[str, str]:
         """Every durable file that exists (no symlink), relative path -> text, memory first."""

@@ -26,9 +26,10 @@ Invariants.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -184,6 +185,30 @@ class HistoryLog(LogFile):
         """
         with self._lock.hold():
             return self._repair_locked()
+
+    def import_entries(self, entries: Sequence[HistoryEntry], *, floor: int = 0) -> int:
+        """Write entries with their own cursors into an empty log (moving a workspace here).
+
+        Cursors must be strictly increasing; the last cursor handed out becomes the highest
+        of them and ``floor`` (a source whose newest entries were trimmed or forgotten).
+        Returns how many were written.
+
+        Raises:
+            InputError: the log is not empty, or the cursors are not strictly increasing.
+        """
+        cursors = [entry.cursor for entry in entries]
+        if any(b <= a for a, b in itertools.pairwise(cursors)):
+            raise InputError("imported entries must have strictly increasing cursors")
+        with self._lock.hold():
+            fd, size = self._append_fd()
+            if self._last_cursor_locked(fd, size) > 0:
+                raise InputError(f"the history log {self.path} is not empty")
+            atomic_write(self.path, b"".join(entry.to_line() for entry in entries))
+            fd, size = self._append_fd()
+            self._save_checkpoint(size, self._last_cursor_locked(fd, size), len(entries))
+            if max([floor, *cursors]) > 0:
+                self._floor.advance(max([floor, *cursors]))
+        return len(entries)
 
     def trim(self, keep: int = 1000) -> TrimResult:
         """Drop the oldest entries the dream cursor has passed, keeping at least ``keep``.

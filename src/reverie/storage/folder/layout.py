@@ -9,7 +9,7 @@ git), and the rule every read and write obeys::
 
 Symlinks that stay inside the workspace are followed (a person may organise their files);
 dream's confinement is stricter still (no symlink at all on a path it writes, see
-``reverie.memory.dream.confine``). ``check_path`` applies the rule to one path and raises
+``reverie.storage.folder.confine``). ``check_path`` applies the rule to one path and raises
 ``OutsideLinkError`` naming it; ``check_writable_on_disk`` is dream's stricter form for a path
 it writes (no symlink at all, raising ``ConfinementError``); ``check_git`` applies the rule inside
 ``.git`` (a symlinked ``objects/``, ``refs/`` or ``logs/`` folder would take every commit

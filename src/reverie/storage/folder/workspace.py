@@ -59,21 +59,25 @@ from reverie.storage.folder.atomic import atomic_write_text, sweep_temp_files
 from reverie.storage.folder.audit_foreign import refuse_foreign_folder
 from reverie.storage.folder.audit_setup import settled
 from reverie.storage.folder.cursors import CursorFloor, DreamCursor
-from reverie.storage.folder.dream_files import FolderDreamState, FolderSkillFiles
+from reverie.storage.folder.doctor_checks import folder_checks
+from reverie.storage.folder.dream_files import FolderDreamFiles, FolderDreamState, FolderSkillFiles
+from reverie.storage.folder.dream_publish import finish_interrupted_publish, publish_dream
 from reverie.storage.folder.history import HistoryLog
 from reverie.storage.folder.history_scan import ScanMarker
 from reverie.storage.folder.ingest_records import FolderIngestRecords
 from reverie.storage.folder.ledger import Ledger
 from reverie.storage.folder.locks import ProcessLock
 from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryFiles
+from reverie.storage.folder.provenance_file import DEFAULT_SIDECAR, ProvenanceFile
 from reverie.storage.folder.quarantine import BadLine, Quarantine
 from reverie.storage.folder.rejections import RejectionLog
 
 if TYPE_CHECKING:
-    from reverie.storage.folder.sessions_sqlite import SqliteSessionStore
+    from collections.abc import Mapping
 
-if TYPE_CHECKING:
-    from reverie.storage.folder.audit import AuditRepo
+    from reverie.core.findings import DoctorReport
+    from reverie.storage.folder.audit import AuditRepo, CommitInfo
+    from reverie.storage.folder.sessions_sqlite import SqliteSessionStore
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +116,7 @@ class Workspace:
         self.sessions = _session_store(root, clock)
         self.skills = FolderSkillFiles(root)
         self.dream_state = FolderDreamState(root / layout.DREAM_STATE)
+        self.dream_files = FolderDreamFiles(root)
         self.repairs: list[BadLine] = []
         self.read_only = False
         """Opened only to read: upkeep writes were tried and may have failed."""
@@ -186,6 +191,44 @@ class Workspace:
 
                 self._audit = AuditRepo(self.root, lock=self._audit_lock, clock=self.clock)
             return self._audit
+
+    @property
+    def provenance(self) -> ProvenanceFile:
+        """The provenance sidecar ``.reverie/provenance.json``."""
+        return ProvenanceFile(self.root / DEFAULT_SIDECAR)
+
+    def publish_dream(
+        self,
+        changes: Mapping[str, str],
+        *,
+        bases: Mapping[str, str],
+        trigger: str,
+        dream_cursor: int,
+        expected_cursor: int,
+    ) -> CommitInfo | None:
+        """A dream's crash-safe publish through the journal (``dream_publish.publish_dream``)."""
+        return publish_dream(
+            self.root,
+            self.dream_cursor,
+            self.audit,
+            changes,
+            bases=bases,
+            trigger=trigger,
+            dream_cursor=dream_cursor,
+            expected_cursor=expected_cursor,
+        )
+
+    def finish_interrupted_publish(self) -> bool:
+        """Roll an interrupted dream publish forward (``dream_publish``); under the dream lock."""
+        return finish_interrupted_publish(self.root, self.dream_cursor, self.audit)
+
+    def path_of(self, relative: str) -> str:
+        """The absolute path of the workspace-relative ``relative``, as text."""
+        return str(self.root / relative)
+
+    def doctor_checks(self, report: DoctorReport) -> None:
+        """A folder's own doctor checks (``doctor_checks.folder_checks``)."""
+        folder_checks(self.root, report)
 
     @property
     def location(self) -> str:

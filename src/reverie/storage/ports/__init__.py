@@ -41,18 +41,21 @@ from __future__ import annotations
 from reverie.storage.ports.bundles import (
     AgentStores,
     Backend,
+    DoctorStores,
+    DreamStores,
     IngestStores,
     PromptStores,
     ProvenanceStores,
     SessionLogStores,
     Stores,
 )
-from reverie.storage.ports.dream import DreamStatePort, DreamStores, SkillFilesPort
+from reverie.storage.ports.dream import DreamFilesPort
 from reverie.storage.ports.ingest import IngestRecordsPort
 from reverie.storage.ports.provenance import ProvenanceAccess, ProvenancePort
 from reverie.storage.ports.stores import (
     AuditPort,
     CursorPort,
+    DreamStatePort,
     HistoryPort,
     IndexPort,
     LedgerPort,
@@ -62,6 +65,7 @@ from reverie.storage.ports.stores import (
     QuarantinePort,
     RejectionsPort,
     SessionsPort,
+    SkillFilesPort,
 )
 
 __all__ = [
@@ -69,6 +73,8 @@ __all__ = [
     "AuditPort",
     "Backend",
     "CursorPort",
+    "DoctorStores",
+    "DreamFilesPort",
     "DreamStatePort",
     "DreamStores",
     "HistoryPort",

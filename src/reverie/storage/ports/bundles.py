@@ -3,16 +3,21 @@
 ``SessionLogStores`` (compaction), ``PromptStores`` (prompt assembly), ``AgentStores`` (the
 built-in agent), ``Stores`` (all of them, what the engine reaches), ``IngestStores`` (``Stores``
 plus the ingest records: what ``reverie.memory.ingest.run`` uses), ``ProvenanceStores`` (``Stores``
-plus ``ProvenanceAccess``: what ``why``, ``forget`` and ``purge`` work on) and ``Backend`` (both,
-plus its search index: what ``MemoryEngine`` is built from).
+plus ``ProvenanceAccess``: what ``why``, ``forget`` and ``purge`` work on), ``DoctorStores``
+(``IngestStores`` plus the backend's own doctor checks: what ``doctor`` works on), ``DreamStores``
+(``Stores`` plus dream's files, provenance and one-step publish: what a dream run, a restore and a
+person's edit work on; ``reverie.storage.ports.dream``) and ``Backend`` (all of them, plus its
+search index: what ``MemoryEngine`` is built from).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
+from reverie.storage.ports.dream import DreamFilesPort
 from reverie.storage.ports.ingest import IngestRecordsPort
-from reverie.storage.ports.provenance import ProvenanceAccess
+from reverie.storage.ports.provenance import ProvenanceAccess, ProvenancePort
 from reverie.storage.ports.stores import (
     AuditPort,
     CursorPort,
@@ -30,6 +35,8 @@ from reverie.storage.ports.stores import (
 
 if TYPE_CHECKING:
     from reverie.core.clock import Clock
+    from reverie.core.findings import DoctorReport
+    from reverie.storage.folder.audit_commits import CommitInfo
 
 
 class SessionLogStores(LocksPort, Protocol):
@@ -123,7 +130,52 @@ class IngestStores(Stores, Protocol):
         """The imported-sources marks and the record of a running ingest."""
 
 
-class Backend(ProvenanceStores, IngestStores, Protocol):
+class DoctorStores(IngestStores, Protocol):
+    """What ``doctor`` checks: every store, plus the backend's own checks and file names."""
+
+    def path_of(self, relative: str) -> str | None:
+        """Where the workspace-relative file ``relative`` lives, for people (None: nowhere)."""
+
+    def doctor_checks(self, report: DoctorReport) -> None:
+        """Add what only this backend can check to ``report`` (never raises; only reads)."""
+
+
+class DreamStores(Stores, Protocol):
+    """``Stores`` plus dream's files, provenance and one-step publish (see ``ports.dream``)."""
+
+    @property
+    def dream_files(self) -> DreamFilesPort:
+        """The files a dream run stages and reads."""
+
+    @property
+    def provenance(self) -> ProvenancePort:
+        """The provenance records a run adds to before it publishes."""
+
+    def publish_dream(
+        self,
+        changes: Mapping[str, str],
+        *,
+        bases: Mapping[str, str],
+        trigger: str,
+        dream_cursor: int,
+        expected_cursor: int,
+    ) -> CommitInfo | None:
+        """Write ``changes`` (canonical path -> text), the cursor and one commit, all or none.
+
+        Raises:
+            DreamError: nothing was written: a file is not its ``bases`` text any more
+                (``PublishConflictError``), the cursor moved, or the dream lock was lost.
+        """
+
+    def finish_interrupted_publish(self) -> bool:
+        """Finish a publish a crash interrupted (caller holds the dream lock); True if one was.
+
+        Raises:
+            DreamError: the leftover publish cannot be finished (e.g. an unusable journal).
+        """
+
+
+class Backend(DreamStores, ProvenanceStores, DoctorStores, Protocol):
     """The stores plus the search index over them: what ``MemoryEngine`` is built from."""
 
     def open_index(self) -> IndexPort:

@@ -81,6 +81,15 @@ class HistoryPort(Protocol):
     ) -> HistoryEntry:
         """Allocate the next cursor and append one entry in one step; return it."""
 
+    def import_entries(self, entries: Sequence[HistoryEntry], *, floor: int = 0) -> int:
+        """Write entries with their own cursors into an empty log (moving a workspace here).
+
+        The last cursor handed out becomes the highest of them and ``floor``.
+
+        Raises:
+            InputError: the log is not empty, or the cursors are not strictly increasing.
+        """
+
     def read_since(self, cursor: int, limit: int | None = None) -> list[HistoryEntry]:
         """Entries whose cursor is above ``cursor``, oldest first, at most ``limit``."""
 

@@ -26,7 +26,12 @@ from reverie.core.clock import Clock, system_clock
 from reverie.storage.folder.audit_commits import CommitInfo
 from reverie.storage.postgres.audit import PgAudit
 from reverie.storage.postgres.database import Database, Tenant
-from reverie.storage.postgres.dream_stores import PgDreamState, PgSkillFiles, publish_dream
+from reverie.storage.postgres.dream_stores import (
+    PgDreamFiles,
+    PgDreamState,
+    PgSkillFiles,
+    publish_dream,
+)
 from reverie.storage.postgres.files import PgDreamCursor, PgMemoryFiles
 from reverie.storage.postgres.history import PgHistoryLog
 from reverie.storage.postgres.index import PgIndex
@@ -43,6 +48,7 @@ from reverie.storage.postgres.records import PgLedger, PgQuarantine, PgRejection
 from reverie.storage.postgres.sessions import PgSessionStore
 
 if TYPE_CHECKING:
+    from reverie.core.findings import DoctorReport
     from reverie.storage.folder.scrub import Needle
 
 
@@ -226,7 +232,7 @@ class PgBackend:
         changes: Mapping[str, str],
         *,
         bases: Mapping[str, str],
-        subject: str,
+        trigger: str,
         dream_cursor: int,
         expected_cursor: int,
     ) -> CommitInfo | None:
@@ -237,10 +243,26 @@ class PgBackend:
             self.lock("dream"),
             changes,
             bases=bases,
-            subject=subject,
+            subject=f"dream: {trigger}",
             dream_cursor=dream_cursor,
             expected_cursor=expected_cursor,
         )
+
+    def path_of(self, relative: str) -> None:  # noqa: ARG002
+        """None: a database workspace keeps no file of its own."""
+        return
+
+    def doctor_checks(self, report: DoctorReport) -> None:
+        """Nothing more: the database keeps each write whole, the schema was checked on open."""
+
+    def finish_interrupted_publish(self) -> bool:
+        """Nothing to finish: a publish here is one transaction (always False)."""
+        return False
+
+    @property
+    def dream_files(self) -> PgDreamFiles:
+        """The writable files as a dream run stages them (no other file exists here)."""
+        return PgDreamFiles(self.files, self._skills)
 
     def lock(self, name: str) -> PgLock:
         """Return the lock ``name`` of this workspace, shared with every server."""

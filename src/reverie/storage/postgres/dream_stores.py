@@ -1,5 +1,10 @@
 """What dream needs of a PostgreSQL workspace beyond its stores: skills, state, one-step publish.
 
+``PgDreamFiles`` is ``DreamFilesPort``: the writable files as a dream stages them, by name
+(the memory files) or canonical path (skills); there is no filesystem to check, no other file
+the model may read (no ``prompts/``, no sessions folder: refused with a reason it can read)
+and no instruction override.
+
 Storage model. Skill files are rows of ``files`` (and ``file_versions``, like every audited
 path) at their canonical path ``skills/<name>/SKILL.md``; the dream's back-off state is the
 ``dream_state`` text of the workspace's ``workspace_state`` row (``schema._V2_DREAM_STATE``),
@@ -22,8 +27,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from reverie.core.inbound import clean_text
-from reverie.errors import DreamError, PublishConflictError
+from reverie.errors import ConfinementError, DreamError, PublishConflictError
 from reverie.storage.folder import layout
+from reverie.storage.folder.memory_files import RELATIVE_PATHS
 from reverie.storage.postgres.files import read_path, write_path
 from reverie.storage.postgres.leases import LeaseLostError
 
@@ -31,7 +37,10 @@ if TYPE_CHECKING:
     from reverie.storage.folder.audit_commits import CommitInfo
     from reverie.storage.postgres.audit import PgAudit
     from reverie.storage.postgres.database import Conn, Tenant
+    from reverie.storage.postgres.files import PgMemoryFiles
     from reverie.storage.postgres.locks import PgLock
+
+_NAMES = {path: name for name, path in RELATIVE_PATHS.items()}
 
 
 def _skill_path(path: str) -> str:
@@ -65,6 +74,38 @@ class PgSkillFiles:
         """Replace a skill file's text (lone surrogates as U+FFFD); not committed."""
         with self._tenant.transaction() as conn:
             write_path(conn, self._tenant.id, _skill_path(path), clean_text(text))
+
+
+class PgDreamFiles:
+    """The files a dream run stages on one workspace (``reverie.storage.ports.DreamFilesPort``)."""
+
+    def __init__(self, files: PgMemoryFiles, skills: PgSkillFiles) -> None:
+        self._files = files
+        self._skills = skills
+
+    def check(self, canonical: str) -> None:
+        """Nothing to check beyond the text rules: there is no filesystem."""
+
+    def read(self, canonical: str) -> str:
+        """A writable file's text ('' when absent)."""
+        name = _NAMES.get(canonical)
+        return self._files.read(name) if name is not None else self._skills.read(canonical)
+
+    def skill_paths(self) -> list[str]:
+        """The skill files the workspace holds."""
+        return self._skills.paths()
+
+    def read_other(self, raw_path: str, max_chars: int) -> bytes:  # noqa: ARG002
+        """Refuse: only the writable files exist in a database workspace."""
+        raise ConfinementError(
+            "not readable: this workspace lives in a database and holds only SOUL.md, USER.md, "
+            "memory/MEMORY.md and skills/<name>/SKILL.md",
+            path=raw_path,
+        )
+
+    def instructions(self, max_chars: int) -> str | None:  # noqa: ARG002
+        """None: a database workspace has no ``prompts/dream.md``."""
+        return None
 
 
 class PgDreamState:

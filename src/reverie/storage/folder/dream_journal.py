@@ -3,8 +3,8 @@
 The journal is written (atomically, fsynced) before any file is replaced, and deleted only
 after the caller has committed the diff and advanced the dream cursor::
 
-    Staging.publish(journal)  journal written, then each file replaced atomically
-    <caller>                  commits the diff, advances the dream cursor
+    publish_files(journal)    bases checked, journal written, each file replaced atomically
+    <caller>                  advances the dream cursor, commits the diff
     finish_publish(journal)   journal deleted
 
 A crash before the journal exists leaves every file old (no file is touched before it exists);
@@ -34,10 +34,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from reverie.errors import ConfinementError, PublishJournalError, StorageError
-from reverie.memory.dream.confine import canonical_writable
+from reverie.errors import ConfinementError, PublishConflictError, PublishJournalError, StorageError
 from reverie.storage.folder import layout
 from reverie.storage.folder.atomic import atomic_write_text, fsync_dir, sweep_temp_files
+from reverie.storage.folder.confine import canonical_writable
 from reverie.storage.folder.cursors import validate_cursor
 from reverie.storage.folder.layout import check_writable_on_disk
 
@@ -78,6 +78,35 @@ def write_journal(journal: Path, *, cursor: int, trigger: str, files: Mapping[st
     except OSError as exc:
         raise StorageError(f"cannot create folder ({exc.strerror})", path=journal.parent) from exc
     atomic_write_text(journal, json.dumps(document, ensure_ascii=False))
+
+
+def publish_files(
+    root: Path,
+    journal: Path,
+    changes: Mapping[str, str],
+    *,
+    bases: Mapping[str, str],
+    cursor: int,
+    trigger: str,
+) -> None:
+    """Journal ``changes`` (canonical path -> text), then replace each file atomically.
+
+    Always writes the journal, even with no changes, so a crash before the caller advances
+    the cursor is recovered the same way. The caller then advances the cursor, commits and
+    calls ``finish_publish(journal)``.
+
+    Raises:
+        PublishConflictError: a file's disk text is not its ``bases`` text (nothing written).
+        ConfinementError: a path stopped being safe on disk (nothing was written).
+        StorageError: a write failed (recovery will roll the journal forward).
+    """
+    for path in changes:
+        check_writable_on_disk(root, path)
+        if disk_text(root, path) != bases.get(path, ""):
+            raise PublishConflictError(path)
+    write_journal(journal, cursor=cursor, trigger=trigger, files=changes)
+    for path, text in changes.items():
+        replace_file(root, path, text)
 
 
 def finish_publish(journal: Path) -> None:

@@ -1,0 +1,51 @@
+"""What ``doctor`` finds: one finding, and the report that collects them.
+
+A finding is a *problem* (``doctor`` fails: non-zero exit at the CLI) or a *note* (something a
+person may want to look at that reverie already handled), with the check that made it and,
+when there is one, the file it is about. The report is filled by the checks over the storage
+seam (``reverie.memory.doctor``) and by a backend's own checks (``Backend.doctor_checks``). This
+module does no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """One thing doctor found: what, where, and whether it is a problem or a note."""
+
+    severity: str
+    check: str
+    message: str
+    path: str | None = None
+
+
+@dataclass(slots=True)
+class DoctorReport:
+    """Every finding; ``ok`` when none of them is a problem."""
+
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no problem (notes are fine)."""
+        return not any(f.severity == "problem" for f in self.findings)
+
+    def problem(self, check: str, message: str, path: Path | str | None = None) -> None:
+        """Record a problem."""
+        self.findings.append(
+            Finding(severity="problem", check=check, message=message, path=_text(path))
+        )
+
+    def note(self, check: str, message: str, path: Path | str | None = None) -> None:
+        """Record a note."""
+        self.findings.append(
+            Finding(severity="note", check=check, message=message, path=_text(path))
+        )
+
+
+def _text(path: Path | str | None) -> str | None:
+    return None if path is None else str(path)
