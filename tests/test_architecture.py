@@ -317,7 +317,6 @@ BRANCH_TYPES = BACKEND_CLASSES | {"DreamStores"}
 # each line is debt of issue #26 ("one seam"): the list may only shrink.
 STILL_NAMES_A_BACKEND: dict[str, str] = {
     "reverie": "the public API re-exports Workspace",
-    "reverie.engine.facade": "opens a folder workspace",
     "reverie.engine.reads": "MemoryEngine.workspace, for tests and file tools",
 }
 

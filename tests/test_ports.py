@@ -8,6 +8,7 @@ from pathlib import Path
 from reverie.storage.folder.audit import AuditRepo
 from reverie.storage.folder.backend import FileBackend
 from reverie.storage.folder.cursors import DreamCursor
+from reverie.storage.folder.dream_files import FolderDreamFiles
 from reverie.storage.folder.history import HistoryLog
 from reverie.storage.folder.index.index import SearchIndex
 from reverie.storage.folder.ingest_records import FolderIngestRecords
@@ -23,6 +24,9 @@ from reverie.storage.ports import (
     AuditPort,
     Backend,
     CursorPort,
+    DoctorStores,
+    DreamFilesPort,
+    DreamStores,
     HistoryPort,
     IndexPort,
     IngestRecordsPort,
@@ -43,6 +47,9 @@ from reverie.storage.ports import (
 AUDIT: type[AuditPort] = AuditRepo
 BACKEND: type[Backend] = FileBackend
 CURSOR: type[CursorPort] = DreamCursor
+DOCTOR_STORES: type[DoctorStores] = Workspace
+DREAM_FILES: type[DreamFilesPort] = FolderDreamFiles
+DREAM_STORES: type[DreamStores] = Workspace
 HISTORY: type[HistoryPort] = HistoryLog
 INDEX: type[IndexPort] = SearchIndex
 INGEST_RECORDS: type[IngestRecordsPort] = FolderIngestRecords

@@ -135,7 +135,7 @@ def test_a_database_principal_exports_to_a_folder_and_as_json(
     target = tmp_path / "exported"
     home.export_folder(name, target)
     with MemoryEngine.open(target, create=False, environ={}) as copy:
-        assert copy.on_folder
+        assert copy.location == str(target)
         assert any(fact in entry.content for entry in copy.history())
         assert fact in copy.read_memory("USER")
         assert [s.key for s in copy.sessions()] == ["tg:chat", "tg:later"]

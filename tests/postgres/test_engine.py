@@ -43,7 +43,6 @@ def _said(memory: MemoryEngine, key: str, user: str, reply: str) -> None:
 
 def test_the_store_selects_the_database_workspace(pg_url: str, name: str, tmp_path: Path) -> None:
     with MemoryEngine.open(name, environ={"REVERIE_STORE": pg_url}) as by_env:
-        assert not by_env.on_folder
         assert name in by_env.location
     folder = tmp_path / "team"
     folder.mkdir()
@@ -53,7 +52,7 @@ def test_the_store_selects_the_database_workspace(pg_url: str, name: str, tmp_pa
     with MemoryEngine.open(folder, environ={}) as by_file:
         assert name in by_file.location
     with MemoryEngine.open(tmp_path / "plain", environ={}) as plain:
-        assert plain.on_folder
+        assert plain.location == str(tmp_path / "plain")
     with pytest.raises(DatabaseError, match="no such workspace"):
         MemoryEngine.open("nobody-here", store=pg_url, environ={})
     with pytest.raises(ConfigError, match="postgresql://"):

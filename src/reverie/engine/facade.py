@@ -104,7 +104,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         )
         # Dense recall (reverie.memory.recall.dense) when [recall] embeddings allows and the extra
         # is there; its vectors sit beside the search index, so only a folder workspace has them.
-        folder = self.workspace.root if self.on_folder else None
+        folder = self._stores.local_folder
         self.dense, self.dense_status = open_dense(
             self.config.recall.embeddings,
             folder,
@@ -308,8 +308,9 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         """
         from reverie.memory.ingest.run import IngestJob, run_ingest  # noqa: PLC0415
 
-        if self.on_folder:  # never the workspace into itself (``ingest_guard.refuse_self``)
-            refuse_self(paths, self.workspace.root)
+        folder = self._stores.local_folder
+        if folder is not None:  # never the workspace into itself (``ingest_guard.refuse_self``)
+            refuse_self(paths, folder)
         job = IngestJob(
             stores=self._stores,
             compaction=self._compactor,

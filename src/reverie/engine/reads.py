@@ -37,24 +37,13 @@ class MemoryReads:
         """The file-backed workspace under the engine, for tests, benchmarks and file tools.
 
         Not for surfaces (``tests/test_architecture.py`` refuses it there): they use the
-        engine's operations. Raises ``StoreUnsupportedError`` on a database workspace.
-        """
-        return self._folder("MemoryEngine.workspace")
-
-    @property
-    def on_folder(self) -> bool:
-        """Whether the engine runs on a folder workspace (False: a PostgreSQL workspace)."""
-        return isinstance(self._stores, Workspace)
-
-    def _folder(self, operation: str) -> Workspace:
-        """The folder workspace, for an operation whose process needs files (dream, doctor...).
+        engine's operations.
 
         Raises:
-            StoreUnsupportedError: the engine runs on a database; the message names
-                ``operation`` and says what to do instead. Nothing has been written.
+            StoreUnsupportedError: the engine runs on a database workspace (nothing written).
         """
         if not isinstance(self._stores, Workspace):
-            raise StoreUnsupportedError(operation, where=self._stores.location)
+            raise StoreUnsupportedError("MemoryEngine.workspace", where=self._stores.location)
         return self._stores
 
     def history(

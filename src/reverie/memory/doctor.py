@@ -187,9 +187,6 @@ def _audit(stores: DoctorStores, report: DoctorReport) -> None:
             stores.path_of(layout.GIT),
         )
         return
-    if not stores.audit.log(1):
-        report.problem("audit", "the audit repository has no commit", stores.path_of(layout.GIT))
-        return
     pending = stores.audit.pending_diff()
     if pending.changed:
         files = ", ".join(change.path for change in pending.files)

@@ -4,7 +4,8 @@
 the audit trail, quarantines, the ledger, an interrupted ingest); ``folder_checks`` adds what a
 folder alone can go wrong with (``Workspace.doctor_checks``):
 
-- problems: a path that is a link leading outside the workspace (``layout``), ``.cursor``
+- problems: a path that is a link leading outside the workspace (``layout``), an audit
+  repository without a commit (a folder's has one from its first open), ``.cursor``
   unreadable or behind the log, an unfinished dream publish (its journal), a durable file that
   is not valid UTF-8, a damaged session store (``PRAGMA quick_check``, read-only);
 - notes: orphan temp files of dead writers, moved-aside search indexes, history lines holding
@@ -22,6 +23,7 @@ import sqlite3
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reverie.core.findings import DoctorReport
 from reverie.core.inbound import has_surrogate_escape, valid_text
@@ -32,13 +34,22 @@ from reverie.storage.folder.cursors import CursorFloor
 from reverie.storage.folder.layout import find_unsafe_links
 from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 
+if TYPE_CHECKING:
+    from reverie.storage.folder.audit import AuditRepo
+
 Check = Callable[[Path, DoctorReport], None]
 
 
-def folder_checks(root: Path, report: DoctorReport) -> None:
+def folder_checks(root: Path, audit: AuditRepo, report: DoctorReport) -> None:
     """Run every folder check on the workspace at ``root`` (see the module docstring)."""
+
+    def commits(root: Path, report: DoctorReport) -> None:
+        if audit.integrity().ok and not audit.log(1):
+            report.problem("audit", "the audit repository has no commit", root / layout.GIT)
+
     checks: tuple[Check, ...] = (
         link_findings,
+        commits,
         _floor,
         _publish,
         _orphans,

@@ -222,13 +222,18 @@ class Workspace:
         """Roll an interrupted dream publish forward (``dream_publish``); under the dream lock."""
         return finish_interrupted_publish(self.root, self.dream_cursor, self.audit)
 
+    @property
+    def local_folder(self) -> Path:
+        """The workspace folder (``reverie.storage.ports.Stores.local_folder``)."""
+        return self.root
+
     def path_of(self, relative: str) -> str:
         """The absolute path of the workspace-relative ``relative``, as text."""
         return str(self.root / relative)
 
     def doctor_checks(self, report: DoctorReport) -> None:
         """A folder's own doctor checks (``doctor_checks.folder_checks``)."""
-        folder_checks(self.root, report)
+        folder_checks(self.root, self.audit, report)
 
     @property
     def location(self) -> str:

@@ -34,6 +34,8 @@ from reverie.storage.ports.stores import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from reverie.core.clock import Clock
     from reverie.core.findings import DoctorReport
     from reverie.storage.folder.audit_commits import CommitInfo
@@ -89,6 +91,10 @@ class Stores(SessionLogStores, PromptStores, AgentStores, Protocol):
     @property
     def clock(self) -> Clock:
         """The time source the stores stamp with."""
+
+    @property
+    def local_folder(self) -> Path | None:
+        """The folder the workspace lives in, for caches kept beside it (None: a database)."""
 
     @property
     def quarantine(self) -> QuarantinePort:

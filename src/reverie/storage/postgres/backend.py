@@ -248,6 +248,11 @@ class PgBackend:
             expected_cursor=expected_cursor,
         )
 
+    @property
+    def local_folder(self) -> None:
+        """None: a database workspace lives in no folder."""
+        return None
+
     def path_of(self, relative: str) -> None:  # noqa: ARG002
         """None: a database workspace keeps no file of its own."""
         return
