@@ -97,16 +97,6 @@ def restore(stores: DreamStores, rev: str, *, force: bool = False) -> CommitInfo
         return stores.audit.restore(rev)
 
 
-def read_writable(stores: DreamStores, path: str) -> str:
-    """Return the current text of a file dream may write ('' when absent).
-
-    Raises:
-        ConfinementError: ``path`` is not a writable path, or reaching it is unsafe.
-        StorageError: the file cannot be read.
-    """
-    return stores.dream_files.read(canonical_writable(path))
-
-
 def edit_file(
     stores: DreamStores,
     path: str,

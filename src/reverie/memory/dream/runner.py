@@ -13,7 +13,7 @@ folder's journal and git commit, a database's one transaction) is the backend's
     build the prompt from the dream cursor      nothing pending -> "no_pending", no model call
                                                 (but secrets already in the files still go:
                                                 a "(redaction)" publish at the same cursor)
-    DreamLoop on a staging Staging              bounded: rounds, tokens, no-progress
+    DreamLoop on the run's ``Staging`` copy     bounded: rounds, tokens, no-progress
                                                 (model-free: the curator edits the overlay)
     failed / cut off / over budget              ledger line with the reason; nothing else moves
     completed, dry run                          return the overlay's diff; nothing is written
