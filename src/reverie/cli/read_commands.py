@@ -180,6 +180,14 @@ RepairFlag = Annotated[
         "then check.",
     ),
 ]
+RedactSessionsFlag = Annotated[
+    bool,
+    typer.Option(
+        "--redact-sessions",
+        help="Rewrite session messages that still hold a secret (written before redaction ran"
+        " on append) redacted, refresh the search index and vectors, then check.",
+    ),
+]
 
 
 def doctor(
@@ -188,6 +196,7 @@ def doctor(
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,
     repair_audit: RepairFlag = False,
+    redact_sessions: RedactSessionsFlag = False,
 ) -> None:
     """Check the workspace's integrity; exit 1 on problems (notes alone pass)."""
     from reverie.cli.record_views import doctor_view
@@ -195,10 +204,16 @@ def doctor(
     from reverie.errors import OutsideLinkError
 
     try:
-        with engine(ctx, workspace, read_only=not repair_audit) as memory:
+        with engine(ctx, workspace, read_only=not (repair_audit or redact_sessions)) as memory:
             if repair_audit:
                 repaired = memory.repair_audit()
                 notice(f"audit repository: {repaired.state}")
+            if redact_sessions:
+                done = memory.redact_sessions()
+                notice(
+                    f"redacted {done.messages} message(s) and {done.summaries} summary(ies)"
+                    f" in {done.sessions} session(s)"
+                )
             report = memory.doctor()
     except OutsideLinkError as exc:
         if exc.root is None:

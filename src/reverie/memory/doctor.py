@@ -5,8 +5,10 @@ duplicated, ``.cursor`` behind the log, the dream cursor past the last entry, an
 repository that cannot be read, has no commit, went missing or was replaced (``reverie doctor
 --repair-audit`` is the explicit fix), an unfinished dream publish, a path that is a link
 leading outside the workspace (``store.layout``), and a secret (``reverie.core.redact``) kept in a
-durable file, a skill file or a history entry (the next dream redacts the files; history
-entries are redacted when written, so one found there predates that or was added by hand). Notes are
+durable file, a skill file, a history entry (the next dream redacts the files; history
+entries are redacted when written, so one found there predates that or was added by hand) or a
+session message written before redaction ran on append (``session_secrets``; ``reverie
+doctor --redact-sessions`` rewrites them). Notes are
 things a person may want to look at but that reverie
 already handled: quarantined lines (kept, never dropped), unreadable ledger lines, uncommitted
 hand edits of durable files, orphan temp files of dead writers, moved-aside search indexes,
@@ -37,6 +39,7 @@ from reverie.core.screening import screen_line
 from reverie.errors import CursorError, ReverieError
 from reverie.memory.dream.journal import DEFAULT_JOURNAL
 from reverie.memory.ingest.guard import MARKER, interrupted_problem
+from reverie.memory.session_secrets import session_secrets
 from reverie.storage.folder import layout
 from reverie.storage.folder.atomic import TEMP_SUFFIX
 from reverie.storage.folder.cursors import CursorFloor
@@ -97,6 +100,7 @@ def examine(workspace: Workspace) -> DoctorReport:
         _text,
         _ingest,
         _databases,
+        session_secrets,
     )
     for check in checks:
         try:

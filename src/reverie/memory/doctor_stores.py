@@ -6,7 +6,8 @@ the database keeps each write whole and the schema was checked when the workspac
 What is left is checked through the ports, with the same findings and severities:
 
 - problems: history cursors out of order or repeated, the dream cursor past the last cursor,
-  an audit trail that is not the recorded one, a secret in a durable file or a history entry,
+  an audit trail that is not the recorded one, a secret in a durable file, a history entry or
+  a session message (``session_secrets``),
   an interrupted ingest (its sessions may hold pending messages);
 - notes: quarantined lines (imports), unreadable ledger lines, uncommitted edits of the durable
   files, SOUL.md lines that screening would refuse as new rules.
@@ -24,6 +25,7 @@ from reverie.core.screening import screen_line
 from reverie.errors import ReverieError
 from reverie.memory.doctor import DoctorReport
 from reverie.memory.ingest.guard import interrupted_problem
+from reverie.memory.session_secrets import session_secrets
 from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.storage.ports import IngestStores, Stores
 
@@ -38,6 +40,7 @@ def examine_stores(stores: IngestStores) -> DoctorReport:
         _audit,
         _records,
         _ingest,
+        session_secrets,
     )
     for check in checks:
         try:

@@ -34,7 +34,7 @@ import shutil
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
@@ -46,6 +46,7 @@ from reverie.core.session import ArchivedSummary, Session, SessionInfo, safe_mar
 from reverie.errors import InputError, StorageError
 from reverie.storage.folder import layout
 from reverie.storage.folder.quarantine import Quarantine
+from reverie.storage.folder.redaction import tombstone
 from reverie.storage.folder.session_records import MessageRecord, encode
 from reverie.storage.folder.sessions_sql import (
     ROW,
@@ -211,15 +212,26 @@ class SqliteSessionStore:
         """Nothing to repair: a transaction is whole or absent (``SessionsPort`` asks for it)."""
         check_session_key(key)
 
-    def redact(self, key: str, indices: Collection[int], *, summary: bool = False) -> None:
-        """Replace the messages at ``indices`` with tombstones (``forget``); see ``redaction``."""
+    def redact(
+        self,
+        key: str,
+        indices: Collection[int],
+        *,
+        summary: bool = False,
+        change: Callable[[Message], Message] | None = None,
+    ) -> None:
+        """Replace the messages at ``indices`` by ``change`` of them.
+
+        None: tombstones (``forget``, see ``redaction``); ``redact_sessions`` passes their
+        redacted form.
+        """
         at = self._now()
         with self._write() as conn:
             row = select(conn, key)
             if row is None:
                 return
             conn.execute("PRAGMA secure_delete = ON")
-            grown = tombstone_rows(conn, row, indices)
+            grown = tombstone_rows(conn, row, indices, change or tombstone)
             update(
                 conn,
                 row,

@@ -160,8 +160,20 @@ class SessionsPort(Protocol):
     def repair(self, key: str) -> None:
         """Re-check session ``key`` and quarantine what cannot be read."""
 
-    def redact(self, key: str, indices: Collection[int], *, summary: bool = False) -> None:
-        """Replace the messages at ``indices`` with tombstones (``forget``)."""
+    def redact(
+        self,
+        key: str,
+        indices: Collection[int],
+        *,
+        summary: bool = False,
+        change: Callable[[Message], Message] | None = None,
+    ) -> None:
+        """Replace the messages at ``indices`` in place by ``change(message)``.
+
+        Tombstones when ``change`` is None (``forget``); ``redact_sessions`` passes
+        ``redact_message``. No byte of the old text stays in the store; ``summary`` also
+        clears the archived summary.
+        """
 
     def close(self) -> None:
         """Save what is cached and release what is open."""
