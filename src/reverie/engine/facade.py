@@ -317,7 +317,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
             mode=self.mode,
         )
         report = run_ingest(job, paths, on_progress, wait=wait)
-        self.index_vectors()
+        self.index_vectors(self.vector_progress(on_progress))
         return report
 
     def status(self) -> Status:

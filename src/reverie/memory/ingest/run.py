@@ -70,7 +70,9 @@ if TYPE_CHECKING:
     from reverie.memory.dream.result import DreamOutcome, DreamResult
 
 Progress = Callable[[str, int, int], None]
-"""``on_progress(stage, done, total)``; stages: ``import``, ``replay``, ``dream``, and ``wait``
+"""``on_progress(stage, done, total)``; stages: ``import`` (records read), ``replay`` (messages
+replayed, a turn at a time), ``dream`` (entries curated), ``vectors`` (items encoded for dense
+recall, by ``MemoryEngine.ingest``), and ``wait``
 (once, when another ingest holds the workspace)."""
 
 MAX_DREAM_RUNS = 10_000
@@ -153,9 +155,10 @@ def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> I
     left_over = unfinished(stores)  # an earlier ingest died: finish its sessions too
     begin(stores, [*left_over, *(c.key for c in conversations)])
     tally = _Tally()
-    for done, conversation in enumerate(conversations, start=1):
-        _replay(job, conversation, tally, problems)
-        notify("replay", done, len(conversations))
+    total = sum(len(c.messages) for c in conversations)
+    notify("replay", 0, total)
+    for conversation in conversations:
+        _replay(job, conversation, tally, problems, lambda: notify("replay", tally.seen, total))
     for key in left_over:
         _finish_session(job, key)
     runs, undreamt, stopped = _dream_until_done(job, notify)
@@ -229,6 +232,8 @@ class _Tally:
     added: int = 0
     skipped: int = 0
     replaced: int = 0
+    seen: int = 0
+    """Messages of the source replayed so far (added or already there): the replay's progress."""
 
 
 def _replay(
@@ -236,8 +241,12 @@ def _replay(
     conversation: ImportedConversation,
     tally: _Tally,
     problems: list[ImportProblem],
+    moved: Callable[[], None],
 ) -> None:
     """Append the messages the session lacks, a turn at a time, compacting as it goes.
+
+    ``moved`` is called after each turn (and once the conversation is done), with
+    ``tally.seen`` counting the conversation's messages replayed so far.
 
     Idempotent by content: a rerun after a crash at any point appends only what is missing,
     first doing the compaction check the crash may have cut off, so it ends where one clean
@@ -257,10 +266,16 @@ def _replay(
     tally.skipped += len(conversation.messages) - adopted - len(fresh)
     if sessions.exists(key):
         job.compaction.ensure_budget(key)
+    end = tally.seen + len(conversation.messages)
+    tally.seen = end - len(fresh)
     for turn in _turns(fresh):
         sessions.append_many(key, turn)
         job.compaction.ensure_budget(key)
+        tally.seen += len(turn)
+        moved()
     _finish_session(job, key)
+    tally.seen = end
+    moved()
 
 
 def _adopt_archived(
