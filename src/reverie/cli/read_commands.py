@@ -98,6 +98,14 @@ def show_session(
     *,
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,
+    raw: Annotated[
+        bool,
+        typer.Option(
+            "--raw",
+            help="With [sessions] raw_transcripts = true: the raw text, secrets in (the owner's"
+            " view; nothing else shows it).",
+        ),
+    ] = False,
 ) -> None:
     """Print one session's messages, oldest first (the compacted ones marked)."""
     from reverie.cli.record_views import session_lines
@@ -105,7 +113,7 @@ def show_session(
     with engine(ctx, workspace, read_only=True) as memory:
         if not memory.has_session(key):
             fail(f"no session {key!r} (`reverie sessions` lists them)")
-        found = memory.session(key)
+        found = memory.transcript(key, raw=raw)
     if json_output:
         emit_json(found)
     else:

@@ -33,6 +33,7 @@ from reverie.config.settings import Config
 from reverie.core.clock import Clock, system_clock
 from reverie.core.inbound import admit_all, check_limit, check_session_key, clean_text
 from reverie.core.messages import Message
+from reverie.engine import transcripts
 from reverie.engine.jobs import MemoryJobs
 from reverie.engine.parts import MemoryParts
 from reverie.engine.results import (
@@ -201,10 +202,12 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         replaced); a message that cannot be stored (too large, too deep, a naive timestamp)
         raises ``InputError`` before anything is written (see ``reverie.core.inbound``).
         """
-        admitted = admit_all(messages, now=self.clock)
-        indices = self._stores.sessions.append_many(
-            check_session_key(session_key), admitted.messages
-        )
+        raw = self._raw_store()
+        admitted = admit_all(messages, now=self.clock, redact=raw is None)
+        kept = admitted.messages if raw is None else transcripts.redacted(admitted.messages)
+        indices = self._stores.sessions.append_many(check_session_key(session_key), kept)
+        if raw is not None:
+            transcripts.keep_raw(raw, session_key, indices, admitted.messages, kept)
         compaction = self._compactor.ensure_budget(session_key)
         return RecordResult(indices=indices, compaction=compaction, replaced=admitted.replaced)
 
@@ -216,6 +219,8 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         user_text = None if user_text is None else clean_text(user_text)
         compaction = self._compactor.ensure_budget(session_key, user_text=user_text, tools=tools)
         session = self._stores.sessions.load(session_key)
+        if (raw := self._raw_store()) is not None:  # this session's own prompt: what was said
+            session = transcripts.own_view(raw, session)
         budget = self._compactor.budget
         prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
         return PromptResult(prompt=prompt, compaction=compaction, budget=budget)
