@@ -146,3 +146,17 @@ def test_off_by_default_nothing_raw_is_kept(tmp_path: Path) -> None:
         assert all(PASSWORD.encode() not in p.read_bytes() for p in state.rglob("*") if p.is_file())
     finally:
         engine.close()
+
+
+def test_a_database_workspace_refuses_the_setting_before_writing(pg_url: str) -> None:
+    from reverie.errors import StoreUnsupportedError
+    from tests.postgres.conftest import new_workspace
+
+    name = new_workspace(pg_url, "raw")
+    engine = MemoryEngine.open(name, RAW_ON, store=pg_url, clock=StepClock(), environ={})
+    try:
+        with pytest.raises(StoreUnsupportedError, match="raw_transcripts"):
+            engine.record("tg:ada", [Message(role="user", content=SAID)])
+        assert engine.session("tg:ada").messages == ()
+    finally:
+        engine.close()
