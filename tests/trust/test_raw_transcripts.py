@@ -19,7 +19,7 @@ import pytest
 from mcp import Client
 
 from reverie import MemoryEngine
-from reverie.config.settings import Config, SessionsConfig
+from reverie.config.settings import Config, ModelConfig, SessionsConfig
 from reverie.core.messages import Message
 from reverie.engine.owners.export import export_document
 from reverie.mcp import build_server
@@ -158,5 +158,29 @@ def test_a_database_workspace_refuses_the_setting_before_writing(pg_url: str) ->
         with pytest.raises(StoreUnsupportedError, match="raw_transcripts"):
             engine.record("tg:ada", [Message(role="user", content=SAID)])
         assert engine.session("tg:ada").messages == ()
+    finally:
+        engine.close()
+
+
+def test_the_built_in_agent_keeps_and_replays_the_raw_text(tmp_path: Path) -> None:
+    from reverie import ScriptedProvider
+
+    chat = ScriptedProvider()
+    chat.reply("Noted.")
+    chat.reply("It is written down.")
+    config = Config(
+        model=ModelConfig(model="chat", context_window=8000, max_output_tokens=500),
+        sessions=SessionsConfig(raw_transcripts=True),
+    )
+    engine = MemoryEngine.open(
+        tmp_path / "ws", config, provider=chat, clock=StepClock(), environ={}
+    )
+    try:
+        agent = engine.agent()
+        agent.turn("cli:me", SAID)
+        agent.turn("cli:me", "what was it?")
+        assert PASSWORD in _texts(chat.requests[-1].messages)  # its own prompt: what was said
+        assert PASSWORD not in _texts(engine.session("cli:me").messages)
+        assert PASSWORD in _texts(engine.transcript("cli:me", raw=True).messages)
     finally:
         engine.close()

@@ -263,6 +263,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         assert self._chat is not None
         from reverie.memory.agent import ChatAgent  # noqa: PLC0415 (see TYPE_CHECKING above)
 
+        raw = self._raw_store()
         return ChatAgent(
             self._stores,
             provider=self._chat,
@@ -274,6 +275,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
             observe=self.counter.observe_reply
             if isinstance(self.counter, CalibratedCounter)
             else None,
+            raw=None if raw is None else transcripts.RawKept(raw),
         )
 
     def compact(self, session_key: str) -> CompactionResult:
