@@ -70,3 +70,23 @@ def test_redact_sessions_rewrites_them_in_place_and_search_no_longer_finds_them(
         state = engine.workspace.root / ".reverie"
         held = [p for p in state.rglob("*") if p.is_file() and PASSWORD.encode() in p.read_bytes()]
         assert held == []
+
+
+def test_an_old_summary_holding_a_secret_is_rewritten_too(ingest_target: Target) -> None:
+    from datetime import UTC, datetime
+
+    stores = ingest_target.stores
+    stores.sessions.append_many("tg:sum", OLD[3:])
+    said = f"Ada set the wifi password to {PASSWORD} for the guests"
+    stores.sessions.set_summary("tg:sum", said, datetime(2026, 10, 1, tzinfo=UTC))
+    assert [f for f in ingest_target.engine.doctor().findings if "tg:sum" in f.message]
+    done = ingest_target.engine.redact_sessions()
+    assert done.summaries == 1
+    summary = ingest_target.engine.session("tg:sum").summary
+    assert summary is not None
+    assert "for the guests" in summary.text
+    assert PASSWORD not in summary.text
+    if ingest_target.kind == "folder":
+        state = ingest_target.engine.workspace.root / ".reverie"
+        held = [p for p in state.rglob("*") if p.is_file() and PASSWORD.encode() in p.read_bytes()]
+        assert held == []

@@ -91,13 +91,15 @@ def rewrite(sessions: SessionsPort, found: list[SessionSecrets]) -> SessionsReda
     """Replace every message and summary ``find`` listed by its redacted form."""
     messages = summaries = 0
     for item in found:
-        if item.indices:
-            sessions.redact(item.session_key, item.indices, change=redact_message)
-            messages += len(item.indices)
+        # ``redact`` overwrites with no old byte left (and, on a folder, leaves the store
+        # doing so for the summary written next); the second call clears what it replaced.
+        sessions.redact(item.session_key, item.indices, change=redact_message)
+        messages += len(item.indices)
         session = sessions.load(item.session_key)
         if item.summary and session.summary is not None:
             text = redact(session.summary.text)
             sessions.set_summary(item.session_key, text, session.summary.last_active)
+            sessions.redact(item.session_key, (), change=redact_message)
             summaries += 1
     return SessionsRedacted(sessions=len(found), messages=messages, summaries=summaries)
 
