@@ -72,12 +72,14 @@ if TYPE_CHECKING:
     from reverie.memory.dream.result import DreamOutcome, DreamResult
 
 Progress = Callable[[str, int, int], None]
-"""``on_progress(stage, done, total)``; stages: ``import`` (records read), ``replay`` (messages
-replayed, a turn at a time), ``dream`` (entries curated), ``vectors`` (items encoded for dense
-recall, by ``MemoryEngine.ingest``), and ``wait``
-(once, when another ingest holds the workspace)."""
+"""``on_progress(stage, done, total)``; stages: ``import`` (records read), ``replay``
+(messages replayed: after each conversation, and every ``REPLAY_STEP`` inside a long one),
+``dream`` (entries curated), ``vectors`` (items encoded for dense recall, by
+``MemoryEngine.ingest``), and ``wait`` (once, when another ingest holds the workspace)."""
 
 MAX_DREAM_RUNS = 10_000
+REPLAY_STEP = 100
+"""Inside a long conversation, the replay's progress is told every this many messages."""
 
 
 class Compaction(Protocol):
@@ -158,7 +160,6 @@ def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> I
     begin(stores, [*left_over, *(c.key for c in conversations)])
     tally = _Tally()
     total = sum(len(c.messages) for c in conversations)
-    notify("replay", 0, total)
     for conversation in conversations:
         _replay(job, conversation, tally, problems, lambda: notify("replay", tally.seen, total))
     for key in left_over:
@@ -248,8 +249,9 @@ def _replay(
 ) -> None:
     """Append the messages the session lacks, a turn at a time, compacting as it goes.
 
-    ``moved`` is called after each turn (and once the conversation is done), with
-    ``tally.seen`` counting the conversation's messages replayed so far.
+    ``moved`` is called once the conversation is done, and inside a long one each time
+    another ``REPLAY_STEP`` messages are in, with ``tally.seen`` counting the messages
+    replayed so far (a count fixed by the input, so a rerun reports the same steps).
 
     Idempotent by content: a rerun after a crash at any point appends only what is missing,
     first doing the compaction check the crash may have cut off, so it ends where one clean
@@ -274,8 +276,9 @@ def _replay(
     for turn in _turns(fresh):
         sessions.append_many(key, turn)
         job.compaction.ensure_budget(key)
-        tally.seen += len(turn)
-        moved()
+        before, tally.seen = tally.seen, tally.seen + len(turn)
+        if tally.seen // REPLAY_STEP > before // REPLAY_STEP and tally.seen < end:
+            moved()
     _finish_session(job, key)
     tally.seen = end
     moved()
