@@ -55,7 +55,8 @@ FOLDERS_WITH_PARTS = frozenset({"storage", "memory"})
 SIBLINGS: frozenset[tuple[str, str]] = frozenset(
     {
         # processes: the prompt feeds compaction and the agent; dream curates with the
-        # model-free curator and forget's planner; status and doctor read dream's state;
+        # model-free curator and forget's planner; status and doctor read dream's state
+        # (doctor runs the session-secrets check);
         # ingest drives the importers, compaction and dream.
         ("memory.agent", "memory.compaction"),
         ("memory.agent", "memory.prompt"),
@@ -67,6 +68,7 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
         ("memory.status", "memory.dream"),
         ("memory.doctor", "memory.dream"),
         ("memory.doctor", "memory.ingest"),
+        ("memory.doctor", "memory.session_secrets"),
         ("memory.ingest", "memory.compaction"),
         ("memory.ingest", "memory.dream"),
         # storage: the backend choice and the transfer name both backends; the PostgreSQL

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import io
 import json
+import re
+import sys
 from pathlib import Path
 
+import pexpect
 from rich.progress import Progress
 
 from reverie.cli.ingest_command import _progress, summary_line, undreamt_line
@@ -125,3 +129,45 @@ def test_a_copied_nanobot_workspace_says_where_its_sessions_were_looked_for(
     ]
     read = load(sessions).conversations[0]
     assert read.archived == 1  # nanobot's mark (2) counted its hidden turn
+
+
+def _long_conversation(path: Path, turns: int) -> Path:
+    messages: list[dict[str, str]] = []
+    for day in range(turns):
+        messages.append({"role": "user", "content": f"Day {day}: we planted kind {day % 13}."})
+        messages.append({"role": "assistant", "content": "Noted."})
+    path.write_text(json.dumps({"messages": messages}) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_long_ingest_shows_its_replay_moving_on_a_terminal(
+    cli_process: Cli, tmp_path: Path
+) -> None:
+    """One long conversation: the bar counts its messages while they replay, not only at the end."""
+    chats = _long_conversation(tmp_path / "one-long-chat.jsonl", turns=300)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "reverie", "ingest", str(chats)],
+        env={**cli_process.env, "NO_COLOR": "1", "TERM": "xterm"},
+        encoding="utf-8",
+        timeout=300,
+        dimensions=(30, 160),
+    )
+    child.logfile_read = seen = io.StringIO()
+    try:
+        child.expect("imported 1 session")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    counts = [int(done) for done in re.findall(r"replay\s+\S*\s*(\d+)/600", seen.getvalue())]
+    assert counts, seen.getvalue()[-2000:]
+    assert any(0 < done < 600 for done in counts), counts  # it moved during the replay
+
+
+def test_ingest_off_a_terminal_prints_no_bar(cli_process: Cli, tmp_path: Path) -> None:
+    chats = _long_conversation(tmp_path / "chat.jsonl", turns=20)
+    proc = cli_process.run("ingest", str(chats))
+    assert "imported 1 session(s)" in proc.stdout
+    assert "\x1b[" not in proc.stderr + proc.stdout
+    assert "replay" not in proc.stderr

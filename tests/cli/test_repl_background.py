@@ -12,6 +12,7 @@ from rich.text import Text
 
 from reverie import LockTimeoutError, Message, ModelConnectionError, ScriptedProvider
 from reverie.cli.background import Background
+from reverie.cli.record_views import compaction_line
 from reverie.cli.repl import Repl
 from reverie.config.settings import CompactionConfig, Config, DreamConfig, ModelConfig
 from reverie.engine.facade import MemoryEngine
@@ -141,3 +142,36 @@ def test_an_expected_error_in_the_worker_is_reported_and_it_goes_on(
     with Background(engine, busy=busy, report=report, interval=0.01):
         assert twice.wait(30)
     assert reported[0].plain.startswith("background: could not lock")
+
+
+def _carried(engine: MemoryEngine, key: str) -> int:
+    """What the session's next prompt carries, measured the way compaction measures it."""
+    session = engine.workspace.sessions.load(key)
+    return engine._assembler.assemble(session, None, minimal=True).carried
+
+
+def test_compact_reports_the_tokens_the_prompt_carries_before_and_after(
+    tmp_path: Path, clock: StepClock, capsys: pytest.CaptureFixture[str]
+) -> None:
+    engine = _engine(tmp_path, clock, ScriptedProvider())
+    for number in range(30):
+        engine.record(
+            "tg:long",
+            [
+                Message(role="user", content=f"Day {number}: we walked the long coast road."),
+                Message(role="assistant", content="A long walk, well done. " * 12),
+            ],
+        )
+    before = _carried(engine, "tg:long")
+    repl = Repl(engine, session="tg:long")
+    assert repl.handle("/compact")
+    shown = capsys.readouterr().out
+    after = _carried(engine, "tg:long")
+    assert f"{before} -> {after} tokens" in shown
+    assert after < before
+    _talk(engine, "tg:short")
+    before = _carried(engine, "tg:short")
+    result = engine.compact("tg:short")
+    assert (result.tokens_before, result.tokens_after) == (before, _carried(engine, "tg:short"))
+    if result.tokens_after > result.tokens_before:  # said, not left looking like a mistake
+        assert "longer than the short exchange" in str(compaction_line("tg:short", result))

@@ -1,9 +1,12 @@
 """``reverie ingest PATH...``: import past conversations, with a progress bar and a summary.
 
-It calls ``MemoryEngine.ingest(paths, on_progress=...)``, which reports
-``on_progress(stage, done, total)``; each stage gets its own bar on stderr. The summary says
-what was added and skipped, how much history and how many dream commits it made, in which
-mode, and lists every record that could not be imported (those do not fail the command).
+It calls ``MemoryEngine.ingest(paths, on_progress=...)``, which reports ``on_progress(stage,
+done, total)``; each stage (records read, messages replayed, told every 100 inside a long
+conversation, entries dreamt, vectors encoded) gets its own bar on stderr, so a long run shows
+it moving. Off a terminal nothing is drawn (rich draws no live display there): stdout has the
+summary alone. The summary says what was added and skipped, how much history and how many dream
+commits it made, in which mode, and lists every record that could not be imported (those do not
+fail the command).
 """
 
 from pathlib import Path

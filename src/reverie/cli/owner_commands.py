@@ -17,7 +17,7 @@ import typer
 
 from reverie.cli.failure import fail
 from reverie.cli.home_choice import HomeOption, StoreOption, opened_home
-from reverie.cli.render import emit_json, notice
+from reverie.cli.render import agreed, emit_json, notice
 
 principal_app = typer.Typer(
     name="principal",
@@ -85,8 +85,9 @@ def delete(
                 f"Delete principal {principal!r} from {chosen.location}:"
                 " its whole memory and every token of it? This cannot be undone."
             )
-            if not typer.confirm(question, default=False, err=True):
-                fail("nothing was deleted")
+            if not agreed(question):
+                notice("nothing was deleted")  # the person's answer, not an error: exit 0
+                return
         done = delete_principal(chosen, principal)
     typer.echo(
         f"deleted principal {principal!r} from {done.location}"

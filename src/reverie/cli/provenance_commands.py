@@ -14,7 +14,7 @@ import typer
 
 from reverie.cli.context import WorkspaceOption, engine
 from reverie.cli.failure import fail
-from reverie.cli.render import emit_json, err, notice, one_line, out, when
+from reverie.cli.render import agreed, emit_json, err, notice, one_line, out, when
 from reverie.errors import AuditError, StorageError
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
@@ -135,7 +135,7 @@ def _confirmed(plan: "ForgetPlan", *, purge: bool) -> bool:
     if not sys.stdin.isatty():
         fail("forget asks before deleting, but there is no terminal to ask on; pass --yes")
     _print_plan(plan, purge=purge)
-    return typer.confirm("Forget all of this?", default=False, err=True)
+    return agreed("Forget all of this?")
 
 
 def _print_plan(plan: "ForgetPlan", *, purge: bool) -> None:

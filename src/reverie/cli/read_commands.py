@@ -98,6 +98,14 @@ def show_session(
     *,
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,
+    raw: Annotated[
+        bool,
+        typer.Option(
+            "--raw",
+            help="With [sessions] raw_transcripts = true: the raw text, secrets in (the owner's"
+            " view; nothing else shows it).",
+        ),
+    ] = False,
 ) -> None:
     """Print one session's messages, oldest first (the compacted ones marked)."""
     from reverie.cli.record_views import session_lines
@@ -105,7 +113,7 @@ def show_session(
     with engine(ctx, workspace, read_only=True) as memory:
         if not memory.has_session(key):
             fail(f"no session {key!r} (`reverie sessions` lists them)")
-        found = memory.session(key)
+        found = memory.transcript(key, raw=raw)
     if json_output:
         emit_json(found)
     else:
@@ -180,6 +188,14 @@ RepairFlag = Annotated[
         "then check.",
     ),
 ]
+RedactSessionsFlag = Annotated[
+    bool,
+    typer.Option(
+        "--redact-sessions",
+        help="Rewrite session messages that still hold a secret (written before redaction ran"
+        " on append) redacted, refresh the search index and vectors, then check.",
+    ),
+]
 
 
 def doctor(
@@ -188,6 +204,7 @@ def doctor(
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,
     repair_audit: RepairFlag = False,
+    redact_sessions: RedactSessionsFlag = False,
 ) -> None:
     """Check the workspace's integrity; exit 1 on problems (notes alone pass)."""
     from reverie.cli.record_views import doctor_view
@@ -195,10 +212,16 @@ def doctor(
     from reverie.errors import OutsideLinkError
 
     try:
-        with engine(ctx, workspace, read_only=not repair_audit) as memory:
+        with engine(ctx, workspace, read_only=not (repair_audit or redact_sessions)) as memory:
             if repair_audit:
                 repaired = memory.repair_audit()
                 notice(f"audit repository: {repaired.state}")
+            if redact_sessions:
+                done = memory.redact_sessions()
+                notice(
+                    f"redacted {done.messages} message(s) and {done.summaries} summary(ies)"
+                    f" in {done.sessions} session(s)"
+                )
             report = memory.doctor()
     except OutsideLinkError as exc:
         if exc.root is None:

@@ -155,7 +155,7 @@ def doctor_view(report: DoctorReport) -> RenderableType:
 
 
 def compaction_line(key: str, result: CompactionResult) -> Text:
-    """What a compaction did to a session."""
+    """What a compaction did to a session: the tokens its prompt carries before and after."""
     if result.outcome == "not_needed":
         return Text(f"{key}: nothing to compact")
     entries = ", ".join(f"#{entry.cursor}" for entry in result.entries) or "no entry"
@@ -165,6 +165,8 @@ def compaction_line(key: str, result: CompactionResult) -> Text:
     )
     if result.reason:
         line += f" ({result.reason})"
+    elif result.tokens_after > result.tokens_before:
+        line += " (the summary is longer than the short exchange it replaced)"
     style = "yellow" if result.outcome in ("raw_fallback", "busy", "no_cut") else "green"
     return Text(line, style=style)
 

@@ -4,6 +4,10 @@ Human output goes through rich to stdout; progress, notices and errors go to std
 command's stdout can be piped. ``--json`` output is written with ``typer.echo`` (never through
 rich, which would wrap long lines): one JSON document, dates as ISO 8601 text.
 
+A question before a destructive step goes through ``agreed``: the answer defaults to no, and
+a "no" is the person's answer, not an error: the command says plainly what it left alone
+(``notice``) and exits 0 (``forget``, ``principal delete``).
+
 This module formats values; it never opens a workspace or calls the engine.
 """
 
@@ -50,6 +54,14 @@ def emit_json(value: object) -> None:
     import json  # only ``--json`` output needs it
 
     typer.echo(json.dumps(jsonable(value), ensure_ascii=False, indent=2))
+
+
+def agreed(question: str) -> bool:
+    """Ask ``question`` on stderr (default no); False when the person answered no.
+
+    The caller answers a "no" with a plain ``notice`` of what it left alone and exit 0.
+    """
+    return typer.confirm(question, default=False, err=True)
 
 
 def notice(message: str, style: str = "dim") -> None:

@@ -218,6 +218,10 @@ CONFIG_TEMPLATE = """\
 # recent_tokens = 8000
 # unified_session = false             # true: one conversation across all sessions
 
+[sessions]
+# raw_transcripts = false             # true: also keep the raw text of messages a secret was
+#                                     # redacted from, for that session's own prompt only
+
 [store]                               # empty: memory lives in this folder
 # url = "postgresql://reverie@db.example/reverie"   # memory in that database (no password here)
 # workspace = "team"                  # its name there (default: this folder's name)

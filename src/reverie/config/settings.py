@@ -228,6 +228,18 @@ class McpConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SessionsConfig:
+    """What a session keeps of what was said (``reverie.storage.folder.raw_transcripts``)."""
+
+    raw_transcripts: bool = False
+    """False (default): a session keeps what was said with its secrets redacted, and so does
+    everything else. True (the owner's choice, per workspace): the raw text of each message a
+    secret was redacted from is kept too, beside the session, for the session's own prompt and
+    the owner's ``reverie session KEY --raw``; search, recall, vectors, MCP, the viewer,
+    exports, the ledger, history and every other session still read the redacted session."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     """Every setting of a workspace, with DESIGN.md's defaults."""
 
@@ -240,6 +252,7 @@ class Config:
     store: StoreConfig = field(default_factory=StoreConfig)
     serve: ServeConfig = field(default_factory=ServeConfig)
     mcp: McpConfig = field(default_factory=McpConfig)
+    sessions: SessionsConfig = field(default_factory=SessionsConfig)
     sources: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     """Where the model settings came from, as (``section.key``, origin) pairs: ``reverie.toml``,
     the ``REVERIE_*`` variable, or ``default`` (filled by ``load_config``; empty for a Config
@@ -268,6 +281,7 @@ class Config:
             "store": StoreConfig,
             "serve": ServeConfig,
             "mcp": McpConfig,
+            "sessions": SessionsConfig,
         }
         unknown = sorted(set(data) - set(sections))
         if unknown:

@@ -119,8 +119,11 @@ class Admitted:
     replaced: int
 
 
-def admit(message: Message, *, where: str = "message") -> tuple[Message, int]:
+def admit(message: Message, *, where: str = "message", redact: bool = True) -> tuple[Message, int]:
     """Return ``message`` fit to store and the count of surrogates replaced in it.
+
+    ``redact=False`` leaves its secrets in (the raw transcript an owner opted into keeps
+    that form beside the redacted one, ``reverie.storage.folder.raw_transcripts``).
 
     Raises:
         InputError: too deep, too large, a naive timestamp, or a value that is not JSON.
@@ -150,7 +153,7 @@ def admit(message: Message, *, where: str = "message") -> tuple[Message, int]:
         raise InputError(
             f"{where} holds {walk.chars:,} characters; the limit is {MAX_MESSAGE_CHARS:,}"
         )
-    return redact_message(cleaned), walk.replaced
+    return (redact_message(cleaned) if redact else cleaned), walk.replaced
 
 
 def admit_all(
@@ -158,6 +161,7 @@ def admit_all(
     *,
     now: Callable[[], datetime] | None = None,
     where: str = "message",
+    redact: bool = True,
 ) -> Admitted:
     """Admit every message, or raise before any is returned.
 
@@ -165,6 +169,7 @@ def admit_all(
         messages: ``Message`` values or their chat-completions JSON objects.
         now: stamps a message that has no timestamp (None: leave it without one).
         where: how errors name a message (numbered from 0: ``message 3: ...``).
+        redact: False keeps the secrets in (see ``admit``).
 
     Raises:
         InputError: a message is not valid or is refused (see ``admit``).
@@ -177,7 +182,7 @@ def admit_all(
             message = item if isinstance(item, Message) else Message.from_json(dict(item))
         except InputError as exc:
             raise InputError(f"{label}: {exc}") from exc
-        cleaned, count = admit(message, where=label)
+        cleaned, count = admit(message, where=label, redact=redact)
         if cleaned.timestamp is None and now is not None:
             cleaned = replace(cleaned, timestamp=now())
         kept.append(cleaned)

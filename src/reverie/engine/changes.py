@@ -1,5 +1,7 @@
-"""The changes a person makes through ``MemoryEngine``: restore, forget, edit (one commit each).
+"""The changes a person makes through ``MemoryEngine``: restore, forget, edit, redact sessions.
 
+Restore, forget and edit make one commit each; ``redact_sessions`` rewrites the session
+messages that still hold a secret (written before redaction ran on append).
 A mixin of ``MemoryEngine`` (as ``MemoryReads`` holds its reads): each method is a thin
 delegation to the process that owns the change (``reverie.memory.dream``,
 ``reverie.memory.provenance``), under dream's lock, so a person's change and a dream never
@@ -16,6 +18,7 @@ from reverie.memory.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file, 
 if TYPE_CHECKING:
     from reverie.memory.provenance.forget import ForgetReport
     from reverie.memory.recall.dense.retriever import DenseRetriever
+    from reverie.memory.session_secrets import SessionsRedacted
     from reverie.storage.folder.audit import CommitInfo
     from reverie.storage.ports import IndexPort
 
@@ -59,6 +62,23 @@ class MemoryChanges(MemoryReads):
         if purge and self.dense is not None:  # the purge deleted the vectors file: reopen it
             self.dense.store.close()
         return report
+
+    def redact_sessions(self) -> SessionsRedacted:
+        """Rewrite, redacted, every session message that still holds a secret.
+
+        Messages written before redaction ran on append (``doctor`` names them). Each keeps
+        its place, role, ids and time; the search index is refreshed and the vectors (a cache
+        holding a vector and a hash of each item's exact text) are computed again.
+        """
+        from reverie.memory.session_secrets import find, rewrite  # noqa: PLC0415
+
+        done = rewrite(self._stores.sessions, find(self._stores.sessions))
+        if done.sessions:
+            self.index.refresh()
+            if self.dense is not None:
+                self.dense.store.drop()
+                self.dense.catch_up_all()
+        return done
 
     def edit_file(
         self,

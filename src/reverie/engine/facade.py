@@ -33,6 +33,7 @@ from reverie.config.settings import Config
 from reverie.core.clock import Clock, system_clock
 from reverie.core.inbound import admit_all, check_limit, check_session_key, clean_text
 from reverie.core.messages import Message
+from reverie.engine import transcripts
 from reverie.engine.jobs import MemoryJobs
 from reverie.engine.parts import MemoryParts
 from reverie.engine.results import (
@@ -201,10 +202,12 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         replaced); a message that cannot be stored (too large, too deep, a naive timestamp)
         raises ``InputError`` before anything is written (see ``reverie.core.inbound``).
         """
-        admitted = admit_all(messages, now=self.clock)
-        indices = self._stores.sessions.append_many(
-            check_session_key(session_key), admitted.messages
-        )
+        raw = self._raw_store()
+        admitted = admit_all(messages, now=self.clock, redact=raw is None)
+        kept = admitted.messages if raw is None else transcripts.redacted(admitted.messages)
+        indices = self._stores.sessions.append_many(check_session_key(session_key), kept)
+        if raw is not None:
+            transcripts.keep_raw(raw, session_key, indices, admitted.messages, kept)
         compaction = self._compactor.ensure_budget(session_key)
         return RecordResult(indices=indices, compaction=compaction, replaced=admitted.replaced)
 
@@ -216,6 +219,8 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         user_text = None if user_text is None else clean_text(user_text)
         compaction = self._compactor.ensure_budget(session_key, user_text=user_text, tools=tools)
         session = self._stores.sessions.load(session_key)
+        if (raw := self._raw_store()) is not None:  # this session's own prompt: what was said
+            session = transcripts.own_view(raw, session)
         budget = self._compactor.budget
         prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
         return PromptResult(prompt=prompt, compaction=compaction, budget=budget)
@@ -258,6 +263,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         assert self._chat is not None
         from reverie.memory.agent import ChatAgent  # noqa: PLC0415 (see TYPE_CHECKING above)
 
+        raw = self._raw_store()
         return ChatAgent(
             self._stores,
             provider=self._chat,
@@ -269,6 +275,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
             observe=self.counter.observe_reply
             if isinstance(self.counter, CalibratedCounter)
             else None,
+            raw=None if raw is None else transcripts.RawKept(raw),
         )
 
     def compact(self, session_key: str) -> CompactionResult:
@@ -318,7 +325,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
             mode=self.mode,
         )
         report = run_ingest(job, paths, on_progress, wait=wait)
-        self.index_vectors()
+        self.index_vectors(self.vector_progress(on_progress))
         return report
 
     def status(self) -> Status:

@@ -86,5 +86,20 @@ class MemoryJobs(MemoryChanges):
         """
         return self.dense.catch_up_all(progress) if self.dense is not None else 0
 
+    def vector_progress(
+        self, on_progress: Callable[[str, int, int], None] | None
+    ) -> Callable[[int], None] | None:
+        """``index_vectors``'s progress as ``on_progress("vectors", done, total)`` (None: off).
+
+        Says ``0`` of the backlog at once, so a bar shows while the encoder model loads.
+        """
+        if on_progress is None or self.dense is None:
+            return None
+        total = self.dense.pending()
+        if not total:
+            return None
+        on_progress("vectors", 0, total)
+        return lambda done: on_progress("vectors", min(done, total), total)
+
     def _dream_provider(self) -> Provider | None:
         return self._memory if self.mode == "model" else None

@@ -18,19 +18,21 @@ from reverie.storage.folder.workspace import Workspace
 if TYPE_CHECKING:
     # Provenance (why, forget's plan) is imported where it runs; the audit types come with
     # dulwich, which a read that never touches git does not import.
+    from reverie.config.settings import Config
     from reverie.core.session import Session, SessionInfo
     from reverie.memory.provenance.plan import ForgetPlan
     from reverie.memory.provenance.why import WhyReport
     from reverie.storage.folder.audit import CommitDetail, CommitInfo, LineOrigin
     from reverie.storage.folder.entries import HistoryEntry
     from reverie.storage.folder.ledger import LedgerSummary
-    from reverie.storage.ports import Backend
+    from reverie.storage.ports import Backend, RawTranscriptsPort
 
 
 class MemoryReads:
     """Read operations over an open workspace (``MemoryEngine`` is the class to use)."""
 
     _stores: Backend
+    config: Config
 
     @property
     def workspace(self) -> Workspace:
@@ -45,6 +47,34 @@ class MemoryReads:
         if not isinstance(self._stores, Workspace):
             raise StoreUnsupportedError("MemoryEngine.workspace", where=self._stores.location)
         return self._stores
+
+    def transcript(self, session_key: str, *, raw: bool = False) -> Session:
+        """A session's messages; with ``raw``, the raw text kept on the owner's opt-in.
+
+        Raw text exists only with ``[sessions] raw_transcripts = true`` and only for
+        messages a secret was redacted from; without the setting this is ``session``.
+        """
+        from reverie.engine import transcripts  # noqa: PLC0415
+
+        session = self._stores.sessions.load(check_session_key(session_key))
+        store = self._raw_store() if raw else None
+        return session if store is None else transcripts.own_view(store, session)
+
+    def _raw_store(self) -> RawTranscriptsPort | None:
+        """The store of raw transcripts when the owner opted in (None: off, the default).
+
+        Raises:
+            StoreUnsupportedError: opted in on a backend that keeps no raw transcripts (a
+                database workspace); nothing is written.
+        """
+        if not self.config.sessions.raw_transcripts:
+            return None
+        store = self._stores.raw_transcripts
+        if store is None:
+            from reverie.engine.transcripts import SETTING  # noqa: PLC0415
+
+            raise StoreUnsupportedError(SETTING, where=self._stores.location)
+        return store
 
     def history(
         self, *, since: int | None = None, session_key: str | None = None, limit: int | None = None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Protocol
 
 from reverie.config.settings import ModelConfig
 from reverie.core.clock import Clock
@@ -28,6 +29,9 @@ from reverie.memory.compaction.result import CompactionResult
 from reverie.memory.prompt import PromptAssembler
 from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES
 from reverie.storage.ports import AgentStores
+
+if TYPE_CHECKING:
+    from reverie.core.session import Session
 
 SearchFunction = Callable[[str, int, str], str]
 """``(query, limit, session_key) -> text``: what ``search_memory`` answers the model."""
@@ -72,6 +76,16 @@ class TurnResult:
     stopped_early: bool = False
 
 
+class RawTranscript(Protocol):
+    """The raw transcripts an owner opted into (``reverie.engine.transcripts.RawKept``)."""
+
+    def keep(self, key: str, index: int, said: Message) -> None:
+        """Keep ``said``, the raw form of message ``index`` of session ``key``."""
+
+    def view(self, session: Session) -> Session:
+        """``session`` with its raw messages in place of their redacted forms."""
+
+
 class ChatAgent:
     """Runs turns of the built-in agent for one workspace."""
 
@@ -87,6 +101,7 @@ class ChatAgent:
         clock: Clock,
         max_iterations: int = 6,
         observe: Callable[[ChatRequest, ChatReply], None] | None = None,
+        raw: RawTranscript | None = None,
     ) -> None:
         self._stores = stores
         self._provider = provider
@@ -97,6 +112,7 @@ class ChatAgent:
         self._clock = clock
         self._max_iterations = max(1, max_iterations)
         self._observe = observe
+        self._raw = raw
 
     def turn(self, key: str, user_text: str) -> TurnResult:
         """Answer ``user_text`` in session ``key``, recording every message.
@@ -148,6 +164,8 @@ class ChatAgent:
 
     def _request(self, key: str, waiting: str | None, *, final: bool) -> tuple[ChatRequest, int]:
         session = self._stores.sessions.load(key)
+        if self._raw is not None:  # this session's own prompt reads what was really said
+            session = self._raw.view(session)
         prompt = self._assembler.assemble(
             session, waiting, tools=TOOLS, budget=self._compactor.budget
         )
@@ -163,7 +181,10 @@ class ChatAgent:
     def _record(self, key: str, message: Message) -> Message:
         if message.timestamp is None:
             message = replace(message, timestamp=self._clock())
-        self._stores.sessions.append(key, redact_message(message))
+        held = redact_message(message)
+        index = self._stores.sessions.append(key, held)
+        if self._raw is not None and held != message:
+            self._raw.keep(key, index, message)
         return message
 
     def _run_tool(self, key: str, call: ToolCall) -> Message:

@@ -13,7 +13,9 @@ cursor handed out, an audit trail that cannot be read, has no commit, went missi
 replaced (``reverie doctor --repair-audit`` is the explicit fix), a secret
 (``reverie.core.redact``) kept in a durable file, a skill file or a history entry (the next dream
 redacts the files; history entries are redacted when written, so one found there predates that
-or was added by hand), and an interrupted ingest (its sessions may hold pending messages).
+or was added by hand), a session message written before redaction ran on append
+(``reverie.memory.session_secrets``; ``reverie doctor --redact-sessions`` rewrites them), and
+an interrupted ingest (its sessions may hold pending messages).
 Notes are things a person may want to look at but that reverie already handled: quarantined
 lines (kept, never dropped), unreadable ledger lines, uncommitted edits of durable files, and
 lines of the durable files that screening would refuse as new rules (an injected rule that
@@ -33,6 +35,7 @@ from reverie.core.redact import find_kinds
 from reverie.core.screening import screen_line
 from reverie.errors import CursorError, ReverieError
 from reverie.memory.ingest.guard import MARKER, interrupted_problem
+from reverie.memory.session_secrets import session_secrets
 from reverie.storage.folder import layout
 from reverie.storage.folder.doctor_checks import link_findings, sqlite_damage
 from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
@@ -52,6 +55,7 @@ def examine(stores: DoctorStores) -> DoctorReport:
         _audit,
         _ledger,
         _ingest,
+        session_secrets,
     )
     for check in checks:
         try:

@@ -96,6 +96,11 @@ class AssembledPrompt:
         """Total tokens of the prompt (messages and tool schemas)."""
         return sum(section.tokens for section in self.sections)
 
+    @property
+    def carried(self) -> int:
+        """The tokens the prompt carries: ``tokens`` without the room reserved for recall."""
+        return sum(s.tokens for s in self.sections if s.name != "recall_reserved")
+
 
 class PromptAssembler:
     """Builds the prompt of one turn from a workspace and a session."""

@@ -17,7 +17,8 @@ brings the results, which reconcile as new.
 A client's retry of an exchange whose answer was recorded (its timeout fired first) gets
 the recorded answer again (``replay``), and the endpoint is not asked.
 
-Streaming: the endpoint's bytes are passed on as they arrive and fed to a ``StreamedReply``;
+Streaming: the endpoint's bytes are passed on as they arrive, whole lines at a time, its own
+error events redacted (``stream.ErrorScreen``), and fed to a ``StreamedReply``;
 the exchange is recorded only once the stream said it finished, and before the chunk carrying
 ``[DONE]`` is passed on, so a client holding the whole answer finds it recorded. A client
 that disconnects mid-stream cancels the relay: the upstream response is closed and nothing of
@@ -84,7 +85,7 @@ from reverie.serve.relay import (
     under_lease,
 )
 from reverie.serve.replay import replayed
-from reverie.serve.stream import StreamedReply
+from reverie.serve.stream import ErrorScreen, StreamedReply
 from reverie.serve.upstream import Upstream, UpstreamError, error_body, error_passthrough
 
 logger = logging.getLogger(__name__)
@@ -231,7 +232,7 @@ class Proxy:
     async def _relay(
         self, turn: Turn, answer: httpx2.Response, upstream: Upstream
     ) -> AsyncGenerator[bytes, None]:
-        reply = StreamedReply()
+        reply, screen = StreamedReply(), ErrorScreen()
         recorded = False
         try:
             async for chunk in answer.aiter_bytes():  # decoded: content-encoding is not passed on
@@ -242,12 +243,15 @@ class Proxy:
                     recorded = True
                     if not await self._record(turn, reply.message()):
                         yield NOT_RECORDED
-                yield chunk
+                if relayed := screen.feed(chunk):
+                    yield relayed
         except httpx2.HTTPError as exc:
             failed = upstream.broke_off(exc)
             logger.warning("session %s: %s", turn.call.session, failed)
-            yield error_event(failed.body())
+            yield screen.flush() + error_event(failed.body())
             return
+        if rest := screen.flush():
+            yield rest
         if reply.complete and not recorded:  # a stream that ended without [DONE]
             await self._record(turn, reply.message())
         elif not reply.complete:

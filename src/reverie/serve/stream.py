@@ -6,6 +6,14 @@ content deltas of choice 0 and assembles its tool calls (by index: id and name a
 arguments in pieces). ``complete`` is true once the stream said it finished (a finish
 reason, or ``[DONE]``); only a complete reply is recorded. Lines that are not JSON, events of
 other choices, and comments are ignored: they are the client's business, not memory's.
+
+The one exception to "unchanged" is the endpoint's own error events: an ``event: error``
+event, or a ``data:`` line whose JSON has a top-level ``error`` (what the OpenAI SDKs raise as
+an ``APIError``). ``ErrorScreen`` relays the stream line by line and rewrites the data of
+those events with every string redacted and its URLs shown without credentials (as a
+non-streamed error body is, ``upstream.error_passthrough``): an endpoint echoing "Incorrect
+API key provided: sk-..." mid-stream never hands the key to the client. Every other line goes
+through byte for byte.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import json
 from dataclasses import dataclass, field
 
 from reverie.core.messages import JSONValue, Message, ToolCall
+from reverie.core.redact import redact, scrub_urls
 
 
 @dataclass(slots=True)
@@ -104,3 +113,66 @@ class StreamedReply:
                 parts.name += str(function["name"])
             if isinstance(function.get("arguments"), str):
                 parts.arguments.append(str(function["arguments"]))
+
+
+class ErrorScreen:
+    """Event-stream bytes relayed whole lines at a time, the endpoint's error events redacted."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+        self._in_error_event = False
+
+    def feed(self, chunk: bytes) -> bytes:
+        """The complete lines ``chunk`` finishes, screened (b'' while a line is still open)."""
+        self._buffer += chunk
+        *lines, self._buffer = self._buffer.split(b"\n")
+        return b"".join(self._line(line) + b"\n" for line in lines)
+
+    def flush(self) -> bytes:
+        """What is left once the stream ended: a last line with no newline, screened."""
+        rest, self._buffer = self._buffer, b""
+        return self._line(rest) if rest else b""
+
+    def _line(self, line: bytes) -> bytes:
+        bare = line.strip()
+        if not bare:
+            self._in_error_event = False  # a blank line ends an event
+            return line
+        if bare.startswith(b"event:"):
+            self._in_error_event = bare[6:].strip() == b"error"
+            return line
+        if not bare.startswith(b"data:"):
+            return line
+        screened = _screened(bare[5:].strip(), in_error_event=self._in_error_event)
+        if screened is None:
+            return line
+        return b"data: " + screened + (b"\r" if line.endswith(b"\r") else b"")
+
+
+def _screened(payload: bytes, *, in_error_event: bool) -> bytes | None:
+    """The payload of an error event, redacted; None for a payload that is not an error."""
+    if not in_error_event and b"error" not in payload:
+        return None
+    try:
+        data: JSONValue = json.loads(payload)
+    except ValueError:
+        if not in_error_event:
+            return None
+        return _shown(payload.decode("utf-8", "replace")).encode()
+    if not in_error_event and not (isinstance(data, dict) and "error" in data):
+        return None
+    return json.dumps(_shown_json(data)).encode()
+
+
+def _shown_json(value: JSONValue) -> JSONValue:
+    if isinstance(value, str):
+        return _shown(value)
+    if isinstance(value, list):
+        return [_shown_json(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _shown_json(item) for key, item in value.items()}
+    return value
+
+
+def _shown(text: str) -> str:
+    return scrub_urls(redact(text))

@@ -21,7 +21,9 @@ Text with no trigger word, no run of digits and no long word skips every rule
 Who calls it: the history log on every append (compaction output of both summarisers, ingest,
 raw fallbacks), dream's publish (every durable file it writes, and the ones it did not touch,
 so a secret already there goes on the next run), the ledger, and every ``ReverieError``
-message. The raw session journal keeps what the user typed: it is their transcript.
+message. A session keeps what was said with its secrets redacted (``core.inbound.admit``);
+only an owner's opt-in (``[sessions] raw_transcripts``) keeps the raw text too, beside it,
+for that session's own prompt (``reverie.storage.folder.raw_transcripts``).
 
 Invariants: ``redact`` is idempotent (a marker never matches a rule again), never raises, and
 ``contains_secret(redact(text))`` is False. The rules err on the side of redacting: a false

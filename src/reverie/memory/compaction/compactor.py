@@ -96,17 +96,13 @@ class Compactor:
             # is two flushed commits). Compaction only shrinks a prompt, so a concurrent one
             # cannot turn this answer wrong; over budget, measure again under the lock.
             early = self._measure(self._stores.sessions.load(key), plan)
-            if early < self._budget:
-                return CompactionResult(
-                    outcome="not_needed", tokens_before=early, tokens_after=early
-                )
+            if early.tokens < self._budget:
+                return early.unchanged()
         with self._lock(key):
             session = self._stores.sessions.load(key)
             before = self._measure(session, plan)
-            if before < self._budget and not harder:
-                return CompactionResult(
-                    outcome="not_needed", tokens_before=before, tokens_after=before
-                )
+            if before.tokens < self._budget and not harder:
+                return before.unchanged()
             return self._run(session, plan, before)
 
     def compact_all(self, key: str, *, reason: str = "idle") -> CompactionResult:
@@ -116,16 +112,14 @@ class Compactor:
             session = self._stores.sessions.load(key)
             before = self._measure(session, plan)
             if session.compacted_upto >= len(session.messages):
-                return CompactionResult(
-                    outcome="not_needed", tokens_before=before, tokens_after=before
-                )
+                return before.unchanged()
             return self._run(session, plan, before)
 
     def _lock(self, key: str) -> AbstractContextManager[None]:
         return self._stores.lock(f"compact-{lock_name(key)}").hold()
 
-    def _run(self, session: Session, plan: _Plan, before: int) -> CompactionResult:
-        progress = _Progress(tokens=before)
+    def _run(self, session: Session, plan: _Plan, before: _Measure) -> CompactionResult:
+        progress = _Progress(now=before)
         while progress.rounds < self._config.rounds_per_turn and (
             plan.until_end or progress.tokens > plan.target
         ):
@@ -135,7 +129,7 @@ class Compactor:
             step = self._compact_range(session, cut)
             progress.add(step)
             session = self._stores.sessions.load(session.key)
-            progress.tokens = self._measure(session, plan)
+            progress.now = self._measure(session, plan)
             if step.outcome == "raw_fallback" or session.compacted_upto >= len(session.messages):
                 break
         logger.info(
@@ -143,8 +137,8 @@ class Compactor:
             session.key,
             plan.why,
             progress.rounds,
-            before,
-            progress.tokens,
+            before.carried,
+            progress.now.carried,
             progress.outcome,
         )
         return progress.result(before)
@@ -236,9 +230,26 @@ class Compactor:
                 return entry
         return None
 
-    def _measure(self, session: Session, plan: _Plan) -> int:
+    def _measure(self, session: Session, plan: _Plan) -> _Measure:
         prompt = self._assembler.assemble(session, plan.user_text, tools=plan.tools, minimal=True)
-        return prompt.tokens
+        return _Measure(tokens=prompt.tokens, carried=prompt.carried)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Measure:
+    """The prompt compaction measures, two ways.
+
+    ``tokens`` (recall's reserved room included) decides; ``carried`` (what the prompt holds:
+    files, summary, pending messages) is what a result reports.
+    """
+
+    tokens: int
+    carried: int
+
+    def unchanged(self) -> CompactionResult:
+        return CompactionResult(
+            outcome="not_needed", tokens_before=self.carried, tokens_after=self.carried
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -260,7 +271,7 @@ class _Step:
 
 @dataclass(slots=True)
 class _Progress:
-    tokens: int
+    now: _Measure
     rounds: int = 0
     calls: int = 0
     outcome: Outcome = "no_cut"
@@ -276,11 +287,15 @@ class _Progress:
         if step.entry is not None:
             self.entries.append(step.entry)
 
-    def result(self, before: int) -> CompactionResult:
+    @property
+    def tokens(self) -> int:
+        return self.now.tokens
+
+    def result(self, before: _Measure) -> CompactionResult:
         return CompactionResult(
             outcome=self.outcome,
-            tokens_before=before,
-            tokens_after=self.tokens,
+            tokens_before=before.carried,
+            tokens_after=self.now.carried,
             entries=tuple(self.entries),
             rounds=self.rounds,
             model_calls=self.calls,

@@ -23,7 +23,14 @@ Outcome = Literal[
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CompactionResult:
-    """What one compaction call did, with prompt tokens before and after."""
+    """What one compaction call did, with prompt tokens before and after.
+
+    ``tokens_before``/``tokens_after`` are what the prompt compaction measures carries (the
+    durable files, recent history, the summary, the pending messages, the new message and
+    tools), without the room reserved for recall, which is room, not content. After a
+    compaction the pending messages are gone and the summary takes their place, so a
+    summary longer than the short exchange it replaced shows as more tokens after.
+    """
 
     outcome: Outcome
     tokens_before: int

@@ -22,9 +22,11 @@ paths.
 
 A nanobot workspace brings its own memory: when this workspace's durable files still hold only
 their starter text, nanobot's files are adopted (one audit commit); otherwise their text is
-appended to history for dream to merge. Only the history nanobot's dream had not consumed is
-appended (the rest is in its files). What was brought in is remembered by content hash (the
-marks of ``reverie.storage.ports.ingest``), so a second ingest adds nothing.
+appended to history for dream to merge. Its history comes whole: the entries nanobot's dream
+had consumed arrive consumed (the dream cursor moves past them, one audit commit: their facts
+are in nanobot's files already), the rest waits for dream; search finds both. What was brought
+in is remembered by content hash (the marks of ``reverie.storage.ports.ingest``), so a second
+ingest adds nothing.
 
 nanobot's consolidated split is honoured whichever path brought a session (workspace, sessions
 folder, one file): on first import the messages nanobot had archived (``last_archived``, else
@@ -70,10 +72,14 @@ if TYPE_CHECKING:
     from reverie.memory.dream.result import DreamOutcome, DreamResult
 
 Progress = Callable[[str, int, int], None]
-"""``on_progress(stage, done, total)``; stages: ``import``, ``replay``, ``dream``, and ``wait``
-(once, when another ingest holds the workspace)."""
+"""``on_progress(stage, done, total)``; stages: ``import`` (records read), ``replay``
+(messages replayed: after each conversation, and every ``REPLAY_STEP`` inside a long one),
+``dream`` (entries curated), ``vectors`` (items encoded for dense recall, by
+``MemoryEngine.ingest``), and ``wait`` (once, when another ingest holds the workspace)."""
 
 MAX_DREAM_RUNS = 10_000
+REPLAY_STEP = 100
+"""Inside a long conversation, the replay's progress is told every this many messages."""
 
 
 class Compaction(Protocol):
@@ -153,9 +159,9 @@ def _ingest_locked(job: IngestJob, paths: Sequence[Path], notify: Progress) -> I
     left_over = unfinished(stores)  # an earlier ingest died: finish its sessions too
     begin(stores, [*left_over, *(c.key for c in conversations)])
     tally = _Tally()
-    for done, conversation in enumerate(conversations, start=1):
-        _replay(job, conversation, tally, problems)
-        notify("replay", done, len(conversations))
+    total = sum(len(c.messages) for c in conversations)
+    for conversation in conversations:
+        _replay(job, conversation, tally, problems, lambda: notify("replay", tally.seen, total))
     for key in left_over:
         _finish_session(job, key)
     runs, undreamt, stopped = _dream_until_done(job, notify)
@@ -190,6 +196,7 @@ def _load_all(
     problems: list[ImportProblem] = []
     records = 0
     notes: list[str] = []
+    merged: list[str] = []
     folders = False
     for path in paths:
         batch = load(Path(path), on_progress=lambda done, total: notify("import", done, total))
@@ -199,8 +206,8 @@ def _load_all(
         notes.extend(batch.notes)
         folders = folders or batch.format == "nanobot-sessions"
         if batch.workspace is not None:
-            _merge_workspace(job, batch.workspace)
-    return conversations, problems, records, () if folders else tuple(notes)
+            merged.extend(_merge_workspace(job, batch.workspace))
+    return conversations, problems, records, (*(() if folders else notes), *merged)
 
 
 def _head(job: IngestJob) -> str | None:
@@ -229,6 +236,8 @@ class _Tally:
     added: int = 0
     skipped: int = 0
     replaced: int = 0
+    seen: int = 0
+    """Messages of the source replayed so far (added or already there): the replay's progress."""
 
 
 def _replay(
@@ -236,8 +245,13 @@ def _replay(
     conversation: ImportedConversation,
     tally: _Tally,
     problems: list[ImportProblem],
+    moved: Callable[[], None],
 ) -> None:
     """Append the messages the session lacks, a turn at a time, compacting as it goes.
+
+    ``moved`` is called once the conversation is done, and inside a long one each time
+    another ``REPLAY_STEP`` messages are in, with ``tally.seen`` counting the messages
+    replayed so far (a count fixed by the input, so a rerun reports the same steps).
 
     Idempotent by content: a rerun after a crash at any point appends only what is missing,
     first doing the compaction check the crash may have cut off, so it ends where one clean
@@ -257,10 +271,17 @@ def _replay(
     tally.skipped += len(conversation.messages) - adopted - len(fresh)
     if sessions.exists(key):
         job.compaction.ensure_budget(key)
+    end = tally.seen + len(conversation.messages)
+    tally.seen = end - len(fresh)
     for turn in _turns(fresh):
         sessions.append_many(key, turn)
         job.compaction.ensure_budget(key)
+        before, tally.seen = tally.seen, tally.seen + len(turn)
+        if tally.seen // REPLAY_STEP > before // REPLAY_STEP and tally.seen < end:
+            moved()
     _finish_session(job, key)
+    tally.seen = end
+    moved()
 
 
 def _adopt_archived(
@@ -331,14 +352,18 @@ def _turns(messages: Sequence[Message]) -> list[list[Message]]:
     return turns
 
 
-def _merge_workspace(job: IngestJob, imported: ImportedWorkspace) -> None:
-    """Bring a nanobot workspace's memory in once (remembered in the ingest records' marks)."""
+def _merge_workspace(job: IngestJob, imported: ImportedWorkspace) -> tuple[str, ...]:
+    """Bring a nanobot workspace's memory in once (remembered in the ingest records' marks).
+
+    Return notes for the report (see ``_consumed_history``).
+    """
     stores = job.stores
     # The marks are written last; what a crash left before them is in history (appended
     # texts) or in the audit log (adopted files).
     marks = stores.ingest_records.marks() | _imported_entries(stores)
     marks |= _adopted_files(stores, imported)
     fresh = {n: t for n, t in imported.files.items() if _key(n, t) not in marks}
+    notes = _consumed_history(stores, marks, imported)  # first: before anything waits for dream
     if fresh and all(
         stores.files.is_starter(name) or stores.files.read(name) == fresh.get(name)
         for name in MEMORY_FILE_NAMES
@@ -350,17 +375,57 @@ def _merge_workspace(job: IngestJob, imported: ImportedWorkspace) -> None:
         for text in fresh.values():  # ours has content: dream merges theirs in
             _append_once(stores, marks, None, text)
     marks.update(_key(name, text) for name, text in fresh.items())
-    for entry in imported.history:  # what nanobot's dream consumed is in its files already
+    for entry in imported.history:
         if entry.cursor > imported.dream_cursor:
             _append_once(stores, marks, entry.session_key, entry.content)
     stores.ingest_records.add_marks(marks)
+    return notes
 
 
-def _append_once(stores: IngestStores, marks: set[str], scope: str | None, text: str) -> None:
+def _consumed_history(
+    stores: IngestStores, marks: set[str], imported: ImportedWorkspace
+) -> tuple[str, ...]:
+    """Append the history nanobot's dream had consumed, and move the dream cursor past it.
+
+    Its facts are in nanobot's files already, so dream must not curate them again; they come
+    whole so that search and recall find them. The cursor moves only over these entries: when
+    this workspace had nothing waiting for dream and they took the next cursors in a row
+    (anything another writer appended meanwhile has a higher cursor and still waits).
+    Otherwise they wait for dream like the rest, and a note says so.
+    """
+    consumed = [e for e in imported.history if e.cursor <= imported.dream_cursor]
+    caught_up = stores.dream_cursor.read() >= stores.history.last_cursor()
+    start = stores.history.last_cursor()
+    added = [
+        cursor
+        for entry in consumed
+        if (cursor := _append_once(stores, marks, entry.session_key, entry.content)) is not None
+    ]
+    if not added:
+        return ()
+    if caught_up and added == list(range(start + 1, start + 1 + len(added))):
+        stores.dream_cursor.write(added[-1])
+        stores.audit.commit(
+            f"import: {len(added)} history entr(ies) nanobot's dream had consumed",
+            allow_empty=True,
+        )
+        return ()
+    return (
+        (
+            f"{len(added)} history entr(ies) nanobot's dream had already consumed were imported"
+            " after entries still waiting for dream here: the next dream reads them again"
+        ),
+    )
+
+
+def _append_once(stores: IngestStores, marks: set[str], scope: str | None, text: str) -> int | None:
+    """Append ``text`` unless an earlier ingest did; return its cursor (None: already there)."""
     stored = prepared_content(text)
-    if _key(scope, stored) not in marks:
-        stores.history.append(stored, session_key=scope, kind="import", max_chars=None)
-        marks.add(_key(scope, stored))
+    if _key(scope, stored) in marks:
+        return None
+    entry = stores.history.append(stored, session_key=scope, kind="import", max_chars=None)
+    marks.add(_key(scope, stored))
+    return entry.cursor
 
 
 def _adopted_files(stores: IngestStores, imported: ImportedWorkspace) -> set[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -125,8 +125,13 @@ def update(conn: sqlite3.Connection, row: Row, at: datetime, **values: object) -
     return found.info()
 
 
-def tombstone_rows(conn: sqlite3.Connection, row: Row, indices: Collection[int]) -> int:
-    """Replace the messages at ``indices`` with tombstones; return the bytes written."""
+def tombstone_rows(
+    conn: sqlite3.Connection,
+    row: Row,
+    indices: Collection[int],
+    change: Callable[[Message], Message] = tombstone,
+) -> int:
+    """Replace the messages at ``indices`` by ``change`` of them; return the bytes written."""
     grown = 0
     for index in sorted(set(indices)):
         found = conn.execute(
@@ -136,7 +141,7 @@ def tombstone_rows(conn: sqlite3.Connection, row: Row, indices: Collection[int])
             continue
         record = parse(found[0].encode("utf-8"))
         assert isinstance(record, MessageRecord)
-        body = encode(MessageRecord(at=record.at, message=tombstone(record.message)))
+        body = encode(MessageRecord(at=record.at, message=change(record.message)))
         conn.execute(
             "UPDATE messages SET body = ? WHERE session = ? AND idx = ?",
             (body.decode("utf-8"), row.id, index),

@@ -33,7 +33,7 @@ import shutil
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
@@ -43,8 +43,9 @@ from reverie.core.clock import Clock, require_aware
 from reverie.core.inbound import check_session_key
 from reverie.core.session import ArchivedSummary, Session, SessionInfo, safe_mark
 from reverie.errors import InputError, StorageError
-from reverie.storage.folder import layout
+from reverie.storage.folder import layout, raw_transcripts
 from reverie.storage.folder.quarantine import Quarantine
+from reverie.storage.folder.redaction import tombstone
 from reverie.storage.folder.session_records import MessageRecord, encode
 from reverie.storage.folder.sessions_sql import (
     ROW,
@@ -150,6 +151,7 @@ class SqliteSessionStore:
         with self._write() as conn:
             row = select(conn, key)
             if row is not None:
+                raw_transcripts.drop(conn, row.id)
                 conn.execute("DELETE FROM messages WHERE session = ?", (row.id,))
                 conn.execute("DELETE FROM sessions WHERE id = ?", (row.id,))
         self._replays.pop(key, None)
@@ -188,6 +190,7 @@ class SqliteSessionStore:
         summary = session.summary
         with self._write() as conn:
             row = self._row_for_write(conn, session.key, session.created_at)
+            raw_transcripts.drop(conn, row.id)
             conn.execute("DELETE FROM messages WHERE session = ?", (row.id,))
             conn.executemany(
                 "INSERT INTO messages(session, idx, body) VALUES (?, ?, ?)",
@@ -210,15 +213,27 @@ class SqliteSessionStore:
         """Nothing to repair: a transaction is whole or absent (``SessionsPort`` asks for it)."""
         check_session_key(key)
 
-    def redact(self, key: str, indices: Collection[int], *, summary: bool = False) -> None:
-        """Replace the messages at ``indices`` with tombstones (``forget``); see ``redaction``."""
+    def redact(
+        self,
+        key: str,
+        indices: Collection[int],
+        *,
+        summary: bool = False,
+        change: Callable[[Message], Message] | None = None,
+    ) -> None:
+        """Replace the messages at ``indices`` by ``change`` of them.
+
+        None: tombstones (``forget``, see ``redaction``); ``redact_sessions`` passes their
+        redacted form.
+        """
         at = self._now()
         with self._write() as conn:
             row = select(conn, key)
             if row is None:
                 return
             conn.execute("PRAGMA secure_delete = ON")
-            grown = tombstone_rows(conn, row, indices)
+            raw_transcripts.drop(conn, row.id, indices)
+            grown = tombstone_rows(conn, row, indices, change or tombstone)
             update(
                 conn,
                 row,
@@ -235,6 +250,21 @@ class SqliteSessionStore:
                 raise StorageError(
                     f"cannot checkpoint sessions ({exc})", path=self.database
                 ) from exc
+
+    def keep_raw(self, key: str, raws: Mapping[int, Message]) -> None:
+        """Keep the raw form of these messages of session ``key`` (see ``raw_transcripts``)."""
+        if not raws:
+            return
+        with self._write() as conn:
+            row = select(conn, key)
+            if row is not None:
+                raw_transcripts.keep(conn, row.id, raws)
+
+    def raw_messages(self, key: str) -> dict[int, Message]:
+        """The raw messages kept for session ``key``, by index (empty: none)."""
+        with self._read() as conn:
+            row = None if conn is None else select(conn, key)
+            return {} if conn is None or row is None else raw_transcripts.raw_of(conn, row.id)
 
     def close(self) -> None:
         """Close the database connection (the store may be used again: it reopens)."""

@@ -227,6 +227,11 @@ class Workspace:
         """The workspace folder (``reverie.storage.ports.Stores.local_folder``)."""
         return self.root
 
+    @property
+    def raw_transcripts(self) -> SqliteSessionStore:
+        """The session store, which keeps raw transcripts in its ``raw_messages`` table."""
+        return self.sessions
+
     def path_of(self, relative: str) -> str:
         """The absolute path of the workspace-relative ``relative``, as text."""
         return str(self.root / relative)

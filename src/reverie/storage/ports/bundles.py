@@ -28,6 +28,7 @@ from reverie.storage.ports.stores import (
     LocksPort,
     MemoryFilesPort,
     QuarantinePort,
+    RawTranscriptsPort,
     RejectionsPort,
     SessionsPort,
     SkillFilesPort,
@@ -95,6 +96,10 @@ class Stores(SessionLogStores, PromptStores, AgentStores, Protocol):
     @property
     def local_folder(self) -> Path | None:
         """The folder the workspace lives in, for caches kept beside it (None: a database)."""
+
+    @property
+    def raw_transcripts(self) -> RawTranscriptsPort | None:
+        """Where raw transcripts are kept on the owner's opt-in (None: this backend keeps none)."""
 
     @property
     def quarantine(self) -> QuarantinePort:

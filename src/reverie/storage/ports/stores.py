@@ -169,11 +169,37 @@ class SessionsPort(Protocol):
     def repair(self, key: str) -> None:
         """Re-check session ``key`` and quarantine what cannot be read."""
 
-    def redact(self, key: str, indices: Collection[int], *, summary: bool = False) -> None:
-        """Replace the messages at ``indices`` with tombstones (``forget``)."""
+    def redact(
+        self,
+        key: str,
+        indices: Collection[int],
+        *,
+        summary: bool = False,
+        change: Callable[[Message], Message] | None = None,
+    ) -> None:
+        """Replace the messages at ``indices`` in place by ``change(message)``.
+
+        Tombstones when ``change`` is None (``forget``); ``redact_sessions`` passes
+        ``redact_message``. No byte of the old text stays in the store; ``summary`` also
+        clears the archived summary.
+        """
 
     def close(self) -> None:
         """Save what is cached and release what is open."""
+
+
+class RawTranscriptsPort(Protocol):
+    """Raw transcripts kept on an owner's opt-in (``[sessions] raw_transcripts``).
+
+    Only a session's own prompt and the owner's ``transcript(raw=True)`` read them; a backend
+    that keeps none answers ``Stores.raw_transcripts`` with None.
+    """
+
+    def keep_raw(self, key: str, raws: Mapping[int, Message]) -> None:
+        """Keep the raw form of these messages of session ``key``, by index."""
+
+    def raw_messages(self, key: str) -> dict[int, Message]:
+        """The raw messages kept for session ``key``, by index (empty: none)."""
 
 
 class MemoryFilesPort(Protocol):

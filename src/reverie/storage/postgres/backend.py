@@ -253,6 +253,11 @@ class PgBackend:
         """None: a database workspace lives in no folder."""
         return None
 
+    @property
+    def raw_transcripts(self) -> None:
+        """None: a database workspace keeps no raw transcripts (the setting is refused)."""
+        return None
+
     def path_of(self, relative: str) -> None:  # noqa: ARG002
         """None: a database workspace keeps no file of its own."""
         return

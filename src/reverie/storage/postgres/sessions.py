@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
@@ -209,17 +209,35 @@ class PgSessionStore:
             merged = {**json.loads(str(row[0])), **values} if row else dict(values)
             return self._update(key, "metadata = %s", (_json(merged),), conn=conn)
 
-    def redact(self, key: str, indices: Collection[int], *, summary: bool = False) -> None:
-        """Replace the messages at ``indices`` by tombstones (same place, same role)."""
+    def redact(
+        self,
+        key: str,
+        indices: Collection[int],
+        *,
+        summary: bool = False,
+        change: Callable[[Message], Message] | None = None,
+    ) -> None:
+        """Replace the messages at ``indices`` by ``change`` of them.
+
+        None: tombstones (same place, same role); ``redact_sessions`` passes their redacted
+        form, kept searchable.
+        """
         session = self.load(key)
         with self._tenant.transaction() as conn:
             for index in sorted(indices):
                 if 0 <= index < len(session.messages):
-                    tomb = tombstone(session.messages[index])  # ids and names kept, as on files
+                    old = session.messages[index]  # ids and names kept, as on files
+                    new = tombstone(old) if change is None else change(old)
                     conn.execute(
-                        "UPDATE messages SET body = %s, plain = '' WHERE workspace_id = %s"
+                        "UPDATE messages SET body = %s, plain = %s WHERE workspace_id = %s"
                         " AND session_key = %s AND idx = %s",
-                        (json.dumps(tomb.to_json()), self._tenant.id, to_db(key), index),
+                        (
+                            json.dumps(new.to_json()),
+                            "" if change is None else plain_text(new),
+                            self._tenant.id,
+                            to_db(key),
+                            index,
+                        ),
                     )
             if summary:
                 conn.execute(

@@ -212,6 +212,13 @@ class VectorStore:
             self._used = 0
             self._loaded = False
 
+    def drop(self) -> None:
+        """Delete the file whole (it is a cache: the next use starts it again, empty)."""
+        self.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                self.path.with_name(self.path.name + suffix).unlink()
+
     def _meta(self) -> dict[str, str]:
         conn = self._open()
         return dict(conn.execute("SELECT name, value FROM meta").fetchall())
