@@ -8,24 +8,29 @@ and the tool calls are answered by pydantic-ai running reverie's tools.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
+    ImageUrl,
     ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
+    RetryFeedbackPart,
+    RetryInfo,
     SystemPromptPart,
     TextPart,
+    ToolReturnPart,
     UserPromptPart,
 )
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
 from reverie import MemoryEngine
-from reverie.adapters.pydantic_ai import ReverieHistory, memory_tools
+from reverie.adapters.pydantic_ai import ReverieHistory, memory_tools, message_of
 from reverie.config.settings import Config, ModelConfig
 from reverie.core.messages import Message
 from tests.conftest import StepClock
@@ -154,3 +159,36 @@ def test_messages_from_elsewhere_come_back_plain_and_clear_keeps_them(
     assert history.messages == []
     assert history.key == "pydantic_ai:chat-3~1"
     assert len(memory.session("pydantic_ai:chat-3").messages) == 3  # set aside, not erased
+
+
+def test_every_kind_of_request_is_recorded_with_its_role_and_text(memory: MemoryEngine) -> None:
+    system = ModelRequest(parts=[SystemPromptPart(content="Be kind.")])
+    refused = ToolReturnPart(
+        tool_name="weather", content="bad city", tool_call_id="c9", outcome="retried"
+    )
+    retry = ModelRequest(parts=[refused])
+    feedback = RetryFeedbackPart(content="Answer in JSON.", retry=RetryInfo(cause="no_output"))
+    unusable = ModelRequest(parts=[feedback])
+    image = ImageUrl(url="https://example.org/beds.png")
+    looked = ModelRequest(parts=[UserPromptPart(content=["Look at my beds.", image])])
+    assert (message_of(system).role, message_of(system).text) == ("system", "Be kind.")
+    assert message_of(retry).role == "tool"
+    assert message_of(retry).tool_call_id == "c9"
+    assert "bad city" in message_of(retry).text
+    assert message_of(looked).text == "Look at my beds."
+    assert message_of(unusable).role == "system"  # the framework's words, not the person's
+    assert "Answer in JSON." in message_of(unusable).text
+
+    history = ReverieHistory("chat-4", memory)
+    history.add([])  # nothing to record: no session appears
+    assert not memory.has_session(history.key)
+    history.add([system, retry, looked])
+    kept = ModelMessagesTypeAdapter.dump_json(history.messages)
+    assert kept == ModelMessagesTypeAdapter.dump_json([system, retry, looked])
+
+
+def test_the_recall_tool_gives_the_recalled_section(memory: MemoryEngine) -> None:
+    recall = cast("Callable[[str], str]", memory_tools(memory).tools["recall"].function)
+    assert recall("Porto") == "nothing recalled"
+    memory.record("earlier", [Message(role="user", content="I moved to Porto in May.")])
+    assert "I moved to Porto in May." in recall("Porto")

@@ -4,12 +4,13 @@ A pydantic-ai agent keeps no conversation of its own: each run takes ``message_h
 hands back ``result.new_messages()``. ``ReverieHistory(session_id, memory)`` is both ends:
 ``agent.run_sync(text, message_history=history.messages)``, then
 ``history.add(result.new_messages())``. A ``ModelMessage`` is recorded as one chat message of
-the nearest role (a request holding a user prompt -> user, tool returns -> tool, only system
-parts -> system; a response -> assistant) with its text, and the message itself is kept beside
-it (``extra["pydantic_ai_message"]``, pydantic-ai's own JSON form), so ``messages`` gives back
-what was added; messages reverie recorded from elsewhere come back as the plain request or
-response of their role. History ``name`` is reverie session ``pydantic_ai:{name}``; ``clear``
-starts a new generation (``reverie.adapters.generations``): the old messages stay in memory.
+the nearest role (a request holding a user prompt -> user, tool returns -> tool, only the
+agent's own parts, its system prompt or retry feedback -> system; a response -> assistant)
+with its text, and the message itself is kept beside it (``extra["pydantic_ai_message"]``,
+pydantic-ai's own JSON form), so ``messages`` gives back what was added; messages reverie
+recorded from elsewhere come back as the plain request or response of their role. History
+``name`` is reverie session ``pydantic_ai:{name}``; ``clear`` starts a new generation
+(``reverie.adapters.generations``): the old messages stay in memory.
 
 ``memory_tools(memory)`` is a ``FunctionToolset`` of the memory operations an agent may call:
 ``search_memory``, ``recall``, ``read_memory`` and ``remember`` (kept as the agent's own words,
@@ -37,7 +38,7 @@ try:
         ModelMessagesTypeAdapter,
         ModelRequest,
         ModelResponse,
-        RetryPromptPart,
+        RetryFeedbackPart,
         SystemPromptPart,
         TextPart,
         ToolCallPart,
@@ -118,9 +119,7 @@ def memory_tools(memory: MemoryEngine) -> FunctionToolset[Any]:
         Args:
             file: which file.
         """
-        if file not in FILES:
-            raise ModelRetry(f"no memory file {file!r}; choose one of SOUL.md, USER.md, MEMORY.md")
-        return memory.read_memory(FILES[file])
+        return memory.read_memory(FILES[file])  # pydantic-ai refused any other name already
 
     def remember(text: str) -> str:
         """Keep a fact for later conversations (curated into the durable files now).
@@ -173,23 +172,18 @@ def _role_text(message: ModelMessage) -> tuple[Role, str, str | None]:
     asked = [p for p in message.parts if isinstance(p, UserPromptPart)]
     if asked:
         return "user", "\n".join(_prompt_text(p.content) for p in asked), None
-    returned = [p for p in message.parts if isinstance(p, ToolReturnPart | RetryPromptPart)]
-    if returned:
-        texts = [_returned_text(p) for p in returned]
+    returned = [p for p in message.parts if isinstance(p, ToolReturnPart)]
+    if returned:  # a refused call too (outcome "retried"): it answers that call
+        texts = [p.model_response_str() for p in returned]
         return "tool", "\n".join(texts), returned[0].tool_call_id
-    system = [p.content for p in message.parts if isinstance(p, SystemPromptPart)]
-    return "system", "\n".join(system), None
+    # Only the agent's own parts: its system prompt, the framework's feedback on an answer it
+    # could not use. Neither is the person's words, so neither is recorded as theirs.
+    notes = [p.content for p in message.parts if isinstance(p, SystemPromptPart)]
+    notes += [p.model_response() for p in message.parts if isinstance(p, RetryFeedbackPart)]
+    return "system", "\n".join(notes), None
 
 
-def _returned_text(part: ToolReturnPart | RetryPromptPart) -> str:
-    if isinstance(part, ToolReturnPart):
-        return part.model_response_str()
-    return part.model_response()
-
-
-def _prompt_text(content: object) -> str:
+def _prompt_text(content: str | Sequence[object]) -> str:
     if isinstance(content, str):
         return content
-    if isinstance(content, Sequence):
-        return "\n".join(p for p in content if isinstance(p, str))
-    return ""
+    return "\n".join(p for p in content if isinstance(p, str))  # media parts have no text
