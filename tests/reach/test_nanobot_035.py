@@ -7,7 +7,9 @@ bench-compare`` uses), and runs as a subprocess (``tests/reach/nanobot_side.py``
 (``CI`` set) the fixture installs it there when it is missing; elsewhere the tests skip when it
 is missing, saying how to get it. Nothing here fakes nanobot: its own ``MemoryStore`` and
 ``SessionManager`` write the workspace, its own config loader and provider factory make the
-client, and the model behind ``reverie serve`` is the loopback server.
+client, and the model behind ``reverie serve`` is the loopback server. ``reverie ingest`` runs
+as the user runs it (a process, ``HOME`` as nanobot had it, or another one for a copied
+workspace, where it must say where the sessions are and take that folder).
 """
 
 from __future__ import annotations
@@ -84,22 +86,26 @@ def _side(nanobot: Path, home: Path, *args: str) -> dict[str, Any]:
     return found
 
 
-@pytest.fixture(scope="module")
-def ingested(nanobot: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryEngine]:
-    """A workspace nanobot wrote, then ``reverie ingest`` of it as a user runs it."""
-    home = tmp_path_factory.mktemp("home")
-    workspace, target = home / ".nanobot" / "workspace", home / "reverie"
-    _side(nanobot, home, "workspace", str(workspace))
+def _ingest(home: Path, target: Path, *sources: Path) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "reverie", "-w", str(target), "ingest", str(workspace)],
-        env=clean_env(home, target),
+        [sys.executable, "-m", "reverie", "-w", str(target), "ingest", *map(str, sources)],
+        env=clean_env(home, target) | {"COLUMNS": "400"},
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "0 problem(s)" in done.stdout
+    return done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def ingested(nanobot: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryEngine]:
+    """A workspace nanobot wrote, then ``reverie ingest`` of it as a user runs it."""
+    home = tmp_path_factory.mktemp("home")
+    workspace, target = home / ".nanobot" / "workspace", home / "reverie"
+    _side(nanobot, home, "workspace", str(workspace))
+    assert "0 problem(s)" in _ingest(home, target, workspace)
     with MemoryEngine.open(target, environ={"REVERIE_RECALL_EMBEDDINGS": "off"}) as engine:
         yield engine
 
@@ -141,6 +147,20 @@ def test_the_history_nanobots_dream_consumed_arrives_as_consumed(ingested: Memor
         wanted = f"Mia noted garden fact number {number}."
         assert wanted in _history_hits(ingested, f"garden fact number {number}")
         assert f"fact number {number}." not in durable  # consumed: not dreamt a second time
+
+
+def test_a_workspace_copied_from_another_home_says_where_its_sessions_are(
+    nanobot: Path, tmp_path: Path
+) -> None:
+    written = _side(nanobot, tmp_path / "home", "workspace", str(tmp_path / "ws"))
+    elsewhere = tmp_path / "elsewhere"  # the workspace copied, its sessions left behind
+    elsewhere.mkdir()
+    said = " ".join(_ingest(elsewhere, tmp_path / "r", tmp_path / "ws").split())
+    assert "imported 0 session(s)" in said
+    workspace_id = Path(written["sessions_dir"]).name
+    assert f"{elsewhere}/.nanobot/sessions/{workspace_id}, which does not exist here" in said
+    said = _ingest(elsewhere, tmp_path / "r", tmp_path / "ws", Path(written["sessions_dir"]))
+    assert "imported 1 session(s)" in said
 
 
 def _recipe_config(base_url: str) -> dict[str, Any]:
