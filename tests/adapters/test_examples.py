@@ -38,6 +38,7 @@ def _sent(loopback: LoopbackServer) -> list[dict[str, str]]:
     [
         ("agents_sdk.py", "4 items in reverie session agents:example"),
         ("langchain_history.py", "4 messages in reverie session langchain:example"),
+        ("pydantic_ai_agent.py", "4 messages in reverie session pydantic_ai:example"),
     ],
 )
 def test_the_example_runs_two_turns_in_one_remembered_session(
