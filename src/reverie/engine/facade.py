@@ -214,10 +214,17 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         """Return the in-budget prompt for the next model call (``user_text`` not recorded)."""
         check_session_key(session_key)
         user_text = None if user_text is None else clean_text(user_text)
-        compaction = self._compactor.ensure_budget(session_key, user_text=user_text, tools=tools)
-        session = self._stores.sessions.load(session_key)
         budget = self._compactor.budget
+        # One load and one assembly: the compactor measures the prompt built here. Only when
+        # it is over budget does compaction run, and the prompt is built again on what it left.
+        session = self._stores.sessions.load(session_key)
         prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
+        compaction = self._compactor.ensure_budget(
+            session_key, user_text=user_text, tools=tools, built=prompt
+        )
+        if prompt.pressure >= budget:
+            session = self._stores.sessions.load(session_key)
+            prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
         return PromptResult(prompt=prompt, compaction=compaction, budget=budget)
 
     def remember(

@@ -23,7 +23,9 @@ Replay. The full replay (``turns.replay``: the pending messages plus a suffix of
 ones, for continuity) is used when it fits the budget; otherwise the pending view (messages
 after the compaction mark only, opened by a short note when it does not start at a user
 message). Pending messages are never dropped: they are not in history yet. Compaction
-measures the pending view, so a large suffix never forces needless compaction.
+measures the pending view, so a large suffix never forces needless compaction; every prompt
+carries that measure (``AssembledPrompt.pressure``), so the compactor reads it off the prompt a
+call built instead of assembling another (one assembly per ``record`` or ``prompt``).
 
 Recall. With a ``Recaller``, the system message ends with a "Recalled" section: the items of
 memory most relevant to the new user message (or, when the caller passes none, the last one
@@ -90,6 +92,12 @@ class AssembledPrompt:
     recent: tuple[HistoryEntry, ...]
     replayed: int
     recall: RecallResult | None = None
+    pressure: int = 0
+    """What compaction measures: this prompt with the pending view and recall's reserve.
+
+    Equal to ``tokens`` for a ``minimal`` prompt; for a full one, the tokens the same call with
+    ``minimal=True`` would report, so the compactor never assembles the prompt again.
+    """
 
     @property
     def tokens(self) -> int:
@@ -160,9 +168,13 @@ class PromptAssembler:
         tail = (Message(role="user", content=user_text),) if user_text is not None else ()
         tool_tokens = self._tool_tokens(tools)
         fixed = self._counter.message(system) + self._count(tail) + tool_tokens + self._reserve
-        view = () if minimal else replay(session, counter=self._counter, suffix=self._suffix)
-        if minimal or (budget is not None and fixed + self._count(view) > budget):
-            view = self._pending(session)
+        pending = self._pending(session)
+        view = pending if minimal else replay(session, counter=self._counter, suffix=self._suffix)
+        if budget is not None and fixed + self._count(view) > budget:
+            view = pending
+        # The measure of the pending view, as a minimal prompt's sections add up (below).
+        bare = max(self._counter.message(system), sum(self._counter.text(t) for _n, t in parts))
+        pressure = bare + self._count(pending) + self._count(tail) + tool_tokens + self._reserve
         recalled = None
         if not minimal and self._recaller is not None and self._reserve > 0:
             others = fixed - self._reserve + self._count(view) - self._counter.message(system)
@@ -171,6 +183,26 @@ class PromptAssembler:
             if recalled.text:
                 parts.append(("recalled", recalled.text))
                 system = Message(role="system", content="\n\n".join(t for _n, t in parts))
+        sections = self._sections(parts, system, view, tail, tool_tokens, minimal=minimal)
+        return AssembledPrompt(
+            messages=(system, *view, *tail),
+            sections=sections,
+            recent=recent,
+            replayed=len(view),
+            recall=recalled,
+            pressure=pressure,
+        )
+
+    def _sections(
+        self,
+        parts: Sequence[tuple[str, str]],
+        system: Message,
+        view: Sequence[Message],
+        tail: Sequence[Message],
+        tool_tokens: int,
+        *,
+        minimal: bool,
+    ) -> tuple[SectionTokens, ...]:
         sections = [
             SectionTokens(name=name, tokens=self._counter.text(text)) for name, text in parts
         ]
@@ -181,13 +213,7 @@ class PromptAssembler:
         sections.append(SectionTokens(name="tools", tokens=tool_tokens))
         if minimal and self._reserve:
             sections.append(SectionTokens(name="recall_reserved", tokens=self._reserve))
-        return AssembledPrompt(
-            messages=(system, *view, *tail),
-            sections=tuple(sections),
-            recent=recent,
-            replayed=len(view),
-            recall=recalled,
-        )
+        return tuple(sections)
 
     def _fit_recall(
         self,
