@@ -168,22 +168,19 @@ class PromptAssembler:
         tail = (Message(role="user", content=user_text),) if user_text is not None else ()
         tool_tokens = self._tool_tokens(tools)
         fixed = self._counter.message(system) + self._count(tail) + tool_tokens + self._reserve
-        pending = self._pending(session)
-        view = pending if minimal else replay(session, counter=self._counter, suffix=self._suffix)
-        if budget is not None and fixed + self._count(view) > budget:
-            view = pending
+        view, view_tokens, pending_tokens = self._view(session, fixed, budget, minimal=minimal)
         # The measure of the pending view, as a minimal prompt's sections add up (below).
         bare = max(self._counter.message(system), sum(self._counter.text(t) for _n, t in parts))
-        pressure = bare + self._count(pending) + self._count(tail) + tool_tokens + self._reserve
+        pressure = bare + pending_tokens + self._count(tail) + tool_tokens + self._reserve
         recalled = None
         if not minimal and self._recaller is not None and self._reserve > 0:
-            others = fixed - self._reserve + self._count(view) - self._counter.message(system)
+            others = fixed - self._reserve + view_tokens - self._counter.message(system)
             ask = partial(self._recall, self._recaller, session, user_text, view, recent)
             recalled = self._fit_recall(ask, parts, others, budget)
             if recalled.text:
                 parts.append(("recalled", recalled.text))
                 system = Message(role="system", content="\n\n".join(t for _n, t in parts))
-        sections = self._sections(parts, system, view, tail, tool_tokens, minimal=minimal)
+        sections = self._sections(parts, system, view_tokens, tail, tool_tokens, minimal=minimal)
         return AssembledPrompt(
             messages=(system, *view, *tail),
             sections=sections,
@@ -193,11 +190,25 @@ class PromptAssembler:
             pressure=pressure,
         )
 
+    def _view(
+        self, session: Session, fixed: int, budget: int | None, *, minimal: bool
+    ) -> tuple[tuple[Message, ...], int, int]:
+        """The replayed view, its tokens and the pending view's (each message counted once)."""
+        pending = self._pending(session)
+        pending_tokens = self._count(pending)
+        if minimal:
+            return pending, pending_tokens, pending_tokens
+        full = replay(session, counter=self._counter, suffix=self._suffix)
+        full_tokens = pending_tokens if full == pending else self._count(full)
+        if budget is not None and fixed + full_tokens > budget:
+            return pending, pending_tokens, pending_tokens
+        return full, full_tokens, pending_tokens
+
     def _sections(
         self,
         parts: Sequence[tuple[str, str]],
         system: Message,
-        view: Sequence[Message],
+        view_tokens: int,
         tail: Sequence[Message],
         tool_tokens: int,
         *,
@@ -208,7 +219,7 @@ class PromptAssembler:
         ]
         overhead = self._counter.message(system) - sum(s.tokens for s in sections)
         sections.append(SectionTokens(name="system_overhead", tokens=max(0, overhead)))
-        sections.append(SectionTokens(name="replay", tokens=self._count(view)))
+        sections.append(SectionTokens(name="replay", tokens=view_tokens))
         sections.append(SectionTokens(name="user_message", tokens=self._count(tail)))
         sections.append(SectionTokens(name="tools", tokens=tool_tokens))
         if minimal and self._reserve:
