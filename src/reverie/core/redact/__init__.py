@@ -70,6 +70,17 @@ def marker(kind: str) -> str:
 
 def redact(text: str) -> str:
     """Return ``text`` with every recognised secret replaced by its marker."""
+    if len(text) <= _REMEMBERED_CHARS:
+        return _redact_remembered(text)
+    return _redact(text)
+
+
+_REMEMBERED_CHARS = 4096
+"""Texts up to this long are remembered with their redaction: the proxy redacts every message
+a whole-history client resends (to admit it and to reconcile it), so most are seen before."""
+
+
+def _redact(text: str) -> str:
     if not _PREFILTER.may_match(text):
         return text
     if "private key-----" in text.lower():
@@ -88,6 +99,9 @@ def _redact_line(line: str) -> str:
             break
         line = redacted
     return line
+
+
+_redact_remembered = lru_cache(maxsize=8192)(_redact)
 
 
 def redact_shown(text: str) -> str:
