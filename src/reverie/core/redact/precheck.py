@@ -1,4 +1,4 @@
-"""The pre-check that lets text holding nothing secret-shaped skip every rule.
+"""What every rule needs before it can match: its stems and shapes, folded into one pre-check.
 
 Every rule either names substrings one of which any match contains (``Rule.triggers``) or
 needs a run of digits or one long whitespace-free word (``min_digits``, ``min_word``).
