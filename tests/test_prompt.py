@@ -135,3 +135,31 @@ def test_tool_schemas_are_counted(workspace: Workspace) -> None:
     )
     prompt = _assembler(workspace).assemble(workspace.sessions.load("k"), "hi", tools=[tool])
     assert {s.name: s.tokens for s in prompt.sections}["tools"] > 5
+
+
+def test_a_full_prompts_pressure_is_what_the_minimal_measure_reports(
+    workspace: Workspace,
+) -> None:
+    from reverie.memory.recall import Recaller
+    from reverie.storage.folder.index.index import SearchIndex
+
+    index = SearchIndex(workspace)
+    assembler = PromptAssembler(
+        workspace,
+        config=PromptConfig(),
+        counter=COUNTER,
+        identity="You are reverie.",
+        recaller=Recaller(lambda: index, counter=COUNTER),
+        recall_tokens=300,
+        input_budget=4000,
+    )
+    _chat(workspace, "cli:a", 12, words=40)
+    workspace.sessions.set_compacted_upto("cli:a", 10)
+    workspace.history.append("the harbour opens at nine", session_key="cli:a")
+    tools = (ToolSchema(name="look", description="look it up", parameters={"type": "object"}),)
+    session = workspace.sessions.load("cli:a")
+    for budget in (None, 4000, 600):
+        full = assembler.assemble(session, "the harbour?", tools=tools, budget=budget)
+        minimal = assembler.assemble(session, "the harbour?", tools=tools, minimal=True)
+        assert full.pressure == minimal.tokens == minimal.pressure
+    index.close()

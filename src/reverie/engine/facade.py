@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     # Processes are imported where they run (``doctor``, ``status``; the parts in
     # ``engine_parts``): a command that needs few of them does not pay for the rest.
     from reverie.core.messages import JSONValue
+    from reverie.core.session import Session
     from reverie.core.token_estimate import TokenCounter
     from reverie.llm.provider import Provider, ToolSchema
     from reverie.memory.agent import ChatAgent, TurnResult
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
     from reverie.memory.status import Status
     from reverie.storage.folder.audit_integrity import AuditIntegrity
     from reverie.storage.folder.index import SearchHit
-    from reverie.storage.ports import Backend, IndexPort
+    from reverie.storage.ports import Backend, IndexPort, RawTranscriptsPort
 
 Mode = Literal["model", "model-free"]
 
@@ -217,13 +218,24 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         """Return the in-budget prompt for the next model call (``user_text`` not recorded)."""
         check_session_key(session_key)
         user_text = None if user_text is None else clean_text(user_text)
-        compaction = self._compactor.ensure_budget(session_key, user_text=user_text, tools=tools)
-        session = self._stores.sessions.load(session_key)
-        if (raw := self._raw_store()) is not None:  # this session's own prompt: what was said
-            session = transcripts.own_view(raw, session)
         budget = self._compactor.budget
+        # One load and one assembly: the compactor measures the prompt built here. Only when
+        # it is over budget does compaction run, and the prompt is built again on what it left.
+        raw = self._raw_store()  # this session's own prompt reads what was said (opt-in)
+        session = self._own_session(session_key, raw)
         prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
+        compaction = self._compactor.ensure_budget(
+            session_key, user_text=user_text, tools=tools, built=prompt
+        )
+        if prompt.pressure >= budget:
+            session = self._own_session(session_key, raw)
+            prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
         return PromptResult(prompt=prompt, compaction=compaction, budget=budget)
+
+    def _own_session(self, session_key: str, raw: RawTranscriptsPort | None) -> Session:
+        """Session ``session_key`` as its own prompt reads it (raw text on the opt-in)."""
+        session = self._stores.sessions.load(session_key)
+        return session if raw is None else transcripts.own_view(raw, session)
 
     def remember(
         self,

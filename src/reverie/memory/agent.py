@@ -121,14 +121,13 @@ class ChatAgent:
         call that fails leaves the session as it was, so a retry does not replay the question
         twice (as the proxy records nothing of an exchange that did not complete).
         """
-        compactions = [self._compactor.ensure_budget(key, user_text=user_text, tools=TOOLS)]
+        compactions: list[CompactionResult] = []
         pending: Message | None = Message(role="user", content=user_text, timestamp=self._clock())
         added: list[Message] = []
         calls, tokens = 0, 0
         for iteration in range(self._max_iterations):
             last = iteration == self._max_iterations - 1
             waiting = pending.text if pending is not None else None
-            compactions.append(self._compactor.ensure_budget(key, user_text=waiting, tools=TOOLS))
             reply, tokens = self._ask(key, waiting, final=last, compactions=compactions)
             calls += 1
             if pending is not None:
@@ -149,26 +148,37 @@ class ChatAgent:
         compactions: list[CompactionResult],
     ) -> tuple[ChatReply, int]:
         """One model call; a "context length exceeded" gets one harder compaction and a retry."""
-        request, tokens = self._request(key, waiting, final=final)
+        request, tokens = self._request(key, waiting, final=final, compactions=compactions)
         try:
             reply = self._provider.complete(request)
         except ContextLengthExceededError:
             compactions.append(
                 self._compactor.ensure_budget(key, user_text=waiting, tools=TOOLS, harder=True)
             )
-            request, tokens = self._request(key, waiting, final=final)
+            request, tokens = self._request(key, waiting, final=final, compactions=[])
             reply = self._provider.complete(request)
         if self._observe is not None:
             self._observe(request, reply)  # real prompt tokens correct later estimates
         return reply, tokens
 
-    def _request(self, key: str, waiting: str | None, *, final: bool) -> tuple[ChatRequest, int]:
+    def _request(
+        self, key: str, waiting: str | None, *, final: bool, compactions: list[CompactionResult]
+    ) -> tuple[ChatRequest, int]:
+        # One load and one assembly per model call: the compactor measures the prompt built
+        # here, and only over budget (compaction ran) is it built again on what that left.
+        budget = self._compactor.budget
         session = self._stores.sessions.load(key)
         if self._raw is not None:  # this session's own prompt reads what was really said
             session = self._raw.view(session)
-        prompt = self._assembler.assemble(
-            session, waiting, tools=TOOLS, budget=self._compactor.budget
+        prompt = self._assembler.assemble(session, waiting, tools=TOOLS, budget=budget)
+        compactions.append(
+            self._compactor.ensure_budget(key, user_text=waiting, tools=TOOLS, built=prompt)
         )
+        if prompt.pressure >= budget:
+            session = self._stores.sessions.load(key)
+            if self._raw is not None:
+                session = self._raw.view(session)
+            prompt = self._assembler.assemble(session, waiting, tools=TOOLS, budget=budget)
         request = ChatRequest(
             messages=prompt.messages,
             tools=TOOLS,

@@ -23,7 +23,9 @@ Replay. The full replay (``turns.replay``: the pending messages plus a suffix of
 ones, for continuity) is used when it fits the budget; otherwise the pending view (messages
 after the compaction mark only, opened by a short note when it does not start at a user
 message). Pending messages are never dropped: they are not in history yet. Compaction
-measures the pending view, so a large suffix never forces needless compaction.
+measures the pending view, so a large suffix never forces needless compaction; every prompt
+carries that measure (``AssembledPrompt.pressure``), so the compactor reads it off the prompt a
+call built instead of assembling another (one assembly per ``record`` or ``prompt``).
 
 Recall. With a ``Recaller``, the system message ends with a "Recalled" section: the items of
 memory most relevant to the new user message (or, when the caller passes none, the last one
@@ -90,6 +92,12 @@ class AssembledPrompt:
     recent: tuple[HistoryEntry, ...]
     replayed: int
     recall: RecallResult | None = None
+    pressure: int = 0
+    """What compaction measures: this prompt with the pending view and recall's reserve.
+
+    Equal to ``tokens`` for a ``minimal`` prompt; for a full one, the tokens the same call with
+    ``minimal=True`` would report, so the compactor never assembles the prompt again.
+    """
 
     @property
     def tokens(self) -> int:
@@ -165,34 +173,63 @@ class PromptAssembler:
         tail = (Message(role="user", content=user_text),) if user_text is not None else ()
         tool_tokens = self._tool_tokens(tools)
         fixed = self._counter.message(system) + self._count(tail) + tool_tokens + self._reserve
-        view = () if minimal else replay(session, counter=self._counter, suffix=self._suffix)
-        if minimal or (budget is not None and fixed + self._count(view) > budget):
-            view = self._pending(session)
+        view, view_tokens, pending_tokens = self._view(session, fixed, budget, minimal=minimal)
+        # The measure of the pending view, as a minimal prompt's sections add up (below).
+        bare = max(self._counter.message(system), sum(self._counter.text(t) for _n, t in parts))
+        pressure = bare + pending_tokens + self._count(tail) + tool_tokens + self._reserve
         recalled = None
         if not minimal and self._recaller is not None and self._reserve > 0:
-            others = fixed - self._reserve + self._count(view) - self._counter.message(system)
+            others = fixed - self._reserve + view_tokens - self._counter.message(system)
             ask = partial(self._recall, self._recaller, session, user_text, view, recent)
             recalled = self._fit_recall(ask, parts, others, budget)
             if recalled.text:
                 parts.append(("recalled", recalled.text))
                 system = Message(role="system", content="\n\n".join(t for _n, t in parts))
+        sections = self._sections(parts, system, view_tokens, tail, tool_tokens, minimal=minimal)
+        return AssembledPrompt(
+            messages=(system, *view, *tail),
+            sections=sections,
+            recent=recent,
+            replayed=len(view),
+            recall=recalled,
+            pressure=pressure,
+        )
+
+    def _view(
+        self, session: Session, fixed: int, budget: int | None, *, minimal: bool
+    ) -> tuple[tuple[Message, ...], int, int]:
+        """The replayed view, its tokens and the pending view's (each message counted once)."""
+        pending = self._pending(session)
+        pending_tokens = self._count(pending)
+        if minimal:
+            return pending, pending_tokens, pending_tokens
+        full = replay(session, counter=self._counter, suffix=self._suffix)
+        full_tokens = pending_tokens if full == pending else self._count(full)
+        if budget is not None and fixed + full_tokens > budget:
+            return pending, pending_tokens, pending_tokens
+        return full, full_tokens, pending_tokens
+
+    def _sections(
+        self,
+        parts: Sequence[tuple[str, str]],
+        system: Message,
+        view_tokens: int,
+        tail: Sequence[Message],
+        tool_tokens: int,
+        *,
+        minimal: bool,
+    ) -> tuple[SectionTokens, ...]:
         sections = [
             SectionTokens(name=name, tokens=self._counter.text(text)) for name, text in parts
         ]
         overhead = self._counter.message(system) - sum(s.tokens for s in sections)
         sections.append(SectionTokens(name="system_overhead", tokens=max(0, overhead)))
-        sections.append(SectionTokens(name="replay", tokens=self._count(view)))
+        sections.append(SectionTokens(name="replay", tokens=view_tokens))
         sections.append(SectionTokens(name="user_message", tokens=self._count(tail)))
         sections.append(SectionTokens(name="tools", tokens=tool_tokens))
         if minimal and self._reserve:
             sections.append(SectionTokens(name="recall_reserved", tokens=self._reserve))
-        return AssembledPrompt(
-            messages=(system, *view, *tail),
-            sections=tuple(sections),
-            recent=recent,
-            replayed=len(view),
-            recall=recalled,
-        )
+        return tuple(sections)
 
     def _fit_recall(
         self,

@@ -54,6 +54,10 @@ What follows from it:
 - a client that edits an earlier message: from the edit on, what it sends is new.
 
 This module is pure: no I/O, no engine; the only state it reads is the session's messages.
+It remembers the meaning of the session messages it compared (``_HELD``, by identity: a
+session store hands out the same message objects while a session is unchanged), so a request
+does not redact and canonicalise the whole session again; a forgotten entry is only work
+redone.
 """
 
 from __future__ import annotations
@@ -150,13 +154,25 @@ class _Held:
 
     @classmethod
     def of(cls, message: Message) -> _Held:
-        return cls(message, meaning(message), is_tombstone(message))
+        kept = _HELD.get(id(message))
+        if kept is not None and kept.message is message:
+            return kept
+        held = cls(message, meaning(message), is_tombstone(message))
+        if len(_HELD) >= _HELD_KEPT:
+            _HELD.clear()
+        _HELD[id(message)] = held  # holds the message, so its id cannot be reused meanwhile
+        return held
 
     def fits(self, sent: Meaning, *, forgotten: bool = True) -> bool:
         """True when ``sent`` is this message (a tombstone only when ``forgotten``)."""
         if self.forgotten:
             return forgotten and self.meaning.shape == sent.shape
         return self.meaning == sent
+
+
+_HELD: dict[int, _Held] = {}
+_HELD_KEPT = 50_000
+"""How many session messages' meanings are remembered (then forgotten all at once)."""
 
 
 def reconcile(

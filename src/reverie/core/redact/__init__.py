@@ -15,8 +15,9 @@ becomes "my PIN for the card is [redacted: pin]". Two families of rules:
   digits on the back"), national ids, API keys and tokens, in English, German, French,
   Spanish, Italian, Portuguese and Chinese (``lexicon.LANGUAGES``).
 
-Text with no trigger word, no run of digits and no long word skips every rule
-(``precheck``): an append of ordinary prose pays a few dictionary look-ups, not the rules.
+Text with no trigger, no run of digits and no long word skips every rule (``prefilter``,
+built from ``precheck``'s stems): an append of ordinary prose pays a few C-level scans, not
+the rules.
 
 Who calls it: the history log on every append (compaction output of both summarisers, ingest,
 raw fallbacks), dream's publish (every durable file it writes, and the ones it did not touch,
@@ -39,6 +40,7 @@ from functools import lru_cache
 from reverie.core.redact.assignments import ASSIGNMENT_RULES
 from reverie.core.redact.formats import FORMAT_RULES, Rule, TextView
 from reverie.core.redact.precheck import Precheck
+from reverie.core.redact.prefilter import Prefilter
 from reverie.core.redact.prose import PROSE_RULES
 from reverie.core.redact.urls import display_url, redact_url, scrub_urls
 
@@ -56,7 +58,7 @@ __all__ = [
 RULES: tuple[Rule, ...] = FORMAT_RULES[:3] + ASSIGNMENT_RULES + PROSE_RULES + FORMAT_RULES[3:]
 """Private keys and URL credentials first, then assignments and statements, then shapes."""
 _BLOCK_RULE, _LINE_RULES = RULES[0], RULES[1:]
-_PRECHECK = Precheck.of(RULES)
+_PREFILTER = Prefilter.of(Precheck.of(RULES))
 
 
 _MAX_PASSES = 4
@@ -70,7 +72,18 @@ def marker(kind: str) -> str:
 
 def redact(text: str) -> str:
     """Return ``text`` with every recognised secret replaced by its marker."""
-    if not _PRECHECK.may_match(text):
+    if len(text) <= _REMEMBERED_CHARS:
+        return _redact_remembered(text)
+    return _redact(text)
+
+
+_REMEMBERED_CHARS = 4096
+"""Texts up to this long are remembered with their redaction: the proxy redacts every message
+a whole-history client resends (to admit it and to reconcile it), so most are seen before."""
+
+
+def _redact(text: str) -> str:
+    if not _PREFILTER.may_match(text):
         return text
     if "private key-----" in text.lower():
         text = _apply(_BLOCK_RULE, text)
@@ -88,6 +101,9 @@ def _redact_line(line: str) -> str:
             break
         line = redacted
     return line
+
+
+_redact_remembered = lru_cache(maxsize=8192)(_redact)
 
 
 def redact_shown(text: str) -> str:

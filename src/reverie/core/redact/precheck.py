@@ -1,4 +1,4 @@
-"""The pre-check that lets text holding nothing secret-shaped skip every rule.
+"""What every rule needs before it can match: its stems and shapes, folded into one pre-check.
 
 Every rule either names substrings one of which any match contains (``Rule.triggers``) or
 needs a run of digits or one long whitespace-free word (``min_digits``, ``min_word``).
@@ -6,9 +6,10 @@ needs a run of digits or one long whitespace-free word (``min_digits``, ``min_wo
 triggers reduced to those no other one contains; the non-ASCII ones tried only on non-ASCII
 text) and neither the digits nor the longest word any shape rule needs (a card number 13
 digits, a random token 2 digits in a 24-character word), and no rule can match, so
-``redact`` returns the text untouched. It is what keeps
-an append cheap on ordinary prose. A rule with no pre-check at all disables it (a test keeps
-every rule pre-checked). No I/O.
+``redact`` returns the text untouched. Its test looks only at the
+start and end of each word, so it misses a stem inside one ("mypassword: x"), and it loops over
+the words in Python: ``redact`` asks ``prefilter`` instead, which takes its stems and shapes from
+here. A rule with no pre-check at all disables both (a test keeps every rule pre-checked). No I/O.
 """
 
 from __future__ import annotations

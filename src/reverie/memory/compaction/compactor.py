@@ -1,6 +1,7 @@
 """Token-pressure compaction: keep the next prompt under budget by archiving the oldest turns.
 
-Before a model call, ``ensure_budget`` assembles the prompt; at or over the input budget it
+Before a model call, ``ensure_budget`` measures the prompt (``AssembledPrompt.pressure`` of the
+one its caller assembled, else of one it assembles itself); at or over the input budget it
 compacts, round by round (at most ``rounds_per_turn``), until the prompt is at or below the
 target (``ratio`` times the budget). A round cuts at a turn boundary (``pick_cut``), or inside one
 endless turn at the last point that keeps tool calls with their results (``last_safe_cut``),
@@ -36,7 +37,7 @@ from reverie.memory.compaction.attempt import SummaryFailure
 from reverie.memory.compaction.chunks import ChunkSummariser
 from reverie.memory.compaction.result import CompactionResult, Outcome
 from reverie.memory.compaction.transcript import raw_fallback
-from reverie.memory.prompt import PromptAssembler
+from reverie.memory.prompt import AssembledPrompt, PromptAssembler
 from reverie.storage.folder.entries import HistoryEntry
 from reverie.storage.folder.session_keys import lock_name
 from reverie.storage.ports import SessionLogStores
@@ -79,6 +80,7 @@ class Compactor:
         user_text: str | None = None,
         tools: Sequence[ToolSchema] = (),
         harder: bool = False,
+        built: AssembledPrompt | None = None,
     ) -> CompactionResult:
         """Compact ``key`` if its next prompt would reach the budget.
 
@@ -88,6 +90,9 @@ class Compactor:
             tools: the tool schemas the prompt will carry.
             harder: compact even under budget, down to half the usual target (used after a
                 "context length exceeded" error from the chat model).
+            built: the prompt the caller just assembled for ``key`` with these ``user_text``
+                and ``tools``: its ``pressure`` is the measure, so nothing is loaded or
+                assembled again unless it is over budget.
         """
         ratio = self._config.ratio / 2 if harder else self._config.ratio
         plan = _Plan(user_text=user_text, tools=tuple(tools), target=int(self._budget * ratio))
@@ -95,7 +100,11 @@ class Compactor:
             # Most calls are under budget: say so without the lock (on a database, a lease
             # is two flushed commits). Compaction only shrinks a prompt, so a concurrent one
             # cannot turn this answer wrong; over budget, measure again under the lock.
-            early = self._measure(self._stores.sessions.load(key), plan)
+            early = (
+                _Measure(tokens=built.pressure, carried=built.carried)
+                if built is not None
+                else self._measure(self._stores.sessions.load(key), plan)
+            )
             if early.tokens < self._budget:
                 return early.unchanged()
         with self._lock(key):
