@@ -36,13 +36,14 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
 from reverie.errors import ReverieError
 from reverie.memory.recall.dense.encoder import Encoder
 from reverie.memory.recall.dense.vectors import Mark, VectorStore
 from reverie.storage.folder.index import Candidate, SourceRef, history_ref, message_ref, parse_ref
 from reverie.storage.folder.index.items import ItemsAfter
+from reverie.storage.ports.vectors import FollowedPort
 
 if TYPE_CHECKING:
     from reverie.memory.recall.dense.encoder import Vectors
@@ -63,6 +64,8 @@ QUERY_CHARS = 256
 QUERY_HEAD = 96
 QUERY_MEMO = 16
 """Query vectors kept, newest used last."""
+PASSAGE_MEMO = 2_048
+"""Recently encoded item texts whose vector is kept, so a repeated text is not encoded again."""
 
 
 def query_text(text: str) -> str:
@@ -77,24 +80,8 @@ def query_text(text: str) -> str:
     return f"{head} … {tail}"
 
 
-class Followed(Protocol):
-    """What the retriever needs of the search index."""
-
-    def items_after(
-        self, after: int, *, seen: str | None, limit: int, only: str | None = None
-    ) -> ItemsAfter:
-        """Items indexed after a mark."""
-        ...
-
-    def count_after(self, after: int, *, seen: str | None) -> int:
-        """How many items were indexed after a mark."""
-        ...
-
-    def items_named(
-        self, refs: Sequence[SourceRef], *, session_key: str | None = None
-    ) -> list[Candidate]:
-        """Items by reference, in the order given."""
-        ...
+Followed = FollowedPort
+"""What the retriever needs of the search index (``reverie.storage.ports.vectors``)."""
 
 
 class DenseRetriever:
@@ -125,6 +112,9 @@ class DenseRetriever:
         self.per_call = per_call
         self.depth = depth
         self._memo: OrderedDict[str, Vectors] = OrderedDict()
+        self._passage_memo: OrderedDict[str, Vectors] = OrderedDict()
+        self.repeated = 0
+        """Items whose text was encoded already (in the same batch or lately): not encoded."""
 
     def ranked(self, query: str, *, limit: int, scope: str | None) -> list[Candidate]:
         """``nearest`` as recall's ``RankedSource`` (``reverie.memory.recall.fusion``)."""
@@ -161,6 +151,26 @@ class DenseRetriever:
                 self._memo.popitem(last=False)
         self._memo.move_to_end(text)
         return vector
+
+    def _passages(self, texts: Sequence[str]) -> Vectors:
+        """Encode ``texts``, each distinct text once; a text encoded lately is not encoded again.
+
+        Chat repeats itself ("ok", "thanks!", a pasted log): ``PASSAGE_MEMO`` recent texts keep
+        their vector.
+        """
+        import numpy as np  # noqa: PLC0415 -- only with the extra
+
+        missing = [text for text in dict.fromkeys(texts) if text not in self._passage_memo]
+        if missing:
+            for text, vector in zip(missing, self.encoder.passages(missing), strict=True):
+                self._passage_memo[text] = vector
+        for text in texts:
+            self._passage_memo.move_to_end(text)
+        out = np.stack([self._passage_memo[text] for text in texts])
+        while len(self._passage_memo) > PASSAGE_MEMO:
+            self._passage_memo.popitem(last=False)
+        self.repeated += len(texts) - len(missing)
+        return out
 
     def pending(self) -> int:
         """How many items wait for their vector: those after the mark, and those deferred."""
@@ -232,7 +242,7 @@ class DenseRetriever:
             return
         for start in range(0, len(todo), BATCH):
             chunk = todo[start : start + BATCH]
-            vectors = self.encoder.passages([text[:PASSAGE_CHARS] for _, _, text in chunk])
+            vectors = self._passages([text[:PASSAGE_CHARS] for _, _, text in chunk])
             end = start + BATCH >= len(todo)
             self.store.add(chunk, vectors, mark if end else self.store.mark())
 
