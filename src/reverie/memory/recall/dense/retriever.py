@@ -31,7 +31,9 @@ Invariants.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -53,6 +55,8 @@ logger = logging.getLogger(__name__)
 PASSAGE_CHARS = 2_000
 """Only the start of a long item is encoded (the model reads 512 tokens at most)."""
 BATCH = 32
+BULK_THREADS = min(4, os.cpu_count() or 1)
+"""Threads the model may use for a bulk catch-up (a query's pass keeps one)."""
 DEPTH = 80
 """Nearest items fused per query by default: recall's pool (bench/recall.py --dense)."""
 PER_QUERY = 4
@@ -183,15 +187,17 @@ class DenseRetriever:
         ``progress`` is called with the running count after each page.
         """
         encoded = 0
+        threads = getattr(self.encoder, "threads", None)  # the bundled model's; not a test's
         try:
             self.store.resume()  # back to the first item a query left for this
-            while True:
-                done = self.catch_up(per_call=256)
-                encoded += done
-                if progress is not None:
-                    progress(encoded)
-                if done < 256:
-                    return encoded
+            with threads(BULK_THREADS) if threads is not None else contextlib.nullcontext():
+                while True:
+                    done = self.catch_up(per_call=256)
+                    encoded += done
+                    if progress is not None:
+                        progress(encoded)
+                    if done < 256:
+                        return encoded
         except (sqlite3.Error, OSError, ReverieError, RuntimeError, ValueError) as exc:
             logger.warning("dense recall: encoding the backlog stopped: %s", exc)
             return encoded
