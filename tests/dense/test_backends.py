@@ -121,3 +121,24 @@ def test_a_second_engine_uses_the_vectors_the_first_one_encoded(
         assert _dense(other).pending() == 0
     finally:
         other.close()
+
+
+def test_an_unreadable_stored_vector_is_skipped_and_the_others_still_answer(
+    engine: MemoryEngine,
+    where: str,
+    request: pytest.FixtureRequest,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    engine.record("tg:ann", [Message(role="user", content=FACT)])
+    engine.record("tg:ann", [Message(role="user", content="Rain again today.")])
+    assert engine.index_vectors() == 2
+    _dense(engine).store.rows.write([("#m1@tg:ann", "tg:ann", b"h" * 12, b"bad")], {})
+
+    again = _open(where, request)
+    try:
+        found = _dense(again).nearest(QUESTION, limit=3, session_key="tg:ann")
+        assert found[0].text == FACT
+        assert "unreadable" in caplog.text
+        assert len(_dense(again).store) == 2  # the damaged one was encoded again
+    finally:
+        again.close()

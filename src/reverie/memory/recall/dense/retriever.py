@@ -211,6 +211,7 @@ class DenseRetriever:
         encoded text passes this many characters (the first item is always taken).
         """
         budget = _Budget(items=per_call, chars=chars)
+        self.store.load()  # before the mark is read: a damaged row moves it back
         while not budget.spent:
             mark = self.store.mark()
             page = self._index().items_after(mark.after, seen=mark.seen, limit=256, only=only)

@@ -19,6 +19,9 @@ what another process or server encoded is used too. A query is exact over its se
 Invariants.
 - An item's vector is recomputed only when its text changed (its hash differs); a rebuilt
   search index costs a scan, not a re-encoding.
+- A stored row that cannot be read (a damaged blob) is skipped with a warning and the mark
+  goes back to the start: the next catch-up scans the index and encodes what has no vector
+  (that item); the other rows are used.
 - Writes go in one transaction of the backend; two processes adding the same items at once
   both write the same rows, nothing is duplicated.
 """
@@ -26,6 +29,7 @@ Invariants.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +45,8 @@ if TYPE_CHECKING:
     from reverie.memory.recall.dense.matrix import VectorMatrix
 
 __all__ = ["VECTORS_PATH", "Mark", "VectorStore", "text_hash"]
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,10 +83,14 @@ class VectorStore:
         return self._vectors().nbytes()
 
     def mark(self) -> Mark:
-        """The last search-index row this store has followed."""
+        """The last search-index row this store has followed (needs no numpy: ``status``)."""
         meta = self._meta()
         seen = meta.get("seen")
         return Mark(after=int(meta.get("after", "0")), seen=seen or None)
+
+    def load(self) -> None:
+        """Read the stored rows into memory now (reading may move the mark back: above)."""
+        self._vectors()
 
     def unchanged(self, ref: str, text: str) -> bool:
         """Whether ``ref`` already has a vector computed from ``text``."""
@@ -171,7 +181,18 @@ class VectorStore:
     def _read_new(self, matrix: VectorMatrix) -> None:
         from reverie.memory.recall.dense.matrix import from_blob  # noqa: PLC0415
 
+        skipped = 0
         for seq, (ref, key, digest, blob) in self.rows.rows_since(self._seq):
-            codes, scale = from_blob(bytes(blob), self.dim)
-            matrix.put(ref, key, bytes(digest), codes, scale)
             self._seq = seq
+            try:
+                codes, scale = from_blob(bytes(blob), self.dim)
+            except ValueError as exc:  # a damaged row: that item is encoded again
+                skipped += 1
+                if skipped == 1:
+                    logger.warning(
+                        "dense recall: a stored vector of %s is unreadable: %s", ref, exc
+                    )
+                continue
+            matrix.put(ref, key, bytes(digest), codes, scale)
+        if skipped:  # follow the index from the start again: only what has no vector is encoded
+            self.rows.put_meta({"after": "0", "seen": ""})
