@@ -22,6 +22,7 @@ from reverie.memory.recall.dense.retriever import (
     Followed,
     query_text,
 )
+from reverie.storage.folder.vectors import SqliteVectorRows
 from tests.conftest import StepClock
 
 WINDOW = Config(
@@ -113,13 +114,30 @@ def test_each_text_is_encoded_once_as_items_are_indexed(
     engine.recall(QUESTION, session="tg:ann")
     first = encoder.encoded
 
-    _chat(engine, "tg:ann", 3)
+    for number in range(3):
+        engine.record("tg:ann", [Message(role="user", content=f"New this week ({number})")])
     engine.recall(QUESTION, session="tg:ann")
     engine.recall(QUESTION, session="tg:ann")
 
     assert first == 20 + 1  # the messages and the question
     assert encoder.encoded == first + 3  # the new messages; the question's vector is kept
     assert engine.index_vectors() == 0
+
+
+def test_a_repeated_text_is_encoded_once_and_each_item_still_gets_its_vector(
+    engine: MemoryEngine, encoder: HashingEncoder
+) -> None:
+    for key in ("tg:ann", "tg:bob"):
+        for _ in range(3):
+            engine.record(key, [Message(role="user", content="ok thanks!")])
+    engine.record("tg:bob", [Message(role="user", content=CHATTER)])
+
+    assert engine.index_vectors() == 7
+    assert encoder.encoded == 2
+    assert _dense(engine).repeated == 5
+    assert len(_dense(engine).store) == 7
+    found = _dense(engine).nearest("ok thanks!", limit=5, session_key="tg:bob")
+    assert [c.text for c in found][:3] == ["ok thanks!"] * 3
 
 
 def test_a_query_encodes_a_few_new_items_and_the_rest_waits_for_a_bulk_catch_up(
@@ -228,7 +246,9 @@ def test_a_rebuilt_search_index_costs_a_scan_not_an_encoding(
 
 def test_a_store_that_cannot_be_written_leaves_recall_lexical(engine: MemoryEngine) -> None:
     engine.record("tg:ann", [Message(role="user", content="my dog Biscuit")])
-    _dense(engine).store.path.mkdir(parents=True)  # a folder where the file should be
+    rows = _dense(engine).store.rows
+    assert isinstance(rows, SqliteVectorRows)
+    rows.path.mkdir(parents=True)  # a folder where the file should be
 
     recalled = engine.recall("Biscuit", session="tg:ann")
 

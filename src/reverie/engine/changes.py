@@ -59,7 +59,7 @@ class MemoryChanges(MemoryReads):
         report = forget(
             self._stores, text, purge=purge, index=self.index, confirm_broad=confirm_broad
         )
-        if purge and self.dense is not None:  # the purge deleted the vectors file: reopen it
+        if purge and self.dense is not None:  # the purge deleted vectors (file or rows): reload
             self.dense.store.close()
         return report
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Literal
 
 from reverie.config.settings import Config
 from reverie.core.clock import Clock, system_clock
@@ -64,7 +64,6 @@ if TYPE_CHECKING:
     from reverie.memory.doctor import DoctorReport
     from reverie.memory.ingest.run import IngestReport, Progress
     from reverie.memory.recall import RecallResult
-    from reverie.memory.recall.dense.retriever import Followed
     from reverie.memory.status import Status
     from reverie.storage.folder.audit_integrity import AuditIntegrity
     from reverie.storage.folder.index import SearchHit
@@ -105,12 +104,11 @@ class MemoryEngine(MemoryJobs, MemoryParts):
             else "model-free"
         )
         # Dense recall (reverie.memory.recall.dense) when [recall] embeddings allows and the extra
-        # is there; its vectors sit beside the search index, so only a folder workspace has them.
-        folder = self._stores.local_folder
+        # is there; each backend keeps the vectors and says what its index added.
         self.dense, self.dense_status = open_dense(
             self.config.recall.embeddings,
-            folder,
-            lambda: cast("Followed", self.index),  # a folder's index: a SearchIndex
+            backend.open_vectors(),
+            lambda: self._stores.follower(self.index),
         )
 
     @classmethod

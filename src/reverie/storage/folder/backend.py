@@ -11,12 +11,13 @@ workspace's side files. It implements ``reverie.storage.ports.Backend``; the eng
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from reverie.storage.folder import layout
 from reverie.storage.folder.atomic import atomic_write_text
 from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.storage.folder.scrub import Needle, files_holding, scrub_jsonl
+from reverie.storage.folder.vectors import VECTORS_PATH, SqliteVectorRows
 from reverie.storage.folder.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -32,6 +33,14 @@ class FileBackend(Workspace):
         from reverie.storage.folder.index.index import SearchIndex  # noqa: PLC0415
 
         return SearchIndex(self)
+
+    def open_vectors(self) -> SqliteVectorRows:
+        """Return dense recall's vector rows, in ``.reverie/vectors.sqlite``."""
+        return SqliteVectorRows(self.root / VECTORS_PATH)
+
+    def follower(self, index: object) -> SearchIndex:
+        """Return what dense recall follows: the SQLite search index itself (``index``)."""
+        return cast("SearchIndex", index)
 
     def durable_texts(self) -> dict[str, str]:
         """Every durable file that exists (no symlink), relative path -> text, memory first."""

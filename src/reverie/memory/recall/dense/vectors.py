@@ -1,58 +1,52 @@
-"""``VectorStore``: one vector per indexed item, in ``.reverie/vectors.sqlite`` beside the index.
+"""``VectorStore``: one vector per indexed item, kept by a backend and held in memory quantised.
 
-Storage model. ``vec`` holds one row per item, keyed by its source reference (``#h12``,
-``#m45@cli:default``, which survives a rebuild of the search index), with its session, a
-hash of the text it was computed from, and the vector (float16 bytes: half the size, and
-cosine ranks are unchanged at the precision that matters). ``meta`` keeps the model name and
-dimension (another model empties the store), and the follower's mark in the search index
-(the last row id seen and that row's reference; see ``search.items``), and where the first
-item a query left for the bulk catch-up was (``defer``, ``resume``). The file is a cache:
-it can be deleted at any time and is filled again from the search index.
+Storage model. The rows live where the backend keeps them (``reverie.storage.ports.vectors``:
+a folder's ``.reverie/vectors.sqlite``, a PostgreSQL table): per item its source reference
+(``#h12``, ``#m45@cli:default``, which survives a rebuild of the search index), its session, a
+hash of the text it was computed from, and the vector as int8 codes and a scale (388 bytes
+for 384 dimensions, a quarter of float32; ``dense.matrix``). The meta values keep the model name
+and dimension (another model empties the rows), the follower's mark in the search index (the
+last row id seen and that row's reference; see ``storage.folder.index.items``), and where the
+first item a query left for the bulk catch-up was (``defer``, ``resume``). The rows are a
+cache: they can be dropped at any time and are made again from the search index.
 
-In memory, every vector sits in one float32 matrix (100k items x 384 = 154 MB), loaded on
-first use and grown as items are added; a query is one matrix product over its session's
-rows (or all rows, for a workspace that is one conversation). Why not sqlite-vec: a brute
-force product over a session's few thousand rows takes well under a millisecond, the whole
-matrix at 100k items a few milliseconds (bench/recall.py --dense), and it would be one more
-native dependency for no measured gain.
+In memory every vector sits in one quantised matrix (``VectorMatrix``: 1M items hold about 0.4
+GB of arrays plus their reference strings), loaded on first use and grown as items are added;
+before a query the store reads the rows written since it last looked (``rows_since``), so
+what another process or server encoded is used too. A query is exact over its session's rows
+(or all rows) up to a few thousand, and goes through a sign-bit shortlist above that.
 
 Invariants.
 - An item's vector is recomputed only when its text changed (its hash differs); a rebuilt
   search index costs a scan, not a re-encoding.
-- Writes are ``INSERT OR REPLACE`` by reference in one transaction: two processes adding the
-  same items at once both write the same rows, nothing is duplicated.
-- A damaged file is deleted and started again (it is only a cache).
+- A stored row that cannot be read (a damaged blob) is skipped with a warning and the mark
+  goes back to the start: the next catch-up scans the index and encodes what has no vector
+  (that item); the other rows are used.
+- Writes go in one transaction of the backend; two processes adding the same items at once
+  both write the same rows, nothing is duplicated.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reverie.storage.folder import layout
+from reverie.storage.folder.vectors import VECTORS_PATH, SqliteVectorRows
+from reverie.storage.ports.vectors import VectorRow, VectorRowsPort
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from reverie.memory.recall.dense.matrix import VectorMatrix
+
+__all__ = ["VECTORS_PATH", "Mark", "VectorStore", "text_hash"]
+
 logger = logging.getLogger(__name__)
-
-VECTORS_PATH = Path(layout.VECTORS)
-"""Where the store lives, relative to the workspace root."""
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    (
-        "CREATE TABLE IF NOT EXISTS vec(ref TEXT PRIMARY KEY, session_key TEXT,"
-        " hash BLOB NOT NULL, v BLOB NOT NULL)"
-    ),
-)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,39 +63,38 @@ def text_hash(text: str) -> bytes:
 
 
 class VectorStore:
-    """The vectors of one workspace's indexed items, on disk and in memory."""
+    """The vectors of one workspace's indexed items, in their backend and in memory."""
 
-    def __init__(self, path: Path, *, model: str, dim: int) -> None:
-        """Open (or create) the store at ``path`` for vectors of ``model`` (``dim`` wide)."""
-        self.path = path
+    def __init__(self, rows: VectorRowsPort | Path, *, model: str, dim: int) -> None:
+        """Keep vectors of ``model`` (``dim`` wide) in ``rows`` (a path: a SQLite file there)."""
+        self.rows: VectorRowsPort = SqliteVectorRows(rows) if isinstance(rows, Path) else rows
         self.model = model
         self.dim = dim
-        self._conn: sqlite3.Connection | None = None
-        self._refs: list[str] = []
-        self._rows: dict[str, int] = {}
-        self._by_session: dict[str | None, list[int]] = {}
-        self._row_arrays: dict[str, npt.NDArray[np.int64]] = {}
-        self._hashes: list[bytes] = []
-        self._matrix: npt.NDArray[np.float32]  # made by ``_vectors``, with numpy
-        self._loaded = False
-        self._used = 0
+        self._matrix: VectorMatrix | None = None
+        self._seq = 0
+        self._ready = False
 
     def __len__(self) -> int:
         """How many items have a vector."""
-        self._vectors()
-        return self._used
+        return len(self._vectors())
+
+    def nbytes(self) -> int:
+        """Bytes the in-memory arrays hold."""
+        return self._vectors().nbytes()
 
     def mark(self) -> Mark:
-        """The last search-index row this store has followed."""
+        """The last search-index row this store has followed (needs no numpy: ``status``)."""
         meta = self._meta()
         seen = meta.get("seen")
         return Mark(after=int(meta.get("after", "0")), seen=seen or None)
 
+    def load(self) -> None:
+        """Read the stored rows into memory now (reading may move the mark back: above)."""
+        self._vectors()
+
     def unchanged(self, ref: str, text: str) -> bool:
         """Whether ``ref`` already has a vector computed from ``text``."""
-        self._vectors()
-        row = self._rows.get(ref)
-        return row is not None and self._hashes[row] == text_hash(text)
+        return self._vectors().has(ref, text_hash(text))
 
     def add(
         self,
@@ -110,44 +103,29 @@ class VectorStore:
         mark: Mark,
     ) -> None:
         """Store ``vectors`` for ``items`` (reference, session, text) and move the mark."""
-        import numpy as np  # noqa: PLC0415 (a count or a mark needs no numpy: status)
+        from reverie.memory.recall.dense.matrix import quantise, to_blob  # noqa: PLC0415
 
-        conn = self._vectors()
-        half = vectors.astype(np.float16)
-        rows = [
-            (ref, key, text_hash(text), half[n].tobytes())
+        matrix = self._vectors()
+        codes, scales = quantise(vectors)
+        rows: list[VectorRow] = [
+            (ref, key, text_hash(text), to_blob(codes[n], float(scales[n])))
             for n, (ref, key, text) in enumerate(items)
         ]
-        with conn:
-            conn.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?, ?, ?)", rows)
-            conn.executemany(
-                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                [("after", str(mark.after)), ("seen", mark.seen or "")],
-            )
-        for (ref, key, digest, _blob), vector in zip(rows, half, strict=True):
-            self._put(ref, key, digest, vector)
+        self.rows.write(rows, {"after": str(mark.after), "seen": mark.seen or ""})
+        for n, (ref, key, digest, _blob) in enumerate(rows):
+            matrix.put(ref, key, digest, codes[n], float(scales[n]))
 
     def move_mark(self, mark: Mark) -> None:
         """Record that the index was followed up to ``mark`` (nothing new to encode)."""
-        conn = self._open()
-        with conn:
-            conn.executemany(
-                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                [("after", str(mark.after)), ("seen", mark.seen or "")],
-            )
+        self._ensure()
+        self.rows.put_meta({"after": str(mark.after), "seen": mark.seen or ""})
 
     def defer(self, mark: Mark) -> None:
         """Note an item after ``mark`` left for the bulk catch-up (the first mark noted stays)."""
-        conn = self._open()
-        with conn:
-            conn.executemany(
-                "INSERT OR IGNORE INTO meta VALUES (?, ?)",
-                [("deferred_after", str(mark.after)), ("deferred_seen", mark.seen or "")],
-            )
-            conn.execute(
-                "INSERT INTO meta VALUES ('deferred', '1') ON CONFLICT(name)"
-                " DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-            )
+        self._ensure()
+        values = {"deferred_after": str(mark.after), "deferred_seen": mark.seen or ""}
+        self.rows.put_meta(values, keep=True)
+        self.rows.bump("deferred")
 
     def deferred(self) -> int:
         """How many items queries left for the bulk catch-up."""
@@ -158,137 +136,68 @@ class VectorStore:
         meta = self._meta()
         if "deferred_after" not in meta:
             return
-        conn = self._open()
-        with conn:
-            conn.executemany(
-                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                [("after", meta["deferred_after"]), ("seen", meta.get("deferred_seen", ""))],
-            )
-            conn.execute(
-                "DELETE FROM meta WHERE name IN ('deferred', 'deferred_after', 'deferred_seen')"
-            )
+        self.rows.put_meta({"after": meta["deferred_after"], "seen": meta.get("deferred_seen", "")})
+        self.rows.drop_meta(["deferred", "deferred_after", "deferred_seen"])
 
     def nearest(
         self, query: npt.NDArray[np.float32], *, limit: int, session_key: str | None
     ) -> list[tuple[str, float]]:
         """The ``limit`` references closest to ``query`` (cosine), best first.
 
-        ``session_key``: only that session's items; None: every item.
+        ``session_key``: only that session's items; None: every item. Rows another process
+        wrote since the last call are read first.
         """
-        import numpy as np  # noqa: PLC0415
-
-        self._vectors()
-        if session_key is None:
-            rows = np.arange(self._used)
-            scores = self._matrix[: self._used] @ query.astype(np.float32)  # a view, no copy
-        else:
-            rows = self._session_rows(session_key)
-            scores = self._matrix[rows] @ query.astype(np.float32)
-        if not len(rows):
-            return []
-        count = min(limit, len(rows))
-        best = np.argpartition(-scores, count - 1)[:count]
-        best = best[np.argsort(-scores[best], kind="stable")]
-        return [(self._refs[int(rows[n])], float(scores[n])) for n in best]
-
-    def _session_rows(self, session_key: str) -> npt.NDArray[np.int64]:
-        """The rows of one session, as an array kept until the session gets a new row."""
-        import numpy as np  # noqa: PLC0415
-
-        cached = self._row_arrays.get(session_key)
-        rows = self._by_session.get(session_key, [])
-        if cached is None or len(cached) != len(rows):
-            cached = np.asarray(rows, dtype=np.int64)
-            self._row_arrays[session_key] = cached
-        return cached
+        matrix = self._vectors()
+        self._read_new(matrix)
+        return matrix.nearest(query, limit=limit, session_key=session_key)
 
     def close(self) -> None:
-        """Close the file (the store opens it again on next use)."""
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-            self._refs, self._rows, self._by_session, self._hashes = [], {}, {}, []
-            self._row_arrays = {}
-            self._used = 0
-            self._loaded = False
+        """Close the backend's connection and forget the matrix (read again on next use)."""
+        self.rows.close()
+        self._matrix = None
+        self._seq = 0
+        self._ready = False
+
+    def _ensure(self) -> None:
+        if not self._ready:
+            self.rows.reset(self.model, self.dim)
+            self._ready = True
 
     def drop(self) -> None:
-        """Delete the file whole (it is a cache: the next use starts it again, empty)."""
+        """Delete every stored vector (derived: the next catch-up encodes them again)."""
+        self.rows.clear()
         self.close()
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            with contextlib.suppress(FileNotFoundError):
-                self.path.with_name(self.path.name + suffix).unlink()
 
     def _meta(self) -> dict[str, str]:
-        conn = self._open()
-        return dict(conn.execute("SELECT name, value FROM meta").fetchall())
+        self._ensure()
+        return self.rows.meta()
 
-    def _open(self) -> sqlite3.Connection:
-        if self._conn is not None:
-            return self._conn
-        try:
-            return self._load()
-        except sqlite3.DatabaseError as exc:
-            logger.warning("vector store %s unreadable (%s); starting it again", self.path, exc)
-            self.close()
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()
-            return self._load()
+    def _vectors(self) -> VectorMatrix:
+        """Every stored vector in memory (read once, on first need)."""
+        if self._matrix is None:
+            from reverie.memory.recall.dense.matrix import VectorMatrix  # noqa: PLC0415
 
-    def _load(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Any thread: the MCP and HTTP servers run engine calls in worker threads and close
-        # the engine from the main one (a same-thread connection made that a traceback).
-        conn = sqlite3.connect(
-            self.path, timeout=30.0, isolation_level=None, check_same_thread=False
-        )
-        conn.execute("PRAGMA busy_timeout = 30000")
-        # A cache: a file damaged by a power cut is deleted and filled again (see above).
-        conn.execute("PRAGMA synchronous = OFF")
-        for statement in _SCHEMA:
-            conn.execute(statement)
-        meta = dict(conn.execute("SELECT name, value FROM meta").fetchall())
-        if meta.get("model") != self.model or meta.get("dim") != str(self.dim):
-            with conn:
-                conn.execute("DELETE FROM vec")
-                conn.execute("DELETE FROM meta")
-                conn.executemany(
-                    "INSERT INTO meta VALUES (?, ?)",
-                    [("model", self.model), ("dim", str(self.dim))],
-                )
-        self._conn = conn
-        return conn
+            self._ensure()
+            matrix = VectorMatrix(self.dim)
+            self._read_new(matrix)
+            self._matrix = matrix
+        return self._matrix
 
-    def _vectors(self) -> sqlite3.Connection:
-        """The connection, with every stored vector in memory (read once, on first need)."""
-        conn = self._open()
-        if self._loaded:
-            return conn
-        import numpy as np  # noqa: PLC0415
+    def _read_new(self, matrix: VectorMatrix) -> None:
+        from reverie.memory.recall.dense.matrix import from_blob  # noqa: PLC0415
 
-        self._matrix = np.zeros((0, self.dim), dtype=np.float32)
-        self._loaded = True
-        for ref, key, digest, blob in conn.execute("SELECT ref, session_key, hash, v FROM vec"):
-            self._put(ref, key, digest, np.frombuffer(blob, dtype=np.float16))
-        return conn
-
-    def _put(
-        self, ref: str, key: str | None, digest: bytes, vector: npt.NDArray[np.float16]
-    ) -> None:
-        import numpy as np  # noqa: PLC0415
-
-        row = self._rows.get(ref)
-        if row is None:
-            row = self._used
-            if row == len(self._matrix):
-                grown = np.zeros((max(1024, 2 * row), self.dim), dtype=np.float32)
-                grown[:row] = self._matrix[:row]
-                self._matrix = grown
-            self._refs.append(ref)
-            self._by_session.setdefault(key, []).append(row)
-            self._hashes.append(digest)
-            self._rows[ref] = row
-            self._used += 1
-        else:  # a reference names one session for good: only the text can change
-            self._hashes[row] = digest
-        self._matrix[row] = vector
+        skipped = 0
+        for seq, (ref, key, digest, blob) in self.rows.rows_since(self._seq):
+            self._seq = seq
+            try:
+                codes, scale = from_blob(bytes(blob), self.dim)
+            except ValueError as exc:  # a damaged row: that item is encoded again
+                skipped += 1
+                if skipped == 1:
+                    logger.warning(
+                        "dense recall: a stored vector of %s is unreadable: %s", ref, exc
+                    )
+                continue
+            matrix.put(ref, key, bytes(digest), codes, scale)
+        if skipped:  # follow the index from the start again: only what has no vector is encoded
+            self.rows.put_meta({"after": "0", "seen": ""})
