@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from reverie.core.clock import parse_wall_clock
 from reverie.core.text import cjk_pairs, fingerprint, message_body, segment
+from reverie.storage.folder.index.store_state import Counts, StoreState
 
 if TYPE_CHECKING:
     from reverie.core.messages import Message
@@ -65,12 +66,19 @@ class _Mark:
 
 
 def is_current(
-    conn: sqlite3.Connection, log: HistoryLog, store: SessionStore, *, only: str | None = None
+    conn: sqlite3.Connection,
+    log: HistoryLog,
+    store: SessionStore,
+    *,
+    only: str | None = None,
+    state: StoreState | None = None,
 ) -> bool:
     """Whether the index is level with the log and the journals (``only``: that session's).
 
-    Reads only (stat calls and the index's own marks). False when in any doubt; the caller then
-    catches up under its write transaction, which checks everything again.
+    Reads only (stat calls, the index's own marks, and ``state``'s read-only view of the
+    sessions, when given: constant time while nothing was committed since the index was last
+    found level). False when in any doubt; the caller then catches up under its write
+    transaction, which checks everything again.
     """
     try:
         status = log.path.stat()
@@ -81,21 +89,25 @@ def is_current(
     seen = (_meta(conn, "history_dev"), _meta(conn, "history_inode"))
     if seen != identity or size != _meta(conn, "history_size"):
         return False
-    marks = _marks(conn)
-    if only is None:
-        infos = store.list()
-        if {info.key for info in infos} != marks.keys():
-            return False
-    else:
+    if only is not None:
         info = store.info(only)
-        if (info is None) != (only not in marks):
-            return False
-        infos = [info] if info is not None else []
-    for info in infos:
-        mark = marks.get(info.key)
-        if mark is None or (mark.messages, mark.size) != (info.message_count, info.size):
-            return False
-    return True
+        row = conn.execute("SELECT messages, size FROM marks WHERE session_key = ?", (only,))
+        mark = row.fetchone()
+        if info is None:
+            return mark is None
+        return mark is not None and tuple(mark) == (info.message_count, info.size)
+    if state is None:
+        return _level(conn, {i.key: (i.message_count, i.size) for i in store.list()})
+    return state.is_level(
+        conn,
+        lambda counts: _level(conn, counts),
+        lambda: {i.key: (i.message_count, i.size) for i in store.list()},
+    )
+
+
+def _level(conn: sqlite3.Connection, counts: Counts) -> bool:
+    rows = conn.execute("SELECT session_key, messages, size FROM marks").fetchall()
+    return {key: (n, size) for key, n, size in rows} == counts
 
 
 def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, int]:
@@ -128,28 +140,45 @@ def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, in
 
 
 def catch_up_sessions(
-    conn: sqlite3.Connection, store: SessionStore, *, only: str | None = None
+    conn: sqlite3.Connection,
+    store: SessionStore,
+    *,
+    only: str | None = None,
+    state: StoreState | None = None,
 ) -> SessionCounts:
-    """Index new session messages, re-index rewritten sessions, drop deleted ones."""
-    if only is None:
-        infos = store.list()
-    else:
-        info = store.info(only)
-        infos = [info] if info is not None else []
+    """Index new session messages, re-index rewritten sessions, drop deleted ones.
+
+    With ``state``, only the sessions whose (count, size) differ from their mark are read
+    through the store (``info``, ``load``); the others cost one tuple each.
+    """
     marks = _marks(conn)
+    listed = _listed(store, only, state)
     removed = 0
-    listed = {info.key for info in infos}
-    for gone in (marks.keys() if only is None else {only} & marks.keys()) - listed:
+    for gone in (marks.keys() if only is None else {only} & marks.keys()) - listed.keys():
         removed += _forget_session(conn, gone)
     added = reindexed = 0
-    for info in infos:
-        mark = marks.get(info.key)
-        if mark is not None and (mark.messages, mark.size) == (info.message_count, info.size):
+    for key, now in listed.items():
+        mark = marks.get(key)
+        if mark is not None and (mark.messages, mark.size) == now:
+            continue
+        info = store.info(key)
+        if info is None:  # deleted since it was listed: the next catch-up forgets it
             continue
         counts = _catch_up_session(conn, store, info, mark)
         added, removed = added + counts.added, removed + counts.removed
         reindexed += counts.reindexed
     return SessionCounts(added=added, removed=removed, reindexed=reindexed)
+
+
+def _listed(store: SessionStore, only: str | None, state: StoreState | None) -> Counts:
+    """(count, size) of every session (``only``: of that one), by key."""
+    if only is not None:
+        info = store.info(only)
+        return {} if info is None else {only: (info.message_count, info.size)}
+    counts = state.counts() if state is not None else None
+    if counts is None:
+        return {info.key: (info.message_count, info.size) for info in store.list()}
+    return counts
 
 
 def insert_rows(conn: sqlite3.Connection, rows: Iterable[_Row]) -> tuple[int, int | None]:
