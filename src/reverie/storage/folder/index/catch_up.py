@@ -106,8 +106,7 @@ def is_current(
 
 
 def _level(conn: sqlite3.Connection, counts: Counts) -> bool:
-    rows = conn.execute("SELECT session_key, messages, size FROM marks").fetchall()
-    return {key: (n, size) for key, n, size in rows} == counts
+    return _marked(conn) == counts
 
 
 def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, int]:
@@ -151,16 +150,16 @@ def catch_up_sessions(
     With ``state``, only the sessions whose (count, size) differ from their mark are read
     through the store (``info``, ``load``); the others cost one tuple each.
     """
-    marks = _marks(conn)
+    marked = _marked(conn)
     listed = _listed(store, only, state)
     removed = 0
-    for gone in (marks.keys() if only is None else {only} & marks.keys()) - listed.keys():
+    for gone in (marked.keys() if only is None else {only} & marked.keys()) - listed.keys():
         removed += _forget_session(conn, gone)
     added = reindexed = 0
     for key, now in listed.items():
-        mark = marks.get(key)
-        if mark is not None and (mark.messages, mark.size) == now:
+        if marked.get(key) == now:
             continue
+        mark = _mark(conn, key) if key in marked else None
         info = store.info(key)
         if info is None:  # deleted since it was listed: the next catch-up forgets it
             continue
@@ -259,9 +258,16 @@ def _delete(conn: sqlite3.Connection, where: str, args: tuple[str, ...]) -> int:
     return conn.execute(f"DELETE FROM docs WHERE {where}", args).rowcount  # noqa: S608
 
 
-def _marks(conn: sqlite3.Connection) -> dict[str, _Mark]:
-    rows = conn.execute("SELECT session_key, messages, size, fingerprint FROM marks")
-    return {key: _Mark(messages=n, size=size, fingerprint=digest) for key, n, size, digest in rows}
+def _marked(conn: sqlite3.Connection) -> Counts:
+    """Every mark's (message count, size) by session key, as plain tuples."""
+    rows = conn.execute("SELECT session_key, messages, size FROM marks").fetchall()
+    return {key: (n, size) for key, n, size in rows}
+
+
+def _mark(conn: sqlite3.Connection, key: str) -> _Mark | None:
+    sql = "SELECT messages, size, fingerprint FROM marks WHERE session_key = ?"
+    row = conn.execute(sql, (key,)).fetchone()
+    return None if row is None else _Mark(messages=row[0], size=row[1], fingerprint=row[2])
 
 
 def _meta(conn: sqlite3.Connection, name: str) -> int:
