@@ -37,29 +37,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from reverie import MemoryEngine
-from reverie.storage.folder.backend import FileBackend
-from reverie.storage.ports import Backend
 from scalelib.chat import ChatText
-from scalelib.fill import Filler
-from scalelib.probe import config, probe
-
-WORKSPACE = "bench-scale"
-"""The workspace's name in the database."""
-
-
-def _backend(kind: str, target: str) -> Backend:
-    if kind == "folder":
-        return FileBackend.open(Path(target), create=True)
-    from reverie.storage.postgres.backend import PgBackend
-
-    return PgBackend.open(target, WORKSPACE, create=True)
-
-
-def _engine(kind: str, target: str) -> MemoryEngine:
-    if kind == "folder":
-        return MemoryEngine.open(Path(target), config(), environ={})
-    return MemoryEngine.open(WORKSPACE, config(), store=target, environ={})
+from scalelib.fill import Filler, open_backend
+from scalelib.probe import open_engine, probe
 
 
 def _disk_mb(kind: str, target: str) -> float | None:
@@ -83,14 +63,14 @@ def grow(
 ) -> list[dict[str, object]]:
     """Grow the workspace at ``target`` through ``sizes``, measuring at each."""
     rows: list[dict[str, object]] = []
-    filler = Filler(_backend(kind, target), ChatText(seed))
+    filler = Filler(open_backend(kind, target), ChatText(seed))
     try:
         for size in sizes:
             added = size - filler.items
             started = time.perf_counter()
             filler.grow(size)
             filled = time.perf_counter() - started
-            engine = _engine(kind, target)
+            engine = open_engine(kind, target)
             started = time.perf_counter()
             engine.index.refresh()
             indexed = time.perf_counter() - started

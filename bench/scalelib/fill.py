@@ -26,8 +26,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from reverie.core.messages import Message
+from reverie.storage.folder.backend import FileBackend
 from reverie.storage.ports import Backend
 from scalelib.chat import ChatText
 
@@ -37,6 +39,17 @@ CHUNK = 500
 ENTRY_SHARE = 10
 """One item in ``ENTRY_SHARE`` is a history entry."""
 CHANNELS = ("cli", "telegram", "api", "discord", "slack")
+WORKSPACE = "bench-scale"
+"""The workspace's name in the database."""
+
+
+def open_backend(kind: str, target: str) -> Backend:
+    """The stores of the bench's workspace: the folder ``target``, or ``WORKSPACE`` at that URL."""
+    if kind == "folder":
+        return FileBackend.open(Path(target), create=True)
+    from reverie.storage.postgres.backend import PgBackend
+
+    return PgBackend.open(target, WORKSPACE, create=True)
 
 
 def probe_key(number: int) -> str:

@@ -9,8 +9,8 @@ A fresh process, so its resident memory is the engine's and not the filler's. In
   (``record_ms``), so every prompt also catches the index up on the exchange before it;
 - ``recall_ms``, ``search_ms``: ``recall(question, session=...)`` and ``search(question)``
   (10 hits), ``samples`` each;
-- ``dream_ms``: ``DREAMS`` model-free dreams, each after a probe session's pending messages
-  were compacted (model-free) into history, with the entries each dream consumed;
+- ``dream_ms``: ``DREAMS`` model-free dreams, each after a batch of new history entries was
+  appended (through the store, as compaction appends them), with the entries each consumed;
 - ``rss_mb``: VmRSS of this process at the end, ``engine_rss_mb`` that minus VmRSS after
   the imports and before opening the engine, ``peak_rss_mb``: VmHWM.
 
@@ -28,8 +28,9 @@ from pathlib import Path
 
 from reverie import MemoryEngine
 from reverie.config.settings import Config, DreamConfig, ModelConfig, RecallConfig
+from reverie.storage.ports import Backend
 from scalelib.chat import ChatText
-from scalelib.fill import probe_key
+from scalelib.fill import WORKSPACE, open_backend, probe_key
 
 DREAMS = 5
 
@@ -76,10 +77,11 @@ class Timings:
         }
 
 
-def _open(kind: str, target: str) -> MemoryEngine:
+def open_engine(kind: str, target: str) -> MemoryEngine:
+    """The engine on the bench's workspace: a folder, or ``WORKSPACE`` of the database."""
     if kind == "folder":
         return MemoryEngine.open(Path(target), config(), environ={})
-    return MemoryEngine.open("bench-scale", config(), store=target, environ={})
+    return MemoryEngine.open(WORKSPACE, config(), store=target, environ={})
 
 
 def _exchanges(engine: MemoryEngine, text: ChatText, samples: int) -> dict[str, object]:
@@ -95,12 +97,13 @@ def _exchanges(engine: MemoryEngine, text: ChatText, samples: int) -> dict[str, 
     return {"prompt_ms": prompts.summary(), "record_ms": records.summary()}
 
 
-def _dreams(engine: MemoryEngine, text: ChatText) -> dict[str, object]:
+def _dreams(engine: MemoryEngine, backend: Backend, text: ChatText) -> dict[str, object]:
+    """Each dream after a batch's worth of new entries (what compaction would have written)."""
     timings, consumed = Timings(), []
+    batch = engine.config.dream.batch_entries
     for number in range(DREAMS):
-        key = probe_key(number)
-        engine.record(key, [{"role": "user", "content": text.user()}])
-        engine.compact(key)
+        for _ in range(batch):
+            backend.history.append(text.entry(), session_key=probe_key(number), kind="summary")
         result = timings.time(lambda: engine.dream(trigger="bench"))
         consumed.append(getattr(result, "entries", 0))
     return {"dream_ms": timings.summary(), "dream_entries": consumed}
@@ -112,7 +115,7 @@ def probe(kind: str, target: str, seed: int, samples: int = 200) -> dict[str, ob
     before = resident_mb()
     text = ChatText(seed)
     started = time.perf_counter()
-    engine = _open(kind, target)
+    engine = open_engine(kind, target)
     figures: dict[str, object] = {"open_ms": round((time.perf_counter() - started) * 1000, 1)}
     try:
         started = time.perf_counter()
@@ -126,7 +129,11 @@ def probe(kind: str, target: str, seed: int, samples: int = 200) -> dict[str, ob
         for question, _ in questions:
             search.time(lambda: engine.search(question, limit=10))  # noqa: B023
         figures |= {"recall_ms": recall.summary(), "search_ms": search.summary()}
-        figures |= _dreams(engine, text)
+        backend = open_backend(kind, target)
+        try:
+            figures |= _dreams(engine, backend, text)
+        finally:
+            backend.close()
         gc.collect()
         figures["rss_mb"] = resident_mb()
         figures["engine_rss_mb"] = round(figures["rss_mb"] - before, 1)  # type: ignore[operator]

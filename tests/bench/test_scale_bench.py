@@ -24,4 +24,4 @@ def test_the_scale_bench_grows_a_folder_workspace_and_prints_every_figure() -> N
             assert row[name]["p50"] >= 0, name
         assert row["rss_mb"] > 0
         assert isinstance(row["engine_rss_mb"], float)
-    assert rows[0]["dream_entries"][0] > 0  # the first dream had history to read
+    assert all(entries > 0 for row in rows for entries in row["dream_entries"])  # work to do
