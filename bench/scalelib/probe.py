@@ -9,6 +9,8 @@ A fresh process, so its resident memory is the engine's and not the filler's. In
   (``record_ms``), so every prompt also catches the index up on the exchange before it;
 - ``recall_ms``, ``search_ms``: ``recall(question, session=...)`` and ``search(question)``
   (10 hits), ``samples`` each;
+- ``fts_floor_ms`` (folder): the same questions as bare FTS5 queries on the same index file
+  (``fts_floor``), the reference a lexical prompt is compared with;
 - ``dream_ms``: ``DREAMS`` model-free dreams, each after a batch of new history entries was
   appended (through the store, as compaction appends them), with the entries each consumed;
 - ``rss_mb``: VmRSS of this process at the end, ``engine_rss_mb`` that minus VmRSS after
@@ -21,13 +23,16 @@ machine). Dense recall is off: this measures the lexical path.
 from __future__ import annotations
 
 import gc
+import re
+import sqlite3
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from reverie import MemoryEngine
 from reverie.config.settings import Config, DreamConfig, ModelConfig, RecallConfig
+from reverie.storage.folder.layout import SEARCH_INDEX
 from reverie.storage.ports import Backend
 from scalelib.chat import ChatText
 from scalelib.fill import WORKSPACE, open_backend, probe_key
@@ -109,6 +114,24 @@ def _dreams(engine: MemoryEngine, backend: Backend, text: ChatText) -> dict[str,
     return {"dream_ms": timings.summary(), "dream_entries": consumed}
 
 
+def fts_floor(index: Path, questions: Sequence[str]) -> dict[str, float]:
+    """Bare SQLite FTS5: top 10 by BM25 of each question's words, OR'ed, on the same index.
+
+    What a lexical search costs with nothing of reverie around it (no ranking, no context,
+    no catch-up): the reference beside ``prompt_ms`` in docs/benchmarks.md.
+    """
+    conn = sqlite3.connect(f"{index.as_uri()}?mode=ro", uri=True)
+    timings = Timings()
+    sql = "SELECT rowid, bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT 10"
+    for question in questions:
+        words = re.findall(r"[A-Za-z0-9]+", question)
+        if words:
+            expression = " OR ".join(f'"{word}"' for word in words)
+            timings.time(lambda: conn.execute(sql, (expression,)).fetchall())  # noqa: B023
+    conn.close()
+    return timings.summary()
+
+
 def probe(kind: str, target: str, seed: int, samples: int = 200) -> dict[str, object]:
     """Every figure of the module docstring for the workspace at ``target``."""
     gc.collect()
@@ -129,6 +152,9 @@ def probe(kind: str, target: str, seed: int, samples: int = 200) -> dict[str, ob
         for question, _ in questions:
             search.time(lambda: engine.search(question, limit=10))  # noqa: B023
         figures |= {"recall_ms": recall.summary(), "search_ms": search.summary()}
+        if kind == "folder":
+            index = Path(target) / SEARCH_INDEX
+            figures["fts_floor_ms"] = fts_floor(index, [question for question, _ in questions])
         backend = open_backend(kind, target)
         try:
             figures |= _dreams(engine, backend, text)
