@@ -4,6 +4,7 @@ and still sees every commit, whoever makes it, and a replaced database."""
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
 from reverie import Message, Workspace
@@ -77,3 +78,53 @@ def test_a_replaced_sessions_database_is_read_afresh(
 
     assert index.search("wasps") == []
     assert len(index.search("bees")) == 1
+
+
+def test_new_messages_of_a_marked_session_are_read_from_its_tail_alone(
+    workspace: Workspace, index: SearchIndex
+) -> None:
+    for number in range(5):
+        _say(workspace, "cli:a", f"message {number} about the garden")
+    index.refresh()
+    _say(workspace, "cli:a", "the bees came back")
+
+    stats = index.refresh()
+    hits = index.search("bees")
+
+    assert stats.messages_added == 1
+    assert stats.sessions_reindexed == 0
+    assert [(hit.message_index, hit.snippet) for hit in hits] == [(5, "the **bees** came back")]
+
+
+def test_a_redacted_session_is_indexed_again_from_its_first_message(
+    workspace: Workspace, index: SearchIndex
+) -> None:
+    _say(workspace, "cli:a", "bees in the garden")
+    _say(workspace, "cli:a", "my code is hunter2")
+    _say(workspace, "cli:a", "wasps in the shed")
+    index.refresh()
+    workspace.sessions.redact("cli:a", {1})
+
+    stats = index.refresh()
+
+    assert stats.sessions_reindexed == 1
+    assert index.search("hunter2") == []
+    assert len(index.search("wasps")) == 1
+
+
+def test_an_index_file_of_an_older_reverie_gains_the_generation_column(
+    workspace: Workspace, index: SearchIndex
+) -> None:
+    _say(workspace, "cli:a", "bees in the garden")
+    index.refresh()
+    index.close()
+    with sqlite3.connect(index.path) as conn:
+        conn.execute("ALTER TABLE marks DROP COLUMN generation")
+    conn.close()
+    _say(workspace, "cli:a", "wasps in the shed")
+
+    assert len(index.search("wasps")) == 1
+    with sqlite3.connect(index.path) as conn:
+        columns = {column[1] for column in conn.execute("PRAGMA table_info(marks)")}
+    conn.close()
+    assert "generation" in columns

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from reverie.core.clock import parse_wall_clock
 from reverie.core.text import cjk_pairs, fingerprint, message_body, segment
-from reverie.storage.folder.index.store_state import Counts, StoreState
+from reverie.storage.folder.index.store_state import Counts, StoreState, Tail
 
 if TYPE_CHECKING:
     from reverie.core.messages import Message
@@ -63,6 +63,7 @@ class _Mark:
     messages: int
     size: int
     fingerprint: str
+    generation: str | None = None
 
 
 def is_current(
@@ -163,7 +164,12 @@ def catch_up_sessions(
         info = store.info(key)
         if info is None:  # deleted since it was listed: the next catch-up forgets it
             continue
-        counts = _catch_up_session(conn, store, info, mark)
+        tail = _tail(state, key, mark)
+        if tail is not None:
+            added += _index_tail(conn, key, tail)
+            continue
+        whole = state.tail(key, 0) if state is not None else None
+        counts = _catch_up_session(conn, store, info, mark, whole)
         added, removed = added + counts.added, removed + counts.removed
         reindexed += counts.reindexed
     return SessionCounts(added=added, removed=removed, reindexed=reindexed)
@@ -216,9 +222,21 @@ def _write_batch(conn: sqlite3.Connection, first_id: int, batch: list[_Row]) -> 
 
 
 def _catch_up_session(
-    conn: sqlite3.Connection, store: SessionStore, info: SessionInfo, mark: _Mark | None
+    conn: sqlite3.Connection,
+    store: SessionStore,
+    info: SessionInfo,
+    mark: _Mark | None,
+    whole: Tail | None,
 ) -> SessionCounts:
-    messages = store.load(info.key).messages
+    """Index a session from its first message, or after a prefix its fingerprint matches.
+
+    ``whole``: the session read in one snapshot with its generation (recorded in the mark);
+    without it, the store's ``load`` and no generation.
+    """
+    if whole is not None:
+        messages, size, generation = whole.messages, whole.size, whole.generation
+    else:
+        messages, size, generation = store.load(info.key).messages, info.size, None
     bodies = [message_body(message) for message in messages]
     roles = [message.role for message in messages]
     start, removed, reindexed = 0, 0, 0
@@ -238,11 +256,42 @@ def _catch_up_session(
     )
     added, _ = insert_rows(conn, rows)
     conn.execute(
-        "INSERT OR REPLACE INTO marks(session_key, messages, size, fingerprint)"
-        " VALUES (?, ?, ?, ?)",
-        (info.key, len(messages), info.size, fingerprint(roles, bodies)),
+        "INSERT OR REPLACE INTO marks(session_key, messages, size, fingerprint, generation)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (info.key, len(messages), size, fingerprint(roles, bodies), generation),
     )
     return SessionCounts(added=added, removed=removed, reindexed=reindexed)
+
+
+def _tail(state: StoreState | None, key: str, mark: _Mark | None) -> Tail | None:
+    """The new messages alone, when the session's generation is the one its mark saw."""
+    if state is None or mark is None or mark.generation is None or mark.messages < 1:
+        return None
+    tail = state.tail(key, mark.messages - 1)  # one message back: the first new one's context
+    if tail is None or tail.generation != mark.generation or len(tail.messages) < 1:
+        return None
+    return tail
+
+
+def _index_tail(conn: sqlite3.Connection, key: str, tail: Tail) -> int:
+    """Index a tail's messages after its first (already indexed); the mark keeps no fingerprint.
+
+    The mark's generation stands for the fingerprint: while it holds, the indexed messages
+    are unchanged. When it changes, the empty fingerprint matches nothing, so the session is
+    indexed again from its first message, which is right for a rewrite or a redaction.
+    """
+    bodies = [message_body(message) for message in tail.messages]
+    rows = (
+        _message_row(key, tail.first + offset, tail.messages[offset], bodies[offset], before)
+        for offset, before in enumerate(bodies[:-1], start=1)
+    )
+    added, _ = insert_rows(conn, rows)
+    conn.execute(
+        "INSERT OR REPLACE INTO marks(session_key, messages, size, fingerprint, generation)"
+        " VALUES (?, ?, ?, '', ?)",
+        (key, tail.count, tail.size, tail.generation),
+    )
+    return added
 
 
 def _forget_session(conn: sqlite3.Connection, key: str) -> int:
@@ -265,9 +314,11 @@ def _marked(conn: sqlite3.Connection) -> Counts:
 
 
 def _mark(conn: sqlite3.Connection, key: str) -> _Mark | None:
-    sql = "SELECT messages, size, fingerprint FROM marks WHERE session_key = ?"
+    sql = "SELECT messages, size, fingerprint, generation FROM marks WHERE session_key = ?"
     row = conn.execute(sql, (key,)).fetchone()
-    return None if row is None else _Mark(messages=row[0], size=row[1], fingerprint=row[2])
+    if row is None:
+        return None
+    return _Mark(messages=row[0], size=row[1], fingerprint=row[2], generation=row[3])
 
 
 def _meta(conn: sqlite3.Connection, name: str) -> int:

@@ -15,6 +15,8 @@ Invariants.
 - ``version`` changes with every commit by anyone and with a replaced database file (its
   inode is part of it); ``None`` means "cannot tell" (no database yet, unreadable), and the
   caller then compares in full.
+- ``tail`` decodes rows with the store's own codec (``sessions_sql.message_of``), so a
+  message reads the same through it as through ``SessionStore.load``.
 - ``counts`` is exactly what ``SessionStore.list`` reports as (key, message_count, size);
   ``None`` when the database cannot be read this way (the caller falls back to ``list``).
 """
@@ -24,10 +26,28 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reverie.storage.folder.sessions_sql import message_of
+
+if TYPE_CHECKING:
+    from reverie.core.messages import Message
 
 Counts = dict[str, tuple[int, int]]
 """Session key to (message count, size)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tail:
+    """A session's messages from ``first`` on, read in one snapshot with its row's state."""
+
+    generation: str
+    count: int
+    size: int
+    first: int
+    messages: tuple[Message, ...]
 
 
 class StoreState:
@@ -81,6 +101,41 @@ class StoreState:
             return None
         return {key: (count, size) for key, count, size in rows}
 
+    def tail(self, key: str, first: int) -> Tail | None:
+        """Session ``key``'s messages from index ``first`` on (None: no such row, unreadable).
+
+        While the session's ``generation`` holds, its earlier rows are the ones an earlier
+        read saw (the store changes it whenever rows are replaced), so a caller that knows
+        the generation needs only this tail. The generation reported includes the database
+        file's inode: a database put back from a copy may repeat a generation, never an inode
+        of the file it replaced.
+        """
+        conn = self._connection()
+        if conn is None:
+            return None
+        try:
+            conn.execute("BEGIN")
+            try:
+                row = conn.execute(
+                    "SELECT id, generation, messages, size FROM sessions WHERE key = ?", (key,)
+                ).fetchone()
+                bodies = conn.execute(
+                    "SELECT body FROM messages WHERE session = ? AND idx >= ? ORDER BY idx",
+                    (row[0] if row is not None else -1, first),
+                ).fetchall()
+            finally:
+                conn.execute("COMMIT")
+        except sqlite3.Error:
+            self.close()
+            return None
+        if row is None or row[2] != first + len(bodies):
+            return None
+        messages = tuple(message_of(body) for (body,) in bodies)
+        generation = f"{self._inode}:{row[1]}"  # a database restored from a copy is another
+        return Tail(
+            generation=generation, count=row[2], size=row[3], first=first, messages=messages
+        )
+
     def close(self) -> None:
         """Close the connection (it reopens when asked again)."""
         if self._conn is not None:
@@ -99,7 +154,10 @@ class StoreState:
         self.close()  # a replaced database: never read the old file by its old connection
         try:
             conn = sqlite3.connect(
-                f"{self._path.as_uri()}?mode=ro", uri=True, check_same_thread=False
+                f"{self._path.as_uri()}?mode=ro",
+                uri=True,
+                check_same_thread=False,
+                isolation_level=None,
             )
         except sqlite3.Error:
             return None
