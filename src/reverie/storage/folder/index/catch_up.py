@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from reverie.core.clock import parse_wall_clock
 from reverie.core.text import cjk_pairs, fingerprint, message_body, segment
+from reverie.storage.folder.index.store_state import Counts, StoreState, Tail
 
 if TYPE_CHECKING:
     from reverie.core.messages import Message
@@ -62,15 +63,23 @@ class _Mark:
     messages: int
     size: int
     fingerprint: str
+    generation: str | None = None
 
 
 def is_current(
-    conn: sqlite3.Connection, log: HistoryLog, store: SessionStore, *, only: str | None = None
+    conn: sqlite3.Connection,
+    log: HistoryLog,
+    store: SessionStore,
+    *,
+    only: str | None = None,
+    state: StoreState | None = None,
 ) -> bool:
     """Whether the index is level with the log and the journals (``only``: that session's).
 
-    Reads only (stat calls and the index's own marks). False when in any doubt; the caller then
-    catches up under its write transaction, which checks everything again.
+    Reads only (stat calls, the index's own marks, and ``state``'s read-only view of the
+    sessions, when given: constant time while nothing was committed since the index was last
+    found level). False when in any doubt; the caller then catches up under its write
+    transaction, which checks everything again.
     """
     try:
         status = log.path.stat()
@@ -81,21 +90,24 @@ def is_current(
     seen = (_meta(conn, "history_dev"), _meta(conn, "history_inode"))
     if seen != identity or size != _meta(conn, "history_size"):
         return False
-    marks = _marks(conn)
-    if only is None:
-        infos = store.list()
-        if {info.key for info in infos} != marks.keys():
-            return False
-    else:
+    if only is not None:
         info = store.info(only)
-        if (info is None) != (only not in marks):
-            return False
-        infos = [info] if info is not None else []
-    for info in infos:
-        mark = marks.get(info.key)
-        if mark is None or (mark.messages, mark.size) != (info.message_count, info.size):
-            return False
-    return True
+        row = conn.execute("SELECT messages, size FROM marks WHERE session_key = ?", (only,))
+        mark = row.fetchone()
+        if info is None:
+            return mark is None
+        return mark is not None and tuple(mark) == (info.message_count, info.size)
+    if state is None:
+        return _level(conn, {i.key: (i.message_count, i.size) for i in store.list()})
+    return state.is_level(
+        conn,
+        lambda counts: _level(conn, counts),
+        lambda: {i.key: (i.message_count, i.size) for i in store.list()},
+    )
+
+
+def _level(conn: sqlite3.Connection, counts: Counts) -> bool:
+    return _marked(conn) == counts
 
 
 def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, int]:
@@ -128,28 +140,50 @@ def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, in
 
 
 def catch_up_sessions(
-    conn: sqlite3.Connection, store: SessionStore, *, only: str | None = None
+    conn: sqlite3.Connection,
+    store: SessionStore,
+    *,
+    only: str | None = None,
+    state: StoreState | None = None,
 ) -> SessionCounts:
-    """Index new session messages, re-index rewritten sessions, drop deleted ones."""
-    if only is None:
-        infos = store.list()
-    else:
-        info = store.info(only)
-        infos = [info] if info is not None else []
-    marks = _marks(conn)
+    """Index new session messages, re-index rewritten sessions, drop deleted ones.
+
+    With ``state``, only the sessions whose (count, size) differ from their mark are read
+    through the store (``info``, ``load``); the others cost one tuple each.
+    """
+    marked = _marked(conn)
+    listed = _listed(store, only, state)
     removed = 0
-    listed = {info.key for info in infos}
-    for gone in (marks.keys() if only is None else {only} & marks.keys()) - listed:
+    for gone in (marked.keys() if only is None else {only} & marked.keys()) - listed.keys():
         removed += _forget_session(conn, gone)
     added = reindexed = 0
-    for info in infos:
-        mark = marks.get(info.key)
-        if mark is not None and (mark.messages, mark.size) == (info.message_count, info.size):
+    for key, now in listed.items():
+        if marked.get(key) == now:
             continue
-        counts = _catch_up_session(conn, store, info, mark)
+        mark = _mark(conn, key) if key in marked else None
+        info = store.info(key)
+        if info is None:  # deleted since it was listed: the next catch-up forgets it
+            continue
+        tail = _tail(state, key, mark)
+        if tail is not None:
+            added += _index_tail(conn, key, tail)
+            continue
+        whole = state.tail(key, 0) if state is not None else None
+        counts = _catch_up_session(conn, store, info, mark, whole)
         added, removed = added + counts.added, removed + counts.removed
         reindexed += counts.reindexed
     return SessionCounts(added=added, removed=removed, reindexed=reindexed)
+
+
+def _listed(store: SessionStore, only: str | None, state: StoreState | None) -> Counts:
+    """(count, size) of every session (``only``: of that one), by key."""
+    if only is not None:
+        info = store.info(only)
+        return {} if info is None else {only: (info.message_count, info.size)}
+    counts = state.counts() if state is not None else None
+    if counts is None:
+        return {info.key: (info.message_count, info.size) for info in store.list()}
+    return counts
 
 
 def insert_rows(conn: sqlite3.Connection, rows: Iterable[_Row]) -> tuple[int, int | None]:
@@ -188,9 +222,21 @@ def _write_batch(conn: sqlite3.Connection, first_id: int, batch: list[_Row]) -> 
 
 
 def _catch_up_session(
-    conn: sqlite3.Connection, store: SessionStore, info: SessionInfo, mark: _Mark | None
+    conn: sqlite3.Connection,
+    store: SessionStore,
+    info: SessionInfo,
+    mark: _Mark | None,
+    whole: Tail | None,
 ) -> SessionCounts:
-    messages = store.load(info.key).messages
+    """Index a session from its first message, or after a prefix its fingerprint matches.
+
+    ``whole``: the session read in one snapshot with its generation (recorded in the mark);
+    without it, the store's ``load`` and no generation.
+    """
+    if whole is not None:
+        messages, size, generation = whole.messages, whole.size, whole.generation
+    else:
+        messages, size, generation = store.load(info.key).messages, info.size, None
     bodies = [message_body(message) for message in messages]
     roles = [message.role for message in messages]
     start, removed, reindexed = 0, 0, 0
@@ -210,11 +256,42 @@ def _catch_up_session(
     )
     added, _ = insert_rows(conn, rows)
     conn.execute(
-        "INSERT OR REPLACE INTO marks(session_key, messages, size, fingerprint)"
-        " VALUES (?, ?, ?, ?)",
-        (info.key, len(messages), info.size, fingerprint(roles, bodies)),
+        "INSERT OR REPLACE INTO marks(session_key, messages, size, fingerprint, generation)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (info.key, len(messages), size, fingerprint(roles, bodies), generation),
     )
     return SessionCounts(added=added, removed=removed, reindexed=reindexed)
+
+
+def _tail(state: StoreState | None, key: str, mark: _Mark | None) -> Tail | None:
+    """The new messages alone, when the session's generation is the one its mark saw."""
+    if state is None or mark is None or mark.generation is None or mark.messages < 1:
+        return None
+    tail = state.tail(key, mark.messages - 1)  # one message back: the first new one's context
+    if tail is None or tail.generation != mark.generation or len(tail.messages) < 1:
+        return None
+    return tail
+
+
+def _index_tail(conn: sqlite3.Connection, key: str, tail: Tail) -> int:
+    """Index a tail's messages after its first (already indexed); the mark keeps no fingerprint.
+
+    The mark's generation stands for the fingerprint: while it holds, the indexed messages
+    are unchanged. When it changes, the empty fingerprint matches nothing, so the session is
+    indexed again from its first message, which is right for a rewrite or a redaction.
+    """
+    bodies = [message_body(message) for message in tail.messages]
+    rows = (
+        _message_row(key, tail.first + offset, tail.messages[offset], bodies[offset], before)
+        for offset, before in enumerate(bodies[:-1], start=1)
+    )
+    added, _ = insert_rows(conn, rows)
+    conn.execute(
+        "INSERT OR REPLACE INTO marks(session_key, messages, size, fingerprint, generation)"
+        " VALUES (?, ?, ?, '', ?)",
+        (key, tail.count, tail.size, tail.generation),
+    )
+    return added
 
 
 def _forget_session(conn: sqlite3.Connection, key: str) -> int:
@@ -230,9 +307,18 @@ def _delete(conn: sqlite3.Connection, where: str, args: tuple[str, ...]) -> int:
     return conn.execute(f"DELETE FROM docs WHERE {where}", args).rowcount  # noqa: S608
 
 
-def _marks(conn: sqlite3.Connection) -> dict[str, _Mark]:
-    rows = conn.execute("SELECT session_key, messages, size, fingerprint FROM marks")
-    return {key: _Mark(messages=n, size=size, fingerprint=digest) for key, n, size, digest in rows}
+def _marked(conn: sqlite3.Connection) -> Counts:
+    """Every mark's (message count, size) by session key, as plain tuples."""
+    rows = conn.execute("SELECT session_key, messages, size FROM marks").fetchall()
+    return {key: (n, size) for key, n, size in rows}
+
+
+def _mark(conn: sqlite3.Connection, key: str) -> _Mark | None:
+    sql = "SELECT messages, size, fingerprint, generation FROM marks WHERE session_key = ?"
+    row = conn.execute(sql, (key,)).fetchone()
+    if row is None:
+        return None
+    return _Mark(messages=row[0], size=row[1], fingerprint=row[2], generation=row[3])
 
 
 def _meta(conn: sqlite3.Connection, name: str) -> int:

@@ -54,6 +54,7 @@ from reverie.storage.folder.index.catch_up import catch_up_history, catch_up_ses
 from reverie.storage.folder.index.index_file import IndexFile, is_corruption
 from reverie.storage.folder.index.items import ItemsAfter, count_after, items_after, items_named
 from reverie.storage.folder.index.query import Filters, run_query, run_ref
+from reverie.storage.folder.index.store_state import StoreState
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -82,6 +83,7 @@ class SearchIndex:
         self._file = IndexFile(path or workspace.root / INDEX_PATH, clock=workspace.clock)
         self._lock = workspace.lock("search")
         self._memo = CommonMemo()
+        self._state = StoreState(workspace.sessions.database)
         self._scratch: SearchIndex | None = None
         self._scratch_dir: tempfile.TemporaryDirectory[str] | None = None
 
@@ -241,6 +243,7 @@ class SearchIndex:
     def close(self) -> None:
         """Close the connection and the lock file (the index may be used again later)."""
         self._file.close()
+        self._state.close()
         self._lock.close()
         if self._scratch is not None and self._scratch_dir is not None:
             self._scratch.close()
@@ -288,13 +291,15 @@ class SearchIndex:
         self, conn: sqlite3.Connection, *, rebuilt: bool, only: str | None = None
     ) -> RefreshStats:
         if not rebuilt and is_current(
-            conn, self._workspace.history, self._workspace.sessions, only=only
+            conn, self._workspace.history, self._workspace.sessions, only=only, state=self._state
         ):
             return RefreshStats()
         conn.execute("BEGIN IMMEDIATE")
         try:
             history_added, history_removed = catch_up_history(conn, self._workspace.history)
-            sessions = catch_up_sessions(conn, self._workspace.sessions, only=only)
+            sessions = catch_up_sessions(
+                conn, self._workspace.sessions, only=only, state=self._state
+            )
             conn.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):

@@ -11,7 +11,8 @@ over ``fts`` exactly what it was, since FTS5 normalises by the length of the who
 and Japanese runs, one token each (``text.cjk_pairs``), so recall looks up "咖啡" as one token
 instead of a phrase over the postings of 咖 and of 啡 (items without CJK text have no row).
 ``meta`` keeps the history high-water marks and the schema version; ``marks``
-keeps, per session, how many messages are indexed, the journal size seen, and a fingerprint.
+keeps, per session, how many messages are indexed, the journal size seen, and a fingerprint
+or the store's generation of the session (``catch_up``; added to older files in place, empty).
 The file is a cache: everything in it can be rebuilt from the history log and the journals.
 
 Invariants.
@@ -62,7 +63,7 @@ _SCHEMA = (
     "CREATE INDEX docs_time ON docs(ts)",
     (
         "CREATE TABLE marks(session_key TEXT PRIMARY KEY, messages INTEGER NOT NULL,"
-        " size INTEGER NOT NULL, fingerprint TEXT NOT NULL)"
+        " size INTEGER NOT NULL, fingerprint TEXT NOT NULL, generation TEXT)"
     ),
     f"CREATE VIRTUAL TABLE fts USING fts5(body, {_TOKENIZER})",
     f"CREATE VIRTUAL TABLE ctx USING fts5(context, {_TOKENIZER})",
@@ -180,7 +181,12 @@ def _prepare(conn: sqlite3.Connection) -> bool | None:
     if "meta" not in names:
         return None
     row = conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
-    return False if row is not None and row[0] == SCHEMA_VERSION else None
+    if row is None or row[0] != SCHEMA_VERSION:
+        return None
+    columns = {column[1] for column in conn.execute("PRAGMA table_info(marks)")}
+    if "generation" not in columns:  # a file of an older reverie: its marks know none yet
+        conn.execute("ALTER TABLE marks ADD COLUMN generation TEXT")
+    return False
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
