@@ -135,12 +135,6 @@ def test_the_history_nanobot_had_not_dreamt_arrives_in_history(
         assert wanted in _history_hits(ingested, f"garden fact number {number}")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the importer leaves out history entries nanobot's dream already consumed (#28); "
-    "the fix (already-dreamt entries imported as consumed) is the secrets branch's, in "
-    "memory/ingest/importers/",
-)
 def test_the_history_nanobots_dream_consumed_arrives_as_consumed(ingested: MemoryEngine) -> None:
     durable = "".join(ingested.read_memory(name) for name in ("SOUL", "USER", "MEMORY"))
     for number in range(CONSUMED):
