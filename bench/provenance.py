@@ -16,17 +16,18 @@ Figures are on whatever machine runs this.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import re
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from reverie import MemoryEngine
 from reverie.config.settings import Config, ModelConfig
-from reverie.memory.dream import runner, shared
 from reverie.storage.folder.provenance_file import DEFAULT_SIDECAR, ProvenanceFile
 from reverie.storage.ports import ProvenancePort
 
@@ -49,27 +50,44 @@ def _build(engine: MemoryEngine, sessions: int, turns: int) -> tuple[float, floa
         engine.record(key, messages)
         engine.compact(key)
     spent = [0.0]
-    # Each dream calls the name it imported: the folder's runner ``note_run``, the database's
-    # ``note_changes`` (reverie.memory.dream.shared). Time that name.
-    namespace, name = (
-        (vars(runner), "note_run") if engine.on_folder else (vars(shared), "note_changes")
-    )
-    original = namespace[name]
+    # Each dream runner calls the attribution it imported (``note_run``, ``note_changes``):
+    # time every such name in every runner module there is.
+    targets = [
+        (vars(module), name)
+        for module in _runner_modules()
+        for name in ("note_run", "note_changes")
+        if name in vars(module)
+    ]
+    originals = [namespace[name] for namespace, name in targets]
 
-    def timed(*args: Any, **kwargs: Any) -> int:
-        start = time.perf_counter()
-        try:
-            result: int = original(*args, **kwargs)
-            return result
-        finally:
-            spent[0] += time.perf_counter() - start
+    def timing(original: Callable[..., int]) -> Callable[..., int]:
+        def timed(*args: Any, **kwargs: Any) -> int:
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[0] += time.perf_counter() - start
 
-    namespace[name] = timed
+        return timed
+
+    for (namespace, name), original in zip(targets, originals, strict=True):
+        namespace[name] = timing(original)
     start = time.perf_counter()
     while engine.dream().outcome == "completed":
         pass
-    namespace[name] = original
+    for (namespace, name), original in zip(targets, originals, strict=True):
+        namespace[name] = original
     return time.perf_counter() - start, spent[0]
+
+
+def _runner_modules() -> list[ModuleType]:
+    found = []
+    for name in ("reverie.memory.dream.runner", "reverie.memory.dream.store_runner"):
+        try:
+            found.append(importlib.import_module(name))
+        except ImportError:  # the runners were merged into one
+            continue
+    return found
 
 
 def _timed(action: Callable[[], Any]) -> tuple[float, Any]:
