@@ -115,6 +115,23 @@ class PgSessionStore:
             _insert(conn, self._tenant.id, key, first, batch)
         return range(first, first + len(batch))
 
+    def messages_at(self, places: Collection[tuple[str, int]]) -> dict[tuple[str, int], Message]:
+        """Return the messages at these (key, index) places that exist (one query)."""
+        wanted = sorted(set(places))
+        if not wanted:
+            return {}
+        with self._tenant.transaction() as conn:
+            rows = conn.execute(
+                "SELECT m.session_key, m.idx, m.body FROM messages AS m"
+                " JOIN unnest(%s::text[], %s::integer[]) AS w (key, idx)"
+                " ON m.session_key = w.key AND m.idx = w.idx WHERE m.workspace_id = %s",
+                ([to_db(key) for key, _ in wanted], [idx for _, idx in wanted], self._tenant.id),
+            ).fetchall()
+        return {
+            (from_db(str(key)), int(str(idx))): Message.from_json(json.loads(str(body)))
+            for key, idx, body in rows
+        }
+
     def load(self, key: str) -> Session:
         """Return the whole session (an empty one when it does not exist)."""
         with self._tenant.transaction(snapshot=True) as conn:
