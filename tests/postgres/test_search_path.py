@@ -138,3 +138,23 @@ def test_a_query_never_reaches_tsquery_syntax() -> None:
         "('咖' <-> '啡') | ('green' <-> 'tea') | ('foo' <-> 'bar')"
     )
     assert tsquery(["!!", ""]) == ""
+
+
+def test_rare_terms_are_counted_alike_on_both_backends(backend: Backend) -> None:
+    """Recall links items through words few items hold; both backends count them the same."""
+    for i in range(4):
+        backend.history.append(f"note {i} about the garden", session_key="tg:li")
+    backend.history.append("the violin lesson moved", session_key="tg:li")
+    backend.sessions.append("tg:li", Message(role="user", content="violin again, 咖啡 too"))
+    index = backend.open_index()
+    try:
+        index.refresh()
+        rare = getattr(index, "rare_terms", None)
+        assert rare is not None
+        assert rare(["garden", "violin", "咖啡", "absent", "!!"], at_most=2) == [
+            "violin",
+            "咖啡",
+            "absent",
+        ]
+    finally:
+        index.close()

@@ -14,7 +14,8 @@ query, each recall term a phrase of ``core.text.phrase_tokens``, so "咖啡" is 
 it is never read as the word ``h12``), the same context rule for recall (a message whose
 previous message's last ``core.text.CONTEXT_CHARS`` characters match adds
 ``context_weight`` x that match's rank to its own), the same isolation (messages of
-internal sessions, ``dream:`` and ``cron:``, are left out unless asked for).
+internal sessions, ``dream:`` and ``cron:``, are left out unless asked for), the same rare
+words for recall's links (``rare_terms``: a capped count over the whole workspace).
 
 Ranking. A query matches items holding any of its terms (an OR, as BM25 in the file backend
 does); ``ts_rank_cd`` (cover density: how many query terms and how close together, with the
@@ -87,6 +88,13 @@ _CONTEXT = (
 )
 """Messages whose context (the end of the message before) matches, ranked on it alone: the
 previous messages are found by their whole words (the index), then their end is checked."""
+_HOLDING = (
+    "SELECT (SELECT count(*) FROM (SELECT 1 FROM history WHERE workspace_id = %(ws)s"
+    " AND words @@ to_tsquery('simple', %(q)s) LIMIT %(cap)s) AS h)"
+    " + (SELECT count(*) FROM (SELECT 1 FROM messages WHERE workspace_id = %(ws)s"
+    " AND words @@ to_tsquery('simple', %(q)s) LIMIT %(cap)s) AS m)"
+)
+"""How many items hold a query, counted up to ``cap`` per table."""
 _REF_SNIPPET = 400
 """A referenced item's snippet: its first this many characters (as the folder index)."""
 WINDOW = 2_000
@@ -186,6 +194,23 @@ class PgIndex:
                 if (ident := _ident(row)) not in scores:
                     scores[ident] = 0.0
                     found.append(_candidate(row, 0.0))
+        return found
+
+    def rare_terms(self, terms: Sequence[str], *, at_most: int) -> list[str]:
+        """The ``terms`` at most ``at_most`` items of the whole workspace hold (as the folder's).
+
+        A capped count each (it stops after ``at_most + 1`` matches per table), so a common
+        word costs no more than a rare one; recall's links look rare words up with it.
+        """
+        found: list[str] = []
+        with self._tenant.transaction() as conn:
+            for term in terms:
+                if not (query := tsearch.tsquery([term])):
+                    continue
+                params = {"ws": self._tenant.id, "q": query, "cap": at_most + 1}
+                row = conn.execute(_HOLDING, params).fetchone()
+                if row is not None and int(str(row[0])) <= at_most:
+                    found.append(term)
         return found
 
     def close(self) -> None:
