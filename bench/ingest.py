@@ -1,11 +1,14 @@
 """Benchmark ingest in model-free mode: a 10,000-message import of the example conversations.
 
-Run: .venv/bin/python bench/ingest.py [MESSAGES] [--postgres]   (prints one JSON object)
+Run: .venv/bin/python bench/ingest.py [MESSAGES] [--postgres] [--lexical]   (prints one JSON object)
 The examples are copied into many conversations (ids and numbers varied so nothing is a
 duplicate) and ingested end to end: import, compaction at a 16k context window, dream until
 nothing is pending. Reports messages per second, peak RSS and the durable files' size. With
 ``--postgres`` the ingest goes into a workspace of a throwaway PostgreSQL cluster on loopback
 (``reverie.testing.local_cluster``, fsync on) instead of a folder (``backend`` says which).
+``--lexical`` turns dense recall off (``recall.embeddings = "off"``): a folder with the
+embeddings extra installed encodes every item it ingests, which a database workspace does not
+do yet, so compare the backends with it.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.settings import Config, ModelConfig, RecallConfig
 from reverie.engine.facade import MemoryEngine
 
 EXAMPLES = Path(__file__).parents[1] / "examples" / "conversations.json"
@@ -64,10 +67,14 @@ def main() -> None:
     target = int(numbers[0]) if numbers else 10_000
     with tempfile.TemporaryDirectory() as tmp:
         corpus = _corpus(target, Path(tmp))
-        config = Config(model=ModelConfig(context_window=16_000, max_output_tokens=2_000))
+        config = Config(
+            model=ModelConfig(context_window=16_000, max_output_tokens=2_000),
+            recall=RecallConfig(embeddings="off" if "--lexical" in sys.argv else "auto"),
+        )
         with _engine(Path(tmp), config, postgres=postgres) as engine:
             figures = _run(engine, corpus)
     figures["backend"] = "postgres" if postgres else "folder"
+    figures["dense"] = "--lexical" not in sys.argv
     figures["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     print(json.dumps(figures, indent=2))
 

@@ -402,3 +402,25 @@ def test_ingest_records_keep_marks_and_the_running_ingest(backend: Backend) -> N
     assert records.running() is None
     records.finish()  # finishing twice is harmless
     assert records.marks() == {first, second}
+
+
+def test_entries_and_messages_are_read_by_place_in_one_call_on_both_backends(
+    backend: Backend,
+) -> None:
+    """``why`` reads every source it cites at once: what exists comes back, the rest not."""
+    for text in ("first", "second", "third"):
+        backend.history.append(text, session_key="tg:alice")
+    backend.history.edit({2: None})
+    found = backend.history.read_cursors([3, 2, 1, 3, 99])
+    assert [(e.cursor, e.content) for e in found] == [(1, "first"), (3, "third")]
+    assert backend.history.read_cursors([]) == []
+    backend.sessions.append_many(
+        "tg:alice", [Message(role="user", content="hi"), Message(role="assistant", content="yo")]
+    )
+    backend.sessions.append("tg:bob", Message(role="user", content="bob here"))
+    got = backend.sessions.messages_at({("tg:alice", 1), ("tg:bob", 0), ("tg:bob", 5), ("x:y", 0)})
+    assert {place: m.text for place, m in got.items()} == {
+        ("tg:alice", 1): "yo",
+        ("tg:bob", 0): "bob here",
+    }
+    assert backend.sessions.messages_at(set()) == {}

@@ -12,6 +12,7 @@ from reverie.storage.folder.provenance_file import Provenance, SourceRef
 from reverie.storage.postgres import schema
 from reverie.storage.postgres.database import Database, Tenant, describe_url
 from reverie.storage.postgres.history import PgHistoryLog
+from reverie.storage.postgres.index import PgIndex
 from reverie.storage.postgres.provenance import PgProvenance
 
 
@@ -163,5 +164,37 @@ def test_init_migrates_a_version_4_database_to_the_token_table(pg_url: str) -> N
         assert old.workspaces() == ["kept"]
         with old.connection() as conn:
             assert conn.execute("SELECT count(*) FROM tokens").fetchone() == (0,)
+    finally:
+        old.close()
+
+
+def test_init_generates_the_searched_words_of_a_version_5_database_again(pg_url: str) -> None:
+    """Rows written before CJK segmentation are found by a Chinese word once migrated."""
+    admin = pg_url.replace("reverie_app@", "postgres@")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE at_v5 OWNER reverie_app")
+    url = pg_url.rsplit("/", 1)[0] + "/at_v5"
+    with psycopg.connect(url, autocommit=True) as conn:  # what a reverie of schema 5 made
+        for version, statements in schema.MIGRATIONS:
+            if version <= 5:
+                conn.execute(statements.encode("utf-8"))
+        conn.execute("INSERT INTO reverie_schema (version) VALUES (5)")
+    old = Database(url)
+    try:
+        with old.connection() as conn, conn.transaction():
+            conn.execute("INSERT INTO workspaces (name) VALUES ('kept')")
+            [(ws,)] = conn.execute("SELECT id FROM workspaces").fetchall()
+            conn.execute("SELECT set_config('reverie.workspace', %s, true)", (str(ws),))
+            conn.execute(
+                "INSERT INTO workspace_state (workspace_id, last_cursor) VALUES (%s, 1)", (ws,)
+            )
+            conn.execute(
+                "INSERT INTO history (workspace_id, cursor, stamp, content)"
+                " VALUES (%s, 1, '2026-12-01 10:00', '我每天喝咖啡')",
+                (ws,),
+            )
+        assert old.init() == (5, schema.SCHEMA_VERSION)
+        index = PgIndex(old.tenant("kept"))
+        assert [hit.cursor for hit in index.search("咖啡")] == [1]
     finally:
         old.close()

@@ -36,6 +36,9 @@ MAX_BODY_CHARS = 64_000
 MAX_QUERY_TERMS = 32
 """Terms kept from one query; the rest are ignored."""
 
+CONTEXT_CHARS = 400
+"""How much of the message before a message is searched as its context (both backends)."""
+
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
 """The scripts written without spaces, as the body of a regular-expression character class."""
 HANGUL = "\uac00-\ud7af"
@@ -49,6 +52,7 @@ CJK_RUN = re.compile(f"[{CJK}]+")
 _CJK_RUN = CJK_RUN
 _QUOTED = re.compile(r'"([^"]*)"')
 _WORD = re.compile(r"\w+")
+_TOKEN = re.compile(r"[^\W_]+")
 
 
 def segment(text: str) -> str:
@@ -69,8 +73,12 @@ def cjk_pairs(text: str) -> str:
 
 
 def is_cjk_pair(term: str) -> bool:
-    """Whether ``term`` is one or two CJK characters (looked up in ``grams``, not as a phrase)."""
-    return 0 < len(term) <= 2 and _CJK_RUN.fullmatch(term) is not None
+    """Whether ``term`` is two CJK characters (looked up in ``grams``, not as a phrase).
+
+    One character is a token of its own text (``segment``), so it is found wherever it
+    stands, as PostgreSQL finds it; ``grams`` holds it only where it stands alone.
+    """
+    return len(term) == 2 and _CJK_RUN.fullmatch(term) is not None
 
 
 def unsegment(text: str) -> str:
@@ -78,12 +86,13 @@ def unsegment(text: str) -> str:
     return text.replace(SEPARATOR, "")
 
 
-def match_expression(query: str) -> str | None:
-    """Return an FTS5 MATCH expression for a free-text query, or None when nothing is searchable.
+def query_terms(query: str) -> list[str]:
+    """Return the terms of a free-text query, lower-case, without duplicates, at most 32.
 
-    Words are alternatives (``OR``): BM25 ranks items that hold more of them, and rarer ones,
-    higher. Text the user put in double quotes is one phrase. Anything that is not a letter,
-    digit or underscore (operators, emoji, punctuation) only separates terms.
+    Words are alternatives: an index ranks items that hold more of them higher. Text the
+    user put in double quotes is one term (a phrase). Anything that is not a letter, digit or
+    underscore (operators, emoji, punctuation) only separates terms. Both backends search
+    what this returns (``match_expression`` here, ``storage.postgres.tsearch`` there).
     """
     terms: list[str] = []
     for index, part in enumerate(_QUOTED.split(query)):
@@ -92,10 +101,29 @@ def match_expression(query: str) -> str | None:
             terms.extend([" ".join(words)] if words else [])
         else:
             terms.extend(words)
-    unique = list(dict.fromkeys(term.lower() for term in terms))[:MAX_QUERY_TERMS]
+    return list(dict.fromkeys(term.lower() for term in terms))[:MAX_QUERY_TERMS]
+
+
+def match_expression(query: str) -> str | None:
+    """Return an FTS5 MATCH expression for a free-text query, or None when nothing is searchable.
+
+    The terms of ``query_terms`` joined with ``OR``, each a quoted phrase: BM25 ranks items
+    that hold more of them, and rarer ones, higher.
+    """
+    unique = query_terms(query)
     if not unique:
         return None
     return " OR ".join(f'"{segment(term)}"' for term in unique)
+
+
+def phrase_tokens(term: str) -> tuple[str, ...]:
+    """Return the tokens an index holds for ``term``, in order (lower-case).
+
+    Its letters and digits, split at everything else (underscores too, as the indexes
+    split), and every CJK character a token of its own: a term of several tokens is
+    searched as a phrase of them, so "咖啡" is 咖 then 啡, side by side.
+    """
+    return tuple(_TOKEN.findall(segment(term.lower())))
 
 
 def term_phrases(terms: Sequence[str]) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from reverie.core.text import CJK, CJK_CHAR
-from reverie.memory.modelfree.similarity import STOP_WORDS
+from reverie.core.words import FACT_STOP_WORDS
 
 
 def _any(*patterns: str) -> re.Pattern[str]:
@@ -86,7 +86,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[a-z]+)?|\d+(?:[.:]\d+)*")
 
 def content_words(text: str) -> int:
     """Return how many content words ``text`` has (stop words left out; CJK: 2 per 4 chars)."""
-    latin = [w for w in _WORD.findall(_CJK.sub(" ", text.lower())) if w not in STOP_WORDS]
+    latin = [w for w in _WORD.findall(_CJK.sub(" ", text.lower())) if w not in FACT_STOP_WORDS]
     return len(latin) + len(_CJK.findall(text)) // 2
 
 

@@ -1,12 +1,13 @@
 """How alike two facts are: normalised token sets and their Jaccard similarity.
 
-A fact's tokens are its Latin-script words (lowercased, a plural ``s`` dropped, stop words and
-correction cues such as "actually" left out) plus the overlapping character pairs of each CJK
-run (Chinese has no spaces, so pairs stand in for words). The speaker prefixes the model-free
-summariser writes ("User:", "Decided:", ...) and ``(as of ...)`` tags are not part of the
-meaning and are removed first. ``normalise`` gives the exact-duplicate key. ``subject_of``
-finds the person a fact names first ("Maria grew up in Cusco" → "Maria"), so two lines about
-different people are never taken for the same line however alike their words. No I/O.
+A fact's tokens are its Latin-script words (lowercased, a plural ``s`` dropped, stop words
+and correction cues such as "actually" left out: ``core.words``) plus the overlapping
+character pairs of each CJK run (Chinese has no spaces, so pairs stand in for words). The
+speaker prefixes the model-free summariser writes ("User:", "Decided:", ...) and
+``(as of ...)`` tags are not part of the meaning and are removed first. ``normalise`` gives
+the exact-duplicate key. ``subject_of`` finds the person a fact names first ("Maria grew up
+in Cusco" → "Maria"), so two lines about different people are never taken for the same line
+however alike their words. No I/O.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import unicodedata
 from functools import lru_cache
 
 from reverie.core.text import CJK_RUN
+from reverie.core.words import FACT_CJK_STOP, FACT_STOP_WORDS, plural_stem
 from reverie.memory.modelfree.facts import without_as_of
 
 _PREFIX = re.compile(
@@ -26,19 +28,6 @@ _PREFIX = re.compile(
 )
 _WORD = re.compile(r"[^\W\d_]+(?:'[a-z]+)?|\d+(?:[.:]\d+)*")
 _CJK_RUN = CJK_RUN
-_CJK_STOP = frozenset("的了吗呢吧啊呀哦嗯")
-
-# A word list reads best as one block of text (hence the noqa).
-STOP_WORDS = frozenset(
-    """
-    a an the and or but so of to in on at for from by with about as into than then that this
-    these those it its is are was were be been being am do does did done have has had i me my
-    mine we us our you your he she they them their his her there here what which who whom when
-    where why how not no yes please also just really very too can could would should will shall
-    may might must i'm i've i'd i'll it's that's don't doesn't didn't actually meant mean sorry
-    correction instead rather user assistant decided decision agreed let's lets ok okay
-    """.split()  # noqa: SIM905
-)
 _CJK_CUES = ("其实", "不是", "而是", "我是说", "更正", "纠正")
 
 
@@ -57,10 +46,10 @@ def fact_tokens(text: str) -> frozenset[str]:
         folded = folded.replace(cue, " ")
     tokens: set[str] = set()
     for word in _WORD.findall(_CJK_RUN.sub(" ", folded)):
-        if word not in STOP_WORDS:
-            tokens.add(_stem(word))
+        if word not in FACT_STOP_WORDS:
+            tokens.add(plural_stem(word))
     for run in _CJK_RUN.findall(folded):
-        chars = [char for char in run if char not in _CJK_STOP]
+        chars = [char for char in run if char not in FACT_CJK_STOP]
         if len(chars) == 1:
             tokens.add(chars[0])
         tokens.update(a + b for a, b in itertools.pairwise(chars))
@@ -91,9 +80,3 @@ def jaccard(left: frozenset[str], right: frozenset[str]) -> float:
 def similarity(left: str, right: str) -> float:
     """Return the Jaccard similarity of two facts' token sets."""
     return jaccard(fact_tokens(left), fact_tokens(right))
-
-
-def _stem(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word

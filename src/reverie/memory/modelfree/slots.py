@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from reverie.core.text import CJK
+from reverie.core.words import verb_stem
 
 _VALUE = r"(?P<value>[^,.;:()!?，。；]{1,60}?)"
 _END = r"(?=\s+(?:since|now|with|for|and|but|because|as|after|before|last|this|next|in|on|"
@@ -115,17 +116,9 @@ def slot_of(text: str) -> Slot | None:
             who = (found["who"] or "").strip().lower()
             if who in ("the user", "user", "用户"):
                 who = ""
-            name = f"often:{_stem(found['verb'].lower())}" if key == "often" else key
+            name = f"often:{verb_stem(found['verb'].lower())}" if key == "often" else key
             return Slot(who=who, key=name, value=_value(found["value"]))
     return None
-
-
-def _stem(verb: str) -> str:
-    """Return the stem of a verb: "running", "runs" and "run" give "run"."""
-    if verb.endswith("ing") and len(verb) > 5:
-        verb = verb[:-3]
-        return verb[:-1] if len(verb) > 2 and verb[-1] == verb[-2] else verb
-    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
 
 
 def _value(raw: str) -> str:

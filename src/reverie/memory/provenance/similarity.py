@@ -15,18 +15,10 @@ import re
 from collections.abc import Sequence
 
 from reverie.core.text import CJK_CHAR
+from reverie.core.words import ATTRIBUTION_STOP_WORDS, suffix_stem
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK = CJK_CHAR
-_STOP_WORDS = (
-    "a an and are as at be been but by can could did do does for from had has have he her his i "
-    "if in into is it its me my no not of on or our she so than that the their them then there "
-    "they this to too up us was we were what when where which who will with would you your user "
-    "assistant now just also very really about after before since still"
-)
-_STOP = frozenset(_STOP_WORDS.split(" "))
-_SUFFIXES = ("ing", "es", "ed", "s")
-
 MIN_SUPPORT = 0.2
 """Below this, no candidate supports the line (the caller falls back)."""
 NEAR_BEST = 0.6
@@ -37,17 +29,10 @@ def content_tokens(text: str) -> frozenset[str]:
     """The content words and CJK characters of ``text``."""
     tokens = set(_CJK.findall(text))
     for word in _WORD.findall(_CJK.sub(" ", text.casefold())):
-        if word in _STOP or (len(word) < 2 and not word.isdigit()):
+        if word in ATTRIBUTION_STOP_WORDS or (len(word) < 2 and not word.isdigit()):
             continue
-        tokens.add(_stem(word))
+        tokens.add(suffix_stem(word))
     return frozenset(tokens)
-
-
-def _stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
 
 
 def support(line: frozenset[str], candidate: frozenset[str]) -> float:

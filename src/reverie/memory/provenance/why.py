@@ -17,6 +17,7 @@ holds it now (a message forgotten since is no longer cited). Every value has ``t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
@@ -27,7 +28,6 @@ from reverie.memory.provenance.lines import DurableLine, durable_lines, matches,
 from reverie.storage.folder.provenance_file import Provenance, SourceRef
 
 if TYPE_CHECKING:
-    from reverie.core.messages import Message
     from reverie.storage.ports import ProvenanceStores
 
 Origin = Literal["dream", "hand"]
@@ -123,11 +123,11 @@ def explain(stores: ProvenanceStores, query: str) -> WhyReport:
     if not query.strip():
         raise InputError("why needs a text to look for")
     provenance = stores.provenance.read()
-    resolver = _Resolver(stores)
     lines = durable_lines(stores.durable_texts())
     chosen = [line for line in lines if matches(line.text, query)]
     if not chosen:  # no line says it word for word: the lines holding all its words
         chosen = [line for line in lines if resembles(line.text, query)]
+    resolver = _Resolver(stores, _sources(chosen, provenance))
     found = [_explain_line(line, provenance, resolver) for line in chosen]
     return WhyReport(query=query, lines=tuple(found))
 
@@ -135,8 +135,8 @@ def explain(stores: ProvenanceStores, query: str) -> WhyReport:
 def explain_all(stores: ProvenanceStores) -> WhyReport:
     """Every durable line, in file order, and where each came from (``query`` is '')."""
     provenance = stores.provenance.read()
-    resolver = _Resolver(stores)
     lines = durable_lines(stores.durable_texts())
+    resolver = _Resolver(stores, _sources(lines, provenance))
     return WhyReport(
         query="", lines=tuple(_explain_line(line, provenance, resolver) for line in lines)
     )
@@ -158,25 +158,39 @@ def _explain_line(line: DurableLine, provenance: Provenance, resolver: _Resolver
 
 
 class _Resolver:
-    """Looks sources up in the log and the journals, loading each session once."""
+    """Looks sources up in the log and the sessions: every entry and message in one read each.
 
-    def __init__(self, stores: ProvenanceStores) -> None:
-        self._stores = stores
-        self._sessions: dict[str, tuple[Message, ...]] = {}
+    ``explain`` of ten lines took one round trip per source entry and read each cited
+    session whole on a database (133.5 ms against 11.8 ms on a folder); now the entries
+    are one ``read_cursors`` and the messages one ``messages_at``, whatever their number.
+    """
+
+    def __init__(self, stores: ProvenanceStores, sources: Sequence[SourceRef]) -> None:
+        self._entries = {
+            entry.cursor: entry.content
+            for entry in stores.history.read_cursors({source.cursor for source in sources})
+        }
+        self._messages = stores.sessions.messages_at(
+            {
+                (source.session_key, ref.index)
+                for source in sources
+                if source.session_key is not None
+                for ref in source.messages
+            }
+        )
 
     def entry(self, source: SourceRef) -> SourceEntry:
-        found = self._stores.history.read_since(source.cursor - 1, 1)
-        text = found[0].content if found and found[0].cursor == source.cursor else None
         messages: tuple[SourceMessage, ...] = ()
-        if source.session_key is not None:
-            loaded = self._messages(source.session_key)
+        if (key := source.session_key) is not None:
             messages = tuple(
                 SourceMessage(
-                    session_key=source.session_key,
+                    session_key=key,
                     index=ref.index,
                     role=ref.role,
                     time=ref.time,
-                    text=loaded[ref.index].text if 0 <= ref.index < len(loaded) else None,
+                    text=None
+                    if (found := self._messages.get((key, ref.index))) is None
+                    else found.text,
                 )
                 for ref in source.messages
             )
@@ -185,15 +199,19 @@ class _Resolver:
             session_key=source.session_key,
             time=source.time,
             kind=source.kind,
-            text=text,
+            text=self._entries.get(source.cursor),
             messages=messages,
         )
 
-    def _messages(self, key: str) -> tuple[Message, ...]:
-        if key not in self._sessions:
-            store = self._stores.sessions
-            self._sessions[key] = store.load(key).messages if store.exists(key) else ()
-        return self._sessions[key]
+
+def _sources(lines: Sequence[DurableLine], provenance: Provenance) -> list[SourceRef]:
+    """Every source the records of ``lines`` cite."""
+    return [
+        source
+        for line in lines
+        if (record := provenance.get(line.file, line.text)) is not None
+        for source in record.sources
+    ]
 
 
 def _iso(moment: datetime | None) -> str | None:

@@ -30,7 +30,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from reverie.memory.recall.ranking import RecallOptions, Signals, rank, stem
+from reverie.core.words import prefix_stem
+from reverie.memory.recall.ranking import RecallOptions, Signals, rank
 from reverie.memory.recall.terms import QueryTerms
 from reverie.storage.folder.index import Candidate
 
@@ -194,7 +195,7 @@ def _bm25(
 def _tf(term: str, words: Sequence[str], lower: str) -> int:
     if not term.isascii():
         return lower.count(term)
-    root = stem(term)
+    root = prefix_stem(term)
     return sum(1 for word in words if word.startswith(root))
 
 

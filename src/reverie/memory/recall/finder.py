@@ -27,8 +27,8 @@ from typing import Protocol
 from reverie.core.clock import require_aware
 from reverie.core.hits import SNIPPET_CLOSE, SNIPPET_OPEN
 from reverie.core.marks import without_marks
+from reverie.core.words import prefix_stem
 from reverie.memory.recall.items import excerpt
-from reverie.memory.recall.ranking import stem
 from reverie.memory.recall.recaller import Recaller
 from reverie.storage.folder.index import SearchHit, parse_ref
 
@@ -120,13 +120,13 @@ def _within(when: datetime | None, since: datetime | None, until: datetime | Non
 def _snippet(text: str, terms: Sequence[str]) -> str:
     """A verbatim excerpt around the first term ``text`` holds, each term's words in bold."""
     shown = excerpt(
-        " ".join(without_marks(text).split()), tuple(stem(t) for t in terms), SNIPPET_CHARS
+        " ".join(without_marks(text).split()), tuple(prefix_stem(t) for t in terms), SNIPPET_CHARS
     )
     words = sorted({t for t in terms if t.strip()}, key=len, reverse=True)
     if not words:
         return shown
     pattern = "|".join(
-        rf"\b{re.escape(stem(t))}\w*" if t.isascii() else re.escape(t) for t in words
+        rf"\b{re.escape(prefix_stem(t))}\w*" if t.isascii() else re.escape(t) for t in words
     )
     return re.sub(
         f"(?i)(?:{pattern})", lambda m: f"{SNIPPET_OPEN}{m.group(0)}{SNIPPET_CLOSE}", shown

@@ -28,7 +28,8 @@ from dataclasses import replace
 from functools import partial
 from typing import Protocol
 
-from reverie.memory.recall.ranking import Ranked, RecallOptions, stem
+from reverie.core.words import prefix_stem
+from reverie.memory.recall.ranking import Ranked, RecallOptions
 from reverie.memory.recall.terms import QueryTerms
 from reverie.storage.folder.index import Candidate, SourceRef, message_ref
 
@@ -172,7 +173,7 @@ def _holds(word: str) -> Callable[[str], bool]:
     """Whether a lower-cased text holds ``word`` (a word starting with it or its stem)."""
     if not word.isascii():
         return lambda lower: word in lower
-    pattern = re.compile(rf"\b{re.escape(stem(word))}")
+    pattern = re.compile(rf"\b{re.escape(prefix_stem(word))}")
     return lambda lower: pattern.search(lower) is not None
 
 

@@ -20,7 +20,7 @@ item's, but for one in ten beyond the first ten).
 Coverage exists because BM25 favours short items: "Morning Felix!" outranks the message that
 answers "what is Felix allergic to?" on the name alone. A term is held when a word of the
 item starts with it, or (six letters or more) with all but its last three letters, a rough
-stem ("allergic" / "allergies").
+stem (``core.words.prefix_stem``: "allergic" / "allergies").
 Every step can be switched off in ``RecallOptions`` so the benchmark can measure what each
 buys. This module does no I/O.
 """
@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from reverie.core.words import prefix_stem
 from reverie.memory.recall.dates import DaySpan
 from reverie.storage.folder.index import Candidate
 
@@ -171,16 +172,11 @@ def _newer_first(ranked: list[Ranked], boost: float) -> list[Ranked]:
     ]
 
 
-def stem(term: str) -> str:
-    """A term's rough stem: all but its last three letters from six letters on (see above)."""
-    return term[: len(term) - 3] if len(term) >= 6 and term.isalpha() and term.isascii() else term
-
-
 def _matcher(term: str) -> Matcher:
     """Whether a lower-cased text holds ``term`` (a word starting with it or its rough stem)."""
     if not term.isascii():
         return lambda lower: term in lower
-    pattern = re.compile(rf"\b{re.escape(stem(term))}")
+    pattern = re.compile(rf"\b{re.escape(prefix_stem(term))}")
     return lambda lower: pattern.search(lower) is not None
 
 

@@ -1,15 +1,15 @@
 """What a recall query looks for: content words, key terms, and Chinese bigrams.
 
-``QueryTerms.of(text)`` drops function words ("what", "did", "the"; 的, 了, 吗) so a question
-matches the content it asks about, not every message that says "did". Key terms are the
-words a question pins its answer on: names (a capitalised word that does not open the
-sentence), numbers, and phrases the user quoted; ranking boosts items that hold them. A
-question about the present ("now", "currently", 现在) is marked, so ranking can prefer the
-newest of facts that were updated. A run
-of Chinese or Japanese characters is searched as its overlapping two-character words (most
-Chinese words are two characters), minus those made only of function characters, since
-the index holds every character as its own token and a whole-run phrase would almost never
-match a question's wording. This module does no I/O.
+``QueryTerms.of(text)`` drops function words (``core.words``: "what", "did", "the"; 的, 了,
+吗) so a question matches the content it asks about, not every message that says "did".
+Key terms are the words a question pins its answer on: names (a capitalised word that does
+not open the sentence), numbers, and phrases the user quoted; ranking boosts items that hold
+them. A question about the present ("now", "currently", 现在) is marked, so ranking can
+prefer the newest of facts that were updated. A run of Chinese or Japanese characters is
+searched as its overlapping two-character words (most Chinese words are two characters),
+minus those made only of function characters, since the index holds every character as its
+own token and a whole-run phrase would almost never match a question's wording. This module
+does no I/O.
 """
 
 from __future__ import annotations
@@ -18,26 +18,7 @@ import re
 from dataclasses import dataclass
 
 from reverie.core.text import CJK_RUN
-
-_STOPWORD_TEXT = """
-    a about above after again against all am an and any are aren as at be because been before
-    being below between both but by can could did didn do does doesn doing don down during each
-    else ever few for from further get got had has have having he her here hers herself him
-    himself his how i if in into is isn it its itself just know let like ll me might more most
-    much must my myself no nor not now of off on once only or other our ours ourselves out over
-    own re really remember s same say said she should so some such t tell than that the their
-    theirs them themselves then there these they thing things think this those through to too
-    under until up us ve very was wasn we were weren what whats when where which while who whom
-    why will with would you your yours yourself yourselves yes okay ok oh hey hi also again one
-    ones kind sort mean going go went want wanted
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-"""English words too common to say what a question is about."""
-
-CJK_STOP = frozenset(
-    "的了是吗呢吧啊么什在有我你他她它们这那个和与就也都还要会能说过很嗎呀哦哪里谁几怎样"
-)
-"""Chinese characters that carry grammar, not topic: a bigram made only of them is dropped."""
+from reverie.core.words import QUERY_CJK_STOP, QUERY_STOP_WORDS
 
 _CJK_RUN = CJK_RUN
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|「([^」]+)」')
@@ -81,7 +62,7 @@ class QueryTerms:
         for found in _WORD.finditer(_CJK_RUN.sub(" ", text)):
             word = found.group().replace("\u2019", "'")
             lower = word.lower().split("'")[0]
-            if lower in STOPWORDS or (len(lower) < 2 and not lower.isdigit()):
+            if lower in QUERY_STOP_WORDS or (len(lower) < 2 and not lower.isdigit()):
                 continue
             if _NUMBER.search(word):
                 keys.append(lower)
@@ -117,11 +98,11 @@ def cjk_bigrams(text: str) -> list[str]:
     found: list[str] = []
     for run in _CJK_RUN.findall(text):
         if len(run) == 1:
-            found.extend([run] if run not in CJK_STOP else [])
+            found.extend([run] if run not in QUERY_CJK_STOP else [])
             continue
         for start in range(len(run) - 1):
             pair = run[start : start + 2]
-            if not set(pair) <= CJK_STOP:
+            if not set(pair) <= QUERY_CJK_STOP:
                 found.append(pair)
     return found
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -116,6 +116,17 @@ class HistoryLog(LogFile):
             self._extend_checked(before, written, entry.cursor)
             self._floor.advance(entry.cursor)
         return entry
+
+    def read_cursors(self, cursors: Collection[int]) -> list[HistoryEntry]:
+        """Return the entries of ``cursors`` that are in the log, oldest first.
+
+        Each is one ``read_since`` (O(log N) small reads): the file has no key to batch on.
+        """
+        found: list[HistoryEntry] = []
+        for cursor in sorted(set(cursors)):
+            if cursor > 0 and (got := self.read_since(cursor - 1, 1)) and got[0].cursor == cursor:
+                found.append(got[0])
+        return found
 
     def read_since(self, cursor: int, limit: int | None = None) -> list[HistoryEntry]:
         """Return entries whose cursor is above ``cursor``, oldest first, at most ``limit``.

@@ -104,6 +104,16 @@ class SqliteSessionStore:
             )
         return range(first, first + len(bodies))
 
+    def messages_at(self, places: Collection[tuple[str, int]]) -> dict[tuple[str, int], Message]:
+        """Return the messages at these (key, index) places that exist (each session read once)."""
+        found: dict[tuple[str, int], Message] = {}
+        for key in sorted({key for key, _ in places}):
+            messages = self.load(key).messages
+            found.update(
+                {(k, i): messages[i] for k, i in places if k == key and 0 <= i < len(messages)}
+            )
+        return found
+
     def load(self, key: str) -> Session:
         """Return session ``key`` as stored now (an empty, unsaved session if there is none)."""
         check_session_key(key)

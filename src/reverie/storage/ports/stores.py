@@ -93,6 +93,9 @@ class HistoryPort(Protocol):
     def read_since(self, cursor: int, limit: int | None = None) -> list[HistoryEntry]:
         """Entries whose cursor is above ``cursor``, oldest first, at most ``limit``."""
 
+    def read_cursors(self, cursors: Collection[int]) -> list[HistoryEntry]:
+        """The entries of these cursors that are in the log, oldest first, in one read."""
+
     def read_recent(
         self,
         since: int,
@@ -138,6 +141,9 @@ class SessionsPort(Protocol):
 
     def load(self, key: str) -> Session:
         """Session ``key`` as stored now (an empty, unsaved session if there is none)."""
+
+    def messages_at(self, places: Collection[tuple[str, int]]) -> dict[tuple[str, int], Message]:
+        """The messages at these (session key, index) places that exist, in one read."""
 
     def exists(self, key: str) -> bool:
         """Whether session ``key`` has been stored."""

@@ -22,7 +22,7 @@ Invariants (DESIGN.md 1 and 2, across servers on different machines).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
@@ -118,6 +118,19 @@ class PgHistoryLog:
                 raise InputError(f"the history log of {self._tenant.where} is not empty")
             _insert(conn, self._tenant.id, entries)
         return len(entries)
+
+    def read_cursors(self, cursors: Collection[int]) -> list[HistoryEntry]:
+        """Return the entries of ``cursors`` that are in the log, oldest first (one query)."""
+        wanted = sorted({cursor for cursor in cursors if cursor > 0})
+        if not wanted:
+            return []
+        with self._tenant.transaction() as conn:
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM history WHERE workspace_id = %s AND cursor = ANY(%s)"
+                " ORDER BY cursor",
+                (self._tenant.id, wanted),
+            ).fetchall()
+        return [_entry(row) for row in rows]
 
     def read_since(self, cursor: int, limit: int | None = None) -> list[HistoryEntry]:
         """Return entries whose cursor is above ``cursor``, oldest first, at most ``limit``."""

@@ -2,29 +2,35 @@
 
 The index is the tables themselves: ``history.words`` and ``messages.words`` are generated
 ``tsvector`` columns (the ``simple`` configuration: lower-cased words, no stemming, no stop
-words, so every language is treated alike) with GIN indexes, written in the same transaction
-as the row. So the index is never behind the stores, ``refresh`` and ``rebuild`` have nothing
-to do, and every server sees every other server's writes at once.
+words; every Chinese and Japanese character its own token, ``tsearch``) with GIN indexes,
+written in the same transaction as the row. So the index is never behind the stores,
+``refresh`` and ``rebuild`` have nothing to do, and every server sees every other server's
+writes at once.
 
-Ranking. A query matches items holding any of its words (an OR, as BM25 in the file backend
-does); ``ts_rank_cd`` (cover density: how many query words and how close together, with the
+One search path with the folder index: the same terms (``core.text.query_terms`` for a
+query, each recall term a phrase of ``core.text.phrase_tokens``, so "咖啡" is found inside
+"我每天喝咖啡"), the same source references (a query that is exactly ``#h12`` or
+``#m3@cli:default``, ``reverie.core.refs``, returns the item it names under the same filters;
+it is never read as the word ``h12``), the same context rule for recall (a message whose
+previous message's last ``core.text.CONTEXT_CHARS`` characters match adds
+``context_weight`` x that match's rank to its own), the same isolation (messages of
+internal sessions, ``dream:`` and ``cron:``, are left out unless asked for), the same rare
+words for recall's links (``rare_terms``: a capped count over the whole workspace).
+
+Ranking. A query matches items holding any of its terms (an OR, as BM25 in the file backend
+does); ``ts_rank_cd`` (cover density: how many query terms and how close together, with the
 length normalisation ``32``) orders them, newest first on ties. Only the newest ``WINDOW``
 matches of each source are ranked, so a query of very common words costs a bounded time (the
 folder index makes the same trade, at the price of older items). What PostgreSQL does not
-offer: BM25's inverse document frequency (a rare word weighs as much as a common one) and
-word segmentation for Chinese or Japanese (a run of CJK characters is one word), so recall
-in those languages is weaker than the file backend's; ``docs/scale-out.md`` says so.
-Messages of internal sessions (``dream:``, ``cron:``) are left out unless asked for. A source
-reference alone (``#h12``, ``#m3@cli:default``: ``reverie.core.refs``) returns the item it
-names, under the same filters, as on a folder (it is never read as the word ``h12``). This
-module only reads.
+offer is BM25's inverse document frequency (a rare word weighs as much as a common one);
+recall ranks the pool again on its own rules either way. This module only reads.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, cast
 
 from reverie.core.hits import (
@@ -37,13 +43,14 @@ from reverie.core.hits import (
 )
 from reverie.core.marks import without_marks
 from reverie.core.refs import SourceRef, parse_ref
+from reverie.core.text import CONTEXT_CHARS, query_terms
 from reverie.storage.folder.index.candidates import Candidate
+from reverie.storage.postgres import tsearch
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:
     from reverie.storage.postgres.database import Conn, Tenant
 
-_WORD = re.compile(r"\w+")
 _INTERNAL = "^(dream|cron):"
 _HEADLINE = f"StartSel={SNIPPET_OPEN}, StopSel={SNIPPET_CLOSE}, MaxWords=24, MinWords=8"
 _MATCH = " AND words @@ to_tsquery('simple', %(q)s)"
@@ -69,16 +76,29 @@ _REF = {
     "history": " AND cursor = %(ref_cursor)s",
     "messages": " AND session_key = %(ref_key)s AND idx = %(ref_idx)s",
 }
+_CONTEXT = (
+    "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
+    " ts_rank_cd(p.context, to_tsquery('simple', %(q)s), 32) AS rank, m.plain AS body"
+    " FROM (SELECT session_key, idx, {context} AS context FROM messages"
+    " WHERE workspace_id = %(ws)s AND words @@ to_tsquery('simple', %(q)s){filters}"
+    " ORDER BY at DESC NULLS LAST LIMIT %(window)s) AS p"
+    " JOIN messages AS m ON m.workspace_id = %(ws)s AND m.session_key = p.session_key"
+    " AND m.idx = p.idx + 1 WHERE p.context @@ to_tsquery('simple', %(q)s)"
+    " ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
+)
+"""Messages whose context (the end of the message before) matches, ranked on it alone: the
+previous messages are found by their whole words (the index), then their end is checked."""
+_HOLDING = (
+    "SELECT (SELECT count(*) FROM (SELECT 1 FROM history WHERE workspace_id = %(ws)s"
+    " AND words @@ to_tsquery('simple', %(q)s) LIMIT %(cap)s) AS h)"
+    " + (SELECT count(*) FROM (SELECT 1 FROM messages WHERE workspace_id = %(ws)s"
+    " AND words @@ to_tsquery('simple', %(q)s) LIMIT %(cap)s) AS m)"
+)
+"""How many items hold a query, counted up to ``cap`` per table."""
 _REF_SNIPPET = 400
 """A referenced item's snippet: its first this many characters (as the folder index)."""
 WINDOW = 2_000
 """Per source, only the newest this many matching items are ranked (as the folder index)."""
-
-
-def tsquery(words: Sequence[str]) -> str:
-    """Return a ``to_tsquery`` text matching any of ``words`` (only word characters survive)."""
-    found = [w.lower() for text in words for w in _WORD.findall(text)]
-    return " | ".join(f"'{w}'" for w in dict.fromkeys(found))
 
 
 class PgIndex:
@@ -112,7 +132,7 @@ class PgIndex:
         """
         ref = parse_ref(query)
         rows = self._run(
-            "" if ref is not None else tsquery([query]),
+            "" if ref is not None else tsearch.tsquery(query_terms(query)),
             ref=ref,
             headline=True,
             limit=limit,
@@ -125,7 +145,7 @@ class PgIndex:
             SearchHit(
                 kind=_kind(row[0]),
                 score=float(str(row[6])),
-                snippet=without_marks(from_db(str(row[7])))[
+                snippet=without_marks(tsearch.unsegment(from_db(str(row[7]))))[
                     : _REF_SNIPPET if ref is not None else None
                 ],
                 timestamp=cast("datetime | None", row[5]),
@@ -144,33 +164,77 @@ class PgIndex:
         limit: int,
         session_key: str | None = None,
         include_internal: bool = False,
-        context_weight: float = 0.3,  # noqa: ARG002 (no context column here; see the docstring)
+        context_weight: float = 0.3,
         between: Sequence[tuple[datetime, datetime]] = (),
     ) -> list[Candidate]:
-        """Items matching any of ``terms``, with their whole text, best first."""
-        rows = self._run(
-            tsquery(terms),
-            limit=limit,
-            session_key=session_key,
-            between=(None, None),
-            sources=("history", "messages"),
-            include_internal=include_internal,
-        )
+        """Items matching any of ``terms``, with their whole text, best first.
+
+        As the folder index: each term a phrase; an item's score is its own rank plus
+        ``context_weight`` x its context's (0 ignores context); items written ``between``
+        join after the matches with a score of 0 (the newest ``limit`` of each interval).
+        """
+        query = tsearch.tsquery(terms)
+        run = partial(
+            self._run, limit=limit, session_key=session_key,
+            sources=("history", "messages"), include_internal=include_internal,
+        )  # fmt: skip
+        scores: dict[tuple[object, ...], float] = {}
+        rows: dict[tuple[object, ...], tuple[object, ...]] = {}
+        for row in run(query, between=(None, None)) if query else []:
+            rows[_ident(row)], scores[_ident(row)] = row, float(str(row[6]))
+        if query and context_weight > 0:
+            for row in self._context(query, limit, session_key, include_internal):
+                ident = _ident(row)
+                rows.setdefault(ident, row)
+                scores[ident] = scores.get(ident, 0.0) + context_weight * float(str(row[6]))
+        best = sorted(scores, key=lambda ident: (-scores[ident], _newest(rows[ident])))[:limit]
+        found = [_candidate(rows[ident], scores[ident]) for ident in best]
         for start, end in between:
-            rows += self._run(
-                "", limit=limit, session_key=session_key, between=(start, end),
-                sources=("history", "messages"), include_internal=include_internal,
-            )  # fmt: skip
-        seen: set[tuple[object, ...]] = set()
-        found: list[Candidate] = []
-        for row in rows:
-            if (ident := (row[0], row[1], row[2], row[3])) not in seen:
-                seen.add(ident)
-                found.append(_candidate(row))
+            for row in run("", between=(start, end)):
+                if (ident := _ident(row)) not in scores:
+                    scores[ident] = 0.0
+                    found.append(_candidate(row, 0.0))
+        return found
+
+    def rare_terms(self, terms: Sequence[str], *, at_most: int) -> list[str]:
+        """The ``terms`` at most ``at_most`` items of the whole workspace hold (as the folder's).
+
+        A capped count each (it stops after ``at_most + 1`` matches per table), so a common
+        word costs no more than a rare one; recall's links look rare words up with it.
+        """
+        found: list[str] = []
+        with self._tenant.transaction() as conn:
+            for term in terms:
+                if not (query := tsearch.tsquery([term])):
+                    continue
+                params = {"ws": self._tenant.id, "q": query, "cap": at_most + 1}
+                row = conn.execute(_HOLDING, params).fetchone()
+                if row is not None and int(str(row[0])) <= at_most:
+                    found.append(term)
         return found
 
     def close(self) -> None:
         """Nothing to release."""
+
+    def _context(
+        self,
+        query: str,
+        limit: int,
+        session_key: str | None,
+        include_internal: bool,  # noqa: FBT001
+    ) -> list[tuple[object, ...]]:
+        filters = _filters(session_key, (None, None), include_internal)
+        context = tsearch.words(f"right(plain, {CONTEXT_CHARS})")
+        params = {
+            "ws": self._tenant.id,
+            "q": query,
+            "key": None if session_key is None else to_db(session_key),
+            "internal": _INTERNAL,
+            "limit": limit,
+            "window": WINDOW,
+        }
+        with self._tenant.transaction() as conn:
+            return _fetch(conn, _CONTEXT.format(context=context, filters=filters), params)
 
     def _run(
         self,
@@ -263,7 +327,8 @@ def _ranked_sql(
     )
     if not headline:
         return sql
-    text = "ts_headline('simple', body, to_tsquery('simple', %(q)s), %(opts)s)"
+    segmented = tsearch.segmented("body")
+    text = f"ts_headline('simple', {segmented}, to_tsquery('simple', %(q)s), %(opts)s)"
     return (
         f"SELECT kind, cursor, session_key, idx, role, at, rank, {text}"
         f" FROM ({sql}) AS top ORDER BY 7 DESC, 6 DESC NULLS LAST"
@@ -278,10 +343,20 @@ def _kind(value: object) -> SourceKind:
     return "history" if value == "history" else "message"
 
 
-def _candidate(row: Sequence[object]) -> Candidate:
+def _ident(row: Sequence[object]) -> tuple[object, ...]:
+    return (row[0], row[1], row[2], row[3])
+
+
+def _newest(row: Sequence[object]) -> float:
+    """Sorts newer rows first (rows without a time last)."""
+    at = row[5]
+    return -at.timestamp() if isinstance(at, datetime) else float("inf")
+
+
+def _candidate(row: Sequence[object], score: float) -> Candidate:
     return Candidate(
         kind=_kind(row[0]),
-        score=float(str(row[6])),
+        score=score,
         text=from_db(str(row[7])),
         timestamp=cast("datetime | None", row[5]),
         session_key=None if row[2] is None else from_db(str(row[2])),

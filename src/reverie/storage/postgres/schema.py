@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reverie.errors import SchemaVersionError
-from reverie.storage.postgres import vectors_schema
+from reverie.storage.postgres import tsearch, vectors_schema
 
 if TYPE_CHECKING:
     import psycopg
@@ -221,13 +221,30 @@ only, never a token's text. Like ``workspaces``, it is the home's own table, not
 workspace's: no row-level security (a principal token's principal may have no workspace
 yet), and deleting a principal deletes its rows (``DatabaseTokenBook.forget_principal``)."""
 
+
+def _v6_segmented_words() -> str:
+    return "".join(
+        f"""
+ALTER TABLE {table} DROP COLUMN words;
+ALTER TABLE {table} ADD COLUMN words tsvector GENERATED ALWAYS AS ({tsearch.words(column)}) STORED;
+CREATE INDEX {table}_words ON {table} USING gin (words);
+"""
+        for table, column in (("history", "content"), ("messages", "plain"))
+    )
+
+
+_V6_SEGMENTED_WORDS = _v6_segmented_words()
+"""Version 6: the searched words split Chinese and Japanese into one token per character
+(``reverie.storage.postgres.tsearch``), so "咖啡" is found inside "我每天喝咖啡"; the columns
+and their indexes are generated again from the rows."""
+
 MIGRATIONS: tuple[tuple[int, str], ...] = (
     (1, _V1 + "".join(_tenancy(table) for table in _TENANT_TABLES)),
     (2, _V2_PROVENANCE + _tenancy("provenance")),
     (3, _V3_INGEST + "".join(_tenancy(table) for table in _INGEST_TABLES)),
     (4, _V4_DREAM_STATE),
     (5, _V5_TOKENS),
-    # 7, not 6: the PostgreSQL search work (branch pgsearch) takes 6; a gap is harmless.
+    (6, _V6_SEGMENTED_WORDS),
     (7, vectors_schema.SCHEMA_V7 + _tenancy("vectors") + _tenancy("vector_meta")),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]

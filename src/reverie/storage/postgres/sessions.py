@@ -115,20 +115,37 @@ class PgSessionStore:
             _insert(conn, self._tenant.id, key, first, batch)
         return range(first, first + len(batch))
 
+    def messages_at(self, places: Collection[tuple[str, int]]) -> dict[tuple[str, int], Message]:
+        """Return the messages at these (key, index) places that exist (one query)."""
+        wanted = sorted(set(places))
+        if not wanted:
+            return {}
+        with self._tenant.transaction() as conn:
+            rows = conn.execute(
+                "SELECT m.session_key, m.idx, m.body FROM messages AS m"
+                " JOIN unnest(%s::text[], %s::integer[]) AS w (key, idx)"
+                " ON m.session_key = w.key AND m.idx = w.idx WHERE m.workspace_id = %s",
+                ([to_db(key) for key, _ in wanted], [idx for _, idx in wanted], self._tenant.id),
+            ).fetchall()
+        return {
+            (from_db(str(key)), int(str(idx))): Message.from_json(json.loads(str(body)))
+            for key, idx, body in rows
+        }
+
     def load(self, key: str) -> Session:
         """Return the whole session (an empty one when it does not exist)."""
-        with self._tenant.transaction(snapshot=True) as conn:
-            state = self._state(conn, key)
-            rows = conn.execute(
-                "SELECT body FROM messages WHERE workspace_id = %s AND session_key = %s"
-                " ORDER BY idx",
-                (self._tenant.id, to_db(key)),
-            ).fetchall()
+        # One statement (so one snapshot, and one round trip): the state and every body.
+        bodies = (
+            "ARRAY(SELECT m.body FROM messages AS m WHERE m.workspace_id = s.workspace_id"
+            " AND m.session_key = s.key ORDER BY m.idx)"
+        )
+        with self._tenant.transaction() as conn:
+            state = self._state(conn, key, also=bodies)
         if state is None:
             now = self._clock()
             return Session(key=key, created_at=now, updated_at=now)
-        messages = tuple(Message.from_json(json.loads(str(row[0]))) for row in rows)
-        created, updated, mark, summary, active, metadata = state
+        created, updated, mark, summary, active, metadata, rows = state
+        messages = tuple(Message.from_json(json.loads(str(body))) for body in rows)
         return Session(
             key=key,
             created_at=created,
@@ -270,17 +287,16 @@ class PgSessionStore:
             raise DatabaseError(f"session {key!r} vanished", where=self._tenant.where)
         return _info(row)
 
-    def _state(
-        self, conn: Conn, key: str
-    ) -> tuple[datetime, datetime, int, str | None, datetime | None, dict[str, JSONValue]] | None:
+    def _state(self, conn: Conn, key: str, *, also: str = "NULL") -> _State | None:
+        """The session's state row, and the SQL ``also`` selects beside it (a literal)."""
         row = conn.execute(
-            "SELECT created_at, updated_at, compacted_upto, summary, summary_active, metadata"
-            " FROM sessions WHERE workspace_id = %s AND key = %s",
+            "SELECT created_at, updated_at, compacted_upto, summary, summary_active, metadata,"
+            f" {also} FROM sessions AS s WHERE workspace_id = %s AND key = %s",
             (self._tenant.id, to_db(key)),
         ).fetchone()
         if row is None:
             return None
-        created, updated, mark, summary, active, metadata = row
+        created, updated, mark, summary, active, metadata, extra = row
         return (
             cast("datetime", created),
             cast("datetime", updated),
@@ -288,7 +304,14 @@ class PgSessionStore:
             None if summary is None else from_db(str(summary)),
             cast("datetime | None", active),
             cast("dict[str, JSONValue]", json.loads(str(metadata))),
+            cast("list[object]", extra or []),
         )
+
+
+_State = tuple[
+    datetime, datetime, int, str | None, datetime | None, "dict[str, JSONValue]", list[object]
+]
+"""created, updated, compaction mark, summary, its time, metadata, and what ``also`` chose."""
 
 
 def _insert(conn: Conn, workspace_id: int, key: str, first: int, batch: list[Message]) -> None:

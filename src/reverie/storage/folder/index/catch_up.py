@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from reverie.core.clock import parse_wall_clock
-from reverie.core.text import cjk_pairs, fingerprint, message_body, segment
+from reverie.core.text import CONTEXT_CHARS, cjk_pairs, fingerprint, message_body, segment
 from reverie.storage.folder.index.store_state import Counts, StoreState, Tail
 
 if TYPE_CHECKING:
@@ -44,9 +44,6 @@ if TYPE_CHECKING:
 
 _Row = tuple[str, int | None, str | None, int | None, str | None, float | None, str, str]
 """kind, cursor, session_key, position, role, ts, body, context."""
-
-CONTEXT_CHARS = 400
-"""How much of the previous message is indexed as a message's context."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
