@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from reverie.memory.provenance import ForgetReport, WhyReport
     from reverie.memory.provenance.plan import ForgetPlan
     from reverie.memory.recall import RecallResult
+    from reverie.memory.session_secrets import SessionsRedacted
     from reverie.memory.status import Status
     from reverie.storage.folder.audit import CommitDetail, CommitInfo, LineOrigin
     from reverie.storage.folder.audit_integrity import AuditIntegrity
@@ -165,6 +166,10 @@ class AsyncMemoryEngine:
         """See ``MemoryEngine.doctor_links``."""
         return await asyncio.to_thread(MemoryEngine.doctor_links, folder)
 
+    async def redact_sessions(self) -> SessionsRedacted:
+        """See ``MemoryEngine.redact_sessions``."""
+        return await asyncio.to_thread(self.engine.redact_sessions)
+
     async def repair_audit(self) -> AuditIntegrity:
         """See ``MemoryEngine.repair_audit``."""
         return await asyncio.to_thread(self.engine.repair_audit)
@@ -250,6 +255,10 @@ class AsyncMemoryEngine:
     async def session(self, session_key: str) -> Session:
         """See ``MemoryEngine.session``."""
         return await asyncio.to_thread(self.engine.session, session_key)
+
+    async def transcript(self, session_key: str, *, raw: bool = False) -> Session:
+        """See ``MemoryEngine.transcript``."""
+        return await asyncio.to_thread(self.engine.transcript, session_key, raw=raw)
 
     async def log(self, n: int = 20) -> list[CommitInfo]:
         """See ``MemoryEngine.log``."""

@@ -335,7 +335,7 @@ class MemoryEngine(MemoryJobs, MemoryParts):
             mode=self.mode,
         )
         report = run_ingest(job, paths, on_progress, wait=wait)
-        self.index_vectors(self.vector_progress(on_progress))
+        self.index_vectors(self._vector_progress(on_progress))
         return report
 
     def status(self) -> Status:

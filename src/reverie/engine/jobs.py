@@ -86,7 +86,7 @@ class MemoryJobs(MemoryChanges):
         """
         return self.dense.catch_up_all(progress) if self.dense is not None else 0
 
-    def vector_progress(
+    def _vector_progress(
         self, on_progress: Callable[[str, int, int], None] | None
     ) -> Callable[[int], None] | None:
         """``index_vectors``'s progress as ``on_progress("vectors", done, total)`` (None: off).
