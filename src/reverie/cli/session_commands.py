@@ -65,8 +65,9 @@ def init(
         out().print(f"wrote {config}")
         out().print(
             Text(
-                "next: set REVERIE_MODEL (and REVERIE_BASE_URL, REVERIE_API_KEY) or edit [model], "
-                "then run `reverie chat`. Without a model, memory runs model-free."
+                "next: name the model under [model] in that file (model, and base_url for a "
+                "local server), put the key in REVERIE_API_KEY, then run `reverie chat`. "
+                "Without a model, memory runs model-free."
             )
         )
 
