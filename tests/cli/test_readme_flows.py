@@ -83,7 +83,8 @@ def test_quickstart_init_then_environment_runs_memory_through_the_model(
     loopback.script(
         chat_tool_calls([("c1", "edit_file", _user_md_edit(cli.workspace))]), chat_text("done")
     )
-    assert "dream completed (model, trigger manual)" in cli.run("dream").stdout
+    dreamt = cli.run("dream").stdout
+    assert "dream completed (model, trigger manual): 1 entry, cursor 0 -> 1" in dreamt
     assert len(_dream_requests(loopback)) == 2
     assert loopback.pending() == 0
     assert not loopback.unscripted

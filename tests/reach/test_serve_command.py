@@ -183,6 +183,24 @@ def test_the_console_never_shows_the_endpoints_credentials(
         assert secret not in shown
 
 
+def test_port_0_announces_the_port_the_system_gave_and_it_answers(tmp_path: Path) -> None:
+    proc = _serve(tmp_path, "--port", "0")
+    assert proc.stderr is not None
+    try:
+        banner = proc.stderr.readline()
+        assert banner.startswith("reverie serve on http://127.0.0.1:"), banner
+        port = int(banner.split("http://127.0.0.1:", 1)[1].split(":", 1)[0])
+        assert port > 0
+        token = _ready(proc)
+        url = f"http://127.0.0.1:{port}/v1/models"  # reverie's gate answers on that port
+        assert httpx2.get(url, timeout=30).status_code == 401
+        answer = httpx2.get(url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        assert answer.status_code != 401, answer.text
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=20)
+
+
 def _ready(proc: subprocess.Popen[str]) -> str:
     """Read ``reverie serve``'s banner up to its token line; return the token."""
     assert proc.stderr is not None

@@ -33,8 +33,9 @@ def dream_line(result: DreamResult) -> Text:
         return Text(f"dream {result.outcome} ({mode}): {result.reason}", style="bold red")
     files = ", ".join(result.files_changed) or "no file"
     verb = "would change" if result.dry_run else "changed"
-    line = f"dream {'dry run' if result.dry_run else 'completed'} ({mode}): {result.entries} "
-    line += f"entries, cursor {result.cursor_before} -> {result.cursor_after}, {verb} {files}"
+    entries = "1 entry" if result.entries == 1 else f"{result.entries} entries"
+    line = f"dream {'dry run' if result.dry_run else 'completed'} ({mode}): {entries}, "
+    line += f"cursor {result.cursor_before} -> {result.cursor_after}, {verb} {files}"
     if result.commit:
         line += f"; commit {result.commit[:7]}"
     if result.model_calls:

@@ -122,7 +122,7 @@ def _run(
     from reverie.engine.owners import EnginePool, Maintenance
     from reverie.serve import create_app
 
-    host, port = where
+    host = where[0]  # the port shown is the one the socket bound (``--port 0``)
     pool = EnginePool(served.home)
 
     def busy(principal: str) -> list[str]:
@@ -145,7 +145,8 @@ def _run(
             exchanged=maintenance.touch,
             threads=threads,
         )
-        _announce(host, port, shown, upstream, served.home)
+        # The port the socket bound: ``--port 0`` asks the system for a free one.
+        _announce(host, listening.getsockname()[1], shown, upstream, served.home)
         maintenance.touch(served.home.default)
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, timeout_graceful_shutdown=10
