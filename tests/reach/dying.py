@@ -7,32 +7,20 @@ when a model server crashes mid-answer. ``calls`` counts the requests.
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.reach.upstream import Upstream
 
-class DyingServer:
+
+class DyingServer(Upstream):
     """Answers with the start of ``body`` (``content_type``), then hangs up."""
 
     def __init__(self, body: bytes, content_type: str) -> None:
         self.body = body
         self.content_type = content_type
         self.calls = 0
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.owner = self  # type: ignore[attr-defined]
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._thread.start()
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        super().__init__(_Handler)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.reach.conftest import chunk
+from tests.reach.upstream import Upstream
 
 
-class SlowStreamServer:
+class SlowStreamServer(Upstream):
     """Serves the slow first stream, then quick answers."""
 
     def __init__(self) -> None:
@@ -23,21 +24,11 @@ class SlowStreamServer:
         self.calls = 0
         self.first_cut_off = threading.Event()
         self.first_done = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.owner = self  # type: ignore[attr-defined]
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._thread.start()
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        super().__init__(_Handler)
 
     def close(self) -> None:
         self.release.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        super().close()
 
 
 def _event(obj: Any) -> bytes:
@@ -89,5 +80,5 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             owner.first_done.set()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib signature)
         pass
