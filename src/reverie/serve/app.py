@@ -31,10 +31,11 @@ from reverie.serve.auth import BearerGuard
 from reverie.serve.gate import Gate
 from reverie.serve.mcp_routes import McpRoutes
 from reverie.serve.memories import MemoriesRoutes
-from reverie.serve.proxy import DEFAULT_THREADS, Proxy
+from reverie.serve.proxy import Proxy
 from reverie.serve.responses import ResponsesRoute
 from reverie.serve.unknown import unknown_route
 from reverie.serve.upstream import Upstream
+from reverie.serve.workers import DEFAULT_THREADS
 
 
 def create_app(
@@ -60,10 +61,13 @@ def create_app(
         watch_seconds: how often MCP looks for durable files changed by other processes.
         exchanged: called with the principal after each recorded proxy exchange and each
             MCP request (the background maintenance's ``touch``).
-        threads: worker threads of the proxy's engine calls (its own limiter, see ``Proxy``).
+        threads: worker threads of the OpenAI routes' engine calls (their own limiter, see
+            ``reverie.serve.workers``).
     """
     proxy = Proxy(pool, upstream, gate, exchanged=exchanged, threads=threads)
-    responses = ResponsesRoute(pool, upstream, gate, leases=proxy.leases, exchanged=exchanged)
+    responses = ResponsesRoute(
+        proxy.workers, upstream, gate, leases=proxy.leases, exchanged=exchanged
+    )
     memories = MemoriesRoutes(pool, gate, exchanged=exchanged)
     mcp = McpRoutes(pool, gate, host=host, watch_seconds=watch_seconds, exchanged=exchanged)
     known = [

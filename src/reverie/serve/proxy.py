@@ -87,6 +87,7 @@ from reverie.serve.relay import (
 from reverie.serve.replay import replayed
 from reverie.serve.stream import ErrorScreen, StreamedReply
 from reverie.serve.upstream import Upstream, UpstreamError, error_body, error_passthrough
+from reverie.serve.workers import DEFAULT_THREADS, EngineWorkers
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +99,6 @@ def error_response(status: int, body: JSONObject) -> JSONResponse:
 
 T = TypeVar("T")
 
-DEFAULT_THREADS = 256
 """Worker threads of the proxy's engine calls (``reverie serve --threads``)."""
 RECORDED_HEADER = "x-reverie-recorded"
 """Set to ``no`` on a whole answer whose exchange memory did not record."""
@@ -116,9 +116,8 @@ class Turn:
 class Proxy:
     """The two OpenAI routes over one engine pool and one endpoint.
 
-    ``threads`` bounds the worker threads the proxy's engine calls use: their own limiter,
-    not anyio's default one (40 threads, shared with the bearer check and MCP), so sessions
-    waiting on a slow memory model never hold the threads another session needs to start.
+    ``threads`` bounds the worker threads the proxy's engine calls use (``workers``, shared
+    with the Responses route: see ``reverie.serve.workers``).
     """
 
     def __init__(
@@ -130,12 +129,10 @@ class Proxy:
         exchanged: Callable[[str], None] = lambda _principal: None,
         threads: int = DEFAULT_THREADS,
     ) -> None:
-        self._pool = pool
         self._upstream = upstream
         self._gate = gate
         self._exchanged = exchanged
-        self._threads = threads
-        self._limiter: anyio.CapacityLimiter | None = None
+        self.workers = EngineWorkers(pool, threads=threads)
         self.leases = SessionLeases()
 
     async def models(self, _request: Request) -> Response:
@@ -166,16 +163,9 @@ class Proxy:
             lambda lease: self._exchange(call, admitted, upstream, lease),
         )
 
-    def _use(self, admitted: Admitted, job: Callable[[MemoryEngine], T]) -> T:
-        """Run ``job`` on the admitted principal's engine (in a worker thread)."""
-        with self._pool.lease(admitted.principal, create=admitted.create) as engine:
-            return job(engine)
-
     async def _in_thread(self, admitted: Admitted, job: Callable[[MemoryEngine], T]) -> T:
         """Run ``job`` on the principal's engine in one of the proxy's own worker threads."""
-        if self._limiter is None:  # made in the event loop that uses it
-            self._limiter = anyio.CapacityLimiter(self._threads)
-        return await anyio.to_thread.run_sync(self._use, admitted, job, limiter=self._limiter)
+        return await self.workers.run(admitted, job)
 
     async def _exchange(
         self, call: ChatCall, admitted: Admitted, upstream: Upstream, lease: Lease

@@ -32,16 +32,13 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio.to_thread
 import httpx2
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from reverie.core.messages import JSONObject, Message, MessageFormatError
-from reverie.engine.facade import MemoryEngine
-from reverie.engine.owners import EnginePool
 from reverie.errors import ReverieError
 from reverie.serve.chat_request import (
     BadRequestError,
@@ -60,9 +57,9 @@ from reverie.serve.responses_reply import Answer, answer_of, events, response_ob
 from reverie.serve.responses_request import parse_responses
 from reverie.serve.responses_stream import LiveResponse, ResponseEvents, relay
 from reverie.serve.upstream import Upstream, UpstreamError, error_body, error_passthrough
+from reverie.serve.workers import EngineWorkers
 
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
 ID_CAPACITY = 10_000
 
 
@@ -99,14 +96,14 @@ class ResponsesRoute:
 
     def __init__(
         self,
-        pool: EnginePool,
+        workers: EngineWorkers,
         upstream: Upstream | None,
         gate: Gate,
         *,
         leases: SessionLeases,
         exchanged: Callable[[str], None] = lambda _principal: None,
     ) -> None:
-        self._pool = pool
+        self._workers = workers
         self._upstream = upstream
         self._gate = gate
         self._leases = leases
@@ -144,15 +141,11 @@ class ResponsesRoute:
             ),
         )
 
-    def _use(self, admitted: Admitted, job: Callable[[MemoryEngine], T]) -> T:
-        with self._pool.lease(admitted.principal, create=admitted.create) as engine:
-            return job(engine)
-
     async def _exchange(self, turn: Exchange, upstream: Upstream) -> Response:
         call = turn.call
         try:
-            prepared: Prepared = await anyio.to_thread.run_sync(
-                self._use, turn.admitted, lambda engine: prepare(engine, call)
+            prepared: Prepared = await self._workers.run(
+                turn.admitted, lambda engine: prepare(engine, call)
             )
         except ReverieError as exc:
             logger.warning("memory failed for session %s: %s", call.session, exc)
@@ -233,10 +226,8 @@ class ResponsesRoute:
     async def _record(self, turn: Exchange, final: Message | None, message: Message) -> None:
         session = turn.call.session
         try:
-            await anyio.to_thread.run_sync(
-                self._use,
-                turn.admitted,
-                lambda engine: record_answer(engine, session, final, message),
+            await self._workers.run(
+                turn.admitted, lambda engine: record_answer(engine, session, final, message)
             )
         except ReverieError as exc:  # the client has its answer; say so in the log
             logger.warning("could not record the answer in session %s: %s", session, exc)
