@@ -109,3 +109,22 @@ def test_a_bad_body_names_its_field(body: Any, param: str | None) -> None:
     with pytest.raises(BadRequestError) as caught:
         parse_responses(body, {}, _known)
     assert caught.value.param == param
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "param", "said"),
+    [
+        ({"input": "x"}, {"x-reverie-session": "k" * 1025}, "x-reverie-session", "at most 1024"),
+        ({"input": "x", "conversation": "c" * 1025}, {}, "conversation", "at most 1024"),
+        ({"input": "x", "conversation": "ok\ud800"}, {}, "conversation", "not valid Unicode"),
+        ({"input": "x", "metadata": {"session": "m" * 1025}}, {}, "metadata.session", "1,025"),
+        ({"input": "x"}, {"x-reverie-session": "dream:x"}, "x-reverie-session", "reserved"),
+    ],
+)
+def test_a_session_key_is_checked_as_the_chat_route_checks_it(
+    body: Any, headers: dict[str, str], param: str, said: str
+) -> None:
+    with pytest.raises(BadRequestError) as caught:
+        parse_responses(body, headers, _known)
+    assert caught.value.param == param
+    assert said in str(caught.value)

@@ -113,7 +113,7 @@ class ChatCall:
             conversation=tuple(conversation),
             tools=_tools(body.get("tools")),
             stream=body.get("stream") is True,
-            retried=_retried(headers),
+            retried=is_retry(headers),
         )
 
 
@@ -273,19 +273,27 @@ def _session_key(body: JSONObject, headers: Mapping[str, str]) -> str:
     """The client's conversation id: the header, else ``metadata``, else ``api:default``."""
     header = headers.get(SESSION_HEADER, "").strip()
     if header:
-        return _checked(header, SESSION_HEADER)
+        return checked_session_key(header, SESSION_HEADER)
+    return metadata_session(body)
+
+
+def metadata_session(body: JSONObject) -> str:
+    """The session ``metadata`` names (``SESSION_METADATA``, in order), else ``api:default``."""
     metadata = body.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
         raise BadRequestError("'metadata' must be an object", param="metadata")
     for key in SESSION_METADATA:
         value = (metadata or {}).get(key)
         if isinstance(value, str) and value.strip():
-            return _checked(value.strip(), f"metadata.{key}")
+            return checked_session_key(value.strip(), f"metadata.{key}")
     return DEFAULT_SESSION
 
 
-def _checked(key: str, where: str) -> str:
-    """Refuse keys of reverie's own sessions, over-long keys, and text that cannot name a file."""
+def checked_session_key(key: str, where: str) -> str:
+    """Refuse keys of reverie's own sessions, over-long keys, and text that cannot name a file.
+
+    ``where`` names the field or header the key came from, for the error's ``param``.
+    """
     if len(key) > MAX_KEY_CHARS:
         raise BadRequestError(
             f"a session key is at most {MAX_KEY_CHARS} characters, got {len(key):,}", param=where
@@ -303,7 +311,8 @@ def _checked(key: str, where: str) -> str:
     return key
 
 
-def _retried(headers: Mapping[str, str]) -> bool:
+def is_retry(headers: Mapping[str, str]) -> bool:
+    """Whether the client says this request is a retry (the OpenAI SDK's retry-count header)."""
     count = headers.get(RETRY_HEADER, "").strip()
     return count.isascii() and count.isdigit() and int(count) > 0
 

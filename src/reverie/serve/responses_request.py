@@ -30,15 +30,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from reverie.core.messages import JSONObject, JSONValue, Message, MessageFormatError, ToolCall
-from reverie.core.session import is_internal
 from reverie.llm.provider import ToolSchema
 from reverie.serve.chat_request import (
-    DEFAULT_SESSION,
-    RETRY_HEADER,
     SESSION_HEADER,
-    SESSION_METADATA,
     BadRequestError,
     ChatCall,
+    checked_session_key,
+    is_retry,
+    metadata_session,
     named_principal,
 )
 from reverie.serve.reconcile import INSTRUCTION_ROLES
@@ -78,7 +77,7 @@ def parse_responses(
         conversation=conversation,
         tools=tools,
         stream=body.get("stream") is True,
-        retried=_retried(headers),
+        retried=is_retry(headers),
     )
 
 
@@ -88,14 +87,14 @@ def session_of(
     """The session a Responses request continues (see the module docstring for the order)."""
     header = headers.get(SESSION_HEADER, "").strip()
     if header:
-        return _checked(header, SESSION_HEADER)
+        return checked_session_key(header, SESSION_HEADER)
     conversation = body.get("conversation")
     if isinstance(conversation, dict):
         conversation = conversation.get("id")
     if conversation is not None:
         if not isinstance(conversation, str) or not conversation.strip():
             raise BadRequestError("'conversation' must be an id", param="conversation")
-        return _checked(conversation.strip(), "conversation")
+        return checked_session_key(conversation.strip(), "conversation")
     previous = body.get("previous_response_id")
     if previous is not None:
         found = known(previous) if isinstance(previous, str) else None
@@ -104,27 +103,7 @@ def session_of(
                 f"no response {previous!r} is known here", param="previous_response_id"
             )
         return found
-    metadata = body.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
-        raise BadRequestError("'metadata' must be an object", param="metadata")
-    for key in SESSION_METADATA:
-        value = (metadata or {}).get(key)
-        if isinstance(value, str) and value.strip():
-            return _checked(value.strip(), f"metadata.{key}")
-    return DEFAULT_SESSION
-
-
-def _checked(key: str, where: str) -> str:
-    if is_internal(key):
-        raise BadRequestError(
-            f"session key {key!r} is reserved for reverie's own sessions", param=where
-        )
-    return key
-
-
-def _retried(headers: Mapping[str, str]) -> bool:
-    count = headers.get(RETRY_HEADER, "").strip()
-    return count.isascii() and count.isdigit() and int(count) > 0
+    return metadata_session(body)
 
 
 def _input(raw: JSONValue) -> tuple[tuple[str, ...], tuple[Message, ...]]:
