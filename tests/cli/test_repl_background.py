@@ -1,21 +1,19 @@
-"""The chat REPL's line handling and its background worker, in-process on a real workspace."""
+"""The chat REPL's line handling and its background reports, in-process on a real workspace."""
 
 from __future__ import annotations
 
 import io
-import threading
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from rich.text import Text
 
 from reverie import LockTimeoutError, Message, ModelConnectionError, ScriptedProvider
-from reverie.cli.background import Background
 from reverie.cli.record_views import compaction_line
 from reverie.cli.repl import Repl
 from reverie.config.settings import CompactionConfig, Config, DreamConfig, ModelConfig
 from reverie.engine.facade import MemoryEngine
+from reverie.engine.maintenance import MaintenancePass, maintain
 from tests.conftest import StepClock
 
 CONFIG = Config(
@@ -87,61 +85,23 @@ def test_run_reads_until_quit_or_end_of_input(
     assert "/dream" in capsys.readouterr().out
 
 
-def test_a_pass_compacts_idle_sessions_except_busy_ones_then_dreams(
-    tmp_path: Path, clock: StepClock
+def test_the_repl_shows_what_a_background_pass_did_on_stderr(
+    tmp_path: Path, clock: StepClock, capsys: pytest.CaptureFixture[str]
 ) -> None:
     engine = _engine(tmp_path, clock, ScriptedProvider())
     _talk(engine, "tg:idle")
     _talk(engine, "tg:mine")
     clock.advance(timedelta(minutes=30))
-    worker = Background(engine, busy=lambda: ["tg:mine"], report=lambda _line: None)
-    lines = [line.plain for line in worker.tick()]
-    assert any(line.startswith("idle tg:idle: summarised") for line in lines)
-    assert not any("tg:mine" in line for line in lines)
-    assert any(line.startswith("dream completed (model-free") for line in lines)
-    assert engine.workspace.sessions.load("tg:mine").compacted_upto == 0
-    assert worker.tick() == []
-
-
-def test_the_worker_reports_from_its_thread_and_stops_cleanly(
-    tmp_path: Path, clock: StepClock
-) -> None:
-    engine = _engine(tmp_path, clock, ScriptedProvider())
-    _talk(engine, "tg:idle")
-    clock.advance(timedelta(minutes=30))
-    reported: list[Text] = []
-    arrived = threading.Event()
-
-    def report(line: Text) -> None:
-        reported.append(line)
-        arrived.set()
-
-    worker = Background(engine, busy=list, report=report, interval=0.01)
-    with worker:
-        running = worker.running
-        assert arrived.wait(30)
-    assert (running, worker.running) == (True, False)
-    assert any("summarised" in line.plain for line in reported)
-
-
-def test_an_expected_error_in_the_worker_is_reported_and_it_goes_on(
-    tmp_path: Path, clock: StepClock
-) -> None:
-    engine = _engine(tmp_path, clock, ScriptedProvider())
-    reported: list[Text] = []
-    twice = threading.Event()
-
-    def busy() -> list[str]:
-        raise LockTimeoutError(tmp_path / "x.lock", 1.0)
-
-    def report(line: Text) -> None:
-        reported.append(line)
-        if len(reported) >= 2:
-            twice.set()
-
-    with Background(engine, busy=busy, report=report, interval=0.01):
-        assert twice.wait(30)
-    assert reported[0].plain.startswith("background: could not lock")
+    repl = Repl(engine, session="tg:mine")
+    repl.background_report(maintain(engine, busy=repl.busy_sessions()))
+    shown = capsys.readouterr().err
+    assert "[background] idle tg:idle: summarised" in shown
+    assert "[background] dream completed (model-free" in shown
+    assert "tg:mine" not in shown
+    repl.background_report(maintain(engine, busy=repl.busy_sessions()))
+    assert capsys.readouterr().err == ""  # a pass that did nothing says nothing
+    repl.background_report(MaintenancePass(error=LockTimeoutError(tmp_path / "x.lock", 1.0)))
+    assert "[background] background: could not lock" in capsys.readouterr().err
 
 
 def _carried(engine: MemoryEngine, key: str) -> int:

@@ -1,9 +1,9 @@
 """The ``reverie`` command line: parse, call ``MemoryEngine``, format. No logic of its own.
 
 Modules: ``app`` (global options, command list, the error boundary), ``context`` (opening the
-engine for a command), ``session_commands`` (init, ask, chat), ``repl`` and ``background``
-(the chat loop and its idle-compaction/dream worker), ``read_commands`` (history, search,
-sessions, status, cost, doctor), ``memory_commands`` (dream, compact, log, show, restore),
+engine for a command), ``session_commands`` (init, ask, chat), ``repl`` (the chat loop; its
+idle compaction and dream run in ``reverie.engine.maintenance``), ``read_commands`` (history,
+search, sessions, status, cost, doctor), ``memory_commands`` (dream, compact, log, show, restore),
 ``ingest_command``, ``reach_commands`` (mcp, serve), and the rendering helpers (``render``,
 ``memory_views``, ``record_views``, ``failure``).
 

@@ -1,4 +1,4 @@
-"""Rich renderings of the memory results: dream runs, audit commits and costs.
+"""Rich renderings of the memory results: dream runs, background passes, commits and costs.
 
 Each function turns one engine result into something rich can print; none of them computes
 anything the engine did not report (the mode of a commit is read from its subject, where dream
@@ -17,6 +17,7 @@ from reverie.cli.render import commit_mode, one_line, when
 
 if TYPE_CHECKING:
     # Types only: ``status`` renders without importing dream's runner or git (dulwich).
+    from reverie.engine.maintenance import MaintenancePass
     from reverie.memory.dream.result import DreamResult
     from reverie.storage.folder.audit import CommitDetail, CommitInfo, FileChange
     from reverie.storage.folder.ledger import JobTotals, LedgerSummary
@@ -114,3 +115,18 @@ def _totals_table(first: str, rows: list[tuple[str, JobTotals]]) -> Table:
             name, str(totals.calls), str(totals.tokens_in), str(totals.tokens_out), outcomes
         )
     return table
+
+
+def maintenance_lines(done: MaintenancePass) -> list[Text]:
+    """What a background pass did, one line each (none when it did nothing worth telling)."""
+    # Here, not at the top: ``status`` renders with this module and needs neither.
+    from reverie.cli.failure import describe
+    from reverie.cli.record_views import compaction_line
+
+    compactions, dream = done.noteworthy()
+    lines = [Text("idle ") + compaction_line(key, result) for key, result in compactions.items()]
+    if dream is not None:
+        lines.append(dream_line(dream))
+    if done.error is not None:
+        lines.append(Text(f"background: {describe(done.error)}", style="yellow"))
+    return lines

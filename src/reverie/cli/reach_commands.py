@@ -6,11 +6,12 @@ protocol, so nothing else is printed there. ``serve`` serves a *home* of princip
 (``reverie.serve.home_select``: ``--home``, else the parent folder of the selected workspace,
 else the database of ``--store``) over one HTTP server: the OpenAI-compatible memory proxy at
 ``/v1``, MCP at ``/mcp`` and the viewer at ``/``, each request reaching only the principal its
-token decides, through one bounded ``EnginePool``. ``mcp`` runs the chat REPL's background
-worker meanwhile (idle compaction, scheduled dream); ``serve`` runs ``owners.Maintenance``, one
-fair queue of that work over every principal with an exchange (never on a session with one
-in flight), reporting on stderr. Both import their SDKs (the ``serve`` extra)
-only when run, so ``reverie --help`` stays fast, and say how to install them when missing.
+token decides, through one bounded ``EnginePool``. ``mcp`` runs the engine's background
+maintenance meanwhile (``MemoryEngine.start_maintenance``: idle compaction, scheduled dream);
+``serve`` runs ``owners.Maintenance``, one fair queue of the same pass over every principal
+with an exchange (never on a session with one in flight), both reporting on stderr. Both
+import their SDKs (the ``serve`` extra) only when run, so ``reverie --help`` stays fast, and
+say how to install them when missing.
 """
 
 import errno
@@ -28,10 +29,10 @@ from reverie.cli.render import err
 if TYPE_CHECKING:
     import socket
 
-    from rich.text import Text
     from starlette.routing import BaseRoute
 
     from reverie.config.settings import Config
+    from reverie.engine.maintenance import MaintenancePass
     from reverie.engine.owners import CheckReport, EnginePool, Home
     from reverie.serve import Gate
     from reverie.serve.home_select import Served
@@ -55,13 +56,9 @@ def mcp(ctx: typer.Context, *, workspace: WorkspaceOption = None) -> None:
     _require("mcp")
     import anyio
 
-    from reverie.cli.background import Background
     from reverie.mcp import run_stdio
 
-    with (
-        engine(ctx, workspace, create=True) as memory,
-        Background(memory, busy=list, report=_report),
-    ):
+    with engine(ctx, workspace, create=True) as memory, memory.start_maintenance(report=_report):
         anyio.run(run_stdio, memory)
 
 
@@ -229,8 +226,12 @@ def _announce(
         )
 
 
-def _report(line: "Text") -> None:
-    err().print(line, soft_wrap=True)
+def _report(done: "MaintenancePass") -> None:
+    """What a background pass did, on stderr (stdout carries the MCP protocol)."""
+    from reverie.cli.memory_views import maintenance_lines
+
+    for line in maintenance_lines(done):
+        err().print(line, soft_wrap=True)
 
 
 def _report_check(report: "CheckReport") -> None:

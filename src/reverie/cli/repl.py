@@ -18,11 +18,12 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from reverie.cli.failure import describe
-from reverie.cli.memory_views import dream_line
+from reverie.cli.memory_views import dream_line, maintenance_lines
 from reverie.cli.record_views import compaction_line
 from reverie.cli.render import err, notice, out
 from reverie.cli.status_view import print_status
 from reverie.engine.facade import MemoryEngine
+from reverie.engine.maintenance import MaintenancePass
 from reverie.errors import ReverieError
 
 PROMPT = "you> "
@@ -52,9 +53,10 @@ class Repl:
         """The sessions background work must leave alone: the one this REPL is in."""
         return [self.session]
 
-    def background_report(self, line: Text) -> None:
-        """Show a line from the background worker."""
-        err().print(Text("[background] ", style="dim") + line, soft_wrap=True)
+    def background_report(self, done: MaintenancePass) -> None:
+        """Show what a background pass did (``reverie.engine.maintenance``), if anything."""
+        for line in maintenance_lines(done):
+            err().print(Text("[background] ", style="dim") + line, soft_wrap=True)
 
     def run(self) -> None:
         """Read and answer lines until /quit or end of input."""

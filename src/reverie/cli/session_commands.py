@@ -2,7 +2,7 @@
 
 ``init`` lays the workspace out and writes a commented ``reverie.toml``, never replacing one.
 ``ask`` answers one message; ``chat`` is the REPL (``reverie.cli.repl``) with idle compaction
-and scheduled dream in the background (``reverie.cli.background``). Both need a chat model and
+and scheduled dream in the background (``reverie.engine.maintenance``). Both need a chat model and
 say how to configure one when there is none; both lay out a missing workspace.
 """
 
@@ -112,13 +112,12 @@ def chat(
     workspace: WorkspaceOption = None,
 ) -> None:
     """Talk with the built-in agent (/dream, /compact, /status, /new, /quit)."""
-    from reverie.cli.background import Background
     from reverie.cli.repl import Repl
 
     with engine(ctx, workspace, create=True) as memory:
         memory.check_chat_model()  # fail fast, with the how-to
         repl = Repl(memory, session=session)
-        with Background(memory, busy=repl.busy_sessions, report=repl.background_report):
+        with memory.start_maintenance(busy=repl.busy_sessions, report=repl.background_report):
             repl.run()
 
 

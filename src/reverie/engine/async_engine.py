@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from reverie.core.clock import Clock, system_clock
 from reverie.engine.facade import MemoryEngine
+from reverie.engine.maintenance import DEFAULT_INTERVAL, MaintenancePass, MaintenanceWorker
 from reverie.engine.results import (
     REMEMBER_SESSION,
     MessageLike,
@@ -144,6 +145,17 @@ class AsyncMemoryEngine:
     async def dream_if_due(self) -> DreamResult | None:
         """See ``MemoryEngine.dream_if_due``."""
         return await asyncio.to_thread(self.engine.dream_if_due)
+
+    async def start_maintenance(
+        self,
+        *,
+        interval: float = DEFAULT_INTERVAL,
+        busy: Callable[[], Iterable[str]] = tuple,
+        report: Callable[[MaintenancePass], None] | None = None,
+    ) -> MaintenanceWorker:
+        """See ``MemoryEngine.start_maintenance`` (``report`` is called from the worker thread)."""
+        start = self.engine.start_maintenance
+        return await asyncio.to_thread(lambda: start(interval=interval, busy=busy, report=report))
 
     async def ingest(
         self, paths: Sequence[Path], *, on_progress: Progress | None = None, wait: bool = True

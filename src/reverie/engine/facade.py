@@ -4,7 +4,8 @@ Under any agent: ``record`` what happened, ask ``prompt`` for the next in-budget
 the built-in agent do both with ``turn``. ``dream`` curates the durable files, ``search``
 finds anything remembered, ``status`` says where things stand, ``why`` says where a
 remembered line came from and ``forget`` removes a fact with everything behind it;
-``edit_file`` and ``restore`` are a person's changes (each one audit commit).
+``edit_file`` and ``restore`` are a person's changes (each one audit commit);
+``start_maintenance`` compacts idle sessions and dreams when due in a thread (off unless asked).
 ``AsyncMemoryEngine`` wraps every call for asyncio agents (``reverie.engine.async_engine``) and adds
 no logic of its own.
 
@@ -35,6 +36,7 @@ from reverie.core.inbound import admit_all, check_limit, check_session_key, clea
 from reverie.core.messages import Message
 from reverie.engine import transcripts
 from reverie.engine.jobs import MemoryJobs
+from reverie.engine.maintenance import MemoryMaintenance
 from reverie.engine.parts import MemoryParts
 from reverie.engine.results import (
     NO_MODEL_HINT,
@@ -52,8 +54,7 @@ from reverie.memory.recall.dense import open_dense, recall_line
 from reverie.storage.open import Opened, open_backend
 
 if TYPE_CHECKING:
-    # Processes are imported where they run (``doctor``, ``status``; the parts in
-    # ``engine_parts``): a command that needs few of them does not pay for the rest.
+    # Processes are imported where they run: a command that needs few does not pay for the rest.
     from reverie.core.messages import JSONValue
     from reverie.core.session import Session
     from reverie.core.token_estimate import TokenCounter
@@ -72,7 +73,7 @@ if TYPE_CHECKING:
 Mode = Literal["model", "model-free"]
 
 
-class MemoryEngine(MemoryJobs, MemoryParts):
+class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
     """reverie as a library: memory under any agent, or the built-in agent."""
 
     def __init__(
@@ -377,15 +378,9 @@ class MemoryEngine(MemoryJobs, MemoryParts):
         """
         return self._stores.audit.repair()
 
-    @property
-    def tools(self) -> tuple[ToolSchema, ...]:
-        """The built-in agent's memory tools, for agents that want to offer them too."""
-        from reverie.memory.agent import TOOLS  # noqa: PLC0415
-
-        return TOOLS
-
     def close(self) -> None:
-        """Release open files."""
+        """Stop the background maintenance (``start_maintenance``), release open files."""
+        self._stop_maintenance()
         if self._index is not None:
             self._index.close()
         if self.dense is not None:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from reverie.config.settings import Config
     from reverie.core.clock import Clock
     from reverie.core.token_estimate import TokenCounter
-    from reverie.llm.provider import Provider
+    from reverie.llm.provider import Provider, ToolSchema
     from reverie.memory.compaction.attempt import Summariser
     from reverie.memory.compaction.compactor import Compactor
     from reverie.memory.prompt import PromptAssembler
@@ -37,6 +37,13 @@ class MemoryParts:
     dense: DenseRetriever | None
     _memory: Provider | None
     _memory_counter: TokenCounter
+
+    @property
+    def tools(self) -> tuple[ToolSchema, ...]:
+        """The built-in agent's memory tools, for agents that want to offer them too."""
+        from reverie.memory.agent import TOOLS  # noqa: PLC0415
+
+        return TOOLS
 
     _parts_lock = threading.RLock()
     """Guards the first build of each part (shared by engines: builds are rare and short)."""

@@ -3,8 +3,9 @@
 A server with many principals cannot give each one a background thread, and must not let
 one principal's slow or failing model hold up the others. ``Maintenance`` keeps one queue of
 principals ordered by when their next check is due; ``workers`` threads take the principal
-that has waited longest, lease its engine from the pool, compact its idle sessions (leaving
-the ones ``busy`` names: an exchange is in flight) and run dream when its schedule says so.
+that has waited longest, lease its engine from the pool and run the pass every surface runs
+(``reverie.engine.maintenance.maintain``): compact its idle sessions (leaving the ones
+``busy`` names: an exchange is in flight) and run dream when its schedule says so.
 
 Who is watched: a principal is checked from the moment it is ``touch``-ed (the server calls
 it after each exchange) every ``interval`` seconds, until ``watch_seconds`` have passed
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
+from reverie.engine.maintenance import maintain
 from reverie.errors import ReverieError
 
 if TYPE_CHECKING:
@@ -41,8 +43,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_INTERVAL = 30.0
 DEFAULT_WATCH = 3 * 3600.0
 DEFAULT_MAX_BACKOFF = 3600.0
-_QUIET_COMPACTIONS = frozenset({"not_needed", "busy"})
-_QUIET_DREAMS = frozenset({"no_pending", "busy"})
 
 
 @dataclass(slots=True)
@@ -167,15 +167,8 @@ class Maintenance:
         return report
 
     def _work(self, principal: str) -> list[str]:
-        lines = []
-        with self._pool.lease(principal) as engine:
-            for key, result in engine.compact_idle(self._busy(principal)).items():
-                if result.outcome not in _QUIET_COMPACTIONS:
-                    lines.append(f"idle compaction of {key}: {result.outcome}")
-            dreamed = engine.dream_if_due()
-        if dreamed is not None and dreamed.outcome not in _QUIET_DREAMS:
-            lines.append(f"dream: {dreamed.outcome}")
-        return lines
+        with self._pool.lease(principal) as engine:  # the one pass every surface runs
+            return maintain(engine, busy=self._busy(principal)).lines()
 
     def _after(self, report: CheckReport) -> None:
         now = self._clock()
