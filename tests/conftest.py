@@ -1,10 +1,11 @@
 """Shared fixtures: a fresh workspace in tmp_path, a controllable clock, a loopback endpoint.
 
-Dense recall is pinned off outside ``tests/dense``: ``[recall] embeddings`` defaults to
-"auto", which with the extra installed (the dev install has it) would load the model and
-encode every message a test records. The pin sets ``RecallConfig``'s default (when this
-file is imported, before test modules build configs) and ``REVERIE_RECALL_EMBEDDINGS`` (for
-the CLI and child processes) to "off"; tests in ``tests/dense`` get the real default back.
+Dense recall is off outside ``tests/dense``: ``[recall] embeddings`` defaults to "auto",
+which with the extra installed (the dev install has it) would load the model and encode
+every message a test records. Tests open their engines with ``dense="off"``
+(``MemoryEngine.open``, ``Openers``; ``reverie.engine.dense_choice``); the CLI and child
+processes are configured as a person would, with ``REVERIE_RECALL_EMBEDDINGS=off`` in the
+environment, which tests in ``tests/dense`` go without.
 
 In the test process, ``os.fsync`` checks its descriptor and returns without waiting for the
 disk (as ``eatmydata`` would, and as the PostgreSQL test cluster runs with ``fsync=off``): a
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from reverie import Workspace
-from reverie.config.settings import Config, RecallConfig
+from reverie.config.settings import Config
 from tests.llm.loopback import LoopbackServer
 
 if TYPE_CHECKING:
@@ -99,19 +100,14 @@ def _fsync_without_waiting(fd: FileDescriptorLike) -> None:
 os.fsync = _fsync_without_waiting
 
 
-# Set on import, before any test module builds a ``Config`` at module level.
-_DEFAULTS = RecallConfig.__init__.__kwdefaults__
-assert _DEFAULTS is not None
-RECALL_DEFAULTS: dict[str, object] = _DEFAULTS
-RECALL_DEFAULTS["embeddings"] = "off"
+# The CLI's and child processes' setting (see the module docstring).
 os.environ["REVERIE_RECALL_EMBEDDINGS"] = "off"
 
 
 @pytest.fixture(autouse=True)
-def _dense_recall_default(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``tests/dense`` gets the real default ("auto") back."""
+def _dense_recall_setting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tests/dense`` runs without the environment's "off" (the settings' "auto" holds)."""
     if request.node.path.parent.name == "dense":
-        monkeypatch.setitem(RECALL_DEFAULTS, "embeddings", "auto")
         monkeypatch.delenv("REVERIE_RECALL_EMBEDDINGS")
 
 

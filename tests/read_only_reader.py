@@ -23,6 +23,7 @@ def main() -> None:
         environ={},
         create=False,
         read_only=True,
+        dense="off",
     )
     calls: dict[str, Callable[[], object]] = {
         "status": lambda: engine.status().last_cursor,

@@ -46,7 +46,7 @@ def test_every_public_engine_operation_has_an_async_twin_with_the_same_arguments
 
 def test_the_twins_run_the_engine_in_a_worker_thread(tmp_path: Path) -> None:
     async def run() -> None:
-        async with await AsyncMemoryEngine.open(tmp_path / "ws", environ={}) as memory:
+        async with await AsyncMemoryEngine.open(tmp_path / "ws", environ={}, dense="off") as memory:
             await memory.record("cli:a", [{"role": "user", "content": "I live in Porto."}])
             await memory.record("cli:a", [{"role": "assistant", "content": "Noted."}])
             assert (await memory.compact("cli:a")).outcome == "summarised"

@@ -48,6 +48,7 @@ def _engine(
         environ={},
         provider=provider,
         memory_provider=memory_provider,
+        dense="off",
     )
 
 
@@ -220,6 +221,7 @@ def test_providers_come_from_config(tmp_path: Path) -> None:
     engine = MemoryEngine.open(
         tmp_path / "ws",
         environ={"REVERIE_MODEL": "m", "REVERIE_BASE_URL": "http://127.0.0.1:9/v1"},
+        dense="off",
     )
     assert engine.mode == "model"
     assert engine.config.compaction == CompactionConfig()

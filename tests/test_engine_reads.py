@@ -20,7 +20,7 @@ NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))
 
 @pytest.fixture
 def engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
-    opened = MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={})
+    opened = MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={}, dense="off")
     for n in range(1, 7):
         opened.workspace.history.append(f"entry {n}", session_key="a" if n % 2 else "b")
     return opened
@@ -59,7 +59,7 @@ def test_sessions_log_show_restore_and_costs(engine: MemoryEngine) -> None:
 
 def test_configured_providers_are_built_on_the_first_call(tmp_path: Path) -> None:
     environ = {"REVERIE_MODEL": "m", "REVERIE_BASE_URL": "http://127.0.0.1:9/v1"}
-    engine = MemoryEngine.open(tmp_path / "ws", environ=environ)
+    engine = MemoryEngine.open(tmp_path / "ws", environ=environ, dense="off")
     chat = engine._chat
     assert isinstance(chat, LazyProvider)
     states = [chat.built]

@@ -17,7 +17,7 @@ NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))
 
 
 def _engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={})
+    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={}, dense="off")
 
 
 def test_has_session_and_location_answer_without_the_workspace(

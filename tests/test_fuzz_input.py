@@ -57,7 +57,9 @@ keys = st.one_of(st.sampled_from(["chat", "tg:alice", "\u4e2d\u6587"]), odd_text
 @pytest.fixture(scope="module")
 def engine() -> Iterator[MemoryEngine]:
     with tempfile.TemporaryDirectory(prefix="reverie-fuzz-") as folder:
-        opened = MemoryEngine.open(Path(folder) / "ws", SMALL, clock=StepClock(), environ={})
+        opened = MemoryEngine.open(
+            Path(folder) / "ws", SMALL, clock=StepClock(), environ={}, dense="off"
+        )
         yield opened
         opened.close()
 

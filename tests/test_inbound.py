@@ -30,7 +30,7 @@ NO_MODEL = Config(model=ModelConfig(context_window=8000, max_output_tokens=500))
 
 
 def _engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={})
+    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={}, dense="off")
 
 
 def _nested(depth: int) -> object:

@@ -17,7 +17,7 @@ EXAMPLES = Path(__file__).parents[1] / "examples"
 
 
 def _engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={})
+    return MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={}, dense="off")
 
 
 def _everything(root: Path) -> str:

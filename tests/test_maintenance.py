@@ -41,7 +41,12 @@ def _engine(
     mode: DreamMode = "model-free",
 ) -> MemoryEngine:
     return MemoryEngine.open(
-        root, _config(mode), provider=model or ScriptedProvider(), clock=clock, environ={}
+        root,
+        _config(mode),
+        provider=model or ScriptedProvider(),
+        clock=clock,
+        environ={},
+        dense="off",
     )
 
 

@@ -73,13 +73,13 @@ def engine(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path, clock: StepClock
 ) -> Iterator[MemoryEngine]:
     if kind == "folder":
-        opened = MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={})
+        opened = MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={}, dense="off")
     else:
         from tests.postgres.conftest import new_workspace
 
         url = request.getfixturevalue("pg_url")
         name = new_workspace(url, "onepass")
-        opened = MemoryEngine.open(name, Config(), store=url, clock=clock, environ={})
+        opened = MemoryEngine.open(name, Config(), store=url, clock=clock, environ={}, dense="off")
     with opened:
         yield opened
 

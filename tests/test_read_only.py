@@ -54,7 +54,7 @@ needs_unshare = pytest.mark.skipif(
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A workspace with one compacted, dreamt conversation and no search index, made once."""
     root = tmp_path_factory.mktemp("read-only") / "ws"
-    engine = MemoryEngine.open(root, Config(), environ={}, clock=StepClock())
+    engine = MemoryEngine.open(root, Config(), environ={}, clock=StepClock(), dense="off")
     engine.record(
         "chat",
         [
@@ -136,7 +136,9 @@ def test_read_commands_report_a_damaged_file_instead_of_failing(
 ) -> None:
     workspace = filled
     (workspace / relative).write_text(text)
-    engine = MemoryEngine.open(workspace, Config(), environ={}, create=False, read_only=True)
+    engine = MemoryEngine.open(
+        workspace, Config(), environ={}, create=False, read_only=True, dense="off"
+    )
     status = engine.status()
     assert status.last_cursor == 1
     assert engine.search("Oslo")
@@ -160,7 +162,7 @@ def test_a_dream_on_a_full_disk_fails_in_one_line_and_the_next_run_recovers(
     tmp_path: Path,
 ) -> None:
     workspace = tmp_path / "ws"
-    engine = MemoryEngine.open(workspace, Config(), environ={}, clock=StepClock())
+    engine = MemoryEngine.open(workspace, Config(), environ={}, clock=StepClock(), dense="off")
     for number in range(12):
         engine.record(f"s{number}", [{"role": "user", "content": f"I live near town {number}."}])
         engine.compact(f"s{number}")

@@ -11,7 +11,7 @@ from tests.conftest import StepClock
 
 
 def _engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={})
+    return MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={}, dense="off")
 
 
 def test_status_reports_pending_entries_files_and_mode(tmp_path: Path, clock: StepClock) -> None:
@@ -44,12 +44,12 @@ def test_status_counts_conversations_not_dream_transcripts(
 
 def test_status_names_the_model_of_each_job(tmp_path: Path, clock: StepClock) -> None:
     config = Config.from_mapping({"model": {"model": "big"}, "memory_model": {"model": "small"}})
-    with MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={}) as engine:
+    with MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={}, dense="off") as engine:
         status = engine.status()
     assert status.mode == "model"
     assert status.jobs == {"chat": "big", "compaction": "small", "dream": "small"}
     same = Config.from_mapping({"model": {"model": "big"}, "memory_model": {}})
-    with MemoryEngine.open(tmp_path / "ws", same, clock=clock, environ={}) as engine:
+    with MemoryEngine.open(tmp_path / "ws", same, clock=clock, environ={}, dense="off") as engine:
         assert engine.status().jobs == {"chat": "big", "compaction": "big", "dream": "big"}
 
 

@@ -18,7 +18,7 @@ NO_MODEL = Config(model=ModelConfig(context_window=8000, max_output_tokens=500))
 
 @pytest.fixture
 def memory(tmp_path: Path, clock: StepClock) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={})
+    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={}, dense="off")
 
 
 def test_messages_go_in_come_out_as_added_and_clear_keeps_them_in_memory(

@@ -21,7 +21,7 @@ ADA = ("users", "ada")
 
 @pytest.fixture
 def memory(tmp_path: Path, clock: StepClock) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={})
+    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={}, dense="off")
 
 
 def test_put_get_delete_and_namespaces(memory: MemoryEngine) -> None:

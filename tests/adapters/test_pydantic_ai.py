@@ -41,7 +41,9 @@ NO_MODEL = Config(model=ModelConfig(context_window=8000, max_output_tokens=500))
 
 @pytest.fixture
 def memory(tmp_path: Path, clock: StepClock) -> Iterator[MemoryEngine]:
-    with MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={}) as engine:
+    with MemoryEngine.open(
+        tmp_path / "ws", NO_MODEL, clock=clock, environ={}, dense="off"
+    ) as engine:
         yield engine
 
 

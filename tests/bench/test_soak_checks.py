@@ -22,7 +22,7 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def _engine(tmp_path: Path) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", Config(), environ={})
+    return MemoryEngine.open(tmp_path / "ws", Config(), environ={}, dense="off")
 
 
 def test_a_lost_or_changed_acknowledged_message_is_reported(tmp_path: Path) -> None:

@@ -29,7 +29,13 @@ COMMANDS += ("forget", "store")
 def env(tmp_path: Path) -> dict[str, str | None]:
     cleared: dict[str, str | None] = {k: None for k in os.environ if k.startswith("REVERIE_")}
     workspace = str(tmp_path / "ws")
-    return {**cleared, "HOME": str(tmp_path), "REVERIE_WORKSPACE": workspace, "COLUMNS": "200"}
+    return {
+        **cleared,
+        "HOME": str(tmp_path),
+        "REVERIE_WORKSPACE": workspace,
+        "REVERIE_RECALL_EMBEDDINGS": "off",  # the suite's setting (tests/conftest.py)
+        "COLUMNS": "200",
+    }
 
 
 def _run(args: list[str], env: Mapping[str, str | None]) -> Result:
@@ -40,7 +46,7 @@ def _run(args: list[str], env: Mapping[str, str | None]) -> Result:
 def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A workspace with one compacted, dreamt conversation, built once for the module."""
     workspace = tmp_path_factory.mktemp("seeded") / "ws"
-    with MemoryEngine.open(workspace, environ={}) as engine:
+    with MemoryEngine.open(workspace, environ={}, dense="off") as engine:
         engine.record(
             "tg:zoe",
             [
@@ -124,7 +130,7 @@ def test_fresh_workspace_tables(tmp_path: Path, env: dict[str, str | None]) -> N
 
 
 def test_compact_and_restore_print_what_they_did(env: dict[str, str | None], seeded: Path) -> None:
-    with MemoryEngine.open(seeded, environ={}) as engine:
+    with MemoryEngine.open(seeded, environ={}, dense="off") as engine:
         engine.record("tg:zoe", [Message(role="user", content="I moved to Tartu in May.")])
     assert "tg:zoe:" in _run(["compact", "tg:zoe"], env).stdout
     assert "nothing to compact" in _run(["compact", "tg:zoe"], env).stdout

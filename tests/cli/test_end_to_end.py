@@ -93,7 +93,7 @@ def test_multi_session_chat_compacts_dreams_commits_and_restores(
 
 
 def _seed_model_free(workspace: Path) -> None:
-    with MemoryEngine.open(workspace, environ={}) as engine:
+    with MemoryEngine.open(workspace, environ={}, dense="off") as engine:
         engine.record(
             "tg:carol",
             [

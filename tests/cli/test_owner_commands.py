@@ -81,13 +81,13 @@ def test_delete_asks_first_and_purges_the_workspace_and_its_tokens(cli: Cli) -> 
 def test_export_writes_a_new_workspace_folder_or_json(cli: Cli, tmp_path: Path) -> None:
     home = Path(cli.env["HOME"]) / ".reverie"
     cli.run("principal", "add", "alice")
-    with MemoryEngine.open(home / "alice", environ={}) as engine:
+    with MemoryEngine.open(home / "alice", environ={}, dense="off") as engine:
         engine.record("tg:x", [{"role": "user", "content": "My bike is teal."}])
     document = cli.json("principal", "export", "alice")
     assert document["principal"] == "alice"
     assert document["sessions"][0]["messages"][0]["content"] == "My bike is teal."
     cli.run("principal", "export", "alice", "--to", str(tmp_path / "copy"))
-    with MemoryEngine.open(tmp_path / "copy", create=False, environ={}) as copy:
+    with MemoryEngine.open(tmp_path / "copy", create=False, environ={}, dense="off") as copy:
         assert copy.session("tg:x").messages[0].content == "My bike is teal."
     assert "one of them" in cli.run("principal", "export", "alice", expect=1).stderr
     missing = cli.run("principal", "export", "nobody", "--json", expect=1)

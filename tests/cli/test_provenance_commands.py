@@ -31,7 +31,7 @@ def _run(args: list[str], env: Mapping[str, str | None]) -> Result:
 
 
 def _seed(workspace: Path) -> None:
-    with MemoryEngine.open(workspace, environ={}) as engine:
+    with MemoryEngine.open(workspace, environ={}, dense="off") as engine:
         engine.record(
             "tg:zoe",
             [

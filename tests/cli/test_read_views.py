@@ -11,7 +11,7 @@ KEY = "telegram:group:-1001234567890:thread:42:user:ada.lovelace"
 
 def test_long_session_keys_stay_whole_at_80_columns(cli: Cli) -> None:
     cli.run("init")
-    with MemoryEngine.open(cli.workspace, environ={}) as memory:
+    with MemoryEngine.open(cli.workspace, environ={}, dense="off") as memory:
         memory.record(
             KEY,
             [
@@ -28,7 +28,7 @@ def test_long_session_keys_stay_whole_at_80_columns(cli: Cli) -> None:
 
 def test_recall_and_session_print_what_a_prompt_would_carry(cli: Cli) -> None:
     cli.run("init")
-    with MemoryEngine.open(cli.workspace, environ={}) as memory:
+    with MemoryEngine.open(cli.workspace, environ={}, dense="off") as memory:
         memory.record(
             "tg:ada",
             [
@@ -54,7 +54,7 @@ def test_recall_and_session_print_what_a_prompt_would_carry(cli: Cli) -> None:
 
 def test_export_prints_the_selected_workspace_whole_as_json(cli: Cli) -> None:
     cli.run("init")
-    with MemoryEngine.open(cli.workspace, environ={}) as engine:
+    with MemoryEngine.open(cli.workspace, environ={}, dense="off") as engine:
         engine.record("tg:x", [{"role": "user", "content": "My bike is teal."}])
     document = cli.json("export")
     assert document["format"] == "reverie.principal-export/1"
@@ -66,7 +66,7 @@ def test_export_prints_the_selected_workspace_whole_as_json(cli: Cli) -> None:
 
 def test_curation_marks_are_kept_in_history_but_never_shown(cli: Cli) -> None:
     cli.run("init")
-    with MemoryEngine.open(cli.workspace, environ={}) as memory:
+    with MemoryEngine.open(cli.workspace, environ={}, dense="off") as memory:
         memory.record(
             "tg:ada",
             [

@@ -24,7 +24,9 @@ CONFIG = Config(
 
 
 def _engine(tmp_path: Path, clock: StepClock, chat: ScriptedProvider) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", CONFIG, provider=chat, clock=clock, environ={})
+    return MemoryEngine.open(
+        tmp_path / "ws", CONFIG, provider=chat, clock=clock, environ={}, dense="off"
+    )
 
 
 def _talk(engine: MemoryEngine, key: str) -> None:

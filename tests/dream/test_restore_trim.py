@@ -16,7 +16,7 @@ CITIES = ("Oslo", "Lyon", "Porto", "Ghent", "Turin", "Bergen")
 
 def test_restore_before_a_trim_is_refused_unless_forced(tmp_path: Path) -> None:
     config = Config(dream=DreamConfig(batch_entries=2, keep_history=3))
-    engine = MemoryEngine.open(tmp_path / "ws", config, clock=StepClock(), environ={})
+    engine = MemoryEngine.open(tmp_path / "ws", config, clock=StepClock(), environ={}, dense="off")
     for number, city in enumerate(CITIES):
         engine.record(f"s{number}", [{"role": "user", "content": f"I live near {city}."}])
         engine.compact(f"s{number}")

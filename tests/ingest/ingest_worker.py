@@ -67,7 +67,7 @@ def _ingest(
     source: Path, workspace: Path, store: str | None, lease: float, report: Progress
 ) -> None:
     if store is None:
-        engine = MemoryEngine.open(workspace, CONFIG, environ={})
+        engine = MemoryEngine.open(workspace, CONFIG, environ={}, dense="off")
     else:
         from reverie.storage.postgres.database import Database
 
@@ -77,7 +77,9 @@ def _ingest(
         finally:
             database.close()
         config = replace(CONFIG, store=StoreConfig(lease_seconds=lease))
-        engine = MemoryEngine.open(database_name(workspace), config, store=store, environ={})
+        engine = MemoryEngine.open(
+            database_name(workspace), config, store=store, environ={}, dense="off"
+        )
     engine.ingest([source], on_progress=report)
     engine.close()
 
@@ -91,7 +93,7 @@ def warm() -> None:
             {"role": "assistant", "content": "Noted."},
         ]
         source.write_text(json.dumps([{"id": "warm", "messages": turns}]), encoding="utf-8")
-        engine = MemoryEngine.open(Path(scratch) / "ws", CONFIG, environ={})
+        engine = MemoryEngine.open(Path(scratch) / "ws", CONFIG, environ={}, dense="off")
         engine.ingest([source])
         engine.close()
 

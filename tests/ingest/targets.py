@@ -62,7 +62,7 @@ def open_target(
 ) -> Target:
     """Open an engine of ``request.param`` kind in ``tmp_path`` (or a new database workspace)."""
     if request.param == "folder":
-        engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={})
+        engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={}, dense="off")
         root = engine.workspace.root
 
         def reopen_folder() -> IngestStores:
@@ -76,7 +76,7 @@ def open_target(
 
     url = request.getfixturevalue("pg_url")
     name = new_workspace(url, "ingest")
-    engine = MemoryEngine.open(name, config, store=url, clock=clock, environ={})
+    engine = MemoryEngine.open(name, config, store=url, clock=clock, environ={}, dense="off")
 
     def reopen_database() -> IngestStores:
         return PgBackend.open(url, name, clock=clock)

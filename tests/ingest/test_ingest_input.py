@@ -23,7 +23,7 @@ from tests.ingest.targets import Target
 
 
 def _engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={})
+    return MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={}, dense="off")
 
 
 def _chat(path: Path, *messages: dict[str, object]) -> Path:

@@ -113,7 +113,7 @@ def test_a_ledger_line_written_before_estimates_were_kept_still_reads(
 
 def _engine(tmp_path: Path, provider: ScriptedProvider) -> MemoryEngine:
     config = Config(model=ModelConfig(model="chat", context_window=4_000, max_output_tokens=500))
-    return MemoryEngine.open(tmp_path / "ws", config, provider=provider, environ={})
+    return MemoryEngine.open(tmp_path / "ws", config, provider=provider, environ={}, dense="off")
 
 
 def test_compaction_through_the_engine_calibrates_its_counter_and_writes_one_line_per_call(
@@ -164,6 +164,7 @@ def test_a_separate_memory_model_never_calibrates_the_chat_models_counter(
         provider=ScriptedProvider(),
         memory_provider=memory_provider,
         environ={},
+        dense="off",
     ) as memory:
         memory.record("cli:a", [{"role": "user", "content": "we drink green tea " * 40}])
         assert memory.compact("cli:a").outcome == "summarised"

@@ -183,6 +183,7 @@ def opened_home(
         memory_provider=None if model is None else model.provider,
         clock=clock,
         environ={},
+        dense="off",
     )
     if kind == "folder":
         yield FolderHome(root / "home", openers=openers), list(facts.principals), clock

@@ -25,7 +25,9 @@ class Ticks:
 
 
 def pool(tmp_path: Path, clock: StepClock) -> EnginePool:
-    home = FolderHome(tmp_path / "home", openers=Openers(config=Config(), clock=clock, environ={}))
+    home = FolderHome(
+        tmp_path / "home", openers=Openers(config=Config(), clock=clock, environ={}, dense="off")
+    )
     return EnginePool(home, capacity=2)
 
 
@@ -137,7 +139,9 @@ class BuggyHome(FolderHome):
 def test_a_bug_in_one_principals_check_neither_ends_the_worker_nor_the_others_turn(
     tmp_path: Path, clock: StepClock
 ) -> None:
-    home = BuggyHome(tmp_path / "home", openers=Openers(config=Config(), clock=clock, environ={}))
+    home = BuggyHome(
+        tmp_path / "home", openers=Openers(config=Config(), clock=clock, environ={}, dense="off")
+    )
     engines = EnginePool(home, capacity=2)
     talk(engines, "alice", "api:default")
     seen: list[CheckReport] = []

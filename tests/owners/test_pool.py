@@ -14,7 +14,7 @@ from reverie.errors import WorkspaceMissingError
 
 
 def home(tmp_path: Path) -> FolderHome:
-    return FolderHome(tmp_path / "home", openers=Openers(config=Config(), environ={}))
+    return FolderHome(tmp_path / "home", openers=Openers(config=Config(), environ={}, dense="off"))
 
 
 def test_each_principal_gets_its_own_workspace_folder(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from tests.owners.planting import plant, unique_fact
 
 
 def _home(tmp_path: Path) -> FolderHome:
-    return FolderHome(tmp_path / "home", openers=Openers(config=Config(), environ={}))
+    return FolderHome(tmp_path / "home", openers=Openers(config=Config(), environ={}, dense="off"))
 
 
 def holding(root: Path, text: str) -> list[str]:
@@ -97,7 +97,7 @@ def test_a_folder_principal_exports_whole_to_a_new_folder_and_as_json(tmp_path: 
     home.export_folder("alice", target)
     assert (home.folder("alice") / ".reverie" / "locks").is_dir()
     assert not (target / ".reverie" / "locks").exists()  # the copy holds no one's lock
-    with MemoryEngine.open(target, create=False, environ={}) as copy:
+    with MemoryEngine.open(target, create=False, environ={}, dense="off") as copy:
         assert [c.sha for c in copy.log()] == log  # the audit history too
         assert any(fact in e.content for e in copy.history())
         assert copy.search(fact)

@@ -35,7 +35,7 @@ def _connections(pg_url: str, name: str) -> int:
 
 @pytest.fixture
 def home(pg_url: str) -> Iterator[DatabaseHome]:
-    made = DatabaseHome(pg_url, openers=Openers(config=Config(), environ={}))
+    made = DatabaseHome(pg_url, openers=Openers(config=Config(), environ={}, dense="off"))
     yield made
     made.close()
 
@@ -47,7 +47,9 @@ def _principal(prefix: str = "p") -> str:
 def test_a_hundred_principals_engines_share_at_most_the_pools_connections(pg_url: str) -> None:
     app_name = f"home{secrets.token_hex(4)}"
     home = DatabaseHome(
-        _named(pg_url, app_name), openers=Openers(config=Config(), environ={}), max_connections=4
+        _named(pg_url, app_name),
+        openers=Openers(config=Config(), environ={}, dense="off"),
+        max_connections=4,
     )
     names = [_principal(f"h{index}") for index in range(100)]
     engines = [home.open_engine(name, create=True) for name in names]
@@ -134,7 +136,7 @@ def test_a_database_principal_exports_to_a_folder_and_as_json(
         document = export_document(engine, name)
     target = tmp_path / "exported"
     home.export_folder(name, target)
-    with MemoryEngine.open(target, create=False, environ={}) as copy:
+    with MemoryEngine.open(target, create=False, environ={}, dense="off") as copy:
         assert copy.location == str(target)
         assert any(fact in entry.content for entry in copy.history())
         assert fact in copy.read_memory("USER")

@@ -74,7 +74,9 @@ def test_servers_asked_to_dream_with_a_model_at_once_run_it_once(
     start = threading.Barrier(3)
 
     def server() -> None:  # each "server" has its own pool and lease holder
-        with MemoryEngine.open(name, store=pg_url, environ=_model_env(loopback)) as memory:
+        with MemoryEngine.open(
+            name, store=pg_url, environ=_model_env(loopback), dense="off"
+        ) as memory:
             start.wait()
             results.append(memory.dream())
 
@@ -90,7 +92,7 @@ def test_servers_asked_to_dream_with_a_model_at_once_run_it_once(
     assert (done.cursor_before, done.cursor_after) == (0, 2)
     assert loopback.pending() == 0
     assert len(loopback.bodies()) == 2  # the busy servers never called the model
-    with MemoryEngine.open(name, store=pg_url, environ=_model_env(loopback)) as memory:
+    with MemoryEngine.open(name, store=pg_url, environ=_model_env(loopback), dense="off") as memory:
         assert "- Lives in Lyon\n- Nurse" in memory.read_memory("USER")
         assert [c.subject for c in memory.log()] == ["dream: manual", "start"]
         assert memory.status().dream_cursor == 2
@@ -168,7 +170,7 @@ def test_a_dream_killed_mid_run_publishes_nothing_and_the_next_one_completes(
     # The next run, in this process (``reverie dream`` with a model on a database workspace
     # is the command-line tests' part), with its own lease: no lapse on a loaded machine.
     environ = _model_env(loopback) | {"REVERIE_LEASE_SECONDS": "30"}
-    with MemoryEngine.open(name, store=pg_url, environ=environ) as memory:
+    with MemoryEngine.open(name, store=pg_url, environ=environ, dense="off") as memory:
         done = memory.dream()
     assert (done.outcome, done.mode, done.trigger) == ("completed", "model", "manual"), done
     assert (done.cursor_before, done.cursor_after) == (0, 2)

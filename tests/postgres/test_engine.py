@@ -33,7 +33,7 @@ def name(pg_url: str) -> str:
 
 @pytest.fixture
 def memory(pg_url: str, name: str) -> Iterator[MemoryEngine]:
-    with MemoryEngine.open(name, store=pg_url, environ={}) as opened:
+    with MemoryEngine.open(name, store=pg_url, environ={}, dense="off") as opened:
         yield opened
 
 
@@ -42,21 +42,21 @@ def _said(memory: MemoryEngine, key: str, user: str, reply: str) -> None:
 
 
 def test_the_store_selects_the_database_workspace(pg_url: str, name: str, tmp_path: Path) -> None:
-    with MemoryEngine.open(name, environ={"REVERIE_STORE": pg_url}) as by_env:
+    with MemoryEngine.open(name, environ={"REVERIE_STORE": pg_url}, dense="off") as by_env:
         assert name in by_env.location
     folder = tmp_path / "team"
     folder.mkdir()
     (folder / "reverie.toml").write_text(
         f'[store]\nurl = "{pg_url}"\nworkspace = "{name}"\n', encoding="utf-8"
     )
-    with MemoryEngine.open(folder, environ={}) as by_file:
+    with MemoryEngine.open(folder, environ={}, dense="off") as by_file:
         assert name in by_file.location
-    with MemoryEngine.open(tmp_path / "plain", environ={}) as plain:
+    with MemoryEngine.open(tmp_path / "plain", environ={}, dense="off") as plain:
         assert plain.location == str(tmp_path / "plain")
     with pytest.raises(DatabaseError, match="no such workspace"):
-        MemoryEngine.open("nobody-here", store=pg_url, environ={})
+        MemoryEngine.open("nobody-here", store=pg_url, environ={}, dense="off")
     with pytest.raises(ConfigError, match="postgresql://"):
-        MemoryEngine.open(name, store="mysql://db/x", environ={})
+        MemoryEngine.open(name, store="mysql://db/x", environ={}, dense="off")
 
 
 def test_record_compact_search_prompt_and_status_run_on_the_database(
@@ -92,7 +92,7 @@ def test_compaction_with_a_model_is_metered_in_the_database(
         "REVERIE_API_KEY": "k",
     }
     loopback.script(chat_text("- [fact] Mira lives in Utrecht"))
-    with MemoryEngine.open(name, store=pg_url, environ=env) as memory:
+    with MemoryEngine.open(name, store=pg_url, environ=env, dense="off") as memory:
         assert memory.mode == "model"
         _said(memory, "tg:mira", "I moved to Utrecht last spring", "Noted.")
         assert memory.compact("tg:mira").outcome == "summarised"
@@ -137,7 +137,7 @@ def test_a_model_free_dream_runs_once_across_servers(pg_url: str, name: str) -> 
     backend = PgBackend.open(pg_url, name)
     backend.audit.commit("start", allow_empty=True)
     backend.close()
-    with MemoryEngine.open(name, store=pg_url, environ={}) as memory:
+    with MemoryEngine.open(name, store=pg_url, environ={}, dense="off") as memory:
         _said(memory, "tg:mira", "I live in Utrecht and I work as a nurse.", "Noted.")
         _said(memory, "tg:mira", "Always answer me in Dutch.", "Goed.")
         memory.compact("tg:mira")
@@ -150,7 +150,7 @@ def test_a_model_free_dream_runs_once_across_servers(pg_url: str, name: str) -> 
     start = threading.Barrier(3)
 
     def dream() -> None:  # each "server" has its own pool and lease holder
-        with MemoryEngine.open(name, store=pg_url, environ={}) as server:
+        with MemoryEngine.open(name, store=pg_url, environ={}, dense="off") as server:
             start.wait()
             results.append(server.dream())
 
@@ -164,7 +164,7 @@ def test_a_model_free_dream_runs_once_across_servers(pg_url: str, name: str) -> 
     assert set(outcomes) <= {"completed", "busy", "no_pending"}
     (done,) = [r for r in results if r.outcome == "completed"]
     assert done.cursor_after == last
-    with MemoryEngine.open(name, store=pg_url, environ={}) as memory:
+    with MemoryEngine.open(name, store=pg_url, environ={}, dense="off") as memory:
         assert "Utrecht" in memory.read_memory("USER")
         dreams = [c for c in memory.log() if c.subject.startswith("dream:")]
         assert [c.subject for c in dreams] == ["dream: manual (model-free)"]
@@ -199,7 +199,7 @@ def test_a_publish_whose_batch_was_consumed_meanwhile_writes_nothing(
 
 
 def test_doctor_checks_a_database_workspace(pg_url: str, name: str) -> None:
-    with MemoryEngine.open(name, store=pg_url, environ={}) as memory:
+    with MemoryEngine.open(name, store=pg_url, environ={}, dense="off") as memory:
         _said(memory, "tg:mira", "I live in Utrecht.", "Noted.")
         memory.compact("tg:mira")
         assert memory.doctor().ok
@@ -208,7 +208,7 @@ def test_doctor_checks_a_database_workspace(pg_url: str, name: str) -> None:
         backend.files.write("MEMORY", "# Memory\n- the deploy key is AKIAIOSFODNN7EXAMPLE\n")
     finally:
         backend.close()
-    with MemoryEngine.open(name, store=pg_url, environ={}) as memory:
+    with MemoryEngine.open(name, store=pg_url, environ={}, dense="off") as memory:
         report = memory.doctor()
     assert not report.ok
     checks = {(f.severity, f.check) for f in report.findings}

@@ -25,7 +25,7 @@ def anyio_backend() -> str:
 @pytest.fixture
 def engine(pg_url: str) -> Iterator[MemoryEngine]:
     name = new_workspace(pg_url, "surf")
-    with MemoryEngine.open(name, store=pg_url, environ={}) as opened:
+    with MemoryEngine.open(name, store=pg_url, environ={}, dense="off") as opened:
         yield opened
 
 

@@ -103,10 +103,14 @@ def test_ingest_into_postgres_matches_a_folder_and_exports_losslessly(
 ) -> None:
     sources = [_nanobot(tmp_path), EXAMPLES / "conversations.json", EXAMPLES / "chatgpt-export"]
     # A clock that stands still: the two session stores read it a different number of times.
-    with MemoryEngine.open(tmp_path / "folder", Config(), clock=STILL, environ={}) as local:
+    with MemoryEngine.open(
+        tmp_path / "folder", Config(), clock=STILL, environ={}, dense="off"
+    ) as local:
         on_folder = local.ingest(sources)
         expected = _snapshot(local.workspace)
-    with MemoryEngine.open(name, Config(), store=pg_url, clock=STILL, environ={}) as db:
+    with MemoryEngine.open(
+        name, Config(), store=pg_url, clock=STILL, environ={}, dense="off"
+    ) as db:
         on_db = db.ingest(sources)
         assert db.status().pending_entries == 0
         assert db.search("DuckDB")
@@ -141,7 +145,9 @@ def test_reingest_into_postgres_adds_nothing(
     tmp_path: Path, pg_url: str, name: str, stores: PgBackend
 ) -> None:
     nano = _nanobot(tmp_path)
-    with MemoryEngine.open(name, Config(), store=pg_url, clock=StepClock(), environ={}) as db:
+    with MemoryEngine.open(
+        name, Config(), store=pg_url, clock=StepClock(), environ={}, dense="off"
+    ) as db:
         db.ingest([nano, EXAMPLES / "conversations.json"])
         before = _snapshot(stores), len(stores.audit.log(100))
         again = db.ingest([nano, EXAMPLES / "conversations.json"])
@@ -205,7 +211,7 @@ def test_a_version_1_database_is_refused_at_open_and_migrated_by_init(
     assert said.exit_code == 0, said.output
     assert f"schema {version} -> {schema.SCHEMA_VERSION}" in said.output
     nano = _nanobot(tmp_path)
-    with MemoryEngine.open("old", Config(), store=url, environ={}) as memory:
+    with MemoryEngine.open("old", Config(), store=url, environ={}, dense="off") as memory:
         assert memory.ingest([nano]).messages_added == 3
         assert memory.history()[0].content == "kept from version 1"
         assert memory.ingest([nano]).entries == 0
@@ -232,7 +238,9 @@ def test_ingest_with_a_model_runs_on_a_database_workspace(
     model = ScriptedProvider()
     for _ in range(40):  # compaction summaries, then dream's replies (it edits nothing)
         model.reply("- [durable] User lives in Porto.")
-    with MemoryEngine.open(name, Config(), store=pg_url, provider=model, environ={}) as memory:
+    with MemoryEngine.open(
+        name, Config(), store=pg_url, provider=model, environ={}, dense="off"
+    ) as memory:
         assert memory.mode == "model"
         report = memory.ingest([_nanobot(tmp_path)])
     assert model.requests  # the model was asked: this ingest did not fall back to model-free
@@ -257,14 +265,18 @@ def _lived_in(memory: MemoryEngine) -> None:
 def test_a_reverie_folder_exported_from_postgres_ingests_back_whole(
     tmp_path: Path, pg_url: str, name: str, stores: PgBackend
 ) -> None:
-    with MemoryEngine.open(name, Config(), store=pg_url, clock=STILL, environ={}) as memory:
+    with MemoryEngine.open(
+        name, Config(), store=pg_url, clock=STILL, environ={}, dense="off"
+    ) as memory:
         _lived_in(memory)
     folder = tmp_path / "team"
     args = ["store", "export", str(folder), "--store", pg_url, "-w", name]
     assert CliRunner().invoke(app, args, env={}).exit_code == 0
     again = f"{name}-again"
     Database(pg_url).tenant(again, create=True).database.close()
-    with MemoryEngine.open(again, Config(), store=pg_url, clock=STILL, environ={}) as memory:
+    with MemoryEngine.open(
+        again, Config(), store=pg_url, clock=STILL, environ={}, dense="off"
+    ) as memory:
         report = memory.ingest([folder])
         assert report.problems == ()
         assert memory.ingest([folder]).messages_added == 0  # idempotent

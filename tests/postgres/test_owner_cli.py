@@ -43,7 +43,7 @@ def test_principals_and_tokens_of_a_database_home(tmp_path: Path, pg_url: str) -
     document = json.loads(_run("principal", "export", alice, "--json", env=env))
     assert document["sessions"][0]["messages"][0]["content"] == "My bike is teal."
     _run("principal", "export", alice, "--to", str(tmp_path / "copy"), env=env)
-    with MemoryEngine.open(tmp_path / "copy", create=False, environ={}) as copy:
+    with MemoryEngine.open(tmp_path / "copy", create=False, environ={}, dense="off") as copy:
         assert copy.session("tg:x").messages[0].content == "My bike is teal."
     listed = json.loads(_run("token", "list", "--json", env=env))["tokens"]
     assert any(t["principal"] == alice for t in listed)

@@ -76,7 +76,7 @@ def test_every_table_of_a_workspace_cascades_from_workspaces(
 def test_a_deleted_principal_leaves_no_row_and_no_byte_of_its_fact(
     pg_url: str, admin: psycopg.Connection[tuple[object, ...]]
 ) -> None:
-    home = DatabaseHome(pg_url, openers=Openers(config=Config(), environ={}))
+    home = DatabaseHome(pg_url, openers=Openers(config=Config(), environ={}, dense="off"))
     pool = EnginePool(home, capacity=4)
     fact, kept = unique_fact(), unique_fact()
     alice, bob = f"alice-{secrets.token_hex(4)}", f"bob-{secrets.token_hex(4)}"

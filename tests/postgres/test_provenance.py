@@ -48,7 +48,9 @@ def where(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> tuple[st
 @pytest.fixture
 def opener(where: tuple[str, str | None], clock: StepClock) -> Opener:
     name, url = where
-    return lambda: MemoryEngine.open(name, NO_MODEL, store=url, clock=clock, environ={})
+    return lambda: MemoryEngine.open(
+        name, NO_MODEL, store=url, clock=clock, environ={}, dense="off"
+    )
 
 
 @pytest.fixture
@@ -245,8 +247,8 @@ def test_a_fact_forgotten_through_one_server_is_gone_through_the_other(
 ) -> None:
     name = new_workspace(pg_url, "two")
     with (
-        MemoryEngine.open(name, NO_MODEL, store=pg_url, clock=clock, environ={}) as a,
-        MemoryEngine.open(name, NO_MODEL, store=pg_url, clock=clock, environ={}) as b,
+        MemoryEngine.open(name, NO_MODEL, store=pg_url, clock=clock, environ={}, dense="off") as a,
+        MemoryEngine.open(name, NO_MODEL, store=pg_url, clock=clock, environ={}, dense="off") as b,
     ):
         _two_people(a)
         assert b.why("Porto").lines[0].entries[0].session_key == "cli:me"

@@ -26,10 +26,10 @@ from tests.postgres.conftest import new_workspace
 @pytest.fixture(params=["folder", "postgres"])
 def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryEngine]:
     if request.param == "folder":
-        opened = MemoryEngine.open(tmp_path / "ws", environ={})
+        opened = MemoryEngine.open(tmp_path / "ws", environ={}, dense="off")
     else:
         url = request.getfixturevalue("pg_url")
-        opened = MemoryEngine.open(new_workspace(url, "path"), store=url, environ={})
+        opened = MemoryEngine.open(new_workspace(url, "path"), store=url, environ={}, dense="off")
     with opened:
         yield opened
 

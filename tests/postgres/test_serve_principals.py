@@ -26,7 +26,9 @@ def test_bob_never_gets_alices_facts_from_a_database_home(
 ) -> None:
     suffix = secrets.token_hex(4)
     alice, bob = f"alice-{suffix}", f"bob-{suffix}"
-    home = DatabaseHome(pg_url, default=f"default-{suffix}", openers=Openers(environ={}))
+    home = DatabaseHome(
+        pg_url, default=f"default-{suffix}", openers=Openers(environ={}, dense="off")
+    )
     pool = EnginePool(home)
     upstream = Upstream(base_url=loopback.base_url, api_key=None, model="chat-model", timeout=10)
     app = create_app(pool, gate=Gate(home, TOKEN), upstream=upstream)

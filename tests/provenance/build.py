@@ -30,7 +30,7 @@ MOVE = [
 
 def model_free(tmp_path: Path, clock: StepClock) -> MemoryEngine:
     """An engine with no model: compaction and dream run model-free."""
-    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={})
+    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={}, dense="off")
 
 
 def scripted(tmp_path: Path, clock: StepClock, memory: ScriptedProvider) -> MemoryEngine:
@@ -39,7 +39,7 @@ def scripted(tmp_path: Path, clock: StepClock, memory: ScriptedProvider) -> Memo
         model=ModelConfig(model="chat", context_window=4000, max_output_tokens=500),
     )
     return MemoryEngine.open(
-        tmp_path / "ws", config, clock=clock, environ={}, memory_provider=memory
+        tmp_path / "ws", config, clock=clock, environ={}, memory_provider=memory, dense="off"
     )
 
 

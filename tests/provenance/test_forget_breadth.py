@@ -29,7 +29,7 @@ EXAMPLES = Path(__file__).parents[2] / "examples"
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("demo") / "ws"
-    with MemoryEngine.open(root, environ={}) as engine:
+    with MemoryEngine.open(root, environ={}, dense="off") as engine:
         engine.ingest([EXAMPLES / "conversations.json", EXAMPLES / "chatgpt-export"])
     return root
 
@@ -42,7 +42,7 @@ def workspace(demo: Path, tmp_path: Path) -> Path:
 
 
 def _state(root: Path) -> tuple[str, ...]:
-    with MemoryEngine.open(root, environ={}, read_only=True) as engine:
+    with MemoryEngine.open(root, environ={}, read_only=True, dense="off") as engine:
         texts = tuple(engine.read_memory(name) for name in ("SOUL", "USER", "MEMORY"))
         messages = sum(len(engine.session(s.key).messages) for s in engine.sessions())
         forgotten = sum(
@@ -61,7 +61,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 async def client(workspace: Path) -> AsyncIterator[Client]:
-    engine = MemoryEngine.open(workspace, environ={})
+    engine = MemoryEngine.open(workspace, environ={}, dense="off")
     try:
         async with Client(build_server(engine, watch_seconds=0.05)) as connected:
             yield connected
@@ -113,7 +113,7 @@ def test_the_cli_refuses_a_broad_match_unless_the_person_confirms_it(workspace: 
 
 
 def test_the_sdk_refuses_without_confirm_broad(workspace: Path) -> None:
-    with MemoryEngine.open(workspace, environ={}) as engine:
+    with MemoryEngine.open(workspace, environ={}, dense="off") as engine:
         with pytest.raises(InputError, match="inside the longer word"):
             engine.forget("trech")  # in "Utrecht"
         with pytest.raises(InputError, match="at least 3 letters or digits"):

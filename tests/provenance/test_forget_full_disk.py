@@ -24,7 +24,7 @@ ROOT = Path(__file__).parents[2]
 
 
 def _workspace(root: Path) -> Path:
-    with MemoryEngine.open(root, environ={}) as engine:
+    with MemoryEngine.open(root, environ={}, dense="off") as engine:
         engine.record(
             "chat",
             [

@@ -54,7 +54,7 @@ def new_home(
     tmp_path: Path, *, unknown: UnknownPrincipals = "create", capacity: int = 64
 ) -> HomeParts:
     """A fresh folder home under ``tmp_path`` (model-free, no REVERIE_ variable read)."""
-    home = FolderHome(tmp_path / "home", openers=Openers(environ={}))
+    home = FolderHome(tmp_path / "home", openers=Openers(environ={}, dense="off"))
     book = SqliteTokenBook(home.state_folder() / "tokens.sqlite3")
     gate = Gate(home, TOKEN, book=book, unknown_principals=unknown)
     pool = EnginePool(home, capacity=capacity)

@@ -8,7 +8,7 @@ from reverie import MemoryEngine
 
 
 def test_read_memory_and_session(tmp_path: Path) -> None:
-    with MemoryEngine.open(tmp_path / "ws", environ={}) as engine:
+    with MemoryEngine.open(tmp_path / "ws", environ={}, dense="off") as engine:
         engine.workspace.files.write("MEMORY", "# Memory\n\n- the harbour opens at 6\n")
         assert engine.read_memory("MEMORY").endswith("opens at 6\n")
         assert engine.session("nobody").messages == ()

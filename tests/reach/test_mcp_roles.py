@@ -27,7 +27,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def engine(tmp_path: Path) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", environ={})
+    return MemoryEngine.open(tmp_path / "ws", environ={}, dense="off")
 
 
 @pytest.fixture
@@ -83,7 +83,7 @@ async def test_the_person_notes_setting_lets_a_relaying_client_speak_for_them(
 ) -> None:
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "reverie.toml").write_text("[mcp]\nperson_notes = true\n", "utf-8")
-    engine = MemoryEngine.open(tmp_path / "ws", environ={})
+    engine = MemoryEngine.open(tmp_path / "ws", environ={}, dense="off")
     try:
         async with Client(build_server(engine, watch_seconds=0.05)) as client:
             await client.call_tool("remember", {"text": "I live in Porto", "by_person": True})

@@ -27,7 +27,7 @@ def engine(tmp_path: Path) -> MemoryEngine:
     """A workspace whose MCP client relays the person's words (``[mcp] person_notes``)."""
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "reverie.toml").write_text("[mcp]\nperson_notes = true\n", "utf-8")
-    return MemoryEngine.open(tmp_path / "ws", environ={})
+    return MemoryEngine.open(tmp_path / "ws", environ={}, dense="off")
 
 
 @pytest.fixture
@@ -210,7 +210,9 @@ async def test_recall_why_and_forget_work_through_the_tools(
 
 
 async def test_a_reverie_error_reaches_the_client_with_its_message(tmp_path: Path) -> None:
-    engine = MemoryEngine.open(tmp_path / "ws", environ={"REVERIE_DREAM_MODE": "model"})
+    engine = MemoryEngine.open(
+        tmp_path / "ws", environ={"REVERIE_DREAM_MODE": "model"}, dense="off"
+    )
     try:
         async with Client(build_server(engine, watch_seconds=0.05)) as connected:
             await connected.call_tool("remember", {"text": "I live in Porto."})

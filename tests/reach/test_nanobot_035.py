@@ -106,7 +106,9 @@ def ingested(nanobot: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     workspace, target = home / ".nanobot" / "workspace", home / "reverie"
     _side(nanobot, home, "workspace", str(workspace))
     assert "0 problem(s)" in _ingest(home, target, workspace)
-    with MemoryEngine.open(target, environ={"REVERIE_RECALL_EMBEDDINGS": "off"}) as engine:
+    with MemoryEngine.open(
+        target, environ={"REVERIE_RECALL_EMBEDDINGS": "off"}, dense="off"
+    ) as engine:
         yield engine
 
 

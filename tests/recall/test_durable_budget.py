@@ -51,7 +51,7 @@ def _filler(rng: random.Random, lines: int, tag: str) -> list[str]:
 def _engine(root: Path, window: tuple[int, int]) -> MemoryEngine:
     size, output = window
     model = ModelConfig(context_window=size, max_output_tokens=output)
-    return MemoryEngine.open(root, Config(model=model), environ={})
+    return MemoryEngine.open(root, Config(model=model), environ={}, dense="off")
 
 
 def _fill(engine: MemoryEngine, rng: random.Random, lines: int) -> None:

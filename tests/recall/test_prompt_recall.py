@@ -23,7 +23,7 @@ CHATTER = (
 
 @pytest.fixture
 def engine(tmp_path: Path, clock: StepClock) -> Iterator[MemoryEngine]:
-    opened = MemoryEngine.open(tmp_path / "ws", WINDOW, clock=clock, environ={})
+    opened = MemoryEngine.open(tmp_path / "ws", WINDOW, clock=clock, environ={}, dense="off")
     yield opened
     opened.close()
 
@@ -99,7 +99,7 @@ def test_a_unified_workspace_recalls_other_sessions_but_never_internal_ones(
     tmp_path: Path, clock: StepClock
 ) -> None:
     config = Config(model=WINDOW.model, prompt=PromptConfig(unified_session=True))
-    engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={})
+    engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={}, dense="off")
     engine.record("tg:bob", [Message(role="user", content=FACT)])
     engine.record("dream:run-1", [Message(role="user", content="internal locker code 9999")])
     engine.workspace.history.append("dream note: locker code 5555", session_key="dream:run-1")
@@ -133,7 +133,7 @@ def test_a_huge_message_is_excerpted_and_the_prompt_stays_in_budget(
 
 def test_recall_tokens_zero_disables_recall(tmp_path: Path, clock: StepClock) -> None:
     config = Config(model=WINDOW.model, prompt=PromptConfig(recall_tokens=0))
-    engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={})
+    engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={}, dense="off")
     engine.record("tg:ann", [Message(role="user", content=FACT)])
     _chat(engine, "tg:ann", 120)
 
@@ -203,7 +203,7 @@ def test_every_prompt_stays_within_budget_whatever_the_window(
         model=ModelConfig(context_window=window, max_output_tokens=500),
         prompt=PromptConfig(recent_tokens=200),
     )
-    engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={})
+    engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={}, dense="off")
     for number in range(60):
         fact = f"Locker {number} at Kestrel Yard holds box {number * 7}. " * (1 + number % 9)
         engine.record(
@@ -228,7 +228,7 @@ def test_recall_grows_into_room_the_rest_leaves_unless_its_size_is_set(
     tmp_path: Path, clock: StepClock, fixed: int | None
 ) -> None:
     config = Config(model=WINDOW.model, prompt=PromptConfig(recall_tokens=fixed))
-    engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={})
+    engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={}, dense="off")
     for number in range(200):
         said = f"Locker {number} at Kestrel Yard holds a box of old letters and photographs."
         engine.record("tg:ann", [Message(role="user", content=said)])

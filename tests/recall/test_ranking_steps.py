@@ -101,7 +101,7 @@ def test_reciprocal_rank_lifts_items_both_lists_hold_and_admits_new_ones() -> No
 
 @pytest.fixture
 def engine(tmp_path: Path, clock: StepClock) -> Iterator[MemoryEngine]:
-    opened = MemoryEngine.open(tmp_path / "ws", WINDOW, clock=clock, environ={})
+    opened = MemoryEngine.open(tmp_path / "ws", WINDOW, clock=clock, environ={}, dense="off")
     yield opened
     opened.close()
 

@@ -20,7 +20,7 @@ CHATTER = ("Morning Felix!", "Felix says hi.", "Did Felix call you?", "Say hi to
 
 @pytest.fixture
 def engine(tmp_path: Path, clock: StepClock) -> Iterator[MemoryEngine]:
-    opened = MemoryEngine.open(tmp_path / "ws", WINDOW, clock=clock, environ={})
+    opened = MemoryEngine.open(tmp_path / "ws", WINDOW, clock=clock, environ={}, dense="off")
     yield opened
     opened.close()
 

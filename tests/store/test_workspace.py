@@ -69,12 +69,12 @@ def test_opening_a_nanobot_workspace_writes_nothing_but_reverie_state(
         repo.get_worktree().commit(message=b"nanobot: init", committer=b"nanobot <n@l>")
     (root / ".git" / "info" / "exclude").write_text("*.bak\n")
     before = _every_path(root)
-    with MemoryEngine.open(root, environ={}) as engine:
+    with MemoryEngine.open(root, environ={}, dense="off") as engine:
         engine.status()
         engine.history()
     assert _every_path(root) == before
     assert (root / ".reverie").is_dir()
-    with MemoryEngine.open(root, environ={}) as engine:
+    with MemoryEngine.open(root, environ={}, dense="off") as engine:
         engine.record("cli:a", [Message(role="user", content="hi")])
         assert engine.workspace.sessions.load("cli:a").messages[0].content == "hi"
     assert (root / ".reverie" / "sessions.sqlite3").is_file()  # sessions live in .reverie/

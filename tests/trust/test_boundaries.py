@@ -53,6 +53,7 @@ def test_a_model_summary_that_repeats_a_secret_is_redacted(tmp_path: Path) -> No
         memory_provider=memory,
         counter=EstimatingCounter(),
         clock=clock,
+        dense="off",
     )
     try:
         engine.record(

@@ -117,19 +117,19 @@ def test_a_project_repository_adopted_by_an_older_reverie_is_never_purged(
 def test_the_sdk_refuses_a_project_repository_and_a_git_file(tmp_path: Path) -> None:
     root = _project(tmp_path / "project")
     with pytest.raises(ForeignRepositoryError, match=r"src/app\.py"):
-        MemoryEngine.open(root, environ={})
+        MemoryEngine.open(root, environ={}, dense="off")
     assert not (root / "memory").exists()
     linked = tmp_path / "linked"
     linked.mkdir()
     (linked / ".git").write_text(f"gitdir: {root / '.git'}\n", encoding="utf-8")
     with pytest.raises(ForeignRepositoryError, match="a git repository elsewhere"):
-        MemoryEngine.open(linked, environ={})
+        MemoryEngine.open(linked, environ={}, dense="off")
     _git(root, "fsck", "--strict", "--no-dangling")
 
 
 def test_purge_in_reverie_s_own_repository_leaves_git_fsck_clean(tmp_path: Path) -> None:
     root = tmp_path / "ws"
-    with MemoryEngine.open(root, environ={}) as engine:
+    with MemoryEngine.open(root, environ={}, dense="off") as engine:
         engine.record("cli:a", [Message(role="user", content="I live in Porto")])
         engine.compact("cli:a")
         engine.dream()
@@ -148,7 +148,7 @@ def test_a_nanobot_repository_of_memory_files_is_still_adopted(tmp_path: Path) -
     (root / ".gitignore").write_text("*\n!SOUL.md\n!memory/\n!memory/MEMORY.md\n")
     _git(root, "add", "-f", ".gitignore", "SOUL.md", "memory/MEMORY.md")
     _git(root, "commit", "-q", "-m", "nanobot: init")
-    with MemoryEngine.open(root, environ={}) as engine:
+    with MemoryEngine.open(root, environ={}, dense="off") as engine:
         engine.edit_file("memory/MEMORY.md", "# Memory\n\n- adopted\n", author="Lin")
     assert _git(root, "log", "--format=%s").splitlines()[-1] == "nanobot: init"
     _git(root, "fsck", "--strict", "--no-dangling")
@@ -162,7 +162,7 @@ def test_a_fresh_git_init_in_a_project_folder_is_refused_too(tmp_path: Path) -> 
     (root / "main.go").write_text("package main\n", encoding="utf-8")
     before = _fingerprint(root)
     with pytest.raises(ForeignRepositoryError, match=r"main\.go"):
-        MemoryEngine.open(root, environ={})
+        MemoryEngine.open(root, environ={}, dense="off")
     assert _fingerprint(root) == before
     assert _git(root, "status", "--porcelain") == "?? main.go\n"
 
@@ -171,6 +171,6 @@ def test_an_empty_repository_in_an_empty_folder_is_adopted(tmp_path: Path) -> No
     root = tmp_path / "fresh"
     root.mkdir()
     _git(root, "init", "-q", "-b", "main")
-    with MemoryEngine.open(root, environ={}) as engine:
+    with MemoryEngine.open(root, environ={}, dense="off") as engine:
         assert [info.subject for info in engine.log(5)] == ["init: workspace"]
     _git(root, "fsck", "--strict", "--no-dangling")

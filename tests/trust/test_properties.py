@@ -119,6 +119,7 @@ def open_model_free(root: Path) -> MemoryEngine:
         memory_provider=None,
         counter=EstimatingCounter(),
         clock=clock,
+        dense="off",
     )
 
 

@@ -33,7 +33,7 @@ RAW_ON = Config(sessions=SessionsConfig(raw_transcripts=True))
 
 
 def _open(root: Path, config: Config = RAW_ON) -> MemoryEngine:
-    return MemoryEngine.open(root, config, clock=StepClock(), environ={})
+    return MemoryEngine.open(root, config, clock=StepClock(), environ={}, dense="off")
 
 
 @pytest.fixture
@@ -153,7 +153,9 @@ def test_a_database_workspace_refuses_the_setting_before_writing(pg_url: str) ->
     from tests.postgres.conftest import new_workspace
 
     name = new_workspace(pg_url, "raw")
-    engine = MemoryEngine.open(name, RAW_ON, store=pg_url, clock=StepClock(), environ={})
+    engine = MemoryEngine.open(
+        name, RAW_ON, store=pg_url, clock=StepClock(), environ={}, dense="off"
+    )
     try:
         with pytest.raises(StoreUnsupportedError, match="raw_transcripts"):
             engine.record("tg:ada", [Message(role="user", content=SAID)])
@@ -173,7 +175,7 @@ def test_the_built_in_agent_keeps_and_replays_the_raw_text(tmp_path: Path) -> No
         sessions=SessionsConfig(raw_transcripts=True),
     )
     engine = MemoryEngine.open(
-        tmp_path / "ws", config, provider=chat, clock=StepClock(), environ={}
+        tmp_path / "ws", config, provider=chat, clock=StepClock(), environ={}, dense="off"
     )
     try:
         agent = engine.agent()

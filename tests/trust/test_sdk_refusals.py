@@ -21,7 +21,7 @@ from reverie.mcp import build_server
 
 @pytest.fixture
 def engine(tmp_path: Path) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", environ={})
+    return MemoryEngine.open(tmp_path / "ws", environ={}, dense="off")
 
 
 REFUSALS: dict[str, tuple[Callable[[MemoryEngine], object], str]] = {
@@ -50,7 +50,7 @@ def test_a_refused_value_is_an_input_error_and_writes_nothing(
     before = (engine.read_memory("USER"), [info.sha for info in engine.log(5)])
     with engine, pytest.raises(InputError, match=said):
         call(engine)
-    with MemoryEngine.open(engine.workspace.root, environ={}) as again:
+    with MemoryEngine.open(engine.workspace.root, environ={}, dense="off") as again:
         assert (again.read_memory("USER"), [info.sha for info in again.log(5)]) == before
 
 

@@ -24,10 +24,12 @@ BAD_KEYS = [LONG, "k" * 100_000, "", "a\udc80b"]
 @pytest.fixture(params=["folder", "postgres"])
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryEngine]:
     if request.param == "folder":
-        opened = MemoryEngine.open(tmp_path / "ws", environ={})
+        opened = MemoryEngine.open(tmp_path / "ws", environ={}, dense="off")
     else:
         pg_url: str = request.getfixturevalue("pg_url")
-        opened = MemoryEngine.open(new_workspace(pg_url, "keys"), store=pg_url, environ={})
+        opened = MemoryEngine.open(
+            new_workspace(pg_url, "keys"), store=pg_url, environ={}, dense="off"
+        )
     with opened:
         yield opened
 

@@ -32,13 +32,18 @@ class SampleClock:
 def reopen(root: Path) -> MemoryEngine:
     """Open a copy of the sample workspace, its clock a day after the sample was made."""
     return MemoryEngine.open(
-        root, NO_MODEL, clock=SampleClock(START + timedelta(days=1)), environ={}, create=False
+        root,
+        NO_MODEL,
+        clock=SampleClock(START + timedelta(days=1)),
+        environ={},
+        create=False,
+        dense="off",
     )
 
 
 def build(root: Path) -> MemoryEngine:
     """Lay out the sample workspace under ``root`` and return its open engine."""
-    engine = MemoryEngine.open(root, NO_MODEL, clock=SampleClock(), environ={})
+    engine = MemoryEngine.open(root, NO_MODEL, clock=SampleClock(), environ={}, dense="off")
     engine.record("telegram:zoe", _conversation())
     engine.compact("telegram:zoe")
     engine.record("telegram:zoe", [Message(role="user", content="Book the usual table please.")])

@@ -113,7 +113,9 @@ def test_search_snippets_mark_matches_and_escape_the_rest() -> None:
 
 @pytest.fixture
 def empty(tmp_path: Path) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=SampleClock(), environ={})
+    return MemoryEngine.open(
+        tmp_path / "ws", NO_MODEL, clock=SampleClock(), environ={}, dense="off"
+    )
 
 
 def test_pages_of_an_empty_workspace(empty: MemoryEngine) -> None:

@@ -9,7 +9,7 @@ from reverie.viewer.provenance import engine_provenance
 
 
 def test_a_dreamt_line_is_explained_by_its_entry_and_message(tmp_path: Path) -> None:
-    with MemoryEngine.open(tmp_path / "ws", environ={}) as engine:
+    with MemoryEngine.open(tmp_path / "ws", environ={}, dense="off") as engine:
         engine.record(
             "tg:ada",
             [
@@ -28,7 +28,7 @@ def test_a_dreamt_line_is_explained_by_its_entry_and_message(tmp_path: Path) -> 
 
 
 def test_a_hand_written_line_says_so(tmp_path: Path) -> None:
-    with MemoryEngine.open(tmp_path / "ws", environ={}) as engine:
+    with MemoryEngine.open(tmp_path / "ws", environ={}, dense="off") as engine:
         engine.edit_file("USER.md", "# User\n\n- Plays the oboe on Tuesdays\n", author="Ada")
         said = engine_provenance(engine)("USER.md", "- Plays the oboe on Tuesdays")
         assert said == ["Edited by hand: no dream wrote this line."]

@@ -32,6 +32,7 @@ from reverie.memory.dream.edit import EDIT_LOCK_TIMEOUT
 
 if TYPE_CHECKING:
     from reverie.core.session import Session, SessionInfo
+    from reverie.engine.dense_choice import Dense
     from reverie.llm.provider import Provider, ToolSchema
     from reverie.memory.agent import TurnResult
     from reverie.memory.compaction.result import CompactionResult
@@ -73,6 +74,7 @@ class AsyncMemoryEngine:
         memory_provider: Provider | None = None,
         clock: Clock = system_clock,
         environ: Mapping[str, str] | None = None,
+        dense: Dense = "settings",
     ) -> AsyncMemoryEngine:
         """See ``MemoryEngine.on_backend``."""
         engine = await asyncio.to_thread(
@@ -82,6 +84,7 @@ class AsyncMemoryEngine:
                 memory_provider=memory_provider,
                 clock=clock,
                 environ=environ,
+                dense=dense,
             )
         )
         return cls(engine)

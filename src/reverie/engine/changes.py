@@ -1,4 +1,4 @@
-"""The changes a person makes through ``MemoryEngine``: restore, forget, edit, redact sessions.
+"""The changes a person makes through ``MemoryEngine``: restore, forget, edit, redact, repair.
 
 Restore, forget and edit make one commit each; ``redact_sessions`` rewrites the session
 messages that still hold a secret (written before redaction ran on append).
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from reverie.memory.recall.dense.retriever import DenseRetriever
     from reverie.memory.session_secrets import SessionsRedacted
     from reverie.storage.folder.audit import CommitInfo
+    from reverie.storage.folder.audit_integrity import AuditIntegrity
     from reverie.storage.ports import IndexPort
 
 
@@ -103,3 +104,11 @@ class MemoryChanges(MemoryReads):
             expected_sha256=expected_sha256,
             timeout=lock_timeout,
         )
+
+    def repair_audit(self) -> AuditIntegrity:
+        """Start a new audit repository if ``.git`` is missing, or accept a replaced one.
+
+        Never done implicitly: a lost audit history is reported by ``doctor`` until a person
+        asks for this (``reverie doctor --repair-audit``).
+        """
+        return self._stores.audit.repair()

@@ -35,6 +35,7 @@ from reverie.core.clock import Clock, system_clock
 from reverie.core.inbound import admit_all, check_limit, check_session_key, clean_text
 from reverie.core.messages import Message
 from reverie.engine import transcripts
+from reverie.engine.dense_choice import Dense, check_dense, open_chosen
 from reverie.engine.jobs import MemoryJobs
 from reverie.engine.maintenance import MemoryMaintenance
 from reverie.engine.parts import MemoryParts
@@ -50,7 +51,7 @@ from reverie.errors import InputError, ModelNotConfiguredError
 from reverie.llm.endpoints import deferred_provider
 from reverie.llm.tokens import CalibratedCounter, default_counter
 from reverie.memory.ingest.guard import refuse_self
-from reverie.memory.recall.dense import open_dense, recall_line
+from reverie.memory.recall.dense import recall_line
 from reverie.storage.open import Opened, open_backend
 
 if TYPE_CHECKING:
@@ -62,11 +63,9 @@ if TYPE_CHECKING:
     from reverie.memory.agent import ChatAgent, TurnResult
     from reverie.memory.compaction.idle import IdleScanner
     from reverie.memory.compaction.result import CompactionResult
-    from reverie.memory.doctor import DoctorReport
     from reverie.memory.ingest.run import IngestReport, Progress
     from reverie.memory.recall import RecallResult
     from reverie.memory.status import Status
-    from reverie.storage.folder.audit_integrity import AuditIntegrity
     from reverie.storage.folder.index import SearchHit
     from reverie.storage.ports import Backend, IndexPort, RawTranscriptsPort
 
@@ -85,6 +84,7 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
         memory_provider: Provider | None,
         counter: TokenCounter,
         clock: Clock,
+        dense: Dense = "settings",
     ) -> None:
         self._stores = backend
         self.config = config
@@ -104,9 +104,10 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
             if memory_provider is not None and config.dream.mode != "model-free"
             else "model-free"
         )
-        # Dense recall (reverie.memory.recall.dense) when [recall] embeddings allows and the extra
-        # is there; each backend keeps the vectors and says what its index added.
-        self.dense, self.dense_status = open_dense(
+        # Dense recall (reverie.memory.recall.dense) as ``dense`` says (``engine.dense_choice``);
+        # each backend keeps the vectors and says what its index added.
+        self.dense, self.dense_status = open_chosen(
+            dense,
             self.config.recall.embeddings,
             backend.open_vectors(),
             lambda: self._stores.follower(self.index),
@@ -125,6 +126,7 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
         environ: Mapping[str, str] | None = None,
         read_only: bool = False,
         store: str | None = None,
+        dense: Dense = "settings",
     ) -> MemoryEngine:
         """Open the engine on a workspace: a folder, or a workspace of a PostgreSQL database.
 
@@ -143,7 +145,10 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
             store: a ``postgresql://`` URL (default: ``$REVERIE_STORE``, else ``[store] url``
                 of the folder's ``reverie.toml``, else none: the folder); see
                 ``reverie.storage.open``.
+            dense: dense recall: "settings" (``[recall] embeddings``), "off" (no model is
+                loaded), or an ``Encoder`` used as given (``reverie.engine.dense_choice``).
         """
+        check_dense(dense)  # before anything is opened
         opened = open_backend(
             workspace,
             store=store,
@@ -159,6 +164,7 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
             memory_provider=memory_provider,
             clock=clock,
             environ=environ,
+            dense=dense,
         )
 
     @classmethod
@@ -170,12 +176,14 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
         memory_provider: Provider | None = None,
         clock: Clock = system_clock,
         environ: Mapping[str, str] | None = None,
+        dense: Dense = "settings",
     ) -> MemoryEngine:
         """Build the engine on a backend ``reverie.storage.open`` opened, with its settings.
 
         ``open`` does this for one workspace; a home of many principals opens each one's
         backend over a shared pool (``reverie.storage.open.open_shared``) and builds it here.
-        The engine's ``close`` closes the backend (which leaves a shared pool open).
+        The engine's ``close`` closes the backend (which leaves a shared pool open); ``dense``
+        as for ``open``.
         """
         config = opened.config
         chat = provider if provider is not None else deferred_provider(config.model, environ)
@@ -191,6 +199,7 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
             memory_provider=memory,
             counter=CalibratedCounter(default_counter()),
             clock=clock,
+            dense=dense,
         )
 
     def record(
@@ -352,31 +361,6 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
             recall=recall_line(self.dense_status, self.dense),
             sources=self.config.sources,
         )
-
-    def doctor(self) -> DoctorReport:
-        """Check the workspace's integrity (``report.ok`` is False on problems)."""
-        from reverie.memory.doctor import examine  # noqa: PLC0415
-
-        return examine(self._stores)
-
-    @staticmethod
-    def doctor_links(folder: Path) -> DoctorReport:
-        """Doctor's link check of a folder workspace that ``open`` refused for a link.
-
-        ``open`` stops at the first outside link (``OutsideLinkError``, whose ``root`` is the
-        folder); this lists every one of them, so a person fixes them all at once.
-        """
-        from reverie.memory.doctor import examine_links  # noqa: PLC0415
-
-        return examine_links(folder)
-
-    def repair_audit(self) -> AuditIntegrity:
-        """Start a new audit repository if ``.git`` is missing, or accept a replaced one.
-
-        Never done implicitly: a lost audit history is reported by ``doctor`` until a person
-        asks for this (``reverie doctor --repair-audit``).
-        """
-        return self._stores.audit.repair()
 
     def close(self) -> None:
         """Stop the background maintenance (``start_maintenance``), release open files."""

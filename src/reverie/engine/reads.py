@@ -1,12 +1,13 @@
 """``MemoryReads``: the read operations of ``MemoryEngine``, for surfaces and the SDK.
 
 Thin reads of the workspace (history, sessions, the audit log, durable files, line ages,
-provenance, the ledger), so that a surface never reaches the parts itself. ``MemoryEngine``
-inherits them; nothing here changes a file.
+provenance, the ledger, doctor's checks), so that a surface never reaches the parts itself.
+``MemoryEngine`` inherits them; nothing here changes a file.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reverie.core.inbound import check_limit, check_session_key
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     # dulwich, which a read that never touches git does not import.
     from reverie.config.settings import Config
     from reverie.core.session import Session, SessionInfo
+    from reverie.memory.doctor import DoctorReport
     from reverie.memory.provenance.plan import ForgetPlan
     from reverie.memory.provenance.why import WhyReport
     from reverie.storage.folder.audit import CommitDetail, CommitInfo, LineOrigin
@@ -166,3 +168,20 @@ class MemoryReads:
     def costs(self) -> LedgerSummary:
         """The ledger added up by job and by day."""
         return self._stores.ledger.summary()
+
+    def doctor(self) -> DoctorReport:
+        """Check the workspace's integrity (``report.ok`` is False on problems)."""
+        from reverie.memory.doctor import examine  # noqa: PLC0415
+
+        return examine(self._stores)
+
+    @staticmethod
+    def doctor_links(folder: Path) -> DoctorReport:
+        """Doctor's link check of a folder workspace that ``open`` refused for a link.
+
+        ``open`` stops at the first outside link (``OutsideLinkError``, whose ``root`` is the
+        folder); this lists every one of them, so a person fixes them all at once.
+        """
+        from reverie.memory.doctor import examine_links  # noqa: PLC0415
+
+        return examine_links(folder)

@@ -44,6 +44,7 @@ from reverie.errors import InputError, StorageError, WorkspaceMissingError
 from reverie.storage.folder.layout import LOCKS, MEMORY_DIR
 
 if TYPE_CHECKING:
+    from reverie.engine.dense_choice import Dense
     from reverie.engine.facade import MemoryEngine
     from reverie.llm.provider import Provider
     from reverie.storage.open import Opened
@@ -61,6 +62,8 @@ class Openers:
     memory_provider: Provider | None = None
     clock: Clock = system_clock
     environ: Mapping[str, str] | None = None
+    dense: Dense = "settings"
+    """Dense recall for every engine, as ``MemoryEngine.open``'s ``dense``."""
 
     def engine_on(self, opened: Opened) -> MemoryEngine:
         """The engine over an opened backend with these models; the backend closed if it fails."""
@@ -73,6 +76,7 @@ class Openers:
                 memory_provider=self.memory_provider,
                 clock=self.clock,
                 environ=self.environ,
+                dense=self.dense,
             )
         except BaseException:
             opened.backend.close()
