@@ -1,5 +1,9 @@
 """Shared fixtures: a fresh workspace in tmp_path, a controllable clock, a loopback endpoint.
 
+``engine`` is the one engine fixture: a new workspace (a folder, or with ``engine_kind``
+overridden, a database's), ``engine_config``'s settings (a module overrides that fixture),
+closed after the test. A module that needs more (entries, a model) builds on it.
+
 Dense recall is off outside ``tests/dense``: ``[recall] embeddings`` defaults to "auto",
 which with the extra installed (the dev install has it) would load the model and encode
 every message a test records. Tests open their engines with ``dense="off"``
@@ -32,6 +36,7 @@ import pytest
 
 from reverie import Workspace
 from reverie.config.settings import Config
+from reverie.engine.facade import MemoryEngine
 from tests.llm.loopback import LoopbackServer
 
 if TYPE_CHECKING:
@@ -114,6 +119,49 @@ def _dense_recall_setting(request: pytest.FixtureRequest, monkeypatch: pytest.Mo
 @pytest.fixture
 def clock() -> StepClock:
     return StepClock()
+
+
+@pytest.fixture
+def engine_config() -> Config:
+    """The settings the ``engine`` fixture opens with; a module overrides this fixture."""
+    return Config()
+
+
+@pytest.fixture
+def engine_kind() -> str:
+    """Where the ``engine`` fixture's workspace is: "folder" ("postgres": a database's).
+
+    A module runs its tests on both backends with
+    ``@pytest.fixture(params=["folder", "postgres"])`` over a fixture of this name.
+    """
+    return "folder"
+
+
+@pytest.fixture
+def engine(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    clock: StepClock,
+    engine_config: Config,
+    engine_kind: str,
+) -> Iterator[MemoryEngine]:
+    """An engine on a new workspace, closed after the test.
+
+    The folder ``tmp_path / "ws"``, or a new workspace of the test database (``engine_kind``);
+    settings from ``engine_config`` (no ``REVERIE_*`` variable read), the step clock, and no
+    dense recall (``dense="off"``).
+    """
+    where: Path | str = tmp_path / "ws"
+    store = None
+    if engine_kind == "postgres":
+        from tests.postgres.conftest import new_workspace
+
+        store = request.getfixturevalue("pg_url")
+        where = new_workspace(store, "engine")
+    with MemoryEngine.open(
+        where, engine_config, store=store, clock=clock, environ={}, dense="off"
+    ) as opened:
+        yield opened
 
 
 @pytest.fixture

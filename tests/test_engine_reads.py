@@ -13,17 +13,21 @@ from reverie.config.settings import Config, ModelConfig
 from reverie.engine.facade import MemoryEngine
 from reverie.llm.lazy import LazyProvider
 from reverie.llm.openai_provider import OpenAIProvider
-from tests.conftest import StepClock
 
 NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))
 
 
 @pytest.fixture
-def engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
-    opened = MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={}, dense="off")
+def engine_config() -> Config:
+    return NO_MODEL  # the shared ``engine`` fixture opens with these settings
+
+
+@pytest.fixture
+def engine(engine: MemoryEngine) -> MemoryEngine:
+    """The shared engine, with six history entries of sessions "a" and "b"."""
     for n in range(1, 7):
-        opened.workspace.history.append(f"entry {n}", session_key="a" if n % 2 else "b")
-    return opened
+        engine.workspace.history.append(f"entry {n}", session_key="a" if n % 2 else "b")
+    return engine
 
 
 def test_history_without_since_keeps_the_newest(engine: MemoryEngine) -> None:

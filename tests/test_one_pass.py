@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from types import CodeType, FrameType
 
 import pytest
 
 from reverie import MemoryEngine
-from reverie.config.settings import Config
 from reverie.memory.prompt import PromptAssembler
 from reverie.storage.folder.index.catch_up import _catch_up_session
 from reverie.storage.folder.sessions_sqlite import SqliteSessionStore
-from tests.conftest import StepClock
 
 
 def _loads() -> frozenset[CodeType]:
@@ -64,24 +61,8 @@ def _counted(call: Callable[[], object]) -> Counter[str]:
 
 
 @pytest.fixture(params=["folder", "postgres"])
-def kind(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def engine(
-    kind: str, request: pytest.FixtureRequest, tmp_path: Path, clock: StepClock
-) -> Iterator[MemoryEngine]:
-    if kind == "folder":
-        opened = MemoryEngine.open(tmp_path / "ws", Config(), clock=clock, environ={}, dense="off")
-    else:
-        from tests.postgres.conftest import new_workspace
-
-        url = request.getfixturevalue("pg_url")
-        name = new_workspace(url, "onepass")
-        opened = MemoryEngine.open(name, Config(), store=url, clock=clock, environ={}, dense="off")
-    with opened:
-        yield opened
+def engine_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)  # the shared ``engine`` fixture, on both backends
 
 
 def _exchange(engine: MemoryEngine, number: int) -> None:
@@ -100,16 +81,18 @@ def test_record_loads_its_session_once_and_assembles_once(engine: MemoryEngine) 
     assert seen == Counter(loads=1, assemblies=1)
 
 
-def test_prompt_loads_its_session_once_and_assembles_once(engine: MemoryEngine, kind: str) -> None:
+def test_prompt_loads_its_session_once_and_assembles_once(
+    engine: MemoryEngine, engine_kind: str
+) -> None:
     _exchange(engine, 1)
     engine.prompt("cli:a", "and the harbour on sundays?")  # the index is built and caught up
     _exchange(engine, 2)
     seen = _counted(lambda: engine.prompt("cli:a", "and the harbour on mondays?"))
-    assert seen == Counter(loads=1, assemblies=1), kind
+    assert seen == Counter(loads=1, assemblies=1), engine_kind
 
 
 def test_a_record_and_a_prompt_are_two_loads_and_two_assemblies(
-    engine: MemoryEngine, kind: str
+    engine: MemoryEngine, engine_kind: str
 ) -> None:
     def exchange(number: int) -> None:
         _exchange(engine, number)
@@ -117,4 +100,4 @@ def test_a_record_and_a_prompt_are_two_loads_and_two_assemblies(
 
     exchange(1)
     seen = _counted(lambda: exchange(2))
-    assert seen == Counter(loads=2, assemblies=2), kind
+    assert seen == Counter(loads=2, assemblies=2), engine_kind

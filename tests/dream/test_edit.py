@@ -18,8 +18,8 @@ NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))
 
 
 @pytest.fixture
-def engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", NO_MODEL, clock=clock, environ={}, dense="off")
+def engine_config() -> Config:
+    return NO_MODEL  # the shared ``engine`` fixture opens with these settings
 
 
 def test_an_edit_is_one_commit_with_the_person_as_author(engine: MemoryEngine) -> None:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from reverie import Message
 from reverie.config.settings import Config, ModelConfig
 from reverie.engine.facade import MemoryEngine
-from tests.conftest import StepClock
 
 WINDOW = Config(model=ModelConfig(context_window=8192, max_output_tokens=1024))
 LEAD = "Anything new at home these days?"
@@ -19,10 +16,8 @@ ANSWER = "We adopted a beagle called Biscuit last weekend!"
 
 
 @pytest.fixture
-def engine(tmp_path: Path, clock: StepClock) -> Iterator[MemoryEngine]:
-    opened = MemoryEngine.open(tmp_path / "ws", WINDOW, clock=clock, environ={}, dense="off")
-    yield opened
-    opened.close()
+def engine_config() -> Config:
+    return WINDOW  # the shared ``engine`` fixture opens with these settings
 
 
 def _talk(engine: MemoryEngine, key: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,10 +21,8 @@ CHATTER = (
 
 
 @pytest.fixture
-def engine(tmp_path: Path, clock: StepClock) -> Iterator[MemoryEngine]:
-    opened = MemoryEngine.open(tmp_path / "ws", WINDOW, clock=clock, environ={}, dense="off")
-    yield opened
-    opened.close()
+def engine_config() -> Config:
+    return WINDOW  # the shared ``engine`` fixture opens with these settings
 
 
 def _chat(engine: MemoryEngine, key: str, turns: int) -> None:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +15,6 @@ from reverie.memory.recall.dates import without_dates
 from reverie.memory.recall.ranking import Ranked, Signals, rank
 from reverie.memory.recall.terms import QueryTerms
 from reverie.storage.folder.index import Candidate
-from tests.conftest import StepClock
 
 WINDOW = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))
 
@@ -100,10 +97,8 @@ def test_reciprocal_rank_lifts_items_both_lists_hold_and_admits_new_ones() -> No
 
 
 @pytest.fixture
-def engine(tmp_path: Path, clock: StepClock) -> Iterator[MemoryEngine]:
-    opened = MemoryEngine.open(tmp_path / "ws", WINDOW, clock=clock, environ={}, dense="off")
-    yield opened
-    opened.close()
+def engine_config() -> Config:
+    return WINDOW  # the shared ``engine`` fixture opens with these settings
 
 
 def _say(engine: MemoryEngine, key: str, *texts: str) -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
@@ -19,10 +17,8 @@ CHATTER = ("Morning Felix!", "Felix says hi.", "Did Felix call you?", "Say hi to
 
 
 @pytest.fixture
-def engine(tmp_path: Path, clock: StepClock) -> Iterator[MemoryEngine]:
-    opened = MemoryEngine.open(tmp_path / "ws", WINDOW, clock=clock, environ={}, dense="off")
-    yield opened
-    opened.close()
+def engine_config() -> Config:
+    return WINDOW  # the shared ``engine`` fixture opens with these settings
 
 
 def _say(engine: MemoryEngine, key: str, *texts: str) -> None:

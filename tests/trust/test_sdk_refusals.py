@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 from mcp import Client, types
@@ -17,12 +16,6 @@ from mcp import Client, types
 from reverie import MemoryEngine
 from reverie.errors import InputError
 from reverie.mcp import build_server
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> MemoryEngine:
-    return MemoryEngine.open(tmp_path / "ws", environ={}, dense="off")
-
 
 REFUSALS: dict[str, tuple[Callable[[MemoryEngine], object], str]] = {
     "edit_file with a bracketed author": (

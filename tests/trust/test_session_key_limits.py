@@ -7,31 +7,21 @@ would turn that into a 500), and nothing is stored.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from reverie import MemoryEngine
 from reverie.core.messages import Message
 from reverie.errors import InputError
-from tests.postgres.conftest import new_workspace
 
 LONG = "tg:" + "k" * 1_022
 BAD_KEYS = [LONG, "k" * 100_000, "", "a\udc80b"]
 
 
 @pytest.fixture(params=["folder", "postgres"])
-def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryEngine]:
-    if request.param == "folder":
-        opened = MemoryEngine.open(tmp_path / "ws", environ={}, dense="off")
-    else:
-        pg_url: str = request.getfixturevalue("pg_url")
-        opened = MemoryEngine.open(
-            new_workspace(pg_url, "keys"), store=pg_url, environ={}, dense="off"
-        )
-    with opened:
-        yield opened
+def engine_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)  # the shared ``engine`` fixture, on both backends
 
 
 def _calls(engine: MemoryEngine, key: str) -> dict[str, Callable[[], object]]:
