@@ -1,8 +1,9 @@
 """Shared fixtures: a fresh workspace in tmp_path, a controllable clock, a loopback endpoint.
 
 ``engine`` is the one engine fixture: a new workspace (a folder, or with ``engine_kind``
-overridden, a database's), ``engine_config``'s settings (a module overrides that fixture),
-closed after the test. A module that needs more (entries, a model) builds on it.
+overridden, a database's), ``engine_config``'s settings and ``engine_dense``'s dense recall
+(a module overrides those fixtures), closed after the test. A module that needs more
+(entries, a model) builds on it.
 
 Dense recall is off outside ``tests/dense``: ``[recall] embeddings`` defaults to "auto",
 which with the extra installed (the dev install has it) would load the model and encode
@@ -36,6 +37,7 @@ import pytest
 
 from reverie import Workspace
 from reverie.config.settings import Config
+from reverie.engine.dense_choice import Dense
 from reverie.engine.facade import MemoryEngine
 from tests.llm.loopback import LoopbackServer
 
@@ -128,6 +130,12 @@ def engine_config() -> Config:
 
 
 @pytest.fixture
+def engine_dense() -> Dense:
+    """The ``engine`` fixture's dense recall: "off"; a module overrides it (an encoder)."""
+    return "off"
+
+
+@pytest.fixture
 def engine_kind() -> str:
     """Where the ``engine`` fixture's workspace is: "folder" ("postgres": a database's).
 
@@ -143,13 +151,14 @@ def engine(
     tmp_path: Path,
     clock: StepClock,
     engine_config: Config,
+    engine_dense: Dense,
     engine_kind: str,
 ) -> Iterator[MemoryEngine]:
     """An engine on a new workspace, closed after the test.
 
     The folder ``tmp_path / "ws"``, or a new workspace of the test database (``engine_kind``);
-    settings from ``engine_config`` (no ``REVERIE_*`` variable read), the step clock, and no
-    dense recall (``dense="off"``).
+    settings from ``engine_config`` (no ``REVERIE_*`` variable read), the step clock, and
+    ``engine_dense``'s dense recall (none by default).
     """
     where: Path | str = tmp_path / "ws"
     store = None
@@ -159,7 +168,7 @@ def engine(
         store = request.getfixturevalue("pg_url")
         where = new_workspace(store, "engine")
     with MemoryEngine.open(
-        where, engine_config, store=store, clock=clock, environ={}, dense="off"
+        where, engine_config, store=store, clock=clock, environ={}, dense=engine_dense
     ) as opened:
         yield opened
 

@@ -10,13 +10,12 @@ import pytest
 from reverie import Message
 from reverie.config.settings import Config, ModelConfig, RecallConfig
 from reverie.engine.facade import MemoryEngine
-from reverie.memory.recall.dense import open_dense
 from reverie.memory.recall.dense.encoder import HashingEncoder
 from reverie.memory.recall.dense.retriever import DenseRetriever
 
 CONFIG = Config(
     model=ModelConfig(context_window=4096, max_output_tokens=1024),
-    recall=RecallConfig(embeddings="off"),  # each test attaches the test encoder
+    recall=RecallConfig(embeddings="off"),  # the test encoder is given at open, whatever this says
 )
 FACT = "We finally adopted a beagle puppy from the shelter on Saturday."
 SECRET = "The alarm code for the back door is Zanzibar."
@@ -35,25 +34,11 @@ def where(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 
 def _open(where: str, request: pytest.FixtureRequest) -> MemoryEngine:
     store = None if "/" in where else request.getfixturevalue("pg_url")
-    engine = MemoryEngine.open(where, CONFIG, store=store, environ={})
-    attach(engine)
+    # Dense recall with the test encoder, in the engine's own backend (as the extra would).
+    encoder = HashingEncoder(synonyms={"dog": "beagle"})
+    engine = MemoryEngine.open(where, CONFIG, store=store, environ={}, dense=encoder)
+    assert engine.dense_status.on
     return engine
-
-
-def attach(engine: MemoryEngine) -> DenseRetriever:
-    """Dense recall with the test encoder, in the engine's own backend (as the extra would)."""
-    stores = engine._stores
-    dense, status = open_dense(
-        "auto",
-        stores.open_vectors(),
-        lambda: stores.follower(engine.index),
-        encoder=HashingEncoder(synonyms={"dog": "beagle"}),
-    )
-    assert status.on
-    assert dense is not None
-    engine.dense, engine.dense_status = dense, status
-    engine.recaller.sources = (dense,)
-    return dense
 
 
 @pytest.fixture

@@ -3,27 +3,22 @@ keeps isolation, encodes each text once, and never fails a prompt."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import cast
 
 import pytest
 
 from reverie import Message
 from reverie.config.settings import Config, ModelConfig, RecallConfig
 from reverie.engine.facade import MemoryEngine
-from reverie.memory.recall.dense import open_dense
 from reverie.memory.recall.dense.encoder import HashingEncoder
 from reverie.memory.recall.dense.retriever import (
     PER_QUERY,
     PER_QUERY_CHARS,
     QUERY_CHARS,
     DenseRetriever,
-    Followed,
     query_text,
 )
 from reverie.storage.folder.vectors import SqliteVectorRows
-from tests.conftest import StepClock
 
 WINDOW = Config(
     model=ModelConfig(context_window=4096, max_output_tokens=1024),
@@ -41,17 +36,13 @@ def encoder() -> HashingEncoder:
 
 
 @pytest.fixture
-def engine(tmp_path: Path, clock: StepClock, encoder: HashingEncoder) -> Iterator[MemoryEngine]:
-    opened = MemoryEngine.open(tmp_path / "ws", WINDOW, clock=clock, environ={})
-    dense, status = open_dense(
-        "auto", opened.workspace.root, lambda: cast("Followed", opened.index), encoder=encoder
-    )
-    assert status.on
-    assert dense is not None
-    opened.dense, opened.dense_status = dense, status
-    opened.recaller.sources = (dense,)
-    yield opened
-    opened.close()
+def engine_config() -> Config:
+    return WINDOW  # the shared ``engine`` fixture, with the test encoder (below)
+
+
+@pytest.fixture
+def engine_dense(encoder: HashingEncoder) -> HashingEncoder:
+    return encoder
 
 
 def _dense(engine: MemoryEngine) -> DenseRetriever:
