@@ -1,12 +1,14 @@
 """The history log's file: its append descriptor, validity checkpoint and torn-tail repair.
 
-``LogFile`` is the machinery under ``HistoryLog`` (``reverie.storage.folder.history``), which holds
-the operations and the invariants: it keeps one ``O_APPEND`` descriptor per process (reopened when a
-trim renamed the file over it), the highest cursor it has seen at the end of the file (so an append
-needs no read), and how far the file is known to be valid (``history_scan`` checkpoints, in memory
-and in ``.reverie/history.checked``). Under the lock, a final line without its newline is a dead
-writer's torn line: it is quarantined and cut off; a line that fails to parse is quarantined and the
-file rewritten without it. Every method but ``close`` expects the caller to hold the history lock.
+``LogFile`` is the machinery under ``HistoryLog`` (``reverie.storage.folder.history``), which
+holds the operations and the invariants: it keeps one ``O_APPEND`` descriptor per process
+(reopened when a trim renamed the file over it; ``.cursor`` keeps its own,
+``descriptors.KeptFile``), the highest cursor it has seen at the end of the file (so an append
+needs no read), and how far the file is known to be valid (``history_scan`` checkpoints, in
+memory and in ``.reverie/history.checked``). Under the lock, a final line without its newline is
+a dead writer's torn line: it is quarantined and cut off; a line that fails to parse is
+quarantined and the file rewritten without it. Every method but ``close`` expects the caller to
+hold the history lock.
 """
 
 from __future__ import annotations
@@ -76,7 +78,11 @@ class LogFile:
             return 0
 
     def close(self) -> None:
-        """Close the append descriptor (reopened on demand) and save how far the log is valid."""
+        """Close the descriptors (reopened on demand) and save how far the log is valid."""
+        self._close_log()
+        self._floor.close()
+
+    def _close_log(self) -> None:
         if self._fd is not None and self._fd_pid == os.getpid():
             if self._checked is not None and self._checked[0] == self._fd_inode:
                 checked = self._checked[1]
@@ -101,7 +107,7 @@ class LogFile:
             status = os.fstat(self._fd)
             if status.st_nlink > 0:
                 return self._fd, status.st_size
-        self.close()
+        self._close_log()
         try:
             # O_NOFOLLOW: never append through a symlink (the layout refuses one at open).
             flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
