@@ -26,6 +26,8 @@ from reverie.core.clock import wall_clock
 from reverie.core.inbound import clean_text, has_surrogate_escape, valid_json
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from reverie.core.messages import JSONValue
 
 HARD_CAP_CHARS = 64_000
@@ -186,9 +188,19 @@ def prepared_content(text: str, max_chars: int | None = None) -> str:
     ``max_chars`` (never more than ``HARD_CAP_CHARS``).
     """
     limit = HARD_CAP_CHARS if max_chars is None else min(max_chars, HARD_CAP_CHARS)
-    from reverie.core.redact import redact  # noqa: PLC0415 (on the first write: reads skip it)
+    return truncate(_redactor()(strip_reasoning(clean_text(text))), limit)
 
-    return truncate(redact(strip_reasoning(clean_text(text))), limit)
+
+_REDACT: list[Callable[[str], str]] = []
+
+
+def _redactor() -> Callable[[str], str]:
+    """``reverie.core.redact.redact``, imported on the first write (reads never load it)."""
+    if not _REDACT:
+        from reverie.core.redact import redact  # noqa: PLC0415
+
+        _REDACT.append(redact)
+    return _REDACT[0]
 
 
 def truncate(text: str, limit: int) -> str:
