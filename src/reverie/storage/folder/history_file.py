@@ -8,16 +8,18 @@ needs no read), and how far the file is known to be valid (``history_scan`` chec
 memory and in ``.reverie/history.checked``). Under the lock, a final line without its newline is
 a dead writer's torn line: it is quarantined and cut off; a line that fails to parse is
 quarantined and the file rewritten without it. Every method but ``close`` expects the caller to
-hold the history lock.
+hold the history lock. A forked child drops its parent's descriptor at the fork
+(``os.register_at_fork``) and opens its own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from dataclasses import dataclass
+import weakref
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from reverie.errors import CursorError, StorageError
 from reverie.storage.folder.atomic import atomic_write
@@ -34,9 +36,11 @@ if TYPE_CHECKING:
 _TAIL_CHUNK = 256 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Tail:
-    """The end of the file as this process last saw it: inode, size, highest cursor."""
+class Tail(NamedTuple):
+    """The end of the file as this process last saw it: inode, size, highest cursor.
+
+    A named tuple: one is made on every append, at half a frozen dataclass's cost.
+    """
 
     inode: int
     size: int
@@ -70,6 +74,7 @@ class LogFile:
         self._tail: Tail | None = None
         self._checked: tuple[int, Checkpoint] | None = None  # (inode, valid prefix) in memory
         self._stamp = (-1, "")
+        _LOGS.add(self)
 
     def _floor_or_zero(self) -> int:
         try:
@@ -90,6 +95,13 @@ class LogFile:
             os.close(self._fd)
         self._fd = None
 
+    def _forget_after_fork(self) -> None:
+        """In a forked child: the parent's descriptor is not ours (our copy is closed)."""
+        fd, self._fd, self._tail = self._fd, None, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
     def _timestamp(self, moment: datetime) -> str:
         # Formatting local time costs microseconds; entries within one minute share the text.
         minute = int(moment.timestamp()) // 60
@@ -103,7 +115,7 @@ class LogFile:
         A descriptor whose file was renamed over (a trim by any process) has no links left;
         then the path is reopened, so no append ever lands in an unlinked file.
         """
-        if self._fd is not None and self._fd_pid == os.getpid():
+        if self._fd is not None:  # a forked child has none (``_forget_after_fork``)
             status = os.fstat(self._fd)
             if status.st_nlink > 0:
                 return self._fd, status.st_size
@@ -217,3 +229,14 @@ class LogFile:
             return Path(os.devnull).open("rb")
         except OSError as exc:
             raise StorageError(f"cannot read ({exc.strerror})", path=self.path) from exc
+
+
+_LOGS: weakref.WeakSet[LogFile] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for log in list(_LOGS):
+        log._forget_after_fork()  # noqa: SLF001 -- the module's own fork hook
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -46,7 +46,7 @@ class ProcessLock:
         _LOCKS.add(self)
 
     def _file(self) -> int:
-        if self._fd is None or self._fd_pid != os.getpid():
+        if self._fd is None:  # a forked child starts without one (``_forget_after_fork``)
             try:
                 self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             except OSError as exc:
