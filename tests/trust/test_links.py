@@ -122,6 +122,32 @@ def test_a_symlink_inside_the_workspace_is_allowed_for_reads(tmp_path: Path) -> 
         workspace.close()
 
 
+def test_a_workspace_opened_through_a_symlink_judges_links_by_its_real_folder(
+    tmp_path: Path, outside: Path
+) -> None:
+    """The root's real path is resolved only when a symlink is met; it still decides then."""
+    root = _fresh(tmp_path)
+    (root / "notes").mkdir()
+    (root / "notes" / "user.md").write_text("# User\n\n- likes tea\n", encoding="utf-8")
+    (root / "USER.md").unlink()
+    (root / "USER.md").symlink_to(root / "notes" / "user.md")  # inside, by the real path
+    alias = tmp_path / "alias"
+    alias.symlink_to(root)
+    workspace = Workspace.open(alias)
+    try:
+        assert "likes tea" in workspace.files.read("USER")
+        assert layout.check_path(alias, "memory/MEMORY.md") == alias / "memory" / "MEMORY.md"
+        (root / "SOUL.md").unlink()
+        (root / "SOUL.md").symlink_to(outside / "secret.txt")
+        with pytest.raises(OutsideLinkError, match="outside"):
+            workspace.files.read("SOUL")
+        (root / "SOUL.md").unlink()
+        (root / "SOUL.md").symlink_to(alias / "notes" / "user.md")  # inside through the alias
+        assert "likes tea" in workspace.files.read("SOUL")
+    finally:
+        workspace.close()
+
+
 def test_a_durable_file_linked_after_open_is_never_read(tmp_path: Path, outside: Path) -> None:
     root = _fresh(tmp_path)
     workspace = Workspace.open(root)

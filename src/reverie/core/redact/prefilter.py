@@ -14,7 +14,8 @@ it. Each gate has a looser twin here, on the text lower-cased as the rules see i
   letters lies inside one run of letters, so on ASCII text the runs of letters
   (``bytes.translate`` and ``split``) are searched for the letter stems, one compiled pattern
   over the runs not seen before (runs found clean are remembered: prose repeats its words, so
-  most appends search no run at all); stems with punctuation are searched for in the text.
+  most appends search no run at all: one ``set.issuperset``); stems with punctuation are
+  searched for in the text when it holds their punctuation (one ``bytes.translate`` tells).
   Text that is not ASCII is searched for every stem;
 - a shape: the text has at least the digits and the longest word some shape rule needs
   (white space as ``str.split`` sees it).
@@ -49,13 +50,16 @@ class Prefilter:
 
     letters: re.Pattern[bytes] | None
     """The ASCII letter stems, any of them."""
-    marks: re.Pattern[bytes] | None
+    marks: bytes
+    """The punctuation of the marked stems (``bytes.translate`` deletes them: one C pass)."""
     marked: tuple[bytes, ...]
     """The ASCII stems with punctuation; each holds one of ``marks``."""
     stems: tuple[str, ...]
     """Every stem, for text that is not ASCII."""
     shapes: tuple[tuple[int, int], ...]
     always: bool
+    runs: tuple[tuple[int, bytes], ...] = ()
+    """``shapes`` as (digits needed, ``x`` times the word length): what ``_shaped`` looks for."""
     clean: set[bytes] = field(default_factory=set)
     """Runs of letters already found to hold no stem (a cache of facts, never of guesses)."""
 
@@ -67,11 +71,12 @@ class Prefilter:
         marks = precheck.marks.encode()
         return cls(
             letters=re.compile(b"|".join(map(re.escape, ascii_letters))) if ascii_letters else None,
-            marks=re.compile(b"[" + re.escape(marks) + b"]") if marks else None,
+            marks=marks,
             marked=tuple(stem.encode() for stem in precheck.marked),
             stems=tuple(sorted(letters)) + precheck.marked + precheck.wide,
             shapes=precheck.shapes,
             always=precheck.always,
+            runs=tuple((need, b"x" * word) for need, word in precheck.shapes),
         )
 
     def may_match(self, text: str) -> bool:
@@ -86,17 +91,17 @@ class Prefilter:
         raw = text.encode("ascii").lower()
         if self._lettered(raw):
             return True
-        marked = self.marks is not None and self.marks.search(raw) is not None
+        marked = bool(self.marks) and len(raw.translate(None, self.marks)) < len(raw)
         if marked and any(stem in raw for stem in self.marked):
             return True
         return self._shaped(raw)
 
     def _lettered(self, raw: bytes) -> bool:
         """True when a run of letters not known to be clean holds a letter stem."""
-        fresh = set(raw.translate(_LETTERS_ONLY).split())
-        fresh -= self.clean
-        if not fresh or self.letters is None:
+        runs = raw.translate(_LETTERS_ONLY).split()
+        if self.letters is None or self.clean.issuperset(runs):  # the usual case: no new set
             return False
+        fresh = set(runs) - self.clean
         if self.letters.search(b" ".join(fresh)):
             return True
         if len(self.clean) + len(fresh) > _CLEAN_RUNS_KEPT:
@@ -111,7 +116,7 @@ class Prefilter:
         if digits < self.shapes[0][0]:
             return False
         words = raw.translate(_WORD_BYTES)
-        return any(digits >= need and b"x" * word in words for need, word in self.shapes)
+        return any(digits >= need and run in words for need, run in self.runs)
 
     def _shaped_text(self, text: str) -> bool:
         digits = len(text) - len(text.translate(_NO_DIGITS))

@@ -26,7 +26,12 @@ def write_all(fd: int, data: bytes) -> int:
     Raises:
         OSError: the write failed, or wrote nothing at all.
     """
-    view = memoryview(data)
+    written = os.write(fd, data)
+    if written == len(data):  # the usual case: one write
+        return written
+    if written <= 0:
+        raise OSError(errno.EIO, "the write made no progress")
+    view = memoryview(data)[written:]
     while view:
         written = os.write(fd, view)
         if written <= 0:

@@ -114,7 +114,7 @@ class HistoryLog(LogFile):
             # We hold the lock and write with O_APPEND: the new size needs no fstat.
             self._tail = Tail(self._fd_inode, before + written, entry.cursor)
             self._extend_checked(before, written, entry.cursor)
-            self._floor.advance(entry.cursor)
+            self._floor.advance(entry.cursor, just_read=True)  # read by _last_cursor_locked
         return entry
 
     def read_cursors(self, cursors: Collection[int]) -> list[HistoryEntry]:

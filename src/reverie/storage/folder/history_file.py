@@ -1,21 +1,25 @@
 """The history log's file: its append descriptor, validity checkpoint and torn-tail repair.
 
-``LogFile`` is the machinery under ``HistoryLog`` (``reverie.storage.folder.history``), which holds
-the operations and the invariants: it keeps one ``O_APPEND`` descriptor per process (reopened when a
-trim renamed the file over it), the highest cursor it has seen at the end of the file (so an append
-needs no read), and how far the file is known to be valid (``history_scan`` checkpoints, in memory
-and in ``.reverie/history.checked``). Under the lock, a final line without its newline is a dead
-writer's torn line: it is quarantined and cut off; a line that fails to parse is quarantined and the
-file rewritten without it. Every method but ``close`` expects the caller to hold the history lock.
+``LogFile`` is the machinery under ``HistoryLog`` (``reverie.storage.folder.history``), which
+holds the operations and the invariants: it keeps one ``O_APPEND`` descriptor per process
+(reopened when a trim renamed the file over it; ``.cursor`` keeps its own,
+``descriptors.KeptFile``), the highest cursor it has seen at the end of the file (so an append
+needs no read), and how far the file is known to be valid (``history_scan`` checkpoints, in
+memory and in ``.reverie/history.checked``). Under the lock, a final line without its newline is
+a dead writer's torn line: it is quarantined and cut off; a line that fails to parse is
+quarantined and the file rewritten without it. Every method but ``close`` expects the caller to
+hold the history lock. A forked child drops its parent's descriptor at the fork
+(``os.register_at_fork``) and opens its own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from dataclasses import dataclass
+import weakref
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from reverie.errors import CursorError, StorageError
 from reverie.storage.folder.atomic import atomic_write
@@ -32,9 +36,11 @@ if TYPE_CHECKING:
 _TAIL_CHUNK = 256 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Tail:
-    """The end of the file as this process last saw it: inode, size, highest cursor."""
+class Tail(NamedTuple):
+    """The end of the file as this process last saw it: inode, size, highest cursor.
+
+    A named tuple: one is made on every append, at half a frozen dataclass's cost.
+    """
 
     inode: int
     size: int
@@ -68,6 +74,7 @@ class LogFile:
         self._tail: Tail | None = None
         self._checked: tuple[int, Checkpoint] | None = None  # (inode, valid prefix) in memory
         self._stamp = (-1, "")
+        _LOGS.add(self)
 
     def _floor_or_zero(self) -> int:
         try:
@@ -76,13 +83,24 @@ class LogFile:
             return 0
 
     def close(self) -> None:
-        """Close the append descriptor (reopened on demand) and save how far the log is valid."""
+        """Close the descriptors (reopened on demand) and save how far the log is valid."""
+        self._close_log()
+        self._floor.close()
+
+    def _close_log(self) -> None:
         if self._fd is not None and self._fd_pid == os.getpid():
             if self._checked is not None and self._checked[0] == self._fd_inode:
                 checked = self._checked[1]
                 self._marker.save(self._fd_inode, checked.offset, checked.cursor, checked.line)
             os.close(self._fd)
         self._fd = None
+
+    def _forget_after_fork(self) -> None:
+        """In a forked child: the parent's descriptor is not ours (our copy is closed)."""
+        fd, self._fd, self._tail = self._fd, None, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def _timestamp(self, moment: datetime) -> str:
         # Formatting local time costs microseconds; entries within one minute share the text.
@@ -97,11 +115,11 @@ class LogFile:
         A descriptor whose file was renamed over (a trim by any process) has no links left;
         then the path is reopened, so no append ever lands in an unlinked file.
         """
-        if self._fd is not None and self._fd_pid == os.getpid():
+        if self._fd is not None:  # a forked child has none (``_forget_after_fork``)
             status = os.fstat(self._fd)
             if status.st_nlink > 0:
                 return self._fd, status.st_size
-        self.close()
+        self._close_log()
         try:
             # O_NOFOLLOW: never append through a symlink (the layout refuses one at open).
             flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
@@ -211,3 +229,14 @@ class LogFile:
             return Path(os.devnull).open("rb")
         except OSError as exc:
             raise StorageError(f"cannot read ({exc.strerror})", path=self.path) from exc
+
+
+_LOGS: weakref.WeakSet[LogFile] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for log in list(_LOGS):
+        log._forget_after_fork()  # noqa: SLF001 -- the module's own fork hook
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

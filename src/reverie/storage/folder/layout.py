@@ -269,31 +269,38 @@ def _inspected(root: Path) -> Iterator[str]:
 
 
 def _problem(root: Path, relative: str, *, write: bool) -> UnsafeLink | None:
-    real_root = Path(os.path.realpath(root))
-    current = Path(root)
+    """The first component of ``relative`` that breaks the link rule (None: none does).
+
+    One ``lstat`` a component; the root's real path is resolved only when a component is a
+    symlink (resolving it walks every component of the root: most of a check's cost).
+    """
+    real_root: Path | None = None
+    current = os.fspath(root)
     parts = relative.split("/")
     for index, part in enumerate(parts):
-        current = current / part
+        if part in ("", "."):  # as pathlib joins them: no component
+            continue
+        current = f"{current}/{part}"
         try:
-            info = current.lstat()
+            info = os.lstat(current)
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as exc:
             return UnsafeLink(
                 path=relative, target="?", reason=f"cannot inspect ({exc.strerror})", fix="look"
             )
-        here = "/".join(parts[: index + 1])
         if stat.S_ISLNK(info.st_mode):
+            real_root = real_root or Path(os.path.realpath(root))
             target = Path(os.path.realpath(current))
             if target != real_root and not target.is_relative_to(real_root):
                 return UnsafeLink(
-                    path=here,
+                    path="/".join(parts[: index + 1]),
                     target=str(target),
                     reason="is a symlink leading outside the workspace",
                 )
         elif write and index == len(parts) - 1 and stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
             return UnsafeLink(
-                path=here,
+                path="/".join(parts[: index + 1]),
                 target=f"{info.st_nlink} names for one file",
                 reason="is a hard link, so a write would change its other names too",
                 fix="make it a copy of its own",

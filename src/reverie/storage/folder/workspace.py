@@ -352,6 +352,9 @@ def _check_layout(root: Path) -> None:
             raise WorkspaceDamagedError(
                 f"unreadable cursor file ({exc})", path=cursor_file.path
             ) from exc
+        finally:
+            if isinstance(cursor_file, CursorFloor):
+                cursor_file.close()  # its kept descriptor: this one is only a check
 
 
 def _check_format(format_file: Path) -> None:

@@ -12,10 +12,12 @@ Cost. FTS5 computes BM25 for every item a query matches, so a term held by tens 
 of items costs tens of milliseconds. A term held by at least ``COMMON`` items is common
 (counted with a capped scan, so counting is cheap too). Common terms are dropped when the
 query has rarer ones (they add little to BM25 anyway). When every term is common, the first
-two are kept and only the newest ``WINDOW`` items of the whole index holding them are ranked
-(FTS5 walks its index newest first and stops), then filtered: filtering inside SQLite would
-walk every match to fill the window. So a query's cost is bounded whatever the size of the
-workspace, at the price of older items in a query made only of very common words.
+two are kept and only the newest ``WINDOW`` items of the whole index holding them count: the
+window's edge is found without scoring (FTS5 walks its index newest first and stops), then
+only the items past the edge that pass the filters are scored (BM25 is the costly part:
+scoring the whole window and filtering afterwards took most of a common-word query). So a
+query's cost is bounded whatever the size of the workspace, at the price of older items in a
+query made only of very common words.
 Whether a phrase is common is remembered (``CommonMemo``) until ``STALE`` items have changed:
 commonness moves slowly, and counting it took about a fifth of a query's time.
 """
@@ -174,15 +176,30 @@ def _scores(
 def _window_scores(
     conn: sqlite3.Connection, table: str, expression: str, filters: Filters, limit: int
 ) -> dict[int, float]:
-    """The newest ``WINDOW`` matches of the whole index, then the filters, ranked here."""
-    newest = (
-        f"SELECT rowid AS id, bm25({table}) AS rank FROM {table}"  # noqa: S608 -- a literal
-        f" WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?"
-    )
+    """The newest ``WINDOW`` matches of the whole index, then the filters, ranked.
+
+    The window's edge is found first without scoring (``window_edge``); only the matches at
+    or after it that pass the filters are scored. Ties go to the newer item, as they did when
+    the whole window was scored in rowid order and ranked here.
+    """
     where, args = conditions(filters)
-    sql = f"SELECT d.id, w.rank FROM ({newest}) AS w JOIN docs AS d ON d.id = w.id WHERE 1{where}"  # noqa: S608
-    found = {doc: -rank for doc, rank in conn.execute(sql, (expression, WINDOW, *args))}
-    return dict(sorted(found.items(), key=lambda item: -item[1])[:limit])
+    sql = (
+        f"SELECT d.id, bm25({table}) FROM {table} JOIN docs AS d ON d.id = {table}.rowid"  # noqa: S608 -- table is one of three literals
+        f" WHERE {table} MATCH ? AND {table}.rowid >= ?{where}"
+        f" ORDER BY bm25({table}), d.id DESC LIMIT ?"
+    )
+    edge = window_edge(conn, table, expression)
+    return {doc: -rank for doc, rank in conn.execute(sql, (expression, edge, *args, limit))}
+
+
+def window_edge(conn: sqlite3.Connection, table: str, expression: str) -> int:
+    """The lowest rowid among the newest ``WINDOW`` matches (0 when there are fewer).
+
+    FTS5 walks its matches newest first and stops at the offset, scoring none of them.
+    """
+    sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"  # noqa: S608 -- a literal
+    row = conn.execute(sql, (expression, WINDOW - 1)).fetchone()
+    return int(row[0]) if row is not None else 0
 
 
 def _fetch(conn: sqlite3.Connection, docs: list[int], scores: dict[int, float]) -> list[Candidate]:

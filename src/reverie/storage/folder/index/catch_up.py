@@ -18,7 +18,8 @@ session is indexed again from its first message. A session no longer listed is r
 next full catch-up, their marks untouched.
 
 ``is_current`` answers, reading only, whether a catch-up would change anything: a query that
-finds the index level (the usual case) then opens no write transaction at all.
+finds the index level (the usual case) then opens no write transaction at all, and costs one
+``stat`` of the log, one read of the log's mark and the sessions' check.
 
 This module must not commit: the caller wraps a whole refresh in one transaction.
 """
@@ -84,8 +85,7 @@ def is_current(
         identity, size = (0, 0), 0
     else:
         identity, size = (status.st_dev, status.st_ino), status.st_size
-    seen = (_meta(conn, "history_dev"), _meta(conn, "history_inode"))
-    if seen != identity or size != _meta(conn, "history_size"):
+    if _history_mark(conn) != (*identity, size):
         return False
     if only is not None:
         info = store.info(only)
@@ -316,6 +316,20 @@ def _mark(conn: sqlite3.Connection, key: str) -> _Mark | None:
     if row is None:
         return None
     return _Mark(messages=row[0], size=row[1], fingerprint=row[2], generation=row[3])
+
+
+def _history_mark(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """The log's device, inode and size the index last saw (-1 each when unknown), one query."""
+    rows = conn.execute(
+        "SELECT name, value FROM meta"
+        " WHERE name IN ('history_dev', 'history_inode', 'history_size')"
+    )
+    seen = {name: int(value) for name, value in rows}
+    return (
+        seen.get("history_dev", -1),
+        seen.get("history_inode", -1),
+        seen.get("history_size", -1),
+    )
 
 
 def _meta(conn: sqlite3.Connection, name: str) -> int:
