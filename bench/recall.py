@@ -11,8 +11,9 @@ Quality. Each conversation of the seeded dev set (``recalllib.devset``: English 
 planted facts, updates, dates, distractors; questions paraphrased, with gold evidence turns;
 or with ``--set chat`` ``recalllib.chat``: chat-shaped, half chatter, transcripts, a group
 chat, questions of kinds single, multi, temporal, entity, inference) is played message by
-message into one session through ``MemoryEngine.record``, model-free, then dream runs until nothing is pending; this is done at 4k and 8k context windows (1,024
-output tokens reserved, so input budgets of 2,048 and 6,144). For each question and retrieval
+message into one session through ``MemoryEngine.record``, model-free, then dream runs until
+nothing is pending; this is done at 4k and 8k context windows (1,024 output tokens reserved,
+so input budgets of 2,048 and 6,144). For each question and retrieval
 variant it reports context recall (the fraction of gold turns whose whole text is in the
 prompt ``engine.prompt(session, question)`` returns), how many prompts exceeded the budget,
 and the mean prompt tokens; and per variant search R@5 and R@10 (the fraction of gold turns
