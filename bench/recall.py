@@ -68,6 +68,9 @@ BASE = RecallOptions(
     question_penalty=0,
     dedup=False,
     link_top=0,
+    link_names=False,
+    entity_rare=0,
+    anchors=False,
 )
 DEFAULT = RecallOptions()
 VARIANTS: dict[str, RecallOptions] = {
@@ -94,6 +97,12 @@ VARIANTS: dict[str, RecallOptions] = {
     "all+links@0.3": replace(DEFAULT, link_weight=0.3),
     "all+links-rare3": replace(DEFAULT, link_rare=3),
     "+links": replace(BASE, link_top=DEFAULT.link_top),
+    "+entities": replace(BASE, name_query=False, entity_rare=DEFAULT.entity_rare),
+    "+anchors": replace(BASE, anchors=True, date_boost=DEFAULT.date_boost),
+    "all-entities": replace(DEFAULT, entity_rare=0),
+    "all-link-names": replace(DEFAULT, link_names=False),
+    "all-anchors": replace(DEFAULT, anchors=False),
+    "all-new": replace(DEFAULT, entity_rare=0, link_names=False, anchors=False),
 }
 FUSED: dict[str, tuple[RecallOptions, Callable[[MemoryEngine], Sequence[RankedSource]]]] = {}
 """Variants that fuse other rankers with recall's by reciprocal rank

@@ -27,7 +27,9 @@ from typing import Protocol
 from reverie.core.marks import without_marks
 from reverie.core.session import is_internal
 from reverie.core.token_estimate import TokenCounter
+from reverie.memory.recall.anchors import anchor_windows
 from reverie.memory.recall.dates import DaySpan, resolve, without_dates
+from reverie.memory.recall.entities import rare_names, with_entities
 from reverie.memory.recall.fusion import RankedSource, fuse
 from reverie.memory.recall.items import RecalledItem, RecallResult, excerpt, item_line, render
 from reverie.memory.recall.neighbours import expand
@@ -160,6 +162,9 @@ class Recaller:
         terms = QueryTerms.of(without_dates(query, now) if spans and now is not None else query)
         if not (terms.terms or spans):
             return Ranking(terms=terms.terms, items=())
+        index, options = self._index(), self.options
+        windows = anchor_windows(query, index, scope) if options.anchors else ()
+        rare = rare_names(terms.names, index, at_most=options.entity_rare)
         signals = Signals(
             terms=terms.terms,
             keys=terms.keys,
@@ -168,20 +173,21 @@ class Recaller:
             expansion=_expansion(context, terms),
             now=now,
             present=terms.present,
+            entities=frozenset(rare),
+            windows=windows,
         )
-        pool = self._index().candidates(
+        pool = index.candidates(
             self._searched(terms, dated=bool(spans)),
-            limit=self.options.pool,
+            limit=options.pool,
             session_key=scope,
-            context_weight=self.options.context_weight,
-            between=[_interval(span, now) for span in spans if now is not None],
+            context_weight=options.context_weight,
+            between=[*(_interval(span, now) for span in spans if now is not None), *windows],
         )
+        pool = with_entities(pool, rare, index, scope)
         eligible = [c for c in pool if self._eligible(c, scope, carried)]
         ranked = self._ranked(query, eligible, signals, scope, carried)
         eligible_now = partial(self._eligible, scope=scope, carried=carried)
-        ranked = expand(
-            ranked, self._index(), self.options, frozenset(terms.terms), scope, eligible_now
-        )
+        ranked = expand(ranked, index, options, frozenset(terms.terms), scope, eligible_now)
         return Ranking(terms=terms.terms, items=tuple(ranked))
 
     def _searched(self, terms: QueryTerms, *, dated: bool) -> tuple[str, ...]:
