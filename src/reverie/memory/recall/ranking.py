@@ -151,7 +151,8 @@ def _score(
     lower = candidate.text.lower()
     held = tuple(term for term in signals.terms if matchers[term](lower))
     score = candidate.score / best
-    topical = [term for term in signals.terms if term not in signals.names]
+    common_names = signals.names - signals.entities  # a rare name is a subject, not a greeting
+    topical = [term for term in signals.terms if term not in common_names]
     if topical and options.cover_boost:
         score += options.cover_boost * sum(1 for t in held if t in topical) / len(topical)
     wanted = signals.keys if options.name_keys else signals.keys - signals.names
