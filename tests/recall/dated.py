@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from reverie import Message
+from reverie.core.messages import Role
 from reverie.engine.facade import MemoryEngine
 
 START = datetime(2026, 3, 2, 19, 0, tzinfo=UTC)
@@ -51,7 +52,7 @@ def play(engine: MemoryEngine, sessions: int = 12) -> None:
         lines += [f"Cool, thanks Leo, talk soon ({session})."]
         messages = []
         for number, text in enumerate(lines):
-            role = "assistant" if number % 2 == 0 else "user"
+            role: Role = "assistant" if number % 2 == 0 else "user"
             at = when + timedelta(minutes=number)
             messages.append(Message(role=role, content=text, timestamp=at))
         engine.record(KEY, messages)

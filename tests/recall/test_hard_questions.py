@@ -17,9 +17,8 @@ import pytest
 from reverie.config.settings import Config, RecallConfig
 from reverie.engine.facade import MemoryEngine
 from reverie.memory.recall.anchors import OPEN_DAYS, anchor_windows
-from reverie.memory.recall.entities import rare_names
+from reverie.memory.recall.entities import rare_names, with_entities
 from tests.recall import dated
-
 
 LEXICAL = Config(recall=RecallConfig(embeddings="off"))
 """Recall's own steps, no dense ranker fused in (it would reorder what the steps bring)."""
@@ -57,7 +56,7 @@ def test_a_rare_name_is_searched_on_its_own(memory: MemoryEngine) -> None:
     off = _ranked(memory, question)
 
     assert "odile" in on[dated.NEIGHBOUR]
-    assert list(on)[0] == dated.NEIGHBOUR
+    assert next(iter(on)) == dated.NEIGHBOUR
     assert dated.NEIGHBOUR not in off
 
 
@@ -78,7 +77,7 @@ def test_a_hits_name_links_the_turn_that_introduced_it(memory: MemoryEngine) -> 
     _off(memory, link_names=False)
     off = _ranked(memory, question)
 
-    assert list(on)[0] == dated.HIRED
+    assert next(iter(on)) == dated.HIRED
     assert "linked by ezra" in on[dated.STAYING]
     assert dated.STAYING not in off
 
@@ -107,6 +106,31 @@ def test_before_an_event_reaches_back_the_open_span(memory: MemoryEngine) -> Non
     assert (end - start).days == OPEN_DAYS
     assert end.date() == dated.day(3).date()
     assert "date" in on[dated.BEFORE]
+
+
+class _OnlyCandidates:
+    """The index without its capped count (``rare_terms``): names are counted by a lookup."""
+
+    def __init__(self, inner: object) -> None:
+        self.candidates = inner.candidates  # type: ignore[attr-defined]
+
+
+def test_an_index_without_a_capped_count_still_finds_rare_names(memory: MemoryEngine) -> None:
+    index = _OnlyCandidates(memory.recaller._index())
+
+    assert not hasattr(index, "rare_terms")
+    assert rare_names(["odile", "maya", "zebedee"], index, at_most=6) == ("odile", "zebedee")
+
+
+def test_names_no_item_holds_leave_the_pool_as_it_was(memory: MemoryEngine) -> None:
+    index = memory.recaller._index()
+    pool = index.candidates(["grey"], limit=5, session_key=dated.KEY, context_weight=0)
+
+    assert with_entities(pool, ["zebedee"], index, dated.KEY) == pool
+    assert with_entities(pool, [], index, dated.KEY) == pool
+    joined = with_entities(pool, ["odile"], index, dated.KEY)
+    assert [c.text for c in joined] == [*(c.text for c in pool), dated.NEIGHBOUR]
+    assert joined[-1].score == max(c.score for c in pool)
 
 
 def test_no_phrase_or_no_event_anchors_nothing(memory: MemoryEngine) -> None:
