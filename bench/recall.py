@@ -102,7 +102,9 @@ VARIANTS: dict[str, RecallOptions] = {
     "all-entities": replace(DEFAULT, entity_rare=0),
     "all-link-names": replace(DEFAULT, link_names=False),
     "all-anchors": replace(DEFAULT, anchors=False),
-    "all-new": replace(DEFAULT, entity_rare=0, link_names=False, anchors=False),
+    "all+links-rare6": replace(DEFAULT, link_rare=6),
+    "all+links-rare15": replace(DEFAULT, link_rare=15),
+    "all-new": replace(DEFAULT, entity_rare=0, link_names=False, anchors=False, link_rare=6),
 }
 FUSED: dict[str, tuple[RecallOptions, Callable[[MemoryEngine], Sequence[RankedSource]]]] = {}
 """Variants that fuse other rankers with recall's by reciprocal rank

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -44,9 +45,27 @@ class _Index(Protocol):
     ) -> list[Candidate]: ...
 
 
-def anchor_windows(query: str, index: _Index, scope: str | None) -> tuple[Window, ...]:
-    """The time spans ``query`` anchors at events the index holds (end excluded)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Anchored:
+    """What a query's event phrases anchor.
+
+    Attributes:
+        windows: the spans (end excluded).
+        anchors: the items telling of the events.
+        rest: the query without the phrases (what it asks of the span: "what did Maya get
+            done"); the whole query when nothing was anchored.
+    """
+
+    windows: tuple[Window, ...] = ()
+    anchors: tuple[Candidate, ...] = ()
+    rest: str = ""
+
+
+def anchored(query: str, index: _Index, scope: str | None) -> Anchored:
+    """The spans ``query`` anchors at events the index holds (none: ``Anchored(rest=query)``)."""
     windows: list[Window] = []
+    anchors: list[Candidate] = []
+    rest = query
     for found in _PHRASE.finditer(query):
         event = QueryTerms.of(found.group("event")).terms
         anchor = _anchor(event, index, scope) if event else None
@@ -57,7 +76,14 @@ def anchor_windows(query: str, index: _Index, scope: str | None) -> tuple[Window
         at = anchor.timestamp
         before = found.group("way").lower() == "before"
         windows.append((at - reach, at) if before else (at, at + reach))
-    return tuple(windows)
+        anchors.append(anchor)
+        rest = rest.replace(found.group(0), " ")
+    return Anchored(windows=tuple(windows), anchors=tuple(anchors), rest=rest)
+
+
+def anchor_windows(query: str, index: _Index, scope: str | None) -> tuple[Window, ...]:
+    """The time spans ``query`` anchors at events the index holds (end excluded)."""
+    return anchored(query, index, scope).windows
 
 
 def _anchor(event: Sequence[str], index: _Index, scope: str | None) -> Candidate | None:
@@ -80,3 +106,19 @@ def _holds(term: str) -> Callable[[str], bool]:
         return lambda lower: term in lower
     pattern = re.compile(rf"\b{re.escape(prefix_stem(term))}")
     return lambda lower: pattern.search(lower) is not None
+
+
+def with_anchors(pool: list[Candidate], anchors: Sequence[Candidate]) -> list[Candidate]:
+    """``pool`` with the items telling of the events, at the pool's best score (none twice)."""
+    if not anchors:
+        return pool
+    best = max((c.score for c in pool), default=0.0) or 1.0
+    places = {_place(c) for c in anchors}
+    kept = [c for c in pool if _place(c) not in places]
+    return [*(replace(a, score=max(best, a.score)) for a in anchors), *kept]
+
+
+def _place(candidate: Candidate) -> tuple[str, str, int]:
+    if candidate.kind == "message":
+        return ("message", candidate.session_key or "", candidate.message_index or 0)
+    return ("history", "", candidate.cursor or 0)

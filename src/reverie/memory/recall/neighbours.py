@@ -28,6 +28,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Protocol
 
+from reverie.core.marks import without_marks
 from reverie.core.words import prefix_stem
 from reverie.memory.recall.ranking import Ranked, RecallOptions
 from reverie.memory.recall.terms import QueryTerms
@@ -158,11 +159,17 @@ def with_links(  # noqa: PLR0913 (keyword-only options)
 
 
 def _link_words(text: str, *, names: bool) -> tuple[str, ...]:
-    """A hit's words to follow: its searched terms, after its names when ``names``."""
-    terms = QueryTerms.of(text)
+    """A hit's words to follow: its searched terms, after its names when ``names``.
+
+    With ``names`` a hit's curation marks ("[ephemeral]") and bare numbers (a summary's
+    "as of 2025-02-19" gives "02" and "19") are not followed: they link summaries to
+    summaries, not turns of one subject.
+    """
     if not names:
-        return terms.searched
-    return tuple(dict.fromkeys([*(t for t in terms.terms if t in terms.names), *terms.searched]))
+        return QueryTerms.of(text).searched
+    terms = QueryTerms.of(without_marks(text))
+    named = [t for t in terms.terms if t in terms.names]
+    return tuple(t for t in dict.fromkeys([*named, *terms.searched]) if not t.isdigit())
 
 
 def _link(

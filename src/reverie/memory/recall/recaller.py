@@ -27,7 +27,7 @@ from typing import Protocol
 from reverie.core.marks import without_marks
 from reverie.core.session import is_internal
 from reverie.core.token_estimate import TokenCounter
-from reverie.memory.recall.anchors import anchor_windows
+from reverie.memory.recall.anchors import Anchored, anchored, with_anchors
 from reverie.memory.recall.dates import DaySpan, resolve, without_dates
 from reverie.memory.recall.entities import rare_names, with_entities
 from reverie.memory.recall.fusion import RankedSource, fuse
@@ -158,12 +158,13 @@ class Recaller:
 
         Arguments as for ``recall``.
         """
-        spans = resolve(query, now) if now is not None and self.options.date_boost else ()
-        terms = QueryTerms.of(without_dates(query, now) if spans and now is not None else query)
-        if not (terms.terms or spans):
-            return Ranking(terms=terms.terms, items=())
         index, options = self._index(), self.options
-        windows = anchor_windows(query, index, scope) if options.anchors else ()
+        events = anchored(query, index, scope) if options.anchors else Anchored(rest=query)
+        windows, asked = events.windows, events.rest
+        spans = resolve(asked, now) if now is not None and options.date_boost else ()
+        terms = QueryTerms.of(without_dates(asked, now) if spans and now is not None else asked)
+        if not (terms.terms or spans or windows):
+            return Ranking(terms=terms.terms, items=())
         rare = rare_names(terms.names, index, at_most=options.entity_rare)
         signals = Signals(
             terms=terms.terms,
@@ -183,7 +184,7 @@ class Recaller:
             context_weight=options.context_weight,
             between=[*(_interval(span, now) for span in spans if now is not None), *windows],
         )
-        pool = with_entities(pool, rare, index, scope)
+        pool = with_anchors(with_entities(pool, rare, index, scope), events.anchors)
         eligible = [c for c in pool if self._eligible(c, scope, carried)]
         ranked = self._ranked(query, eligible, signals, scope, carried)
         eligible_now = partial(self._eligible, scope=scope, carried=carried)
