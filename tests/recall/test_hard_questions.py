@@ -16,7 +16,7 @@ import pytest
 
 from reverie.config.settings import Config, RecallConfig
 from reverie.engine.facade import MemoryEngine
-from reverie.memory.recall.anchors import OPEN_DAYS, anchor_windows
+from reverie.memory.recall.anchors import OPEN_DAYS, anchor_windows, anchored, with_anchors
 from reverie.memory.recall.entities import rare_names, with_entities
 from tests.recall import dated
 
@@ -142,3 +142,30 @@ def test_no_phrase_or_no_event_anchors_nothing(memory: MemoryEngine) -> None:
     assert anchor_windows("Anything after ?", index, dated.KEY) == ()
     assert anchor_windows("After the jazz festival?", index, "tg:other") == ()
     assert len(anchor_windows("After the jazz festival?", index, dated.KEY)) == 1
+
+
+def test_an_anchored_question_keeps_its_own_words_and_its_event(memory: MemoryEngine) -> None:
+    index = memory.recaller._index()
+    question = "What did Maya get done in the two weeks after the jazz festival in Ghent?"
+
+    events = anchored(question, index, dated.KEY)
+    nothing = anchored("What did Maya get done in Ghent?", index, dated.KEY)
+
+    assert [a.text for a in events.anchors] == [dated.TRIP]
+    assert "festival" not in events.rest
+    assert "get done" in events.rest
+    assert (nothing.windows, nothing.anchors, nothing.rest) == ((), (), nothing.rest)
+    assert nothing.rest == "What did Maya get done in Ghent?"
+
+
+def test_the_events_item_leads_the_pool_once(memory: MemoryEngine) -> None:
+    index = memory.recaller._index()
+    pool = index.candidates(["ghent", "grey"], limit=8, session_key=dated.KEY, context_weight=0)
+    (trip,) = anchored("after the jazz festival", index, dated.KEY).anchors
+
+    joined = with_anchors(pool, [trip])
+
+    assert joined[0].text == dated.TRIP
+    assert [c.text for c in joined].count(dated.TRIP) == 1
+    assert joined[0].score == max(c.score for c in pool)
+    assert with_anchors(pool, []) == pool

@@ -115,7 +115,7 @@ def with_anchors(pool: list[Candidate], anchors: Sequence[Candidate]) -> list[Ca
     best = max((c.score for c in pool), default=0.0) or 1.0
     places = {_place(c) for c in anchors}
     kept = [c for c in pool if _place(c) not in places]
-    return [*(replace(a, score=max(best, a.score)) for a in anchors), *kept]
+    return [*(replace(a, score=best) for a in anchors), *kept]
 
 
 def _place(candidate: Candidate) -> tuple[str, str, int]:
