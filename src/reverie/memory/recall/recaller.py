@@ -1,6 +1,7 @@
 """``Recaller``: the items most relevant to a new message, within a token budget, no model.
 
-Flow: the query's terms (``terms``) and the days it names (``dates``) → a pool of candidates
+Flow: the spans its event phrases anchor (``anchors``), the query's terms (``terms``), the
+days it names (``dates``) and its rare names (``entities``) → a pool of candidates
 from the search index (``SearchIndex.candidates``: this session's messages and history
 entries, or every non-internal session's when the workspace is one unified conversation) →
 ranked again (``ranking``), fused by reciprocal rank with any other ``RankedSource``'s list
