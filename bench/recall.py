@@ -104,6 +104,7 @@ VARIANTS: dict[str, RecallOptions] = {
     "all-anchors": replace(DEFAULT, anchors=False),
     "all+links-rare6": replace(DEFAULT, link_rare=6),
     "all+links-rare15": replace(DEFAULT, link_rare=15),
+    "all+links-top5": replace(DEFAULT, link_top=5),
     "all-new": replace(DEFAULT, entity_rare=0, link_names=False, anchors=False, link_rare=6),
 }
 FUSED: dict[str, tuple[RecallOptions, Callable[[MemoryEngine], Sequence[RankedSource]]]] = {}

@@ -142,6 +142,8 @@ def test_no_phrase_or_no_event_anchors_nothing(memory: MemoryEngine) -> None:
     assert anchor_windows("Anything after ?", index, dated.KEY) == ()
     assert anchor_windows("After the jazz festival?", index, "tg:other") == ()
     assert len(anchor_windows("After the jazz festival?", index, dated.KEY)) == 1
+    assert anchor_windows("Who looked after the jazz festival?", index, dated.KEY) == ()
+    assert len(anchor_windows("What did I do after the jazz festival?", index, dated.KEY)) == 1
 
 
 def test_an_anchored_question_keeps_its_own_words_and_its_event(memory: MemoryEngine) -> None:

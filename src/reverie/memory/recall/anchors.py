@@ -1,6 +1,6 @@
 """Spans anchored at an event: "the week after the jazz festival", "before moving to Leeds".
 
-A question can name its time by an event instead of a date. ``anchor_windows`` finds such a
+A question can name its time by an event instead of a date. ``anchored`` finds such a
 phrase ("after", "before" or "since", optionally "the day / week / two weeks / month"
 before it), looks the event's words up in the index (one query, ``ANCHOR_POOL`` items) and
 takes the item holding most of them (at least half; ties go to the higher score) as the
@@ -8,8 +8,10 @@ anchor: the span starts or ends at the time it was written. After and since reac
 ``days`` (1 for "the day", 7 for "the week", 14 for "two weeks", 31 for "the month", else
 ``OPEN_DAYS``), before reaches back as far. The recaller then asks the index for what was
 written in the span (``between``) and ranking gives it the named-day boost
-(``Signals.windows``). No phrase, an event no item holds, or no index answer: no span.
-This module does no I/O of its own.
+(``Signals.windows``); the anchor joins the pool at its best score (``with_anchors``), and
+the question is ranked on its words outside the phrase (``Anchored.rest``). No phrase, an
+event no item holds, or no index answer: no span; nor when "after" belongs to a verb ("who
+looked after the dog?", "named after her aunt"). This module does no I/O of its own.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ _PHRASE = re.compile(
     r"\b(?P<way>after|before|since)\s+(?P<event>[^?.!,;:]+)",
     re.IGNORECASE,
 )
+
+_VERB_BEFORE = re.compile(
+    r"\b(?:look|looks|looked|looking|named|ask|asks|asked|asking|take|takes|took|taking"
+    r"|went|go|goes|going|ran|run|runs|running|chase|chased|chasing)\s+$",
+    re.IGNORECASE,
+)
+"""A verb that makes "after" part of it ("looked after", "named after"), not a time."""
 
 Window = tuple[datetime, datetime]
 
@@ -67,6 +76,8 @@ def anchored(query: str, index: _Index, scope: str | None) -> Anchored:
     anchors: list[Candidate] = []
     rest = query
     for found in _PHRASE.finditer(query):
+        if _VERB_BEFORE.search(query[: found.start("way")]):
+            continue  # "who looked after the dog?" names no time
         event = QueryTerms.of(found.group("event")).terms
         anchor = _anchor(event, index, scope) if event else None
         if anchor is None or anchor.timestamp is None:
