@@ -102,10 +102,10 @@ VARIANTS: dict[str, RecallOptions] = {
     "all-entities": replace(DEFAULT, entity_rare=0),
     "all-link-names": replace(DEFAULT, link_names=False),
     "all-anchors": replace(DEFAULT, anchors=False),
-    "all+links-rare6": replace(DEFAULT, link_rare=6),
-    "all+links-rare15": replace(DEFAULT, link_rare=15),
+    "all+links-rare8": replace(DEFAULT, link_rare=8),
+    "all+links-rare10": replace(DEFAULT, link_rare=10),
     "all+links-top5": replace(DEFAULT, link_top=5),
-    "all-new": replace(DEFAULT, entity_rare=0, link_names=False, anchors=False, link_rare=6),
+    "all-new": replace(DEFAULT, entity_rare=0, link_names=False, anchors=False),
 }
 FUSED: dict[str, tuple[RecallOptions, Callable[[MemoryEngine], Sequence[RankedSource]]]] = {}
 """Variants that fuse other rankers with recall's by reciprocal rank

@@ -90,7 +90,7 @@ class RecallOptions:
     neighbour_weight: float = 0.5
     link_top: int = 3
     link_weight: float = 0.5
-    link_rare: int = 10
+    link_rare: int = 6
     link_names: bool = True
     entity_rare: int = 6
     anchors: bool = True
