@@ -1,15 +1,19 @@
 """Benchmark recall: does the evidence reach the prompt, and how fast is ``prompt()``?
 
 Run: .venv/bin/python bench/recall.py [--latency N] [--only NAME]   (prints one JSON object)
+     [--set old|chat]   (the dev set: ``recalllib.devset``, the default, or ``recalllib.chat``)
+     [--kinds]   (every variant broken down by question kind, not only ``all``)
      [--no-quality] [--dense quality|latency|both]   (dense recall: ``recalllib.dense``)
      [--variants all,bm25]   (only these retrieval variants: a quicker run)
      [--pad-durable N]   (N lines of small talk added to USER.md and MEMORY.md after dream)
 
 Quality. Each conversation of the seeded dev set (``recalllib.devset``: English and Chinese,
-planted facts, updates, dates, distractors; questions paraphrased, with gold evidence turns)
-is played message by message into one session through ``MemoryEngine.record``, model-free,
-then dream runs until nothing is pending; this is done at 4k and 8k context windows (1,024
-output tokens reserved, so input budgets of 2,048 and 6,144). For each question and retrieval
+planted facts, updates, dates, distractors; questions paraphrased, with gold evidence turns;
+or with ``--set chat`` ``recalllib.chat``: chat-shaped, half chatter, transcripts, a group
+chat, questions of kinds single, multi, temporal, entity, inference) is played message by
+message into one session through ``MemoryEngine.record``, model-free, then dream runs until
+nothing is pending; this is done at 4k and 8k context windows (1,024 output tokens reserved,
+so input budgets of 2,048 and 6,144). For each question and retrieval
 variant it reports context recall (the fraction of gold turns whose whole text is in the
 prompt ``engine.prompt(session, question)`` returns), how many prompts exceeded the budget,
 and the mean prompt tokens; and per variant search R@5 and R@10 (the fraction of gold turns
@@ -42,6 +46,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
+from recalllib import chat
 from recalllib.devset import Conversation, build
 from recalllib.filler import fill, questions
 from reverie import Config, MemoryEngine, Message
@@ -63,6 +68,9 @@ BASE = RecallOptions(
     question_penalty=0,
     dedup=False,
     link_top=0,
+    link_names=False,
+    entity_rare=0,
+    anchors=False,
 )
 DEFAULT = RecallOptions()
 VARIANTS: dict[str, RecallOptions] = {
@@ -89,6 +97,15 @@ VARIANTS: dict[str, RecallOptions] = {
     "all+links@0.3": replace(DEFAULT, link_weight=0.3),
     "all+links-rare3": replace(DEFAULT, link_rare=3),
     "+links": replace(BASE, link_top=DEFAULT.link_top),
+    "+entities": replace(BASE, name_query=False, entity_rare=DEFAULT.entity_rare),
+    "+anchors": replace(BASE, anchors=True, date_boost=DEFAULT.date_boost),
+    "all-entities": replace(DEFAULT, entity_rare=0),
+    "all-link-names": replace(DEFAULT, link_names=False),
+    "all-anchors": replace(DEFAULT, anchors=False),
+    "all+links-rare8": replace(DEFAULT, link_rare=8),
+    "all+links-rare10": replace(DEFAULT, link_rare=10),
+    "all+links-top5": replace(DEFAULT, link_top=5),
+    "all-new": replace(DEFAULT, entity_rare=0, link_names=False, anchors=False),
 }
 FUSED: dict[str, tuple[RecallOptions, Callable[[MemoryEngine], Sequence[RankedSource]]]] = {}
 """Variants that fuse other rankers with recall's by reciprocal rank
@@ -251,7 +268,7 @@ def _window(convo: Conversation, window: int, tallies: dict[str, _Tally]) -> Non
                 text, tokens, budget = _prompt_text(on, question.text)
                 kinds = (f"{tag}/{name}", f"{tag}/{name}:{question.kind}")
                 found = _ranked(on, question.text, convo.times[-1])
-                for key in kinds if name == "all" else kinds[:1]:
+                for key in kinds if name == "all" or KINDS else kinds[:1]:
                     tally = tallies.setdefault(key, _Tally())
                     tally.add(text, gold, tokens, budget)
                     if window == WINDOWS[0]:
@@ -270,6 +287,8 @@ def _variants(engine: MemoryEngine) -> dict[str, tuple[RecallOptions, Sequence[R
     return variants
 
 
+KINDS: list[bool] = []
+"""``--kinds``: every variant's figures per question kind too (else only ``all``'s)."""
 ONLY_VARIANTS: list[str] = []
 """``--variants``: run only these variants (comma-separated names; empty: all of them)."""
 
@@ -367,6 +386,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--share", type=float, default=None, help="recall share of the budget")
     parser.add_argument("--pad-durable", type=int, default=0, help="chatter lines in the files")
     parser.add_argument("--variants", default="", help="only these variants (e.g. all,bm25)")
+    parser.add_argument("--set", choices=("old", "chat"), default="old", help="which dev set")
+    parser.add_argument("--kinds", action="store_true", help="every variant by question kind")
     parser.add_argument("--table", action="store_true", help="also print the variants as Markdown")
     parser.add_argument(
         "--dense",
@@ -383,8 +404,11 @@ def main(argv: list[str]) -> None:
     if args.pad_durable:
         PAD.append(args.pad_durable)
     ONLY_VARIANTS.extend(name for name in args.variants.split(",") if name)
-    report: dict[str, object] = {}
-    conversations = [c for c in build() if args.only in (None, c.name)]
+    if args.kinds:
+        KINDS.append(True)
+    report: dict[str, object] = {"set": args.set}
+    built = chat.build() if args.set == "chat" else build()
+    conversations = [c for c in built if args.only in (None, c.name)]
     if not args.no_quality:
         report["quality"] = quality(conversations)
     if args.dense in ("quality", "both"):

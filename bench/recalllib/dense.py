@@ -106,6 +106,15 @@ VARIANTS: dict[str, tuple[RecallOptions, int, float]] = {
     "all+dense@40": (RecallOptions(), 40, 1.0),
     "all+dense@40*1.5": (RecallOptions(), 40, 1.5),
     "all+dense@10": (RecallOptions(), 10, 1.0),
+    "all-entities+dense": (RecallOptions(entity_rare=0), 80, 1.0),
+    "all-link-names+dense": (RecallOptions(link_names=False), 80, 1.0),
+    "all-anchors+dense": (RecallOptions(anchors=False), 80, 1.0),
+    "all+links-rare10+dense": (RecallOptions(link_rare=10), 80, 1.0),
+    "all-new+dense": (
+        RecallOptions(entity_rare=0, link_names=False, anchors=False),
+        80,
+        1.0,
+    ),
 }
 """Ranking options, how many nearest items are fused (0: dense off), and their weight."""
 

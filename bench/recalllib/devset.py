@@ -38,7 +38,7 @@ class Conversation:
 
     name: str
     language: str
-    speakers: tuple[str, str]
+    speakers: tuple[str, ...]
     texts: list[str] = field(default_factory=list)
     roles: list[int] = field(default_factory=list)
     times: list[datetime] = field(default_factory=list)

@@ -2,10 +2,12 @@
 
 ``Recaller`` ranks this session's compacted messages and history entries (every
 non-internal session's in a unified workspace) against the new message with no model:
-BM25 from the search index, then key terms, named days, the user's recent turns and
-near-duplicate removal (``ranking``), and the items linked to the best hits by a rare word
-they share (``neighbours``); other rankers (``RankedSource``, e.g. the dense
-extra) are fused with it by reciprocal rank (``fusion``). ``RecallResult`` carries the
+BM25 from the search index, the question's rare names searched on their own (``entities``),
+the span an event phrase anchors ("the week after the festival", ``anchors``), then key
+terms, named days, the user's recent turns and near-duplicate removal (``ranking``), and the
+items linked to the best hits by a rare word or name they share (``neighbours``); other
+rankers (``RankedSource``, e.g. the dense extra) are fused with it by reciprocal rank
+(``fusion``). ``RecallResult`` carries the
 items (verbatim, dated, with a source reference ``search`` accepts) and the "Recalled"
 prompt section. ``durable`` fits the durable files into their share of a prompt, choosing
 lines for the message with the same lexical ranking. This package reads the search index

@@ -28,6 +28,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Protocol
 
+from reverie.core.marks import without_marks
 from reverie.core.words import prefix_stem
 from reverie.memory.recall.ranking import Ranked, RecallOptions
 from reverie.memory.recall.terms import QueryTerms
@@ -75,6 +76,7 @@ def expand(
         weight=options.link_weight,
         rare=options.link_rare,
         only_rare=None if counted is None else partial(counted, at_most=options.link_rare),
+        names=options.link_names,
     )
 
 
@@ -120,7 +122,7 @@ def _place(candidate: Candidate) -> tuple[str, str, int]:
 Search = Callable[[Sequence[str], int], list[Candidate]]
 
 
-def with_links(
+def with_links(  # noqa: PLR0913 (keyword-only options)
     ranked: Iterable[Ranked],
     search: Search,
     eligible: Eligible,
@@ -130,18 +132,20 @@ def with_links(
     weight: float,
     rare: int,
     only_rare: Callable[[Sequence[str]], list[str]] | None = None,
+    names: bool = False,
 ) -> list[Ranked]:
     """``ranked`` (best first) with the items sharing a rare word with its best ``top`` hits.
 
     One index query per hit, for all its words at once (``LINK_POOL`` items): a word held by
     more than ``rare`` of them is common, and links nothing. ``only_rare`` (the index's
     capped count, when it has one) drops the common words before that query, so the query
-    scores only short posting lists.
+    scores only short posting lists. With ``names`` a hit's names come first among its words
+    (``QueryTerms.searched`` leaves names out, and a name is what turns of one subject share).
     """
     items = list(ranked)
     by_place = {_place(r.candidate): r for r in items}
     for hit in items[:top]:
-        words = [t for t in QueryTerms.of(hit.candidate.text).searched if t not in asked]
+        words = [t for t in _link_words(hit.candidate.text, names=names) if t not in asked]
         words = words[:LINK_WORDS] if only_rare is None else only_rare(words[:LINK_WORDS])
         found = search(words, LINK_POOL) if words else []
         for word in words:
@@ -152,6 +156,20 @@ def with_links(
             for candidate in holders:
                 _link(by_place, candidate, hit.score * weight, word, eligible)
     return sorted(by_place.values(), key=lambda r: -r.score)
+
+
+def _link_words(text: str, *, names: bool) -> tuple[str, ...]:
+    """A hit's words to follow: its searched terms, after its names when ``names``.
+
+    With ``names`` a hit's curation marks ("[ephemeral]") and bare numbers (a summary's
+    "as of 2025-02-19" gives "02" and "19") are not followed: they link summaries to
+    summaries, not turns of one subject.
+    """
+    if not names:
+        return QueryTerms.of(text).searched
+    terms = QueryTerms.of(without_marks(text))
+    named = [t for t in terms.terms if t in terms.names]
+    return tuple(t for t in dict.fromkeys([*named, *terms.searched]) if not t.isdigit())
 
 
 def _link(

@@ -65,6 +65,12 @@ class RecallOptions:
         link_top: items sharing a rare word with this many best hits join (0: off).
         link_weight: a linked item's score as a share of its hit's.
         link_rare: a word held by at most this many items is rare enough to link.
+        link_names: a hit's names are among the words its links follow ("Ezra got hired"
+            links to "my cousin Ezra is staying"), first.
+        entity_rare: a question's name held by at most this many items is searched on its
+            own and counts as a key term (``entities``; 0: off).
+        anchors: "the week after X", "before X": what was written in the span anchored at
+            the item that tells of X joins, with the named-day boost (``anchors``).
         history: also recall history entries (else only session messages).
         item_chars: the longest quote of one item; longer sources are excerpted.
     """
@@ -85,6 +91,9 @@ class RecallOptions:
     link_top: int = 3
     link_weight: float = 0.5
     link_rare: int = 6
+    link_names: bool = True
+    entity_rare: int = 6
+    anchors: bool = True
     history: bool = True
     item_chars: int = 1_200
 
@@ -109,6 +118,8 @@ class Signals:
     expansion: tuple[str, ...] = ()
     now: datetime | None = None
     present: bool = False
+    entities: frozenset[str] = frozenset()
+    windows: tuple[tuple[datetime, datetime], ...] = ()
 
 
 def rank(
@@ -140,14 +151,16 @@ def _score(
     lower = candidate.text.lower()
     held = tuple(term for term in signals.terms if matchers[term](lower))
     score = candidate.score / best
-    topical = [term for term in signals.terms if term not in signals.names]
+    common_names = signals.names - signals.entities  # a rare name is a subject, not a greeting
+    topical = [term for term in signals.terms if term not in common_names]
     if topical and options.cover_boost:
         score += options.cover_boost * sum(1 for t in held if t in topical) / len(topical)
     wanted = signals.keys if options.name_keys else signals.keys - signals.names
+    wanted |= signals.entities
     if wanted and options.key_boost:
         score += options.key_boost * sum(1 for term in held if term in wanted) / len(wanted)
     why = list(held)
-    if signals.spans and options.date_boost and _on_a_day(candidate, signals):
+    if options.date_boost and (_on_a_day(candidate, signals) or _in_window(candidate, signals)):
         score += options.date_boost
         why.append("date")
     if options.question_penalty and candidate.text.rstrip().endswith(("?", "？")):
@@ -180,8 +193,13 @@ def _matcher(term: str) -> Matcher:
     return lambda lower: pattern.search(lower) is not None
 
 
+def _in_window(candidate: Candidate, signals: Signals) -> bool:
+    when = candidate.timestamp
+    return when is not None and any(start <= when < end for start, end in signals.windows)
+
+
 def _on_a_day(candidate: Candidate, signals: Signals) -> bool:
-    if candidate.timestamp is None:
+    if candidate.timestamp is None or not signals.spans:
         return False
     zone = signals.now.tzinfo if signals.now is not None else None
     day = candidate.timestamp.astimezone(zone).date()

@@ -1,6 +1,7 @@
 """``Recaller``: the items most relevant to a new message, within a token budget, no model.
 
-Flow: the query's terms (``terms``) and the days it names (``dates``) → a pool of candidates
+Flow: the spans its event phrases anchor (``anchors``), the query's terms (``terms``), the
+days it names (``dates``) and its rare names (``entities``) → a pool of candidates
 from the search index (``SearchIndex.candidates``: this session's messages and history
 entries, or every non-internal session's when the workspace is one unified conversation) →
 ranked again (``ranking``), fused by reciprocal rank with any other ``RankedSource``'s list
@@ -27,7 +28,9 @@ from typing import Protocol
 from reverie.core.marks import without_marks
 from reverie.core.session import is_internal
 from reverie.core.token_estimate import TokenCounter
+from reverie.memory.recall.anchors import Anchored, anchored, with_anchors
 from reverie.memory.recall.dates import DaySpan, resolve, without_dates
+from reverie.memory.recall.entities import rare_names, with_entities
 from reverie.memory.recall.fusion import RankedSource, fuse
 from reverie.memory.recall.items import RecalledItem, RecallResult, excerpt, item_line, render
 from reverie.memory.recall.neighbours import expand
@@ -156,10 +159,14 @@ class Recaller:
 
         Arguments as for ``recall``.
         """
-        spans = resolve(query, now) if now is not None and self.options.date_boost else ()
-        terms = QueryTerms.of(without_dates(query, now) if spans and now is not None else query)
-        if not (terms.terms or spans):
+        index, options = self._index(), self.options
+        events = anchored(query, index, scope) if options.anchors else Anchored(rest=query)
+        windows, asked = events.windows, events.rest
+        spans = resolve(asked, now) if now is not None and options.date_boost else ()
+        terms = QueryTerms.of(without_dates(asked, now) if spans and now is not None else asked)
+        if not (terms.terms or spans or windows):
             return Ranking(terms=terms.terms, items=())
+        rare = rare_names(terms.names, index, at_most=options.entity_rare)
         signals = Signals(
             terms=terms.terms,
             keys=terms.keys,
@@ -168,20 +175,21 @@ class Recaller:
             expansion=_expansion(context, terms),
             now=now,
             present=terms.present,
+            entities=frozenset(rare),
+            windows=windows,
         )
-        pool = self._index().candidates(
+        pool = index.candidates(
             self._searched(terms, dated=bool(spans)),
-            limit=self.options.pool,
+            limit=options.pool,
             session_key=scope,
-            context_weight=self.options.context_weight,
-            between=[_interval(span, now) for span in spans if now is not None],
+            context_weight=options.context_weight,
+            between=[*(_interval(span, now) for span in spans if now is not None), *windows],
         )
+        pool = with_anchors(with_entities(pool, rare, index, scope), events.anchors)
         eligible = [c for c in pool if self._eligible(c, scope, carried)]
         ranked = self._ranked(query, eligible, signals, scope, carried)
         eligible_now = partial(self._eligible, scope=scope, carried=carried)
-        ranked = expand(
-            ranked, self._index(), self.options, frozenset(terms.terms), scope, eligible_now
-        )
+        ranked = expand(ranked, index, options, frozenset(terms.terms), scope, eligible_now)
         return Ranking(terms=terms.terms, items=tuple(ranked))
 
     def _searched(self, terms: QueryTerms, *, dated: bool) -> tuple[str, ...]:
