@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from reverie.core.ledger import LedgerRecord
 from reverie.core.messages import Message, ToolCall
 from reverie.core.screening import RejectedRule
 from reverie.errors import ConfinementError, LockTimeoutError
 from reverie.llm.metered import ModelCall
 from reverie.storage.folder.backend import FileBackend
-from reverie.storage.folder.ledger import LedgerRecord
 from reverie.storage.folder.provenance_file import MessageRef, Provenance, SourceRef
 from reverie.storage.folder.quarantine import BadLine
 from reverie.storage.folder.scrub import Needle

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from reverie.core.ledger import LedgerRecord
 from reverie.core.messages import Message, ToolCall
 from reverie.core.screening import RejectedRule
 from reverie.errors import InputError
 from reverie.storage.folder.backend import FileBackend
-from reverie.storage.folder.ledger import LedgerRecord
 from reverie.storage.folder.provenance_file import Provenance, SourceRef
 from reverie.storage.ports import Backend
 from reverie.storage.postgres.backend import PgBackend

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from reverie.core.entries import HistoryEntry
 from reverie.core.messages import Message
 from reverie.memory.provenance.attribution import MAX_LINES, attribute
 from reverie.storage.folder import provenance_file
-from reverie.storage.folder.entries import HistoryEntry
 from reverie.storage.folder.provenance_file import Provenance, ProvenanceFile, SourceRef
 
 AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

@@ -11,6 +11,7 @@ import pytest
 
 from reverie import Workspace
 from reverie.core.messages import Message, ToolCall
+from reverie.core.tombstones import FORGOTTEN
 from reverie.memory.provenance.pieces import Fact
 from reverie.storage.folder.provenance_file import (
     LineRecord,
@@ -20,7 +21,6 @@ from reverie.storage.folder.provenance_file import (
     SourceRef,
     line_key,
 )
-from reverie.storage.folder.redaction import FORGOTTEN
 from reverie.storage.folder.scrub import Needle, scrub_blob, scrub_jsonl
 from tests.conftest import StepClock
 from tests.store.stored_sessions import stored_session_bytes

@@ -51,9 +51,9 @@ except ImportError as missing:  # pragma: no cover (the dev install has it)
     raise ImportError(need) from missing
 
 if TYPE_CHECKING:
+    from reverie.core.durable import MemoryFileName
     from reverie.core.messages import JSONObject, Role
     from reverie.engine.facade import MemoryEngine
-    from reverie.storage.folder.memory_files import MemoryFileName
 
 T = TypeVar("T")
 PREFIX = "pydantic_ai:"

@@ -38,14 +38,14 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs it for nested types below 3.12
 
+from reverie.core.durable import MemoryFileName
+from reverie.core.hits import SearchHit
 from reverie.core.json_data import jsonable
 from reverie.core.messages import Message, MessageFormatError
 from reverie.core.session import is_internal
 from reverie.engine.facade import MemoryEngine
 from reverie.errors import ReverieError
-from reverie.storage.folder.index import SearchHit
 from reverie.storage.folder.layout import MEMORY_DIR
-from reverie.storage.folder.memory_files import MemoryFileName
 
 DEFAULT_SESSION = "mcp:default"
 """Where ``remember`` and ``record`` write unless the client names a session."""

@@ -38,6 +38,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from reverie.core.durable import MemoryFileName
 from reverie.core.json_data import jsonable
 from reverie.core.messages import JSONObject, JSONValue
 from reverie.core.session import is_internal
@@ -48,7 +49,6 @@ from reverie.serve.gate import Gate
 from reverie.serve.memories_schema import schema
 from reverie.serve.proxy import admit, error_response
 from reverie.serve.upstream import error_body
-from reverie.storage.folder.memory_files import MemoryFileName
 
 T = TypeVar("T")
 FILES: dict[str, MemoryFileName] = {"SOUL.md": "SOUL", "USER.md": "USER", "MEMORY.md": "MEMORY"}

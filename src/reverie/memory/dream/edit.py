@@ -29,15 +29,15 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from reverie.core.durable import RELATIVE_PATHS
 from reverie.errors import EditError
 from reverie.memory.dream.rewind import check_rewind
 from reverie.storage.folder.confine import canonical_writable
-from reverie.storage.folder.memory_files import RELATIVE_PATHS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from reverie.storage.folder.audit import CommitInfo
+    from reverie.core.audit import CommitInfo
     from reverie.storage.ports import DreamStores
 
 MAX_EDIT_CHARS = 64_000

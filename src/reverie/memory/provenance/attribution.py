@@ -33,10 +33,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
+from reverie.core.entries import HistoryEntry
 from reverie.core.messages import Message
 from reverie.memory.provenance.lines import content_lines
 from reverie.memory.provenance.similarity import content_tokens, likeness, pick_tokens
-from reverie.storage.folder.entries import HistoryEntry
 from reverie.storage.folder.provenance_file import MessageRef, Provenance, SourceRef, line_key
 
 EDIT_LIKENESS = 0.3

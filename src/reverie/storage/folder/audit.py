@@ -38,10 +38,9 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from reverie.core.audit import CommitDetail, CommitInfo, FileChange, LineOrigin
 from reverie.errors import ForeignRepositoryError, InputError
 from reverie.storage.folder.audit_commits import (
-    CommitDetail,
-    CommitInfo,
     blob_at,
     describe,
     first_parent,
@@ -51,7 +50,7 @@ from reverie.storage.folder.audit_commits import (
     short_sha,
     subject_of,
 )
-from reverie.storage.folder.audit_diff import AuditDiff, FileChange, FileVersions, render_diff
+from reverie.storage.folder.audit_diff import AuditDiff, FileVersions, render_diff
 from reverie.storage.folder.audit_foreign import refuse_foreign
 from reverie.storage.folder.audit_git import IDENTITY, GitRepo
 from reverie.storage.folder.audit_integrity import (
@@ -60,7 +59,7 @@ from reverie.storage.folder.audit_integrity import (
     read_root,
     write_root,
 )
-from reverie.storage.folder.audit_lines import LineOrigin, line_origins, person_identity
+from reverie.storage.folder.audit_lines import line_origins, person_identity
 from reverie.storage.folder.audit_locks import sweep_git_locks
 from reverie.storage.folder.audit_purge import Scrub, purge_history
 from reverie.storage.folder.audit_setup import holds_reverie_block, read_file, write_exclude

@@ -27,7 +27,8 @@ from dulwich.objects import Blob, Commit, ObjectID, Tree
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
-from reverie.storage.folder.audit_commits import SHORT_SHA_LENGTH, subject_of, tree_diff
+from reverie.core.audit import SHORT_SHA_LENGTH
+from reverie.storage.folder.audit_commits import subject_of, tree_diff
 from reverie.storage.folder.audit_diff import commit_body
 
 Scrub = Callable[[str, bytes], bytes]

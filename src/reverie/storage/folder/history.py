@@ -34,11 +34,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from reverie.core.clock import require_aware
+from reverie.core.entries import EntryFormatError, HistoryEntry, prepared_content
 from reverie.errors import CursorError, InputError, StorageError
 from reverie.storage.folder.appends import write_all
 from reverie.storage.folder.atomic import atomic_write
 from reverie.storage.folder.cursors import validate_cursor
-from reverie.storage.folder.entries import EntryFormatError, HistoryEntry, prepared_content
 from reverie.storage.folder.history_file import LogFile, Tail
 from reverie.storage.folder.history_read import (
     complete_lines,

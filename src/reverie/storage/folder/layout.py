@@ -31,12 +31,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from reverie.core.durable import RELATIVE_PATHS
 from reverie.errors import ConfinementError, OutsideLinkError
 
-SOUL = "SOUL.md"
-USER = "USER.md"
+SOUL = RELATIVE_PATHS["SOUL"]
+USER = RELATIVE_PATHS["USER"]
 MEMORY_DIR = "memory"
-MEMORY = "memory/MEMORY.md"
+MEMORY = RELATIVE_PATHS["MEMORY"]
 HISTORY = "memory/history.jsonl"
 CURSOR = "memory/.cursor"
 DREAM_CURSOR = "memory/.dream_cursor"

@@ -42,10 +42,10 @@ from typing import TYPE_CHECKING, cast
 from reverie.core.clock import Clock, require_aware
 from reverie.core.inbound import check_session_key
 from reverie.core.session import ArchivedSummary, Session, SessionInfo, safe_mark
+from reverie.core.tombstones import tombstone
 from reverie.errors import InputError, StorageError
 from reverie.storage.folder import layout, raw_transcripts
 from reverie.storage.folder.quarantine import Quarantine
-from reverie.storage.folder.redaction import tombstone
 from reverie.storage.folder.session_records import MessageRecord, encode
 from reverie.storage.folder.sessions_sql import (
     ROW,

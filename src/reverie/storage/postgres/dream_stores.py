@@ -26,15 +26,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from reverie.core.durable import RELATIVE_PATHS
 from reverie.core.inbound import clean_text
 from reverie.errors import ConfinementError, DreamError, PublishConflictError
 from reverie.storage.folder import layout
-from reverie.storage.folder.memory_files import RELATIVE_PATHS
 from reverie.storage.postgres.files import read_path, write_path
 from reverie.storage.postgres.leases import LeaseLostError
 
 if TYPE_CHECKING:
-    from reverie.storage.folder.audit_commits import CommitInfo
+    from reverie.core.audit import CommitInfo
     from reverie.storage.postgres.audit import PgAudit
     from reverie.storage.postgres.database import Conn, Tenant
     from reverie.storage.postgres.files import PgMemoryFiles

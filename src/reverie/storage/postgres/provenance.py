@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from reverie.core.durable import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.core.inbound import clean_text
 from reverie.storage.folder.layout import SKILL_FILE
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.storage.folder.provenance_file import Provenance, document_text, read_document
 from reverie.storage.postgres.files import write_path
 from reverie.storage.postgres.text_codec import from_db, to_db

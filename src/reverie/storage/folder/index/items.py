@@ -16,9 +16,10 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reverie.core.hits import Candidate
 from reverie.core.refs import SourceRef, history_ref, message_ref
 from reverie.core.text import unsegment
-from reverie.storage.folder.index.candidates import Candidate, candidate_from_row
+from reverie.storage.folder.index.candidates import candidate_from_row
 from reverie.storage.folder.index.query import Filters, conditions
 
 
