@@ -17,7 +17,7 @@ from reverie.core.lazy_exports import lazy_getattr
 if TYPE_CHECKING:
     from reverie.config.settings import Config
     from reverie.core.audit import CommitDetail, CommitInfo, LineOrigin
-    from reverie.core.entries import HistoryEntry
+    from reverie.core.entries import HistoryEntry, TrimResult
     from reverie.core.hits import SearchHit
     from reverie.core.messages import Message, ToolCall
     from reverie.core.screening import RejectedRule
@@ -79,7 +79,6 @@ if TYPE_CHECKING:
     )
     from reverie.memory.recall import RecalledItem, RecallResult
     from reverie.memory.status import Status
-    from reverie.storage.folder.history import TrimResult
     from reverie.storage.folder.sessions_sqlite import SessionStore
     from reverie.storage.folder.workspace import Workspace
 
@@ -150,7 +149,7 @@ _WHERE: dict[str, str] = {
     "StoreUnsupportedError": "reverie.errors",
     "ToolCall": "reverie.core.messages",
     "ToolSchema": "reverie.llm.provider",
-    "TrimResult": "reverie.storage.folder.history",
+    "TrimResult": "reverie.core.entries",
     "TurnResult": "reverie.memory.agent",
     "Usage": "reverie.llm.provider",
     "WhyReport": "reverie.memory.provenance",

@@ -167,3 +167,12 @@ def truncate(text: str, limit: int) -> str:
 def nanobot_timestamp(moment: datetime) -> str:
     """Format a time the way nanobot does: local wall-clock ``YYYY-MM-DD HH:MM``."""
     return wall_clock(moment)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrimResult:
+    """What ``trim`` did: entries dropped and kept, and the last cursor dropped (0 if none)."""
+
+    dropped: int
+    kept: int
+    dropped_through: int

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from reverie.core.durable import RELATIVE_PATHS, MemoryFileName
 from reverie.core.inbound import check_limit, check_session_key
+from reverie.core.writable import canonical_writable
 from reverie.errors import StoreUnsupportedError
-from reverie.storage.folder.confine import canonical_writable
 from reverie.storage.folder.workspace import Workspace
 
 if TYPE_CHECKING:

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reverie.core.durable import RELATIVE_PATHS
+from reverie.core.writable import canonical_writable
 from reverie.errors import EditError
 from reverie.memory.dream.rewind import check_rewind
-from reverie.storage.folder.confine import canonical_writable
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Literal
 from reverie import prompts
 from reverie.core.entries import truncate
 from reverie.core.messages import Message
+from reverie.core.writable import FIXED_WRITABLE
 from reverie.errors import ConfinementError, StorageError
-from reverie.storage.folder.confine import FIXED_WRITABLE
 
 if TYPE_CHECKING:
     from reverie.config.settings import DreamConfig

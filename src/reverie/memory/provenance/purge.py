@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reverie.core.messages import JSONObject
+from reverie.core.provenance import line_key
 from reverie.storage.folder import layout
-from reverie.storage.folder.provenance_file import line_key
 from reverie.storage.folder.scrub import Needle, scrub_blob
 
 if TYPE_CHECKING:

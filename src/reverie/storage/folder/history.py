@@ -30,11 +30,11 @@ import itertools
 import logging
 import os
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 
 from reverie.core.clock import require_aware
-from reverie.core.entries import EntryFormatError, HistoryEntry, prepared_content
+from reverie.core.entries import EntryFormatError, HistoryEntry, TrimResult, prepared_content
 from reverie.errors import CursorError, InputError, StorageError
 from reverie.storage.folder.appends import write_all
 from reverie.storage.folder.atomic import atomic_write
@@ -51,15 +51,6 @@ from reverie.storage.folder.history_read import (
 from reverie.storage.folder.quarantine import BadLine
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TrimResult:
-    """What ``trim`` did: entries dropped and kept, and the last cursor dropped (0 if none)."""
-
-    dropped: int
-    kept: int
-    dropped_through: int
 
 
 class HistoryLog(LogFile):

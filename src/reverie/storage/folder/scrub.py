@@ -19,8 +19,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from reverie.core.provenance import line_key
 from reverie.storage.folder.atomic import atomic_write
-from reverie.storage.folder.provenance_file import line_key
 
 
 @dataclass(frozen=True, slots=True)

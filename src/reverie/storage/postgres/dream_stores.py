@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 
 from reverie.core.durable import RELATIVE_PATHS
 from reverie.core.inbound import clean_text
+from reverie.core.writable import SKILL_FILE
 from reverie.errors import ConfinementError, DreamError, PublishConflictError
-from reverie.storage.folder import layout
 from reverie.storage.postgres.files import read_path, write_path
 from reverie.storage.postgres.leases import LeaseLostError
 
@@ -44,7 +44,7 @@ _NAMES = {path: name for name, path in RELATIVE_PATHS.items()}
 
 
 def _skill_path(path: str) -> str:
-    if layout.SKILL_FILE.fullmatch(path) is None:
+    if SKILL_FILE.fullmatch(path) is None:
         raise ValueError(f"not a skill file path: {path!r} (skills/<name>/SKILL.md)")
     return path
 
@@ -63,7 +63,7 @@ class PgSkillFiles:
                 " ORDER BY path",
                 (self._tenant.id,),
             ).fetchall()
-        return [str(row[0]) for row in rows if layout.SKILL_FILE.fullmatch(str(row[0]))]
+        return [str(row[0]) for row in rows if SKILL_FILE.fullmatch(str(row[0]))]
 
     def read(self, path: str) -> str:
         """A skill file's text ('' when absent)."""
