@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from reverie.core.entries import BadLine
 from reverie.core.ledger import LedgerRecord
 from reverie.core.messages import Message, ToolCall
+from reverie.core.needles import Needle
 from reverie.core.provenance import EntrySource, MessageRef, Provenance
 from reverie.core.screening import RejectedRule
 from reverie.errors import ConfinementError, LockTimeoutError
 from reverie.llm.metered import ModelCall
 from reverie.storage.folder.backend import FileBackend
-from reverie.storage.folder.quarantine import BadLine
-from reverie.storage.folder.scrub import Needle
 from reverie.storage.ports import (
     AuditPort,
     Backend,

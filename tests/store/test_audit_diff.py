@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from reverie.core.audit import FileChange
-from reverie.storage.folder.audit_diff import (
+from reverie.core.diff import (
     AuditDiff,
     FileVersions,
     cap_diff,

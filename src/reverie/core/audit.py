@@ -8,8 +8,12 @@ the commits. This module does no I/O.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
+
+from reverie.errors import InputError
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -88,3 +92,46 @@ class LineOrigin:
     def short(self) -> str:
         """The abbreviated sha ('' without a commit)."""
         return "" if self.sha is None else self.sha[:SHORT_SHA_LENGTH]
+
+
+AuditState = Literal["ok", "missing", "replaced", "empty", "foreign"]
+"""ok: the recorded repository is there; missing: ``.git`` is gone; replaced: its root commit
+is not the recorded one; empty: it has no commit; foreign: it is a project's repository
+(``audit_foreign``: never written)."""
+
+
+REPAIR_HINT = "run `reverie doctor --repair-audit` to start a new audit repository"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditIntegrity:
+    """The state of the audit repository against its record, and what to do about it."""
+
+    state: AuditState
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the repository is the recorded one."""
+        return self.state == "ok"
+
+
+_IDENTITY = re.compile(r"([^<>\x00-\x1f]+?) *<([^<>\x00-\x1f\s]*)>")
+
+
+_NAME = re.compile(r"[^<>\x00-\x1f]+")
+
+
+def person_identity(author: str) -> bytes:
+    """Return a git identity for a person: ``Name <email>`` kept, a bare ``Name`` given one.
+
+    Raises:
+        InputError: the name is blank or holds ``<``, ``>`` or control characters.
+    """
+    cleaned = author.strip()
+    whole = _IDENTITY.fullmatch(cleaned)
+    if whole is not None:
+        return f"{whole.group(1).strip()} <{whole.group(2)}>".encode()
+    if not cleaned or _NAME.fullmatch(cleaned) is None:
+        raise InputError(f"an author is 'Name' or 'Name <email>', got {author!r}")
+    return f"{cleaned} <{cleaned.replace(' ', '.').lower()}@localhost>".encode()

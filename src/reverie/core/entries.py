@@ -19,6 +19,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from reverie.core.clock import wall_clock
@@ -176,3 +177,18 @@ class TrimResult:
     dropped: int
     kept: int
     dropped_through: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BadLine:
+    """A line that was taken out of a source file, with where it was and why."""
+
+    source: Path
+    line: int
+    offset: int
+    raw: bytes
+    reason: str
+
+    def describe(self) -> str:
+        """One human-readable sentence naming the file, line and reason."""
+        return f"{self.source}:{self.line} (byte {self.offset}): {self.reason}"

@@ -1,4 +1,4 @@
-"""Values the search index hands out: one hit, and what a refresh did.
+"""Values the search index hands out: one hit, a candidate for recall, and what a refresh did.
 
 A hit names its source precisely enough to fetch the whole item: a history entry by its
 cursor, a session message by its session key and index (``Session.messages[index]``, valid

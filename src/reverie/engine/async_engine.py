@@ -30,7 +30,7 @@ from reverie.engine.results import (
 from reverie.memory.dream.edit import EDIT_LOCK_TIMEOUT
 
 if TYPE_CHECKING:
-    from reverie.core.audit import CommitDetail, CommitInfo, LineOrigin
+    from reverie.core.audit import AuditIntegrity, CommitDetail, CommitInfo, LineOrigin
     from reverie.core.durable import MemoryFileName
     from reverie.core.entries import HistoryEntry
     from reverie.core.hits import SearchHit
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from reverie.memory.recall import RecallResult
     from reverie.memory.session_secrets import SessionsRedacted
     from reverie.memory.status import Status
-    from reverie.storage.folder.audit_integrity import AuditIntegrity
     from reverie.storage.open import Opened
 
 

@@ -125,7 +125,7 @@ def edit_file(
     """
     canonical = canonical_writable(path)
     new_text = clean_edit(text, canonical)
-    from reverie.storage.folder.audit_lines import person_identity  # noqa: PLC0415 (dulwich: on use)
+    from reverie.core.audit import person_identity  # noqa: PLC0415 (dulwich: on use)
 
     person_identity(author)  # refuse a bad name before anything is written
     with hold_dream(stores, timeout=timeout):

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reverie.core.cursors import parse_cursor_text
 from reverie.errors import RestoreWouldLoseError
 from reverie.storage.folder import layout
-from reverie.storage.folder.cursors import parse_cursor_text
 from reverie.storage.ports import Stores
 
 DREAM_CURSOR_PATH = layout.DREAM_CURSOR

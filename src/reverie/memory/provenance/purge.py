@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reverie.core.messages import JSONObject
+from reverie.core.needles import Needle, scrub_blob
 from reverie.core.provenance import line_key
 from reverie.storage.folder import layout
-from reverie.storage.folder.scrub import Needle, scrub_blob
 
 if TYPE_CHECKING:
     from reverie.memory.provenance.plan import ForgetPlan

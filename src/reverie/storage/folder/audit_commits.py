@@ -21,8 +21,8 @@ from dulwich.objects import Commit, ObjectID, valid_hexsha
 from dulwich.refs import Ref
 
 from reverie.core.audit import SHORT_SHA_LENGTH, CommitInfo
+from reverie.core.diff import AuditDiff, FileVersions, render_diff
 from reverie.errors import AuditError, RevisionNotFoundError
-from reverie.storage.folder.audit_diff import AuditDiff, FileVersions, render_diff
 
 if TYPE_CHECKING:
     from dulwich.repo import Repo

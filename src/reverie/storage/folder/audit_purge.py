@@ -28,8 +28,8 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from reverie.core.audit import SHORT_SHA_LENGTH
+from reverie.core.diff import commit_body
 from reverie.storage.folder.audit_commits import subject_of, tree_diff
-from reverie.storage.folder.audit_diff import commit_body
 
 Scrub = Callable[[str, bytes], bytes]
 """Returns a blob's bytes (given its path in the tree) without the forgotten text."""

@@ -34,11 +34,17 @@ from dataclasses import replace
 from datetime import datetime
 
 from reverie.core.clock import require_aware
-from reverie.core.entries import EntryFormatError, HistoryEntry, TrimResult, prepared_content
+from reverie.core.cursors import validate_cursor
+from reverie.core.entries import (
+    BadLine,
+    EntryFormatError,
+    HistoryEntry,
+    TrimResult,
+    prepared_content,
+)
 from reverie.errors import CursorError, InputError, StorageError
 from reverie.storage.folder.appends import write_all
 from reverie.storage.folder.atomic import atomic_write
-from reverie.storage.folder.cursors import validate_cursor
 from reverie.storage.folder.history_file import LogFile, Tail
 from reverie.storage.folder.history_read import (
     complete_lines,
@@ -48,7 +54,6 @@ from reverie.storage.folder.history_read import (
     newest_after,
     quick_cursor,
 )
-from reverie.storage.folder.quarantine import BadLine
 
 logger = logging.getLogger(__name__)
 

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Self
 
 from reverie.core.clock import Clock, system_clock
 from reverie.core.durable import MEMORY_FILE_NAMES, STARTER_TEXTS
+from reverie.core.entries import BadLine
 from reverie.errors import (
     AuditError,
     CursorError,
@@ -70,7 +71,7 @@ from reverie.storage.folder.ledger import Ledger
 from reverie.storage.folder.locks import ProcessLock
 from reverie.storage.folder.memory_files import MemoryFiles
 from reverie.storage.folder.provenance_file import DEFAULT_SIDECAR, ProvenanceFile
-from reverie.storage.folder.quarantine import BadLine, Quarantine
+from reverie.storage.folder.quarantine import Quarantine
 from reverie.storage.folder.rejections import RejectionLog
 
 if TYPE_CHECKING:

@@ -12,17 +12,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from reverie.core.audit import CommitDetail, CommitInfo, LineOrigin
+    from reverie.core.audit import AuditIntegrity, CommitDetail, CommitInfo, LineOrigin
+    from reverie.core.diff import AuditDiff
     from reverie.core.durable import FileSize, MemoryFileName
-    from reverie.core.entries import HistoryEntry, TrimResult
+    from reverie.core.entries import BadLine, HistoryEntry, TrimResult
     from reverie.core.hits import Candidate, RefreshStats, SearchHit, Source
     from reverie.core.ledger import CallFacts, LedgerRecord, LedgerSummary
     from reverie.core.messages import JSONValue, Message
     from reverie.core.screening import RecordedRejection, RejectedRule
     from reverie.core.session import Session, SessionInfo
-    from reverie.storage.folder.audit_diff import AuditDiff
-    from reverie.storage.folder.audit_integrity import AuditIntegrity
-    from reverie.storage.folder.quarantine import BadLine
 
 
 class LockPort(Protocol):

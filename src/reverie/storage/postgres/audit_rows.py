@@ -18,7 +18,7 @@ from reverie.storage.postgres.files import read_cursor, write_path
 from reverie.storage.postgres.text_codec import from_db
 
 if TYPE_CHECKING:
-    from reverie.storage.folder.audit_diff import AuditDiff
+    from reverie.core.diff import AuditDiff
     from reverie.storage.postgres.database import Conn
 
 CURSOR_PATH = layout.DREAM_CURSOR

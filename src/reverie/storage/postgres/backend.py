@@ -50,7 +50,7 @@ from reverie.storage.postgres.vectors import PgFollower, PgVectorRows
 
 if TYPE_CHECKING:
     from reverie.core.findings import DoctorReport
-    from reverie.storage.folder.scrub import Needle
+    from reverie.core.needles import Needle
 
 
 def holder_name() -> str:

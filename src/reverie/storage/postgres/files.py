@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from reverie.core.cursors import validate_cursor
 from reverie.core.durable import (
     MEMORY_FILE_NAMES,
     RELATIVE_PATHS,
@@ -25,7 +26,6 @@ from reverie.core.durable import (
 )
 from reverie.core.inbound import clean_text
 from reverie.core.token_estimate import estimate_tokens
-from reverie.storage.folder.cursors import validate_cursor
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:

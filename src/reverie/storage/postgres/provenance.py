@@ -29,7 +29,7 @@ from reverie.storage.postgres.files import write_path
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:
-    from reverie.storage.folder.scrub import Needle
+    from reverie.core.needles import Needle
     from reverie.storage.postgres.database import Tenant
 
 _MEMORY_PATHS = tuple(RELATIVE_PATHS[name] for name in MEMORY_FILE_NAMES)

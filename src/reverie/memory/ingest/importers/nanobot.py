@@ -30,6 +30,7 @@ from datetime import tzinfo
 from pathlib import Path
 
 from reverie.config.bounded import read_bounded
+from reverie.core.cursors import parse_cursor_text
 from reverie.core.durable import MEMORY_FILE_NAMES, RELATIVE_PATHS, MemoryFileName
 from reverie.core.entries import EntryFormatError, HistoryEntry
 from reverie.core.session import Session
@@ -54,7 +55,6 @@ from reverie.memory.ingest.importers.reverie_sessions import (
     read_reverie_sessions,
 )
 from reverie.storage.folder import layout
-from reverie.storage.folder.cursors import parse_cursor_text
 from reverie.storage.folder.nanobot_sessions import read_nanobot_file
 
 

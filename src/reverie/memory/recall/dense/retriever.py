@@ -41,11 +41,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
 from reverie.core.hits import Candidate
+from reverie.core.indexed import ItemsAfter
 from reverie.core.refs import SourceRef, history_ref, message_ref, parse_ref
 from reverie.errors import ReverieError
 from reverie.memory.recall.dense.encoder import Encoder
 from reverie.memory.recall.dense.vectors import Mark, VectorStore
-from reverie.storage.folder.index.items import ItemsAfter
 from reverie.storage.ports.vectors import FollowedPort
 
 if TYPE_CHECKING:
