@@ -3,8 +3,9 @@
 The set of names is closed (``MemoryFileName``): a caller names a file, never a path, so no
 name can reach another file. ``RELATIVE_PATHS`` says where each lives in a folder workspace
 (``SOUL.md``, ``USER.md``, ``memory/MEMORY.md``; a database keeps them in rows under the same
-names), ``STARTER_TEXTS`` what a new file says belongs in it, ``starter_only`` whether nobody
-has written to it yet. This module does no I/O.
+names), ``FILE_NAMES`` the names clients see, ``durable_name`` the one parser of a name a
+person or client gives, ``STARTER_TEXTS`` what a new file says belongs in it,
+``starter_only`` whether nobody has written to it yet. This module does no I/O.
 """
 
 from __future__ import annotations
@@ -24,6 +25,31 @@ RELATIVE_PATHS: dict[MemoryFileName, str] = {
     "USER": "USER.md",
     "MEMORY": "memory/MEMORY.md",
 }
+
+
+DREAM_CURSOR = "memory/.dream_cursor"
+"""The dream cursor's file: audited and restored with the durable files, on every backend."""
+
+FILE_NAMES: dict[str, MemoryFileName] = {
+    "SOUL.md": "SOUL",
+    "USER.md": "USER",
+    "MEMORY.md": "MEMORY",
+}
+"""The durable files by the name a client sees (tool schemas, routes, adapters)."""
+
+
+def durable_name(text: str) -> MemoryFileName | None:
+    """The durable file a person or client names, or None.
+
+    Accepted, case-insensitively: the name (``USER``), the file name (``USER.md``) and the
+    workspace path (``memory/MEMORY.md``, ``./SOUL.md``). Nothing else: no other folder.
+    """
+    base = text.strip().removeprefix("./")
+    folder, slash, rest = base.rpartition("/")
+    if slash and folder.casefold() != "memory":
+        return None
+    base = rest if rest.casefold().endswith(".md") else rest + ".md"
+    return FILE_NAMES.get(base[:-3].upper() + ".md")
 
 
 STARTER_TEXTS: dict[MemoryFileName, str] = {

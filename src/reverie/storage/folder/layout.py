@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from reverie.core.durable import DREAM_CURSOR as DURABLE_DREAM_CURSOR
 from reverie.core.durable import RELATIVE_PATHS
 from reverie.core.writable import SKILL_FILE
 from reverie.errors import ConfinementError, OutsideLinkError
@@ -40,7 +41,7 @@ MEMORY_DIR = "memory"
 MEMORY = RELATIVE_PATHS["MEMORY"]
 HISTORY = "memory/history.jsonl"
 CURSOR = "memory/.cursor"
-DREAM_CURSOR = "memory/.dream_cursor"
+DREAM_CURSOR = DURABLE_DREAM_CURSOR
 QUARANTINE = "memory/history.quarantine.jsonl"
 LEDGER = "memory/ledger.jsonl"
 SESSIONS = "sessions"

@@ -1,10 +1,10 @@
-"""The durable memory files: SOUL.md, USER.md and memory/MEMORY.md, addressed by name.
+"""The durable memory files of a folder: SOUL.md, USER.md and memory/MEMORY.md, by name.
 
-The set of names is closed (``MemoryFileName``); nothing here takes a free path, so no caller
-can reach another file through this class, and no read or write goes through a symlink leading
-outside the workspace (``layout.check_path``). Writes are atomic replaces. Each file starts with a
-short starter text that says what belongs in it; ``is_starter`` lets prompt assembly skip a
-file nobody has written to yet.
+The set of names is closed (``reverie.core.durable.MemoryFileName``); nothing here takes a
+free path, so no caller can reach another file through this class, and no read or write goes
+through a symlink leading outside the workspace (``layout.check_path``). Writes are atomic
+replaces. Each file starts with a short starter text that says what belongs in it;
+``is_starter`` lets prompt assembly skip a file nobody has written to yet.
 """
 
 from __future__ import annotations
