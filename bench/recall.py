@@ -51,9 +51,9 @@ from recalllib.devset import Conversation, build
 from recalllib.filler import fill, questions
 from reverie import Config, MemoryEngine, Message
 from reverie.config.settings import ModelConfig, PromptConfig, RecallConfig
+from reverie.core.durable import MemoryFileName
 from reverie.llm.tokens import default_counter
 from reverie.memory.recall import RankedSource, RecallOptions
-from reverie.storage.folder.memory_files import MemoryFileName
 
 WINDOWS = (4096, 8192)
 KEY = "bench:talk"

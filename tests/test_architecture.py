@@ -310,6 +310,35 @@ def workspace_violations(found: list[Edge]) -> list[str]:
     ]
 
 
+BACKENDS = ("reverie.storage.folder", "reverie.storage.postgres")
+
+# Modules outside storage/ that still import a backend's own modules, with why; the seam's
+# values live in core/ and its protocols in storage/ports. The list may only shrink.
+STILL_IMPORTS_A_BACKEND: dict[str, str] = {
+    "reverie": "the public API re-exports Workspace and SessionStore",
+    "reverie.engine.reads": "MemoryEngine.workspace, for tests and file tools",
+    "reverie.engine.owners.home": "an owners' home is a folder of workspaces (its lock folder)",
+    "reverie.engine.owners.database_home": "an owners' home on PostgreSQL opens its Database",
+    "reverie.engine.owners.database_tokens": "owners' tokens on PostgreSQL live in its Database",
+    "reverie.memory.doctor": "doctor names the folder's files and runs its link and SQLite checks",
+    "reverie.memory.ingest.guard": "ingest refuses a source inside the target folder's layout",
+    "reverie.memory.ingest.importers.nanobot": "reads a nanobot workspace folder (same layout)",
+    "reverie.memory.ingest.importers.reverie_sessions": "reads another reverie folder's sessions",
+    "reverie.memory.recall.dense.vectors": "dense recall's folder cache (SqliteVectorRows)",
+}
+
+
+def backend_imports(found: list[Edge]) -> list[str]:
+    """Modules outside storage/ that import from a backend package (not through the ports)."""
+    return sorted(
+        {
+            edge.source
+            for edge in found
+            if edge.target.startswith(BACKENDS) and _group(edge.source) != "storage"
+        }
+    )
+
+
 BACKEND_CLASSES = frozenset({"Workspace", "FileBackend", "PgBackend"})
 """The backends' own classes: only ``storage`` names them (DESIGN.md); above it, the ports."""
 BRANCH_TYPES = BACKEND_CLASSES | {"DreamStores"}
@@ -379,10 +408,14 @@ def _layout_paths() -> frozenset[str]:
 
 
 def path_violations(tree: Mapping[str, str], spelled: frozenset[str]) -> list[str]:
-    """Workspace paths are spelled once, in ``storage.folder.layout``; others use its names."""
+    """Workspace paths are spelled once, in ``storage.folder.layout``; others use its names.
+
+    The durable files' own paths are spelled in ``core.durable`` (every layer addresses the
+    files by name; the layout takes their paths from there).
+    """
     bad = []
     for module, text in tree.items():
-        if module == "reverie.storage.folder.layout":
+        if module in {"reverie.storage.folder.layout", "reverie.core.durable"}:
             continue
         docstrings = _docstrings(text)
         for node in _nodes(text):
@@ -469,6 +502,12 @@ def test_only_storage_names_a_backend_class() -> None:
     assert sorted(set(STILL_NAMES_A_BACKEND) - set(found)) == [], "paid off: drop the line"
 
 
+def test_only_storage_imports_a_backend_package() -> None:
+    found = backend_imports(edges(_real_tree()))
+    assert sorted(set(found) - set(STILL_IMPORTS_A_BACKEND)) == [], found
+    assert sorted(set(STILL_IMPORTS_A_BACKEND) - set(found)) == [], "paid off: drop the line"
+
+
 def test_the_product_never_imports_test_support() -> None:
     assert support_imports(edges(_real_tree())) == []
 
@@ -487,6 +526,12 @@ def test_the_rules_catch_a_violating_tree() -> None:
     ]
     assert layer_violations(edges({"reverie.storage.folder.x": "import reverie.llm.provider\n"}))
     assert unlayered({"reverie.gadgets": ""}) == ["gadgets"]
+    reaching = {
+        "reverie.memory.x": "from reverie.storage.folder.workspace import Workspace\n",
+        "reverie.storage.open": "from reverie.storage.postgres.backend import PgBackend\n",
+        "reverie.mcp.y": "from reverie.storage.ports import Stores\n",
+    }
+    assert backend_imports(edges(reaching)) == ["reverie.memory.x"]
     sideways = edges({"reverie.mcp.x": "from reverie.cli.render import out\n"})
     assert sibling_violations(sideways) == ["reverie.mcp.x:1 imports sibling reverie.cli.render"]
     typed_cycle = {

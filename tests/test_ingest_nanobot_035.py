@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from reverie.core.entries import HistoryEntry
 from reverie.memory.ingest.importers import detect, load
-from reverie.storage.folder.entries import HistoryEntry
 from reverie.storage.ports import Stores
 from tests.ingest.targets import Target
 

@@ -29,11 +29,11 @@ from typing import Any
 
 from dulwich.repo import Repo
 
+from reverie.core.entries import HistoryEntry
 from reverie.core.messages import Message
 from reverie.engine.facade import MemoryEngine
 from reverie.storage.folder.audit_commits import blob_at, first_parent, head_commit
 from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL
-from reverie.storage.folder.entries import HistoryEntry
 from soaklib.acks import Ack, message_hash, text_hash
 
 SHOWN = 20

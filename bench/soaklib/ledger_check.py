@@ -18,8 +18,9 @@ import bisect
 from dataclasses import dataclass, field
 
 from reverie.config.settings import DreamConfig
+from reverie.core.ledger import LedgerRecord
 from reverie.memory.dream.result import FAILED_OUTCOMES
-from reverie.storage.folder.ledger import Ledger, LedgerRecord
+from reverie.storage.folder.ledger import Ledger
 
 RUN_END = frozenset({"final", "completed", *FAILED_OUTCOMES})
 

@@ -16,6 +16,9 @@ from reverie.core.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
     from reverie.config.settings import Config
+    from reverie.core.audit import CommitDetail, CommitInfo, LineOrigin
+    from reverie.core.entries import HistoryEntry, TrimResult
+    from reverie.core.hits import SearchHit
     from reverie.core.messages import Message, ToolCall
     from reverie.core.screening import RejectedRule
     from reverie.core.session import ArchivedSummary, Session, SessionInfo
@@ -76,10 +79,6 @@ if TYPE_CHECKING:
     )
     from reverie.memory.recall import RecalledItem, RecallResult
     from reverie.memory.status import Status
-    from reverie.storage.folder.audit import CommitDetail, CommitInfo, LineOrigin
-    from reverie.storage.folder.entries import HistoryEntry
-    from reverie.storage.folder.history import TrimResult
-    from reverie.storage.folder.index import SearchHit
     from reverie.storage.folder.sessions_sqlite import SessionStore
     from reverie.storage.folder.workspace import Workspace
 
@@ -91,8 +90,8 @@ _WHERE: dict[str, str] = {
     "CalibratedCounter": "reverie.llm.tokens",
     "ChatReply": "reverie.llm.provider",
     "ChatRequest": "reverie.llm.provider",
-    "CommitDetail": "reverie.storage.folder.audit",
-    "CommitInfo": "reverie.storage.folder.audit",
+    "CommitDetail": "reverie.core.audit",
+    "CommitInfo": "reverie.core.audit",
     "CompactionResult": "reverie.memory.compaction.result",
     "Config": "reverie.config.settings",
     "ContextLengthExceededError": "reverie.errors",
@@ -104,13 +103,13 @@ _WHERE: dict[str, str] = {
     "ExactCounter": "reverie.llm.tokens",
     "ForgetPlan": "reverie.memory.provenance",
     "ForgetReport": "reverie.memory.provenance",
-    "HistoryEntry": "reverie.storage.folder.entries",
+    "HistoryEntry": "reverie.core.entries",
     "HistoryError": "reverie.errors",
     "IngestBusyError": "reverie.errors",
     "IngestReport": "reverie.memory.ingest.run",
     "InputError": "reverie.errors",
     "InputTooLargeError": "reverie.errors",
-    "LineOrigin": "reverie.storage.folder.audit",
+    "LineOrigin": "reverie.core.audit",
     "LineProvenance": "reverie.memory.provenance",
     "LockTimeoutError": "reverie.errors",
     "MalformedReplyError": "reverie.errors",
@@ -137,7 +136,7 @@ _WHERE: dict[str, str] = {
     "RevisionNotFoundError": "reverie.errors",
     "ScriptExhaustedError": "reverie.errors",
     "ScriptedProvider": "reverie.llm.scripted",
-    "SearchHit": "reverie.storage.folder.index",
+    "SearchHit": "reverie.core.hits",
     "Session": "reverie.core.session",
     "SessionError": "reverie.errors",
     "SessionImportError": "reverie.errors",
@@ -150,7 +149,7 @@ _WHERE: dict[str, str] = {
     "StoreUnsupportedError": "reverie.errors",
     "ToolCall": "reverie.core.messages",
     "ToolSchema": "reverie.llm.provider",
-    "TrimResult": "reverie.storage.folder.history",
+    "TrimResult": "reverie.core.entries",
     "TurnResult": "reverie.memory.agent",
     "Usage": "reverie.llm.provider",
     "WhyReport": "reverie.memory.provenance",

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from curationset import realchat, realchat_pools
 from curationset.judge import chatter_kind
 from curationset.model import Conversation
+from reverie.core.durable import MEMORY_FILE_NAMES
+from reverie.core.entries import HistoryEntry
 from reverie.core.messages import Message, Role
 from reverie.memory.modelfree import ModelFreeCurator, ModelFreeSummariser, render_facts
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES
 
 WHEN = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
 _KINDS = {**realchat_pools.EN_CHATTER, "request": realchat_pools.REQUESTS}

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from reverie.config.settings import Config, DreamConfig
+from reverie.core.ledger import LedgerRecord
 from reverie.core.messages import JSONObject, Message
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.engine.facade import MemoryEngine
-from reverie.storage.folder.ledger import LedgerRecord
 from soaklib.acks import AckWriter, message_hash, read_acks, text_hash
 from soaklib.checks import Report, check_cursors, check_entries, check_messages, check_quarantine
 from soaklib.ledger_check import check_ledger

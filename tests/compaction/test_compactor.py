@@ -237,7 +237,7 @@ def test_a_turn_appended_during_compaction_keeps_its_messages(workspace: Workspa
 def test_entries_are_dated_when_their_last_message_was_said(workspace: Workspace) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from reverie.storage.folder.entries import nanobot_timestamp
+    from reverie.core.entries import nanobot_timestamp
 
     compactor, _, _ = build(workspace, ScriptedProvider(*itertools.repeat(_facts, 10)))
     said = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

@@ -8,13 +8,9 @@ from pathlib import Path
 import pytest
 
 from reverie import Workspace
+from reverie.core.writable import canonical_writable, is_writable_path
 from reverie.errors import ConfinementError, DreamError
-from reverie.storage.folder.confine import (
-    canonical_writable,
-    is_writable_path,
-    resolve_readable,
-    resolve_writable,
-)
+from reverie.storage.folder.confine import resolve_readable, resolve_writable
 from reverie.storage.folder.layout import check_writable_on_disk
 
 ALLOWED = [

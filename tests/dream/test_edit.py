@@ -8,9 +8,9 @@ import pytest
 
 from reverie import EditError, LockTimeoutError, MemoryEngine
 from reverie.config.settings import Config, ModelConfig
+from reverie.core.audit import person_identity
 from reverie.errors import ConfinementError
 from reverie.memory.dream.edit import MAX_EDIT_CHARS, edit_file, text_sha256
-from reverie.storage.folder.audit_lines import person_identity
 from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL, write_journal
 from tests.conftest import StepClock
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from reverie import ChatReply, ChatRequest, MemoryEngine, Message, ScriptedProvider, Workspace
 from reverie.config.settings import Config, ModelConfig
+from reverie.core.ledger import LedgerRecord
 from reverie.core.token_estimate import EstimatingCounter, TokenCounter
 from reverie.errors import ModelHTTPError, ModelTimeoutError
 from reverie.llm.metered import Answered, CallFailed, MeteredModel
 from reverie.llm.provider import Usage
 from reverie.llm.tokens import CalibratedCounter, count_request
-from reverie.storage.folder.ledger import LedgerRecord
 
 REQUEST = ChatRequest(messages=(Message(role="user", content="what did we decide about tea?"),))
 

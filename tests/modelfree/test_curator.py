@@ -6,9 +6,9 @@ from datetime import date
 
 import pytest
 
+from reverie.core.durable import STARTER_TEXTS, MemoryFileName
+from reverie.core.entries import HistoryEntry
 from reverie.memory.modelfree import CurationResult, CuratorSettings, ModelFreeCurator, route
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.memory_files import STARTER_TEXTS, MemoryFileName
 
 TODAY = date(2026, 12, 1)
 

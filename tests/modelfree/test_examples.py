@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+from reverie.core.durable import MemoryFileName
+from reverie.core.entries import HistoryEntry
 from reverie.memory.ingest.importers import load
 from reverie.memory.modelfree import ModelFreeCurator, ModelFreeSummariser, render_facts
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.memory_files import MemoryFileName
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -12,11 +12,11 @@ from datetime import UTC, date, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reverie.core.durable import MemoryFileName
+from reverie.core.entries import HistoryEntry
 from reverie.core.messages import Message, ToolCall
 from reverie.memory.compaction.transcript import raw_fallback
 from reverie.memory.modelfree import ModelFreeCurator, ModelFreeSummariser, Summary
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.memory_files import MemoryFileName
 
 WHEN = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

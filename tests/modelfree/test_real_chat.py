@@ -10,10 +10,10 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from reverie.core.durable import MEMORY_FILE_NAMES
+from reverie.core.entries import HistoryEntry
 from reverie.core.messages import Message
 from reverie.memory.modelfree import ModelFreeCurator, extract_facts
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES
 
 WHEN = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
 TODAY = date(2026, 12, 1)

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from reverie.core.entries import BadLine
+from reverie.core.ledger import LedgerRecord
 from reverie.core.messages import Message, ToolCall
+from reverie.core.needles import Needle
+from reverie.core.provenance import EntrySource, MessageRef, Provenance
 from reverie.core.screening import RejectedRule
 from reverie.errors import ConfinementError, LockTimeoutError
 from reverie.llm.metered import ModelCall
 from reverie.storage.folder.backend import FileBackend
-from reverie.storage.folder.ledger import LedgerRecord
-from reverie.storage.folder.provenance_file import MessageRef, Provenance, SourceRef
-from reverie.storage.folder.quarantine import BadLine
-from reverie.storage.folder.scrub import Needle
 from reverie.storage.ports import (
     AuditPort,
     Backend,
@@ -313,7 +313,7 @@ def test_provenance_records_round_trip_and_are_replaced_whole(backend: Backend) 
     assert backend.provenance.read().records == {}
     at = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     records = Provenance()
-    source = SourceRef(
+    source = EntrySource(
         cursor=3,
         session_key="tg:a",
         time=at,
@@ -322,7 +322,7 @@ def test_provenance_records_round_trip_and_are_replaced_whole(backend: Backend) 
         messages=(MessageRef(index=1, role="user", time=at),),
     )
     records.note("USER.md", "- Lives in Porto", (source,), at)
-    records.note("USER.md", "- Plays the cello", (SourceRef(cursor=4),), at)
+    records.note("USER.md", "- Plays the cello", (EntrySource(cursor=4),), at)
     backend.provenance.write(records)
     assert backend.provenance.read() == records
     del records.records[("USER.md", "plays the cello")]

@@ -19,12 +19,12 @@ import pytest
 
 from reverie import ChatReply, ChatRequest, ScriptedProvider
 from reverie.config.settings import DreamConfig
+from reverie.core.durable import MemoryFileName
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.errors import ModelTimeoutError
 from reverie.llm.provider import Provider
 from reverie.memory.dream.runner import Dreamer
 from reverie.storage.folder.backend import FileBackend
-from reverie.storage.folder.memory_files import MemoryFileName
 from reverie.storage.ports import Backend
 from reverie.storage.postgres.backend import PgBackend
 from tests.dream.scripting import call, edit, tool_results, write

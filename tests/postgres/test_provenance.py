@@ -17,8 +17,8 @@ from typing import cast
 import pytest
 
 from reverie import MemoryEngine
-from reverie.storage.folder.quarantine import BadLine
-from reverie.storage.folder.redaction import FORGOTTEN
+from reverie.core.entries import BadLine
+from reverie.core.tombstones import FORGOTTEN
 from reverie.storage.postgres.backend import PgBackend
 from reverie.storage.postgres.database import Database
 from reverie.storage.postgres.schema import _TENANT_TABLES

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 
+from reverie.core.provenance import EntrySource, Provenance
 from reverie.errors import DatabaseError, SchemaVersionError
-from reverie.storage.folder.provenance_file import Provenance, SourceRef
 from reverie.storage.postgres import schema
 from reverie.storage.postgres.database import Database, Tenant, describe_url
 from reverie.storage.postgres.history import PgHistoryLog
@@ -118,7 +118,7 @@ def test_provenance_records_stay_inside_their_workspace(database: Database, tena
     other = database.tenant(f"{tenant.name}-prov", create=True)
     records = Provenance()
     at = datetime(2026, 11, 30, tzinfo=UTC)
-    records.note("USER.md", "- Lives in Porto", (SourceRef(cursor=1),), at)
+    records.note("USER.md", "- Lives in Porto", (EntrySource(cursor=1),), at)
     PgProvenance(tenant).write(records)
     assert PgProvenance(other).read().records == {}
     with other.transaction() as conn:

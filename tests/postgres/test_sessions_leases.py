@@ -90,7 +90,7 @@ def test_a_lost_lease_fences_off_the_commit(tenant: Tenant) -> None:
 def test_quarantined_lines_keep_their_bytes_and_place(tenant: Tenant) -> None:
     from pathlib import Path
 
-    from reverie.storage.folder.quarantine import BadLine
+    from reverie.core.entries import BadLine
     from reverie.storage.postgres.records import PgQuarantine
 
     quarantine = PgQuarantine(tenant)

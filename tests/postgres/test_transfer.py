@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from reverie.core.ledger import LedgerRecord
 from reverie.core.messages import Message, ToolCall
+from reverie.core.provenance import EntrySource, Provenance
 from reverie.core.screening import RejectedRule
 from reverie.errors import InputError
 from reverie.storage.folder.backend import FileBackend
-from reverie.storage.folder.ledger import LedgerRecord
-from reverie.storage.folder.provenance_file import Provenance, SourceRef
 from reverie.storage.ports import Backend
 from reverie.storage.postgres.backend import PgBackend
 from reverie.storage.transfer import transfer
@@ -44,7 +44,7 @@ def _fill(backend: Backend) -> None:
     backend.ledger.append(LedgerRecord(time=AT, job="dream", outcome="ok", model="m"))
     backend.rejections.append([RejectedRule(file="SOUL.md", rule="r", reason="why")], time=AT)
     records = Provenance()
-    records.note("USER.md", "- Lives in Porto", (SourceRef(cursor=5, session_key="tg:1"),), AT)
+    records.note("USER.md", "- Lives in Porto", (EntrySource(cursor=5, session_key="tg:1"),), AT)
     backend.provenance.write(records)
 
 

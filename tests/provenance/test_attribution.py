@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from reverie.core import provenance as provenance_values
+from reverie.core.entries import HistoryEntry
 from reverie.core.messages import Message
+from reverie.core.provenance import EntrySource, Provenance
 from reverie.memory.provenance.attribution import MAX_LINES, attribute
-from reverie.storage.folder import provenance_file
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.provenance_file import Provenance, ProvenanceFile, SourceRef
+from reverie.storage.folder.provenance_file import ProvenanceFile
 
 AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
@@ -26,8 +27,8 @@ def _messages(_key: str) -> list[Message]:
 
 def test_an_edit_carries_the_old_sources_and_a_move_keeps_them() -> None:
     provenance = Provenance()
-    provenance.note("USER.md", "- Lives in Porto", (SourceRef(cursor=1),), AT)
-    provenance.note("USER.md", "- Has a cat", (SourceRef(cursor=2),), AT)
+    provenance.note("USER.md", "- Lives in Porto", (EntrySource(cursor=1),), AT)
+    provenance.note("USER.md", "- Has a cat", (EntrySource(cursor=2),), AT)
     noted = attribute(
         provenance,
         old={"USER.md": "- Lives in Porto\n- Has a cat\n", "memory/MEMORY.md": ""},
@@ -60,7 +61,7 @@ def test_a_wholesale_rewrite_is_not_attributed(caplog: pytest.LogCaptureFixture)
 def test_the_sidecar_keeps_the_most_recent_records_past_its_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(provenance_file, "MAX_RECORDS", 2)
+    monkeypatch.setattr(provenance_values, "MAX_RECORDS", 2)
     provenance = Provenance()
     for minute in range(3):
         provenance.note("USER.md", f"- fact {minute}", (), AT.replace(minute=minute))
@@ -71,8 +72,8 @@ def test_the_sidecar_keeps_the_most_recent_records_past_its_bound(
 
 def test_a_supersession_unlike_the_old_line_is_paired_in_place_or_by_its_before() -> None:
     provenance = Provenance()
-    provenance.note("USER.md", "- I cycle 12 km to work every day", (SourceRef(cursor=1),), AT)
-    provenance.note("USER.md", "- Drinks espresso", (SourceRef(cursor=2),), AT)
+    provenance.note("USER.md", "- I cycle 12 km to work every day", (EntrySource(cursor=1),), AT)
+    provenance.note("USER.md", "- Drinks espresso", (EntrySource(cursor=2),), AT)
     attribute(
         provenance,
         old={"USER.md": "# User\n- I cycle 12 km to work every day\n- Drinks espresso\n"},

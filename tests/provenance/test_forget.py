@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from reverie import MemoryEngine, ScriptedProvider
-from reverie.storage.folder.redaction import FORGOTTEN
+from reverie.core.tombstones import FORGOTTEN
 from tests.conftest import StepClock
 from tests.dream.scripting import edit
 from tests.provenance.build import MOVE, PORTO, SISTER, bullets, converse, model_free, scripted

@@ -10,13 +10,13 @@ import anyio
 import pytest
 
 from reverie.core.messages import Message, ToolCall
+from reverie.core.tombstones import tombstone
 from reverie.serve.auth import ServeRefusedError, is_loopback, token_for
 from reverie.serve.chat_request import ChatCall
 from reverie.serve.leases import SessionLeases
 from reverie.serve.reconcile import RETRY_WINDOW, canonical_arguments, reconcile
 from reverie.serve.replay import completion, events
 from reverie.serve.stream import StreamedReply
-from reverie.storage.folder.redaction import tombstone
 
 
 def _user(text: str) -> Message:

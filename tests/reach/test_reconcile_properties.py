@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 from reverie.core.inbound import admit
 from reverie.core.messages import Message, ToolCall
+from reverie.core.tombstones import tombstone
 from reverie.serve.reconcile import reconcile
-from reverie.storage.folder.redaction import tombstone
 
 Kind = Literal["whole", "window", "new"]
 Outcome = Literal["answered", "failed", "lost"]

@@ -6,11 +6,12 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from reverie.core.hits import Candidate
+from reverie.core.refs import SourceRef, history_ref, message_ref, parse_ref
 from reverie.memory.recall.dates import DaySpan, resolve
 from reverie.memory.recall.items import ELLIPSIS, excerpt
 from reverie.memory.recall.ranking import RecallOptions, Signals, rank
 from reverie.memory.recall.terms import QueryTerms
-from reverie.storage.folder.index import Candidate, SourceRef, history_ref, message_ref, parse_ref
 
 TUESDAY = datetime(2026, 5, 12, 10, 0, tzinfo=UTC)
 

@@ -9,12 +9,12 @@ import pytest
 
 from reverie import Message
 from reverie.config.settings import Config, ModelConfig
+from reverie.core.hits import Candidate
 from reverie.engine.facade import MemoryEngine
 from reverie.memory.recall import RankedSource, RecallOptions, fuse
 from reverie.memory.recall.dates import without_dates
 from reverie.memory.recall.ranking import Ranked, Signals, rank
 from reverie.memory.recall.terms import QueryTerms
-from reverie.storage.folder.index import Candidate
 
 WINDOW = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))
 

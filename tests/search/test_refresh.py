@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from reverie import Message, Session, StorageError, Workspace
-from reverie.storage.folder.index import RefreshStats, SearchIndex
+from reverie.core.hits import RefreshStats
+from reverie.storage.folder.index import SearchIndex
 
 
 def _say(workspace: Workspace, key: str, text: str) -> int:

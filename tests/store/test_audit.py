@@ -15,8 +15,8 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from reverie import AuditError, CommitInfo, RevisionNotFoundError, Workspace
+from reverie.core.diff import DIFF_CAP_CHARS
 from reverie.storage.folder.audit import IDENTITY, SNAPSHOT_SUBJECT, TRACKED_PATHS, AuditRepo
-from reverie.storage.folder.audit_diff import DIFF_CAP_CHARS
 from reverie.storage.folder.locks import ProcessLock
 from tests.conftest import StepClock
 

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from reverie.storage.folder.audit_diff import (
+from reverie.core.audit import FileChange
+from reverie.core.diff import (
     AuditDiff,
-    FileChange,
     FileVersions,
     cap_diff,
     commit_body,

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reverie.storage.folder import entries
-from reverie.storage.folder.entries import HistoryEntry
+from reverie.core import entries
+from reverie.core.entries import HistoryEntry
 
 _TEXT = st.text(
     alphabet=st.characters(exclude_categories=()), max_size=200

@@ -11,17 +11,12 @@ import pytest
 
 from reverie import Workspace
 from reverie.core.messages import Message, ToolCall
+from reverie.core.needles import Needle, scrub_blob
+from reverie.core.provenance import EntrySource, LineRecord, MessageRef, Provenance, line_key
+from reverie.core.tombstones import FORGOTTEN
 from reverie.memory.provenance.pieces import Fact
-from reverie.storage.folder.provenance_file import (
-    LineRecord,
-    MessageRef,
-    Provenance,
-    ProvenanceFile,
-    SourceRef,
-    line_key,
-)
-from reverie.storage.folder.redaction import FORGOTTEN
-from reverie.storage.folder.scrub import Needle, scrub_blob, scrub_jsonl
+from reverie.storage.folder.provenance_file import ProvenanceFile
+from reverie.storage.folder.scrub import scrub_jsonl
 from tests.conftest import StepClock
 from tests.store.stored_sessions import stored_session_bytes
 
@@ -37,7 +32,7 @@ def test_line_key_drops_the_bullet_and_folds_case_and_spaces() -> None:
 def test_the_sidecar_round_trips_and_merges_sources(tmp_path: Path) -> None:
     file = ProvenanceFile(tmp_path / "p.json")
     provenance = Provenance()
-    source = SourceRef(
+    source = EntrySource(
         cursor=3,
         session_key="tg:1",
         time=AT,
@@ -46,7 +41,7 @@ def test_the_sidecar_round_trips_and_merges_sources(tmp_path: Path) -> None:
         messages=(MessageRef(index=2, role="user", time=AT),),
     )
     provenance.note("USER.md", "- Lives in Porto", (source,), AT)
-    provenance.note("USER.md", "- lives in porto", (SourceRef(cursor=5),), AT)
+    provenance.note("USER.md", "- lives in porto", (EntrySource(cursor=5),), AT)
     file.write(provenance)
     record = file.read().get("USER.md", "- Lives in Porto")
     assert record == LineRecord(
@@ -54,7 +49,7 @@ def test_the_sidecar_round_trips_and_merges_sources(tmp_path: Path) -> None:
         key="lives in porto",
         first=AT,
         updated=AT,
-        sources=(source, SourceRef(cursor=5)),
+        sources=(source, EntrySource(cursor=5)),
     )
 
 

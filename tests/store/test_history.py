@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from reverie import CursorError, HistoryEntry, Workspace
-from reverie.storage.folder.entries import (
+from reverie.core.entries import (
     HARD_CAP_CHARS,
     EntryFormatError,
     strip_reasoning,

@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from reverie import Workspace
-from reverie.storage.folder.ledger import LedgerRecord
+from reverie.core.ledger import LedgerRecord
 
 
 def _record(job: str, tokens_in: int, outcome: str = "ok") -> LedgerRecord:

@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reverie import Workspace
-from reverie.storage.folder.session_keys import is_stem, key_to_stem, lock_name, stem_to_key
+from reverie.core.session import lock_name
+from reverie.storage.folder.session_keys import is_stem, key_to_stem, stem_to_key
 
 HOSTILE_KEYS = [
     "telegram:12345",

@@ -14,10 +14,10 @@ from reverie import (
     WorkspaceFormatError,
     WorkspaceMissingError,
 )
+from reverie.core.durable import STARTER_TEXTS
 from reverie.core.messages import Message
 from reverie.engine.facade import MemoryEngine
 from reverie.storage.folder.atomic import atomic_write, sweep_temp_files, temp_path_for
-from reverie.storage.folder.memory_files import STARTER_TEXTS
 from tests.conftest import StepClock
 
 

@@ -199,7 +199,7 @@ def test_a_sessions_database_linked_outside_is_never_written(tmp_path: Path, out
 
 
 def test_a_ledger_linked_after_open_is_never_appended_to(tmp_path: Path, outside: Path) -> None:
-    from reverie.storage.folder.ledger import LedgerRecord
+    from reverie.core.ledger import LedgerRecord
 
     root = _fresh(tmp_path)
     workspace = Workspace.open(root)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from reverie import MemoryEngine, Message
 from reverie.config.settings import Config, ModelConfig
-from reverie.storage.folder.ledger import LedgerRecord
+from reverie.core.ledger import LedgerRecord
 
 HOSTILE_LINE = '- Zoe wrote <script>document.title="pwned"</script> in a note'
 START = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)

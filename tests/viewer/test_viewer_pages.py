@@ -10,7 +10,7 @@ import pytest
 from starlette.responses import RedirectResponse
 
 from reverie import MemoryEngine
-from reverie.storage.folder.entries import HistoryEntry
+from reverie.core.entries import HistoryEntry
 from reverie.viewer import RunningViewer, changes, overview, reading, timeline
 from reverie.viewer.app import local_person
 from reverie.viewer.chart import day_chart

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from reverie.adapters.generations import current_key, next_key
 from reverie.config.extras import install_hint
+from reverie.core.durable import FILE_NAMES
 from reverie.core.messages import Message
 from reverie.engine.results import describe_hit
 from reverie.errors import ReverieError
@@ -53,12 +54,10 @@ except ImportError as missing:  # pragma: no cover (the dev install has it)
 if TYPE_CHECKING:
     from reverie.core.messages import JSONObject, Role
     from reverie.engine.facade import MemoryEngine
-    from reverie.storage.folder.memory_files import MemoryFileName
 
 T = TypeVar("T")
 PREFIX = "pydantic_ai:"
 KEPT = "pydantic_ai_message"
-FILES: dict[str, MemoryFileName] = {"SOUL.md": "SOUL", "USER.md": "USER", "MEMORY.md": "MEMORY"}
 
 
 class ReverieHistory:
@@ -119,7 +118,7 @@ def memory_tools(memory: MemoryEngine) -> FunctionToolset[Any]:
         Args:
             file: which file.
         """
-        return memory.read_memory(FILES[file])  # pydantic-ai refused any other name already
+        return memory.read_memory(FILE_NAMES[file])  # pydantic-ai refused any other name already
 
     def remember(text: str) -> str:
         """Keep a fact for later conversations (curated into the durable files now).

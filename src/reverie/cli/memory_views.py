@@ -17,10 +17,10 @@ from reverie.cli.render import commit_mode, one_line, when
 
 if TYPE_CHECKING:
     # Types only: ``status`` renders without importing dream's runner or git (dulwich).
+    from reverie.core.audit import CommitDetail, CommitInfo, FileChange
+    from reverie.core.ledger import JobTotals, LedgerSummary
     from reverie.engine.maintenance import MaintenancePass
     from reverie.memory.dream.result import DreamResult
-    from reverie.storage.folder.audit import CommitDetail, CommitInfo, FileChange
-    from reverie.storage.folder.ledger import JobTotals, LedgerSummary
 
 
 def dream_line(result: DreamResult) -> Text:

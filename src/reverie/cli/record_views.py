@@ -13,12 +13,12 @@ from rich.table import Table
 from rich.text import Text
 
 from reverie.cli.render import one_line, snippet, when
+from reverie.core.entries import HistoryEntry
+from reverie.core.hits import SearchHit
 from reverie.core.marks import without_marks
 from reverie.core.session import Session, SessionInfo
 from reverie.memory.compaction.result import CompactionResult
 from reverie.memory.doctor import DoctorReport
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.index import SearchHit
 
 
 def key_column(table: Table, name: str, values: Sequence[str], *, style: str = "") -> None:

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 import typer
 
 from reverie.cli.render import when
-from reverie.storage.folder.memory_files import RELATIVE_PATHS
+from reverie.core.durable import RELATIVE_PATHS
 
 if TYPE_CHECKING:
+    from reverie.core.ledger import JobTotals
     from reverie.memory.status import Status
-    from reverie.storage.folder.ledger import JobTotals
 
 
 def status_rows(status: Status) -> list[tuple[str, str]]:

@@ -1,4 +1,4 @@
-"""Values the search index hands out: one hit, and what a refresh did.
+"""Values the search index hands out: one hit, a candidate for recall, and what a refresh did.
 
 A hit names its source precisely enough to fetch the whole item: a history entry by its
 cursor, a session message by its session key and index (``Session.messages[index]``, valid
@@ -73,3 +73,28 @@ class RefreshStats:
         return any(
             (self.history_added, self.history_removed, self.messages_added, self.messages_removed)
         )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Candidate:
+    """One matching item with its whole indexed text.
+
+    Attributes:
+        kind: ``"history"`` or ``"message"``.
+        score: BM25 on its own text plus the weighted BM25 on its context; higher is better.
+        text: the item's indexed text (up to 64,000 characters).
+        timestamp: when it was written (None when unknown).
+        session_key: its session (for a history entry, the session it came from, if known).
+        cursor: a history entry's cursor.
+        message_index: a message's index in its session.
+        role: a message's role.
+    """
+
+    kind: SourceKind
+    score: float
+    text: str
+    timestamp: datetime | None
+    session_key: str | None
+    cursor: int | None
+    message_index: int | None
+    role: str | None

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from datetime import datetime
 
 SCREENED_FILE = "SOUL.md"
 """The file whose lines are rules: screened strictest (any address is refused)."""
@@ -249,3 +250,11 @@ def screen_line(path: str, line: str) -> str | None:
 def screen_rule(line: str) -> str | None:
     """Return why ``line`` may not become a rule in SOUL.md, or None when it may."""
     return screen_line(SCREENED_FILE, line)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordedRejection:
+    """One refused rule and when it was refused."""
+
+    time: datetime
+    rule: RejectedRule

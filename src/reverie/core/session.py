@@ -14,12 +14,14 @@ instead of hiding history). This module does no I/O and does not log.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from reverie.core.clock import require_aware
+from reverie.core.inbound import check_session_key
 from reverie.errors import InputError
 
 if TYPE_CHECKING:
@@ -102,3 +104,8 @@ def safe_mark(mark: object, message_count: int) -> int | None:
     if 0 <= mark <= message_count:
         return mark
     return None
+
+
+def lock_name(key: str) -> str:
+    """Return a short, fixed-length lock file stem for ``key`` (locks need not be reversible)."""
+    return "session-" + hashlib.sha256(check_session_key(key).encode("utf-8")).hexdigest()[:32]

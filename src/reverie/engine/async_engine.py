@@ -31,6 +31,11 @@ from reverie.engine.results import (
 from reverie.memory.dream.edit import EDIT_LOCK_TIMEOUT
 
 if TYPE_CHECKING:
+    from reverie.core.audit import AuditIntegrity, CommitDetail, CommitInfo, LineOrigin
+    from reverie.core.durable import MemoryFileName
+    from reverie.core.entries import HistoryEntry
+    from reverie.core.hits import SearchHit
+    from reverie.core.ledger import LedgerSummary
     from reverie.core.session import Session, SessionInfo
     from reverie.engine.dense_choice import Dense
     from reverie.llm.provider import Provider, ToolSchema
@@ -45,12 +50,6 @@ if TYPE_CHECKING:
     from reverie.memory.recall import RecallResult
     from reverie.memory.session_secrets import SessionsRedacted
     from reverie.memory.status import Status
-    from reverie.storage.folder.audit import CommitDetail, CommitInfo, LineOrigin
-    from reverie.storage.folder.audit_integrity import AuditIntegrity
-    from reverie.storage.folder.entries import HistoryEntry
-    from reverie.storage.folder.index import SearchHit
-    from reverie.storage.folder.ledger import LedgerSummary
-    from reverie.storage.folder.memory_files import MemoryFileName
     from reverie.storage.open import Opened
 
 

@@ -16,11 +16,10 @@ from reverie.engine.reads import MemoryReads
 from reverie.memory.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file, restore
 
 if TYPE_CHECKING:
+    from reverie.core.audit import AuditIntegrity, CommitInfo
     from reverie.memory.provenance.forget import ForgetReport
     from reverie.memory.recall.dense.retriever import DenseRetriever
     from reverie.memory.session_secrets import SessionsRedacted
-    from reverie.storage.folder.audit import CommitInfo
-    from reverie.storage.folder.audit_integrity import AuditIntegrity
     from reverie.storage.ports import IndexPort
 
 

@@ -56,6 +56,7 @@ from reverie.storage.open import Opened, open_backend
 
 if TYPE_CHECKING:
     # Processes are imported where they run: a command that needs few does not pay for the rest.
+    from reverie.core.hits import SearchHit
     from reverie.core.messages import JSONValue
     from reverie.core.session import Session
     from reverie.core.token_estimate import TokenCounter
@@ -66,7 +67,6 @@ if TYPE_CHECKING:
     from reverie.memory.ingest.run import IngestReport, Progress
     from reverie.memory.recall import RecallResult
     from reverie.memory.status import Status
-    from reverie.storage.folder.index import SearchHit
     from reverie.storage.ports import Backend, IndexPort, RawTranscriptsPort
 
 Mode = Literal["model", "model-free"]

@@ -10,23 +10,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reverie.core.durable import RELATIVE_PATHS, MemoryFileName
 from reverie.core.inbound import check_limit, check_session_key
+from reverie.core.writable import canonical_writable
 from reverie.errors import StoreUnsupportedError
-from reverie.storage.folder.confine import canonical_writable
-from reverie.storage.folder.memory_files import RELATIVE_PATHS, MemoryFileName
 from reverie.storage.folder.workspace import Workspace
 
 if TYPE_CHECKING:
     # Provenance (why, forget's plan) is imported where it runs; the audit types come with
     # dulwich, which a read that never touches git does not import.
     from reverie.config.settings import Config
+    from reverie.core.audit import CommitDetail, CommitInfo, LineOrigin
+    from reverie.core.entries import HistoryEntry
+    from reverie.core.ledger import LedgerSummary
     from reverie.core.session import Session, SessionInfo
     from reverie.memory.doctor import DoctorReport
     from reverie.memory.provenance.plan import ForgetPlan
     from reverie.memory.provenance.why import WhyReport
-    from reverie.storage.folder.audit import CommitDetail, CommitInfo, LineOrigin
-    from reverie.storage.folder.entries import HistoryEntry
-    from reverie.storage.folder.ledger import LedgerSummary
     from reverie.storage.ports import Backend, RawTranscriptsPort
 
 

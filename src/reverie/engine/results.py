@@ -15,11 +15,11 @@ from reverie.core.messages import JSONValue, Message
 
 if TYPE_CHECKING:
     # Types only: importing the prompt, recall and search modules is for the code using them.
+    from reverie.core.hits import SearchHit
     from reverie.memory.compaction.result import CompactionResult
     from reverie.memory.dream.result import DreamResult
     from reverie.memory.prompt import AssembledPrompt
     from reverie.memory.recall import RecalledItem
-    from reverie.storage.folder.index import SearchHit
 
 MessageLike = Message | Mapping[str, JSONValue]
 """A ``Message``, or its chat-completions JSON form (as most agent frameworks hold it)."""

@@ -16,8 +16,8 @@ import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
+from reverie.core.durable import MEMORY_FILE_NAMES, MemoryFileName
 from reverie.engine.facade import MemoryEngine
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, MemoryFileName
 
 URI_PREFIX = "reverie://memory/"
 FILE_TITLES: dict[MemoryFileName, tuple[str, str]] = {

@@ -26,11 +26,11 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from typing_extensions import TypedDict
 
+from reverie.core.durable import MEMORY_FILE_NAMES, MemoryFileName
 from reverie.engine.facade import MemoryEngine
 from reverie.mcp.resources import FILE_TITLES, FileWatch, uri
 from reverie.mcp.tools import CURATES, TOOL_TABLE, Lend, MemoryTools, async_tool_errors, lend_one
 from reverie.memory.dream.result import DreamResult
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, MemoryFileName
 
 INSTRUCTIONS = (
     "reverie is this user's long-term memory. Search it (search_memory) before answering "

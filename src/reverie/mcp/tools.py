@@ -38,24 +38,17 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs it for nested types below 3.12
 
+from reverie.core.durable import FILE_NAMES, MemoryFileName, durable_name
+from reverie.core.hits import SearchHit
 from reverie.core.json_data import jsonable
 from reverie.core.messages import Message, MessageFormatError
 from reverie.core.session import is_internal
 from reverie.engine.facade import MemoryEngine
 from reverie.errors import ReverieError
-from reverie.storage.folder.index import SearchHit
-from reverie.storage.folder.layout import MEMORY_DIR
-from reverie.storage.folder.memory_files import MemoryFileName
 
 DEFAULT_SESSION = "mcp:default"
 """Where ``remember`` and ``record`` write unless the client names a session."""
 
-FILE_NAMES: dict[str, MemoryFileName] = {
-    "SOUL.md": "SOUL",
-    "USER.md": "USER",
-    "MEMORY.md": "MEMORY",
-}
-"""The durable files a client may read, by the name the schema offers."""
 
 PERSON_NOTES_OFF = (
     "an MCP client's words are kept as its own, not the person's: the person's words come "
@@ -300,13 +293,10 @@ def durable_file(file: str) -> tuple[str, MemoryFileName]:
     Raises:
         ToolError: it names none of the three.
     """
-    base = file.strip().removeprefix("./").removeprefix(MEMORY_DIR + "/")
-    base = base if base.endswith(".md") else base + ".md"
-    key = base[:-3].upper() + ".md"
-    name = FILE_NAMES.get(key)
-    if name is None or "/" in base:
+    name = durable_name(file)
+    if name is None:
         raise ToolError(f"unknown file {file!r}: use one of {', '.join(sorted(FILE_NAMES))}")
-    return key, name
+    return next(shown for shown, known in FILE_NAMES.items() if known == name), name
 
 
 def _hit(hit: SearchHit) -> Hit:

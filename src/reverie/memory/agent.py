@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from reverie.config.settings import ModelConfig
 from reverie.core.clock import Clock
+from reverie.core.durable import MEMORY_FILE_NAMES
 from reverie.core.inbound import redact_message
 from reverie.core.messages import Message, ToolCall
 from reverie.errors import ContextLengthExceededError
@@ -27,7 +28,6 @@ from reverie.llm.provider import ChatReply, ChatRequest, Provider, ToolSchema
 from reverie.memory.compaction.compactor import Compactor
 from reverie.memory.compaction.result import CompactionResult
 from reverie.memory.prompt import PromptAssembler
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES
 from reverie.storage.ports import AgentStores
 
 if TYPE_CHECKING:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from reverie.core.durable import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.core.findings import DoctorReport, Finding
 from reverie.core.redact import find_kinds
 from reverie.core.screening import screen_line
@@ -38,7 +39,6 @@ from reverie.memory.ingest.guard import MARKER, interrupted_problem
 from reverie.memory.session_secrets import session_secrets
 from reverie.storage.folder import layout
 from reverie.storage.folder.doctor_checks import link_findings, sqlite_damage
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.storage.ports import DoctorStores
 
 __all__ = ["DoctorReport", "Finding", "examine", "examine_links", "sqlite_damage"]

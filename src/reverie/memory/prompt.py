@@ -54,6 +54,8 @@ from functools import partial
 
 from reverie.config.settings import PromptConfig
 from reverie.core.clock import wall_clock
+from reverie.core.durable import RELATIVE_PATHS, starter_only
+from reverie.core.entries import HistoryEntry
 from reverie.core.marks import without_marks
 from reverie.core.messages import Message
 from reverie.core.session import Session, is_internal
@@ -64,8 +66,6 @@ from reverie.memory.recall import Carried, Recaller, RecallResult
 from reverie.memory.recall.durable import DurableFile, fit_durable, summary_within
 from reverie.memory.recall.items import fenced, quoted
 from reverie.prompts import load
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.memory_files import RELATIVE_PATHS, starter_only
 from reverie.storage.ports import PromptStores
 
 DATA_NOTE = (

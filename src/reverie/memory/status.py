@@ -12,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from reverie.core.durable import MEMORY_FILE_NAMES, FileSize
+from reverie.core.ledger import JobTotals
+from reverie.core.screening import RecordedRejection
 from reverie.core.session import is_internal
 from reverie.errors import CursorError, ReverieError, StorageError
 from reverie.memory.dream.outlook import DreamOutlook
 from reverie.memory.dream.schedule import Decision
 from reverie.memory.dream.state import DreamState
-from reverie.storage.folder.ledger import JobTotals
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, FileSize
-from reverie.storage.folder.rejections import RecordedRejection
 from reverie.storage.ports import Stores
 
 NO_DREAM = Decision(run=False, trigger=None, reason="dream does not run on these stores")

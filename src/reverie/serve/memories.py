@@ -38,6 +38,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from reverie.core.durable import FILE_NAMES
 from reverie.core.json_data import jsonable
 from reverie.core.messages import JSONObject, JSONValue
 from reverie.core.session import is_internal
@@ -48,10 +49,8 @@ from reverie.serve.gate import Gate
 from reverie.serve.memories_schema import schema
 from reverie.serve.proxy import admit, error_response
 from reverie.serve.upstream import error_body
-from reverie.storage.folder.memory_files import MemoryFileName
 
 T = TypeVar("T")
-FILES: dict[str, MemoryFileName] = {"SOUL.md": "SOUL", "USER.md": "USER", "MEMORY.md": "MEMORY"}
 REMEMBER_SESSION = "api:memories"
 BULLETS = "-*+ \t"
 
@@ -164,11 +163,11 @@ class MemoriesRoutes:
     @staticmethod
     def _file(request: Request, _body: JSONObject | None) -> Callable[[MemoryEngine], JSONObject]:
         file = request.path_params["file"]
-        name = FILES.get(file)
+        name = FILE_NAMES.get(file)
         if name is None:
             raise RefusedError(
                 404,
-                f"unknown file {file!r}: use one of {sorted(FILES)}",
+                f"unknown file {file!r}: use one of {sorted(FILE_NAMES)}",
                 param="file",
                 code="unknown_file",
             )

@@ -69,8 +69,8 @@ from datetime import datetime, timedelta
 
 from reverie.core.inbound import clean_text, redact_message, valid_json
 from reverie.core.messages import JSONValue, Message
+from reverie.core.tombstones import FORGOTTEN
 from reverie.errors import InputError
-from reverie.storage.folder.redaction import FORGOTTEN
 
 INSTRUCTION_ROLES = ("system", "developer")
 """Roles that carry instructions for this request only: forwarded, never recorded."""
@@ -140,7 +140,7 @@ def _number(text: str) -> float | int:
 
 
 def is_tombstone(message: Message) -> bool:
-    """True for a session message ``forget`` replaced (``reverie.storage.folder.redaction``)."""
+    """True for a session message ``forget`` replaced (``reverie.core.tombstones``)."""
     return message.content == FORGOTTEN and all(c.arguments == "{}" for c in message.tool_calls)
 
 

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reverie.core.durable import MEMORY_FILE_NAMES
+from reverie.core.entries import HistoryEntry
 from reverie.errors import InputError
 from reverie.storage.folder.backend import FileBackend
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES
 from reverie.storage.ports import Backend
 from reverie.storage.postgres.backend import PgBackend
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from starlette.responses import RedirectResponse
 
+from reverie.core.audit import CommitInfo
 from reverie.errors import ConfinementError, EditError, LockTimeoutError, RevisionNotFoundError
 from reverie.memory.dream.edit import text_sha256
-from reverie.storage.folder.audit import CommitInfo
 from reverie.viewer.diffview import parse, side_by_side, unified
 from reverie.viewer.layout import View, page
 from reverie.viewer.markup import Html, join, stamp, tag

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from reverie.storage.folder.ledger import JobTotals
+from reverie.core.ledger import JobTotals
 from reverie.viewer.markup import Html, tag
 
 WIDTH = 420

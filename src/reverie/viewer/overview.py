@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from reverie.core.audit import LineOrigin
+from reverie.core.durable import RELATIVE_PATHS
 from reverie.memory.status import Status
-from reverie.storage.folder.audit import LineOrigin
-from reverie.storage.folder.memory_files import RELATIVE_PATHS
 from reverie.viewer.chart import day_chart
 from reverie.viewer.forgetting import forget_form
 from reverie.viewer.layout import View, page

@@ -9,10 +9,10 @@ with the compacted part marked: those messages live on in history, the rest is r
 
 from __future__ import annotations
 
+from reverie.core.entries import HistoryEntry
+from reverie.core.hits import SNIPPET_CLOSE, SNIPPET_OPEN, SearchHit
 from reverie.core.marks import without_marks
 from reverie.core.messages import Message
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.index import SNIPPET_CLOSE, SNIPPET_OPEN, SearchHit
 from reverie.viewer.layout import View, page
 from reverie.viewer.markup import Html, join, stamp, tag
 from reverie.viewer.timeline import KIND_LABELS, entry_time

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
+from reverie.core.audit import CommitInfo
+from reverie.core.entries import HistoryEntry
 from reverie.core.marks import without_marks
-from reverie.storage.folder.audit import CommitInfo
-from reverie.storage.folder.entries import HistoryEntry
 from reverie.viewer.layout import View, page
 from reverie.viewer.markup import Html, in_utc, join, stamp, tag
 

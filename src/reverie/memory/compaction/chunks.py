@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from reverie.core.entries import truncate
 from reverie.core.messages import Message
 from reverie.core.token_estimate import TokenCounter
 from reverie.memory.compaction.attempt import Summariser, Summary, SummaryFailure, SummaryOutcome
 from reverie.memory.compaction.transcript import render_message
-from reverie.storage.folder.entries import truncate
 
 SUMMARY_NAME = "summary"
 """The ``name`` of a system message that carries an earlier summary to be merged."""

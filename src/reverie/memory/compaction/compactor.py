@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from reverie.config.settings import CompactionConfig
-from reverie.core.session import Session
+from reverie.core.entries import HistoryEntry
+from reverie.core.session import Session, lock_name
 from reverie.core.token_estimate import TokenCounter
 from reverie.core.turns import last_safe_cut, pick_cut, turn_boundaries, unsafe_cuts
 from reverie.llm.provider import ToolSchema
@@ -38,8 +39,6 @@ from reverie.memory.compaction.chunks import ChunkSummariser
 from reverie.memory.compaction.result import CompactionResult, Outcome
 from reverie.memory.compaction.transcript import raw_fallback
 from reverie.memory.prompt import AssembledPrompt, PromptAssembler
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.session_keys import lock_name
 from reverie.storage.ports import SessionLogStores
 
 logger = logging.getLogger(__name__)

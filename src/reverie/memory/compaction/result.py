@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from reverie.storage.folder.entries import HistoryEntry
+from reverie.core.entries import HistoryEntry
 
 Outcome = Literal[
     "not_needed", "no_cut", "nothing_noteworthy", "summarised", "raw_fallback", "busy"

@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reverie.config.settings import ModelConfig
+from reverie.core.entries import strip_reasoning
 from reverie.core.messages import Message
 from reverie.llm.metered import CallFailed, MeteredModel
 from reverie.llm.provider import ChatReply, ChatRequest
 from reverie.memory.compaction.attempt import NOTHING, Summary, SummaryFailure, SummaryOutcome
 from reverie.memory.compaction.transcript import render
 from reverie.prompts import fence, load
-from reverie.storage.folder.entries import strip_reasoning
 
 SUMMARY_OUTPUT_TOKENS = 3_000
 """Output tokens asked for one summary (the entry cap is 8,000 chars, about 2,000 tokens)."""

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reverie.core.clock import wall_clock
+from reverie.core.entries import truncate
 from reverie.core.messages import Message
-from reverie.storage.folder.entries import truncate
 
 TOOL_ARGUMENT_CAP = 600
 """Characters of a tool call's arguments shown to the summariser."""

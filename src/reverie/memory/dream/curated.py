@@ -13,11 +13,11 @@ from datetime import date
 from typing import Final
 
 from reverie.config.settings import DreamConfig
+from reverie.core.durable import MEMORY_FILE_NAMES, RELATIVE_PATHS
+from reverie.core.entries import HistoryEntry
 from reverie.core.messages import Message
 from reverie.memory.dream.loop import LoopResult
 from reverie.memory.dream.staging import Staging
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 
 MODEL_FREE: Final = "model-free"
 

@@ -29,15 +29,15 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from reverie.core.durable import RELATIVE_PATHS
+from reverie.core.writable import canonical_writable
 from reverie.errors import EditError
 from reverie.memory.dream.rewind import check_rewind
-from reverie.storage.folder.confine import canonical_writable
-from reverie.storage.folder.memory_files import RELATIVE_PATHS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from reverie.storage.folder.audit import CommitInfo
+    from reverie.core.audit import CommitInfo
     from reverie.storage.ports import DreamStores
 
 MAX_EDIT_CHARS = 64_000
@@ -125,7 +125,7 @@ def edit_file(
     """
     canonical = canonical_writable(path)
     new_text = clean_edit(text, canonical)
-    from reverie.storage.folder.audit_lines import person_identity  # noqa: PLC0415 (dulwich: on use)
+    from reverie.core.audit import person_identity  # noqa: PLC0415 (dulwich: on use)
 
     person_identity(author)  # refuse a bad name before anything is written
     with hold_dream(stores, timeout=timeout):

@@ -21,7 +21,7 @@ from reverie.memory.dream.schedule import Decision, Pending, Schedule
 from reverie.memory.dream.state import DreamState
 
 if TYPE_CHECKING:
-    from reverie.storage.folder.entries import HistoryEntry
+    from reverie.core.entries import HistoryEntry
     from reverie.storage.ports import Stores
 
 

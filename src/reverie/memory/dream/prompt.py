@@ -31,15 +31,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from reverie import prompts
+from reverie.core.entries import truncate
 from reverie.core.messages import Message
+from reverie.core.writable import FIXED_WRITABLE
 from reverie.errors import ConfinementError, StorageError
-from reverie.storage.folder.confine import FIXED_WRITABLE
-from reverie.storage.folder.entries import truncate
 
 if TYPE_CHECKING:
     from reverie.config.settings import DreamConfig
+    from reverie.core.entries import HistoryEntry
     from reverie.memory.dream.staging import Staging
-    from reverie.storage.folder.entries import HistoryEntry
     from reverie.storage.ports import DreamFilesPort, PromptStores
 
 logger = logging.getLogger(__name__)

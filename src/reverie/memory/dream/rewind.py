@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reverie.core.cursors import parse_cursor_text
+from reverie.core.durable import DREAM_CURSOR
 from reverie.errors import RestoreWouldLoseError
-from reverie.storage.folder import layout
-from reverie.storage.folder.cursors import parse_cursor_text
 from reverie.storage.ports import Stores
 
-DREAM_CURSOR_PATH = layout.DREAM_CURSOR
+DREAM_CURSOR_PATH = DREAM_CURSOR
 
 
 def trimmed_gap(workspace: Stores, rev: str) -> tuple[int, int] | None:

@@ -47,6 +47,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from reverie.config.settings import DreamConfig
+from reverie.core.ledger import LedgerRecord
 from reverie.errors import DreamError, LockTimeoutError
 from reverie.llm.metered import MeteredModel
 from reverie.llm.tokens import default_counter
@@ -62,15 +63,14 @@ from reverie.memory.dream.state import DreamState, DreamStateText
 from reverie.memory.dream.tools import DreamTools
 from reverie.memory.dream.transcript import keep_transcript
 from reverie.memory.provenance.record import note_changes
-from reverie.storage.folder.ledger import LedgerRecord
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from reverie.core.audit import CommitInfo
+    from reverie.core.entries import HistoryEntry
     from reverie.core.token_estimate import TokenCounter
     from reverie.llm.provider import Provider
-    from reverie.storage.folder.audit_commits import CommitInfo
-    from reverie.storage.folder.entries import HistoryEntry
     from reverie.storage.ports import DreamStores
 
 logger = logging.getLogger(__name__)

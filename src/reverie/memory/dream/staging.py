@@ -20,8 +20,8 @@ import difflib
 from typing import TYPE_CHECKING
 
 from reverie.core.screening import RejectedRule
+from reverie.core.writable import FIXED_WRITABLE, canonical_writable
 from reverie.errors import ConfinementError, StorageError
-from reverie.storage.folder.confine import FIXED_WRITABLE, canonical_writable
 
 if TYPE_CHECKING:
     from reverie.storage.ports import DreamFilesPort

@@ -25,11 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from reverie.core.writable import canonical_writable
 from reverie.errors import ConfinementError, PatchError, StorageError
 from reverie.memory.dream.patch import apply_patch
 from reverie.memory.dream.staging import Staging, unified_diff
 from reverie.memory.dream.tool_specs import TOOL_SPECS
-from reverie.storage.folder.confine import canonical_writable
 
 MAX_FILE_CHARS = 64_000
 MAX_READ_CHARS = 64_000

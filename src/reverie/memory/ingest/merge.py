@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
+from reverie.core.durable import MEMORY_FILE_NAMES, RELATIVE_PATHS
+from reverie.core.entries import prepared_content
 from reverie.core.inbound import clean_text
-from reverie.storage.folder.entries import prepared_content
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 
 if TYPE_CHECKING:
     from reverie.memory.ingest.importers import ImportedWorkspace

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from reverie.storage.folder.memory_files import MemoryFileName
+from reverie.core.durable import MemoryFileName
 
 Action = Literal["add", "merge", "replace", "expire"]
 

@@ -34,6 +34,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, timedelta
 
+from reverie.core.durable import MEMORY_FILE_NAMES, MemoryFileName
+from reverie.core.entries import HistoryEntry
 from reverie.memory.modelfree.changes import (
     CurationResult,
     CuratorChange,
@@ -55,8 +57,6 @@ from reverie.memory.modelfree.similarity import fact_tokens, jaccard, normalise,
 from reverie.memory.modelfree.slots import slot_of
 from reverie.memory.modelfree.summariser import extract_from
 from reverie.memory.modelfree.transcript import parse_transcript
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, MemoryFileName
 
 # The settings and result types live in ``changes``; callers may import them from here too.
 __all__ = [

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from reverie.storage.folder.memory_files import STARTER_TEXTS, MemoryFileName
+from reverie.core.durable import STARTER_TEXTS, MemoryFileName
 
 _BULLET = re.compile(r"^[-*] (?P<text>\S.*?)\s*$")
 

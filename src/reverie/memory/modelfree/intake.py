@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from reverie.core.durable import MemoryFileName
 from reverie.core.marks import Mark
 from reverie.core.redact import contains_secret
 from reverie.memory.modelfree.chatter import content_words, is_social
@@ -37,7 +38,6 @@ from reverie.memory.modelfree.phrasing import unresolved
 from reverie.memory.modelfree.routing import route
 from reverie.memory.modelfree.rules import is_request, remembered
 from reverie.memory.modelfree.summariser import sentence_fact, user_speaker
-from reverie.storage.folder.memory_files import MemoryFileName
 
 _PREFIX = re.compile(
     r"^(?P<who>user instruction|user correction|user rule|user|noted|decided|decision|"

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
+from reverie.core.durable import MemoryFileName
 from reverie.memory.modelfree.rules import is_about_self, is_instruction
-from reverie.storage.folder.memory_files import MemoryFileName
 
 _SPEAKER = re.compile(
     r"^(?P<who>user instruction|user correction|user rule|user|decided|decision|assistant agreed|"

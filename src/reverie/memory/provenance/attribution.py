@@ -33,11 +33,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
+from reverie.core.entries import HistoryEntry
 from reverie.core.messages import Message
+from reverie.core.provenance import EntrySource, MessageRef, Provenance, line_key
 from reverie.memory.provenance.lines import content_lines
 from reverie.memory.provenance.similarity import content_tokens, likeness, pick_tokens
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.provenance_file import MessageRef, Provenance, SourceRef, line_key
 
 EDIT_LIKENESS = 0.3
 """How alike a new line and a removed line must be for the new one to be an edit of the old."""
@@ -138,7 +138,7 @@ class _Run:
                     for a, b in zip(before[i1:i2], after[j1:j2], strict=True):
                         self._in_place[(path, line_key(b))] = (path, a)
 
-    def carried(self, path: str, line: str) -> tuple[SourceRef, ...] | None:
+    def carried(self, path: str, line: str) -> tuple[EntrySource, ...] | None:
         """The sources of the removed line ``line`` edits, or None when it edits none.
 
         Tried in turn: the same text elsewhere (a move), the most alike removed line, the
@@ -171,7 +171,7 @@ class _Run:
                 return (file, text)
         return None
 
-    def sources(self, line: str, *, fallback: bool) -> list[SourceRef]:
+    def sources(self, line: str, *, fallback: bool) -> list[EntrySource]:
         """The entries of the batch that support ``line`` (all of them, with ``fallback``)."""
         tokens = content_tokens(line)
         chosen = pick_tokens(tokens, self._entry_tokens)
@@ -179,7 +179,7 @@ class _Run:
             chosen = list(range(len(self._entries)))
         return [self._source(tokens, self._entries[i]) for i in chosen]
 
-    def _source(self, tokens: frozenset[str], entry: HistoryEntry) -> SourceRef:
+    def _source(self, tokens: frozenset[str], entry: HistoryEntry) -> EntrySource:
         refs: tuple[MessageRef, ...] = ()
         if entry.session_key is not None and entry.range is not None:
             key, (start, end) = entry.session_key, entry.range
@@ -192,7 +192,7 @@ class _Run:
                 MessageRef(index=start + i, role=messages[i].role, time=messages[i].timestamp)
                 for i in picked[:MAX_MESSAGES]
             )
-        return SourceRef(
+        return EntrySource(
             cursor=entry.cursor,
             session_key=entry.session_key,
             time=entry.time,

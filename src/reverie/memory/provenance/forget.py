@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reverie.core.messages import JSONObject
+from reverie.core.provenance import EntrySource, LineRecord, Provenance
 from reverie.errors import InputError
 from reverie.memory.provenance.plan import ForgetPlan, PlannedLine, plan_forget
 from reverie.memory.provenance.purge import PurgeReport, purge_stores
-from reverie.storage.folder.provenance_file import LineRecord, Provenance, SourceRef
 
 if TYPE_CHECKING:
     from reverie.storage.ports import Backend, IndexPort, ProvenanceStores
@@ -173,11 +173,11 @@ def _drop_records(stores: ProvenanceStores, plan: ForgetPlan) -> None:
     stores.provenance.write(kept)
 
 
-def _without(source: SourceRef, messages: set[tuple[str, int]]) -> SourceRef:
+def _without(source: EntrySource, messages: set[tuple[str, int]]) -> EntrySource:
     if source.session_key is None:
         return source
     refs = tuple(m for m in source.messages if (source.session_key, m.index) not in messages)
-    return SourceRef(
+    return EntrySource(
         cursor=source.cursor,
         session_key=source.session_key,
         time=source.time,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from reverie.core.provenance import line_key
 from reverie.memory.provenance.similarity import content_tokens
-from reverie.storage.folder.provenance_file import line_key
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

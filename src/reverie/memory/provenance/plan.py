@@ -27,11 +27,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
 from reverie.core.messages import JSONObject
+from reverie.core.provenance import LineRecord, Provenance, line_key
+from reverie.core.tombstones import FORGOTTEN
 from reverie.memory.provenance.breadth import broad_message, broad_reason, check_query
 from reverie.memory.provenance.lines import DurableLine, durable_lines, matches
 from reverie.memory.provenance.pieces import Fact
-from reverie.storage.folder.provenance_file import LineRecord, Provenance, line_key
-from reverie.storage.folder.redaction import FORGOTTEN
 
 if TYPE_CHECKING:
     from reverie.core.messages import Message

@@ -28,10 +28,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from reverie.core.durable import DREAM_CURSOR
 from reverie.core.messages import JSONObject
-from reverie.storage.folder import layout
-from reverie.storage.folder.provenance_file import line_key
-from reverie.storage.folder.scrub import Needle, scrub_blob
+from reverie.core.needles import Needle, scrub_blob
+from reverie.core.provenance import line_key
 
 if TYPE_CHECKING:
     from reverie.memory.provenance.plan import ForgetPlan
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-KEPT_AS_IS = frozenset({layout.DREAM_CURSOR})
+KEPT_AS_IS = frozenset({DREAM_CURSOR})
 """Audited files that hold no memory text (a number), never scrubbed."""
 REDACTED = "[forgotten]"
 """What replaces the text in a commit subject."""

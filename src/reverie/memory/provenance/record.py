@@ -23,7 +23,7 @@ MAX_PUBLISHED_LINES = 5_000
 """Files longer than this in all (no durable file should be) are not attributed at all."""
 
 if TYPE_CHECKING:
-    from reverie.storage.folder.entries import HistoryEntry
+    from reverie.core.entries import HistoryEntry
     from reverie.storage.ports import ProvenancePort, SessionsPort
 
 

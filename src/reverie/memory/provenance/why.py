@@ -23,9 +23,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
 from reverie.core.messages import JSONObject
+from reverie.core.provenance import EntrySource, Provenance
 from reverie.errors import InputError
 from reverie.memory.provenance.lines import DurableLine, durable_lines, matches, resembles
-from reverie.storage.folder.provenance_file import Provenance, SourceRef
 
 if TYPE_CHECKING:
     from reverie.storage.ports import ProvenanceStores
@@ -165,7 +165,7 @@ class _Resolver:
     are one ``read_cursors`` and the messages one ``messages_at``, whatever their number.
     """
 
-    def __init__(self, stores: ProvenanceStores, sources: Sequence[SourceRef]) -> None:
+    def __init__(self, stores: ProvenanceStores, sources: Sequence[EntrySource]) -> None:
         self._entries = {
             entry.cursor: entry.content
             for entry in stores.history.read_cursors({source.cursor for source in sources})
@@ -179,7 +179,7 @@ class _Resolver:
             }
         )
 
-    def entry(self, source: SourceRef) -> SourceEntry:
+    def entry(self, source: EntrySource) -> SourceEntry:
         messages: tuple[SourceMessage, ...] = ()
         if (key := source.session_key) is not None:
             messages = tuple(
@@ -204,7 +204,7 @@ class _Resolver:
         )
 
 
-def _sources(lines: Sequence[DurableLine], provenance: Provenance) -> list[SourceRef]:
+def _sources(lines: Sequence[DurableLine], provenance: Provenance) -> list[EntrySource]:
     """Every source the records of ``lines`` cite."""
     return [
         source

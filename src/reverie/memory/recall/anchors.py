@@ -22,9 +22,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from reverie.core.hits import Candidate
 from reverie.core.words import prefix_stem
 from reverie.memory.recall.terms import QueryTerms
-from reverie.storage.folder.index import Candidate
 
 ANCHOR_POOL = 10
 """Items the event's lookup returns."""

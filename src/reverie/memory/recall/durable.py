@@ -30,10 +30,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from reverie.core.hits import Candidate
 from reverie.core.words import prefix_stem
 from reverie.memory.recall.ranking import RecallOptions, Signals, rank
 from reverie.memory.recall.terms import QueryTerms
-from reverie.storage.folder.index import Candidate
 
 Count = Callable[[str], int]
 

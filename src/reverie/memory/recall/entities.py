@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from reverie.storage.folder.index import Candidate
+from reverie.core.hits import Candidate
 
 ENTITY_POOL = 12
 """Items one rare-name lookup returns (a rare name is held by few)."""

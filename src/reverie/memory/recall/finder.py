@@ -25,12 +25,12 @@ from functools import partial
 from typing import Protocol
 
 from reverie.core.clock import require_aware
-from reverie.core.hits import SNIPPET_CLOSE, SNIPPET_OPEN
+from reverie.core.hits import SNIPPET_CLOSE, SNIPPET_OPEN, SearchHit
 from reverie.core.marks import without_marks
+from reverie.core.refs import parse_ref
 from reverie.core.words import prefix_stem
 from reverie.memory.recall.items import excerpt
 from reverie.memory.recall.recaller import Recaller
-from reverie.storage.folder.index import SearchHit, parse_ref
 
 SNIPPET_CHARS = 160
 """About as long as the index's own snippets (24 tokens)."""

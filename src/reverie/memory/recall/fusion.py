@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from reverie.core.hits import Candidate
 from reverie.memory.recall.ranking import Ranked
-from reverie.storage.folder.index import Candidate
 
 RRF_K = 60
 """The reciprocal-rank constant: larger values flatten the difference between top ranks."""

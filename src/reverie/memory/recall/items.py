@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from reverie.storage.folder.index import SourceRef
+from reverie.core.refs import SourceRef
 
 HEADING = "## Recalled"
 PREAMBLE = (

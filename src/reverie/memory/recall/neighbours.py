@@ -28,11 +28,12 @@ from dataclasses import replace
 from functools import partial
 from typing import Protocol
 
+from reverie.core.hits import Candidate
 from reverie.core.marks import without_marks
+from reverie.core.refs import SourceRef, message_ref
 from reverie.core.words import prefix_stem
 from reverie.memory.recall.ranking import Ranked, RecallOptions
 from reverie.memory.recall.terms import QueryTerms
-from reverie.storage.folder.index import Candidate, SourceRef, message_ref
 
 Fetch = Callable[[Sequence[SourceRef]], list[Candidate]]
 Eligible = Callable[[Candidate], bool]

@@ -32,9 +32,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from reverie.core.hits import Candidate
 from reverie.core.words import prefix_stem
 from reverie.memory.recall.dates import DaySpan
-from reverie.storage.folder.index import Candidate
 
 _WORDS = re.compile(r"[^\W_]+")
 

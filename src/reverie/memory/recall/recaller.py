@@ -25,7 +25,9 @@ from datetime import datetime, time, timedelta
 from functools import partial
 from typing import Protocol
 
+from reverie.core.hits import Candidate
 from reverie.core.marks import without_marks
+from reverie.core.refs import history_ref, message_ref
 from reverie.core.session import is_internal
 from reverie.core.token_estimate import TokenCounter
 from reverie.memory.recall.anchors import Anchored, anchored, with_anchors
@@ -36,7 +38,6 @@ from reverie.memory.recall.items import RecalledItem, RecallResult, excerpt, ite
 from reverie.memory.recall.neighbours import expand
 from reverie.memory.recall.ranking import Ranked, RecallOptions, Signals, dedup, rank
 from reverie.memory.recall.terms import QueryTerms
-from reverie.storage.folder.index import Candidate, history_ref, message_ref
 
 
 class CandidateSource(Protocol):

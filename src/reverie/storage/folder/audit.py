@@ -38,10 +38,18 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from reverie.errors import ForeignRepositoryError, InputError
-from reverie.storage.folder.audit_commits import (
+from reverie.core.audit import (
+    REPAIR_HINT,
+    AuditIntegrity,
     CommitDetail,
     CommitInfo,
+    FileChange,
+    LineOrigin,
+    person_identity,
+)
+from reverie.core.diff import AuditDiff, FileVersions, render_diff
+from reverie.errors import ForeignRepositoryError, InputError
+from reverie.storage.folder.audit_commits import (
     blob_at,
     describe,
     first_parent,
@@ -51,16 +59,10 @@ from reverie.storage.folder.audit_commits import (
     short_sha,
     subject_of,
 )
-from reverie.storage.folder.audit_diff import AuditDiff, FileChange, FileVersions, render_diff
 from reverie.storage.folder.audit_foreign import refuse_foreign
 from reverie.storage.folder.audit_git import IDENTITY, GitRepo
-from reverie.storage.folder.audit_integrity import (
-    REPAIR_HINT,
-    AuditIntegrity,
-    read_root,
-    write_root,
-)
-from reverie.storage.folder.audit_lines import LineOrigin, line_origins, person_identity
+from reverie.storage.folder.audit_integrity import read_root, write_root
+from reverie.storage.folder.audit_lines import line_origins
 from reverie.storage.folder.audit_locks import sweep_git_locks
 from reverie.storage.folder.audit_purge import Scrub, purge_history
 from reverie.storage.folder.audit_setup import holds_reverie_block, read_file, write_exclude

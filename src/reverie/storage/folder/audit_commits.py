@@ -13,7 +13,6 @@ commits share. It never guesses.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
@@ -21,8 +20,9 @@ from dulwich.object_store import tree_lookup_path
 from dulwich.objects import Commit, ObjectID, valid_hexsha
 from dulwich.refs import Ref
 
+from reverie.core.audit import SHORT_SHA_LENGTH, CommitInfo
+from reverie.core.diff import AuditDiff, FileVersions, render_diff
 from reverie.errors import AuditError, RevisionNotFoundError
-from reverie.storage.folder.audit_diff import AuditDiff, FileChange, FileVersions, render_diff
 
 if TYPE_CHECKING:
     from dulwich.repo import Repo
@@ -32,41 +32,8 @@ MIN_PREFIX = 4
 
 _HEAD = Ref(b"HEAD")
 _HEAD_REVISION = re.compile(r"HEAD(?:~(\d*))?")
-SHORT_SHA_LENGTH = 7
-"""How many hex digits ``CommitInfo.short`` keeps."""
 
 _HEX_REVISION = re.compile(rf"[0-9a-fA-F]{{{MIN_PREFIX},40}}")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CommitInfo:
-    """One audit commit.
-
-    Attributes:
-        sha: the full hex sha.
-        short: the first seven hex digits.
-        subject: the message's first line.
-        message: the whole message.
-        time: the commit time (timezone-aware, in the committer's offset).
-        files: the files changed against the first parent, with line counts.
-        author: who made the change, as git records it (``Name <email>``).
-    """
-
-    sha: str
-    short: str
-    subject: str
-    message: str
-    time: datetime
-    files: tuple[FileChange, ...]
-    author: str = ""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CommitDetail:
-    """One audit commit with its full unified diff against its first parent (or nothing)."""
-
-    info: CommitInfo
-    diff: str
 
 
 def head_commit(repo: Repo) -> Commit | None:

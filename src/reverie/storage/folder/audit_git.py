@@ -33,13 +33,13 @@ from dulwich.objects import Commit, ObjectID
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
+from reverie.core.audit import REPAIR_HINT, CommitInfo
 from reverie.core.clock import require_aware
+from reverie.core.diff import commit_body
 from reverie.errors import AuditError
 from reverie.storage.folder import layout
-from reverie.storage.folder.audit_commits import CommitInfo, commit_info, head_commit, tree_diff
-from reverie.storage.folder.audit_diff import commit_body
+from reverie.storage.folder.audit_commits import commit_info, head_commit, tree_diff
 from reverie.storage.folder.audit_foreign import refuse_foreign, refuse_git_file
-from reverie.storage.folder.audit_integrity import REPAIR_HINT
 from reverie.storage.folder.audit_worktree import stage_tracked
 
 if TYPE_CHECKING:

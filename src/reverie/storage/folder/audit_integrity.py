@@ -11,32 +11,10 @@ whose root commit differs from the recorded one was replaced; ``doctor`` reports
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from reverie.errors import StorageError
 from reverie.storage.folder.atomic import atomic_write_text
-
-AuditState = Literal["ok", "missing", "replaced", "empty", "foreign"]
-"""ok: the recorded repository is there; missing: ``.git`` is gone; replaced: its root commit
-is not the recorded one; empty: it has no commit; foreign: it is a project's repository
-(``audit_foreign``: never written)."""
-
-REPAIR_HINT = "run `reverie doctor --repair-audit` to start a new audit repository"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AuditIntegrity:
-    """The state of the audit repository against its record, and what to do about it."""
-
-    state: AuditState
-    detail: str = ""
-
-    @property
-    def ok(self) -> bool:
-        """True when the repository is the recorded one."""
-        return self.state == "ok"
 
 
 def read_root(record: Path) -> str | None:

@@ -13,57 +13,19 @@ made-up date; a line that no commit holds (edited on disk, not committed) has no
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 from dulwich.objects import Tree
 
-from reverie.errors import InputError
-from reverie.storage.folder.audit_commits import (
-    SHORT_SHA_LENGTH,
-    first_parent,
-    head_commit,
-    subject_of,
-)
+from reverie.core.audit import LineOrigin
+from reverie.storage.folder.audit_commits import first_parent, head_commit, subject_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from dulwich.objects import Commit, ObjectID
     from dulwich.repo import Repo
-
-_IDENTITY = re.compile(r"([^<>\x00-\x1f]+?) *<([^<>\x00-\x1f\s]*)>")
-_NAME = re.compile(r"[^<>\x00-\x1f]+")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LineOrigin:
-    """Where one line of a tracked file comes from.
-
-    Attributes:
-        line: the line's text (without its newline).
-        sha: the commit that last added it, or None when no commit holds it (not committed
-            yet) or the line is blank.
-        subject: that commit's subject (``dream: manual``, ``edit: SOUL.md``, ...).
-        author: that commit's author.
-        time: that commit's time.
-        at_or_before: True when the line was already there in the oldest commit read, so it
-            was added at that commit or earlier.
-    """
-
-    line: str
-    sha: str | None = None
-    subject: str = ""
-    author: str = ""
-    time: datetime | None = None
-    at_or_before: bool = False
-
-    @property
-    def short(self) -> str:
-        """The abbreviated sha ('' without a commit)."""
-        return "" if self.sha is None else self.sha[:SHORT_SHA_LENGTH]
 
 
 def line_origins(
@@ -106,21 +68,6 @@ def _origins(
         older = run == len(versions) and not reached_root
         origins[line] = _origin(line, versions[run - 1][0], at_or_before=older)
     return tuple(origins.get(line, LineOrigin(line=line)) for line in text.splitlines())
-
-
-def person_identity(author: str) -> bytes:
-    """Return a git identity for a person: ``Name <email>`` kept, a bare ``Name`` given one.
-
-    Raises:
-        InputError: the name is blank or holds ``<``, ``>`` or control characters.
-    """
-    cleaned = author.strip()
-    whole = _IDENTITY.fullmatch(cleaned)
-    if whole is not None:
-        return f"{whole.group(1).strip()} <{whole.group(2)}>".encode()
-    if not cleaned or _NAME.fullmatch(cleaned) is None:
-        raise InputError(f"an author is 'Name' or 'Name <email>', got {author!r}")
-    return f"{cleaned} <{cleaned.replace(' ', '.').lower()}@localhost>".encode()
 
 
 def _versions(

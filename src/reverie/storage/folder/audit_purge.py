@@ -27,8 +27,9 @@ from dulwich.objects import Blob, Commit, ObjectID, Tree
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
-from reverie.storage.folder.audit_commits import SHORT_SHA_LENGTH, subject_of, tree_diff
-from reverie.storage.folder.audit_diff import commit_body
+from reverie.core.audit import SHORT_SHA_LENGTH
+from reverie.core.diff import commit_body
+from reverie.storage.folder.audit_commits import subject_of, tree_diff
 
 Scrub = Callable[[str, bytes], bytes]
 """Returns a blob's bytes (given its path in the tree) without the forgotten text."""

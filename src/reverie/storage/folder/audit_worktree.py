@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from dulwich.index import IndexEntry, commit_tree
 
+from reverie.core.writable import SKILL_FILE
 from reverie.storage.folder import layout
 from reverie.storage.folder.atomic import atomic_write, fsync_dir
 from reverie.storage.folder.audit_setup import read_file
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 TRACKED_PATHS: tuple[str, ...] = layout.AUDITED
 """The fixed paths the audit repository commits, relative to the workspace."""
 
-SKILL_PATH = layout.SKILL_FILE
+SKILL_PATH = SKILL_FILE
 """Skill files dream may write; each one that exists (or existed) is tracked too."""
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from reverie.core.durable import MEMORY_FILE_NAMES, RELATIVE_PATHS
+from reverie.core.needles import Needle
 from reverie.storage.folder import layout
 from reverie.storage.folder.atomic import atomic_write_text
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
-from reverie.storage.folder.scrub import Needle, files_holding, scrub_jsonl
+from reverie.storage.folder.scrub import files_holding, scrub_jsonl
 from reverie.storage.folder.vectors import VECTORS_PATH, SqliteVectorRows
 from reverie.storage.folder.workspace import Workspace
 

@@ -1,9 +1,10 @@
 """Confinement: which workspace paths the dream model may read and which it may write.
 
-This module owns the two path rules of invariant 8 and nothing else; which paths exist and
-are writable comes from ``reverie.storage.folder.layout`` (the one layout module), and the
-filesystem rule here is that module's link rule made stricter (no symlink at all); it never opens a
-file for writing. Every path the model names goes through ``resolve_writable`` or
+This module owns the two path rules of invariant 8 and nothing else; which paths are
+writable is ``reverie.core.writable``'s text rule (restated below), which paths exist is
+``reverie.storage.folder.layout``, and the filesystem rule here is that module's link rule
+made stricter (no symlink at all); it never opens a file for writing.
+Every path the model names goes through ``resolve_writable`` or
 ``resolve_readable`` before anything touches the disk, and a refusal is a ``ConfinementError`` whose
 ``reason`` is written for the model to read.
 
@@ -49,26 +50,14 @@ import stat
 import unicodedata
 from pathlib import Path
 
+from reverie.core.writable import canonical_writable, clean_segments
 from reverie.errors import ConfinementError
-from reverie.storage.folder import layout
 from reverie.storage.folder.layout import check_writable_on_disk
-
-MAX_PATH_CHARS = 256
-"""Longest raw path accepted (the longest writable path is 82 characters)."""
-
-SKILL_NAME = layout.SKILL_NAME
-FIXED_WRITABLE = layout.DREAM_WRITABLE
-_SKILL_PATH = layout.SKILL_FILE
 
 DENIED_TOP_LEVEL = frozenset({"sessions", "reverie.toml", "config.toml", "config.json"})
 """First path segments the model may never read (compared NFKC + casefolded)."""
 
 _DENIED_HISTORY = re.compile(r"memory/history.*\.jsonl")
-
-
-def is_writable_path(canonical: str) -> bool:
-    """True when ``canonical`` is exactly one of the writable paths (text rule only)."""
-    return canonical in FIXED_WRITABLE or _SKILL_PATH.fullmatch(canonical) is not None
 
 
 def resolve_writable(root: Path, raw_path: str) -> str:
@@ -89,19 +78,6 @@ def resolve_writable(root: Path, raw_path: str) -> str:
     return canonical
 
 
-def canonical_writable(raw_path: object) -> str:
-    """Apply the text rules only and return the canonical writable path (no disk access).
-
-    Raises:
-        ConfinementError: the text is not one of the writable paths.
-    """
-    segments = _clean_segments(raw_path)
-    canonical = "/".join(segments)
-    if is_writable_path(canonical):
-        return canonical
-    raise ConfinementError(_why_not_writable(canonical), path=str(raw_path))
-
-
 def resolve_readable(root: Path, raw_path: str) -> Path:
     """Return the real path of a workspace file the model may read, or refuse it.
 
@@ -115,7 +91,7 @@ def resolve_readable(root: Path, raw_path: str) -> Path:
     Raises:
         ConfinementError: the path is denied, escapes the workspace, or is not a regular file.
     """
-    segments = _clean_segments(raw_path, ascii_only=False)
+    segments = clean_segments(raw_path, ascii_only=False)
     _refuse_denied(segments, raw=str(raw_path))
     real_root = Path(os.path.realpath(root))
     real = Path(os.path.realpath(real_root.joinpath(*segments)))
@@ -133,58 +109,6 @@ def resolve_readable(root: Path, raw_path: str) -> Path:
     if info.st_nlink > 1:
         raise ConfinementError("hard-linked files are not readable", path=str(raw_path))
     return real
-
-
-def _clean_segments(raw_path: object, *, ascii_only: bool = True) -> list[str]:
-    """Apply the text rules shared by reads and writes; return the path's segments."""
-    if not isinstance(raw_path, str):
-        raise ConfinementError("the path must be a string", path=repr(raw_path))
-    reason = _text_problem(raw_path, ascii_only=ascii_only)
-    if reason is not None:
-        raise ConfinementError(reason, path=raw_path)
-    segments = [segment for segment in raw_path.split("/") if segment != "."]
-    if "" in segments:
-        raise ConfinementError("empty path segment ('//' or a trailing '/')", path=raw_path)
-    if not segments:
-        raise ConfinementError("names the workspace itself, not a file", path=raw_path)
-    return segments
-
-
-def _text_problem(raw: str, *, ascii_only: bool) -> str | None:
-    checks: tuple[tuple[bool, str], ...] = (
-        (not raw, "empty path"),
-        (len(raw) > MAX_PATH_CHARS, f"longer than {MAX_PATH_CHARS} characters"),
-        ("\x00" in raw, "contains a NUL byte"),
-        ("\\" in raw, "backslashes are not allowed; use '/'"),
-        (raw.startswith("/"), "absolute paths are not allowed; use a workspace-relative path"),
-        ("~" in raw, "'~' is not allowed"),
-        (":" in raw, "':' is not allowed (no URLs or drive letters)"),
-        (".." in raw, "'..' is not allowed"),
-        (any(_is_control_or_space(char) for char in raw), "control or whitespace characters"),
-        (ascii_only and not raw.isascii(), "non-ASCII characters (look-alikes are refused)"),
-    )
-    return next((reason for failed, reason in checks if failed), None)
-
-
-def _is_control_or_space(char: str) -> bool:
-    return char.isspace() or unicodedata.category(char) in {"Cc", "Cf", "Cs", "Zl", "Zp", "Zs"}
-
-
-def _why_not_writable(canonical: str) -> str:
-    folded = unicodedata.normalize("NFKC", canonical).casefold().rstrip(". ")
-    for allowed in FIXED_WRITABLE:
-        if folded == allowed.casefold():
-            return f"not writable; paths are exact and case-sensitive: did you mean {allowed!r}?"
-    match = re.fullmatch(r"skills/([^/]*)/skill\.md", folded)
-    if match is not None:
-        return (
-            "not writable; skills live at 'skills/<name>/SKILL.md' with <name> of lowercase "
-            "letters, digits, '-' or '_' (at most 64, starting with a letter or digit)"
-        )
-    return (
-        "not writable; dream may write only SOUL.md, USER.md, memory/MEMORY.md "
-        "and skills/<name>/SKILL.md"
-    )
 
 
 def _refuse_denied(segments: list[str], *, raw: str) -> None:

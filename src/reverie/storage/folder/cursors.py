@@ -18,25 +18,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from reverie.errors import CursorError, StorageError
+from reverie.core.cursors import parse_cursor_text, validate_cursor
+from reverie.errors import StorageError
 from reverie.storage.folder.atomic import atomic_write_text
 from reverie.storage.folder.descriptors import KeptFile
-
-
-def parse_cursor_text(text: str, *, path: Path) -> int | None:
-    """Parse a cursor file's text; None when it is empty (a torn nanobot write).
-
-    Raises:
-        CursorError: the text is not a non-negative integer.
-    """
-    stripped = text.strip()
-    if not stripped:
-        return None
-    if not stripped.isascii() or not stripped.isdigit():
-        raise CursorError(
-            "cursor file does not hold a non-negative integer", value=stripped, path=path
-        )
-    return int(stripped)
 
 
 def _read(path: Path) -> int | None:
@@ -47,13 +32,6 @@ def _read(path: Path) -> int | None:
     except (OSError, UnicodeDecodeError) as exc:
         raise StorageError(f"cannot read cursor file ({exc})", path=path) from exc
     return parse_cursor_text(text, path=path)
-
-
-def validate_cursor(value: object) -> int:
-    """Return ``value`` if it is a non-negative int (not a bool), else raise CursorError."""
-    if type(value) is not int or value < 0:
-        raise CursorError("a cursor must be a non-negative integer", value=value)
-    return value
 
 
 class CursorFloor:

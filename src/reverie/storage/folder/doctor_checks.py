@@ -25,6 +25,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reverie.core.durable import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.core.findings import DoctorReport
 from reverie.core.inbound import has_surrogate_escape, valid_text
 from reverie.errors import CursorError, ReverieError
@@ -32,7 +33,6 @@ from reverie.storage.folder import layout
 from reverie.storage.folder.atomic import TEMP_SUFFIX
 from reverie.storage.folder.cursors import CursorFloor
 from reverie.storage.folder.layout import find_unsafe_links
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
 
 if TYPE_CHECKING:
     from reverie.storage.folder.audit import AuditRepo

@@ -1,7 +1,7 @@
 """A workspace folder's skill files, dream files and back-off state, behind the seam's ports.
 
 ``FolderSkillFiles`` is ``SkillFilesPort`` over ``skills/<name>/SKILL.md``: every path is one
-``layout.SKILL_FILE`` names (else ``ValueError``, as on every backend) and is checked on the real
+``SKILL_FILE`` names (else ``ValueError``, as on every backend) and is checked on the real
 tree with dream's strict rule before it is read or written (``layout.check_writable_on_disk``:
 no symlink at all, no hard link, no folder of the wrong kind), so a person's edit, the engine's
 reads and a dream reach the same files the same safe way. A write replaces the file atomically
@@ -25,6 +25,7 @@ import os
 import stat
 from pathlib import Path
 
+from reverie.core.writable import SKILL_FILE
 from reverie.errors import ConfinementError, StorageError
 from reverie.storage.folder import layout
 from reverie.storage.folder.atomic import atomic_write_text
@@ -71,7 +72,7 @@ class FolderSkillFiles:
         atomic_write_text(target, text)
 
     def _checked(self, path: str) -> Path:
-        if layout.SKILL_FILE.fullmatch(path) is None:
+        if SKILL_FILE.fullmatch(path) is None:
             raise ValueError(f"not a skill file path: {path!r} (skills/<name>/SKILL.md)")
         check_writable_on_disk(self.root, path)
         return self.root / path

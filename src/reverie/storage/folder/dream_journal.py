@@ -34,11 +34,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from reverie.core.cursors import validate_cursor
+from reverie.core.writable import canonical_writable
 from reverie.errors import ConfinementError, PublishConflictError, PublishJournalError, StorageError
 from reverie.storage.folder import layout
 from reverie.storage.folder.atomic import atomic_write_text, fsync_dir, sweep_temp_files
-from reverie.storage.folder.confine import canonical_writable
-from reverie.storage.folder.cursors import validate_cursor
 from reverie.storage.folder.layout import check_writable_on_disk
 
 JOURNAL_FORMAT = "reverie-dream-publish"

@@ -29,8 +29,8 @@ from reverie.storage.folder.dream_journal import finish_publish, publish_files, 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from reverie.core.audit import CommitInfo
     from reverie.storage.folder.audit import AuditRepo
-    from reverie.storage.folder.audit_commits import CommitInfo
     from reverie.storage.folder.cursors import DreamCursor
 
 logger = logging.getLogger(__name__)

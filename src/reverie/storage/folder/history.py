@@ -30,15 +30,21 @@ import itertools
 import logging
 import os
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 
 from reverie.core.clock import require_aware
+from reverie.core.cursors import validate_cursor
+from reverie.core.entries import (
+    BadLine,
+    EntryFormatError,
+    HistoryEntry,
+    TrimResult,
+    prepared_content,
+)
 from reverie.errors import CursorError, InputError, StorageError
 from reverie.storage.folder.appends import write_all
 from reverie.storage.folder.atomic import atomic_write
-from reverie.storage.folder.cursors import validate_cursor
-from reverie.storage.folder.entries import EntryFormatError, HistoryEntry, prepared_content
 from reverie.storage.folder.history_file import LogFile, Tail
 from reverie.storage.folder.history_read import (
     complete_lines,
@@ -48,18 +54,8 @@ from reverie.storage.folder.history_read import (
     newest_after,
     quick_cursor,
 )
-from reverie.storage.folder.quarantine import BadLine
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TrimResult:
-    """What ``trim`` did: entries dropped and kept, and the last cursor dropped (0 if none)."""
-
-    dropped: int
-    kept: int
-    dropped_through: int
 
 
 class HistoryLog(LogFile):

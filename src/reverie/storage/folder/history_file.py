@@ -21,12 +21,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
+from reverie.core.entries import BadLine, nanobot_timestamp
 from reverie.errors import CursorError, StorageError
 from reverie.storage.folder.atomic import atomic_write
-from reverie.storage.folder.entries import nanobot_timestamp
 from reverie.storage.folder.history_read import count_lines_before, highest_cursor_in
 from reverie.storage.folder.history_scan import Checkpoint, Scan, ScanMarker, scan_lines
-from reverie.storage.folder.quarantine import BadLine, Quarantine
+from reverie.storage.folder.quarantine import Quarantine
 
 if TYPE_CHECKING:
     from reverie.core.clock import Clock

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from reverie.storage.folder.entries import EntryFormatError, HistoryEntry
+from reverie.core.entries import EntryFormatError, HistoryEntry
 
 BISECT_STOP = 2 * 1024
 """Below this many bytes between the bounds, a forward scan is cheaper than more probes."""

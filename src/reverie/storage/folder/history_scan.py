@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from reverie.core.entries import BadLine, EntryFormatError, HistoryEntry
 from reverie.errors import StorageError
 from reverie.storage.folder.atomic import atomic_write_text
-from reverie.storage.folder.entries import EntryFormatError, HistoryEntry
-from reverie.storage.folder.quarantine import BadLine
 
 _BACK_CHUNK = 64 * 1024
 

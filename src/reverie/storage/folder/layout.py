@@ -25,21 +25,23 @@ with links (an imported folder, a synced directory) from reaching files elsewher
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from reverie.core.durable import DREAM_CURSOR as DURABLE_DREAM_CURSOR
+from reverie.core.durable import RELATIVE_PATHS
+from reverie.core.writable import SKILL_FILE
 from reverie.errors import ConfinementError, OutsideLinkError
 
-SOUL = "SOUL.md"
-USER = "USER.md"
+SOUL = RELATIVE_PATHS["SOUL"]
+USER = RELATIVE_PATHS["USER"]
 MEMORY_DIR = "memory"
-MEMORY = "memory/MEMORY.md"
+MEMORY = RELATIVE_PATHS["MEMORY"]
 HISTORY = "memory/history.jsonl"
 CURSOR = "memory/.cursor"
-DREAM_CURSOR = "memory/.dream_cursor"
+DREAM_CURSOR = DURABLE_DREAM_CURSOR
 QUARANTINE = "memory/history.quarantine.jsonl"
 LEDGER = "memory/ledger.jsonl"
 SESSIONS = "sessions"
@@ -113,9 +115,6 @@ each file of it is written by reverie, so none may be a hard link."""
 GIT_WRITTEN: tuple[str, ...] = ("objects", "refs", "logs", "info")
 """The folders of ``.git`` whose every folder below ``check_git`` inspects (``objects``: only
 its own entries, each a fan-out folder or ``pack``)."""
-
-SKILL_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.ASCII)
-SKILL_FILE = re.compile(r"skills/([a-z0-9][a-z0-9_-]{0,63})/SKILL\.md", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,60 +1,30 @@
-"""The durable memory files: SOUL.md, USER.md and memory/MEMORY.md, addressed by name.
+"""The durable memory files of a folder: SOUL.md, USER.md and memory/MEMORY.md, by name.
 
-The set of names is closed (``MemoryFileName``); nothing here takes a free path, so no caller
-can reach another file through this class, and no read or write goes through a symlink leading
-outside the workspace (``layout.check_path``). Writes are atomic replaces. Each file starts with a
-short starter text that says what belongs in it; ``is_starter`` lets prompt assembly skip a
-file nobody has written to yet.
+The set of names is closed (``reverie.core.durable.MemoryFileName``); nothing here takes a
+free path, so no caller can reach another file through this class, and no read or write goes
+through a symlink leading outside the workspace (``layout.check_path``). Writes are atomic
+replaces. Each file starts with a short starter text that says what belongs in it;
+``is_starter`` lets prompt assembly skip a file nobody has written to yet.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
+from reverie.core.durable import (
+    MEMORY_FILE_NAMES,
+    RELATIVE_PATHS,
+    FileSize,
+    MemoryFileName,
+    size_of,
+    starter_only,
+)
 from reverie.core.inbound import clean_text
 from reverie.core.token_estimate import estimate_tokens
 from reverie.errors import StorageError
-from reverie.storage.folder import layout
 from reverie.storage.folder.atomic import atomic_write_text
 from reverie.storage.folder.layout import check_path
-
-MemoryFileName = Literal["SOUL", "USER", "MEMORY"]
-MEMORY_FILE_NAMES: tuple[MemoryFileName, ...] = ("SOUL", "USER", "MEMORY")
-
-RELATIVE_PATHS: dict[MemoryFileName, str] = {
-    "SOUL": layout.SOUL,
-    "USER": layout.USER,
-    "MEMORY": layout.MEMORY,
-}
-
-STARTER_TEXTS: dict[MemoryFileName, str] = {
-    "SOUL": "# Soul\n\nHow the agent behaves: rules, tone, tool strategy.\n",
-    "USER": "# User\n\nStable facts about the user: identity, preferences, habits.\n",
-    "MEMORY": "# Memory\n\nFacts about projects and the world, and decisions made.\n",
-}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FileSize:
-    """The size of one memory file in characters and estimated tokens."""
-
-    name: MemoryFileName
-    chars: int
-    tokens: int
-
-
-def starter_only(name: MemoryFileName, text: str) -> bool:
-    """True when ``text`` of file ``name`` is empty or still only its starter text."""
-    stripped = text.strip()
-    return not stripped or stripped == STARTER_TEXTS[name].strip()
-
-
-def size_of(name: MemoryFileName, text: str, count_tokens: Callable[[str], int]) -> FileSize:
-    """The size of file ``name`` holding ``text``, in characters and estimated tokens."""
-    return FileSize(name=name, chars=len(text), tokens=count_tokens(text))
 
 
 class MemoryFiles:

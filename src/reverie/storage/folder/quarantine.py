@@ -14,29 +14,14 @@ import base64
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from reverie.core.entries import BadLine
 from reverie.errors import StorageError
 from reverie.storage.folder.appends import append_bytes
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BadLine:
-    """A line that was taken out of a source file, with where it was and why."""
-
-    source: Path
-    line: int
-    offset: int
-    raw: bytes
-    reason: str
-
-    def describe(self) -> str:
-        """One human-readable sentence naming the file, line and reason."""
-        return f"{self.source}:{self.line} (byte {self.offset}): {self.reason}"
 
 
 class Quarantine:

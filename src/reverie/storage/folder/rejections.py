@@ -11,22 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from reverie.core.screening import RejectedRule
+from reverie.core.screening import RecordedRejection, RejectedRule
 from reverie.errors import StorageError
 from reverie.storage.folder.appends import append_bytes
 from reverie.storage.folder.locks import ProcessLock
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RecordedRejection:
-    """One refused rule and when it was refused."""
-
-    time: datetime
-    rule: RejectedRule
 
 
 class RejectionLog:

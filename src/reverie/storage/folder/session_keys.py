@@ -88,8 +88,3 @@ def stem_to_key(stem: str) -> str | None:
         return None
     # Only the canonical spelling is ours (e.g. "%61" would decode to "a" but is not).
     return key if key_to_stem(key) == stem else None
-
-
-def lock_name(key: str) -> str:
-    """Return a short, fixed-length lock file stem for ``key`` (locks need not be reversible)."""
-    return "session-" + hashlib.sha256(check_key(key).encode("utf-8")).hexdigest()[:32]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from reverie.core.inbound import valid_json
 from reverie.core.messages import Message
 from reverie.core.session import ArchivedSummary, Session, SessionInfo, safe_mark
-from reverie.storage.folder.redaction import tombstone
+from reverie.core.tombstones import tombstone
 from reverie.storage.folder.session_records import MessageRecord, encode, parse, parse_time
 
 if TYPE_CHECKING:

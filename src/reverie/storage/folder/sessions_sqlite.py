@@ -6,10 +6,10 @@ compaction mark, summary, metadata, a byte counter (``size``) and a generation i
 (``session_records.encode``).
 
 Invariants.
-- Every write is one transaction opened with ``BEGIN IMMEDIATE``: SQLite's write lock is the
-  lock across threads and processes, so concurrent appenders interleave whole transactions
-  and each keeps its order. A message's index is the row's count read inside the
-  transaction, never a cached one, so a stale process cannot overwrite anything.
+- Every write is one transaction opened with ``BEGIN IMMEDIATE`` (``sessions_db``): SQLite's
+  write lock is the lock across threads and processes, so concurrent appenders interleave
+  whole transactions and each keeps its order. A message's index is the row's count read
+  inside the transaction, never a cached one, so a stale process cannot overwrite anything.
 - WAL with ``synchronous=NORMAL``: when a write returns, its transaction is in the WAL, so a
   SIGKILL afterwards loses nothing, and a kill during a transaction leaves the state before
   it (no torn lines, temp files or snapshots exist). A power cut may lose the last
@@ -29,12 +29,10 @@ from __future__ import annotations
 
 import json
 import secrets
-import shutil
 import sqlite3
-import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -42,17 +40,17 @@ from typing import TYPE_CHECKING, cast
 from reverie.core.clock import Clock, require_aware
 from reverie.core.inbound import check_session_key
 from reverie.core.session import ArchivedSummary, Session, SessionInfo, safe_mark
+from reverie.core.tombstones import tombstone
 from reverie.errors import InputError, StorageError
 from reverie.storage.folder import layout, raw_transcripts
 from reverie.storage.folder.quarantine import Quarantine
-from reverie.storage.folder.redaction import tombstone
 from reverie.storage.folder.session_records import MessageRecord, encode
+from reverie.storage.folder.sessions_db import SessionsDatabase
 from reverie.storage.folder.sessions_sql import (
     ROW,
     Row,
     json_text,
     message_of,
-    prepare,
     select,
     summary_json,
     summary_of,
@@ -78,8 +76,9 @@ class SqliteSessionStore:
         self.database = state_dir / DATABASE
         self.quarantine = Quarantine(state_dir / "sessions.quarantine.jsonl")
         self._clock = clock
-        self._conn: sqlite3.Connection | None = None
-        self._lock = threading.RLock()
+        self._db = SessionsDatabase(self.database)
+        self._write = self._db.write
+        self._read = self._db.read
         self._replays: OrderedDict[str, tuple[str, tuple[Message, ...]]] = OrderedDict()
 
     def append(self, key: str, message: Message) -> int:
@@ -253,9 +252,9 @@ class SqliteSessionStore:
                 **({"summary": None} if summary else {}),
             )
         self._replays.pop(key, None)
-        with self._lock:
+        with self._db.lock:
             try:  # the old bytes leave the WAL too; written already, so failing here loses none
-                self._connect().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._db.connect().execute("PRAGMA wal_checkpoint(TRUNCATE)")
             except sqlite3.Error as exc:
                 raise StorageError(
                     f"cannot checkpoint sessions ({exc})", path=self.database
@@ -278,10 +277,7 @@ class SqliteSessionStore:
 
     def close(self) -> None:
         """Close the database connection (the store may be used again: it reopens)."""
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        self._db.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -301,57 +297,6 @@ class SqliteSessionStore:
         at = self._now()
         with self._write() as conn:
             return update(conn, self._row_for_write(conn, key, at), at, **values)
-
-    def _connect(self, *, write: bool = True) -> sqlite3.Connection:
-        if self._conn is None:
-            try:
-                self._conn = _open(self.database)
-            except (OSError, sqlite3.Error) as exc:
-                if write:
-                    raise StorageError(f"cannot open sessions ({exc})", path=self.database) from exc
-                self._conn = _open_read_only(self.database)  # a read-only mount or a full disk
-        return self._conn
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            conn = self._connect()
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise StorageError(
-                    f"cannot write sessions ({_why(exc, self.database)})", path=self.database
-                ) from exc
-            try:
-                yield conn
-            except sqlite3.Error as exc:  # a full disk, a read-only file: one clear error
-                _roll_back(conn)
-                raise StorageError(
-                    f"cannot write sessions ({_why(exc, self.database)})", path=self.database
-                ) from exc
-            except BaseException:
-                _roll_back(conn)
-                raise
-            try:
-                conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                _roll_back(conn)
-                raise StorageError(
-                    f"cannot write sessions ({_why(exc, self.database)})", path=self.database
-                ) from exc
-
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection | None]:
-        with self._lock:
-            if self._conn is None and not self.database.exists():
-                yield None
-                return
-            conn = self._connect(write=False)
-            conn.execute("BEGIN")
-            try:
-                yield conn
-            finally:
-                conn.execute("COMMIT")
 
     def _row_for_write(self, conn: sqlite3.Connection, key: str, at: datetime) -> Row:
         check_session_key(key)
@@ -389,54 +334,5 @@ class SqliteSessionStore:
         return messages
 
 
-_FULL = 1 << 20
-"""Less free space than this (bytes) is a full disk, for an error message."""
-
 SessionStore = SqliteSessionStore
 """The session store's public name (``reverie.SessionStore``)."""
-
-
-def _why(exc: sqlite3.Error, database: Path) -> str:
-    """SQLite's reason, plus what it hides: on a full disk it may say "readonly database"."""
-    try:
-        full = shutil.disk_usage(database.parent).free < _FULL
-    except OSError:
-        full = False
-    return f"{exc}; no space is left on the disk" if full else str(exc)
-
-
-def _roll_back(conn: sqlite3.Connection) -> None:
-    """Roll back, when SQLite has not already (it does on some I/O errors)."""
-    if conn.in_transaction:
-        with suppress(sqlite3.Error):  # the error that led here is the one to report
-            conn.execute("ROLLBACK")
-
-
-def _open(database: Path) -> sqlite3.Connection:
-    for path in (database, *(database.with_name(database.name + end) for end in ("-wal", "-shm"))):
-        if path.is_symlink():  # writes would land wherever it leads
-            raise StorageError("refusing a symlink in place of the sessions database", path=path)
-    database.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(database, isolation_level=None, check_same_thread=False, timeout=60)
-    try:
-        prepare(conn)
-    except sqlite3.Error:
-        conn.close()
-        raise
-    return conn
-
-
-def _open_read_only(database: Path) -> sqlite3.Connection:
-    """Open to read where nothing can be written: ``mode=ro``, else ``immutable`` (no WAL)."""
-    failure: sqlite3.Error | None = None
-    for flags in ("mode=ro", "immutable=1"):
-        uri = f"{database.as_uri()}?{flags}"
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-        try:
-            conn.execute("SELECT count(*) FROM sessions").fetchone()
-        except sqlite3.Error as exc:
-            conn.close()
-            failure = exc
-            continue
-        return conn
-    raise StorageError(f"cannot read sessions ({failure})", path=database)

@@ -25,12 +25,11 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from reverie.core.indexed import VectorRow
 from reverie.storage.folder import layout
 
 logger = logging.getLogger(__name__)
 
-VectorRow = tuple[str, str | None, bytes, bytes]
-"""One stored vector: its item's reference, session, text hash and blob (``dense.matrix``)."""
 
 VECTORS_PATH = Path(layout.VECTORS)
 """Where the store lives, relative to the workspace root."""

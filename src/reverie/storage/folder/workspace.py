@@ -46,6 +46,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
 from reverie.core.clock import Clock, system_clock
+from reverie.core.durable import MEMORY_FILE_NAMES, STARTER_TEXTS
+from reverie.core.entries import BadLine
 from reverie.errors import (
     AuditError,
     CursorError,
@@ -67,16 +69,17 @@ from reverie.storage.folder.history_scan import ScanMarker
 from reverie.storage.folder.ingest_records import FolderIngestRecords
 from reverie.storage.folder.ledger import Ledger
 from reverie.storage.folder.locks import ProcessLock
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, STARTER_TEXTS, MemoryFiles
+from reverie.storage.folder.memory_files import MemoryFiles
 from reverie.storage.folder.provenance_file import DEFAULT_SIDECAR, ProvenanceFile
-from reverie.storage.folder.quarantine import BadLine, Quarantine
+from reverie.storage.folder.quarantine import Quarantine
 from reverie.storage.folder.rejections import RejectionLog
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from reverie.core.audit import CommitInfo
     from reverie.core.findings import DoctorReport
-    from reverie.storage.folder.audit import AuditRepo, CommitInfo
+    from reverie.storage.folder.audit import AuditRepo
     from reverie.storage.folder.sessions_sqlite import SqliteSessionStore
 
 logger = logging.getLogger(__name__)

@@ -38,9 +38,9 @@ from reverie.storage.ports.vectors import FollowedPort, VectorRowsPort
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from reverie.core.audit import CommitInfo
     from reverie.core.clock import Clock
     from reverie.core.findings import DoctorReport
-    from reverie.storage.folder.audit_commits import CommitInfo
 
 
 class SessionLogStores(LocksPort, Protocol):

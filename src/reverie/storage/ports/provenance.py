@@ -25,8 +25,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from reverie.storage.folder.provenance_file import Provenance
-    from reverie.storage.folder.scrub import Needle
+    from reverie.core.needles import Needle
+    from reverie.core.provenance import Provenance
 
 
 class ProvenancePort(Protocol):

@@ -12,21 +12,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from reverie.core.hits import RefreshStats, SearchHit, Source
+    from reverie.core.audit import AuditIntegrity, CommitDetail, CommitInfo, LineOrigin
+    from reverie.core.diff import AuditDiff
+    from reverie.core.durable import FileSize, MemoryFileName
+    from reverie.core.entries import BadLine, HistoryEntry, TrimResult
+    from reverie.core.hits import Candidate, RefreshStats, SearchHit, Source
+    from reverie.core.ledger import CallFacts, LedgerRecord, LedgerSummary
     from reverie.core.messages import JSONValue, Message
-    from reverie.core.screening import RejectedRule
+    from reverie.core.screening import RecordedRejection, RejectedRule
     from reverie.core.session import Session, SessionInfo
-    from reverie.storage.folder.audit_commits import CommitDetail, CommitInfo
-    from reverie.storage.folder.audit_diff import AuditDiff
-    from reverie.storage.folder.audit_integrity import AuditIntegrity
-    from reverie.storage.folder.audit_lines import LineOrigin
-    from reverie.storage.folder.entries import HistoryEntry
-    from reverie.storage.folder.history import TrimResult
-    from reverie.storage.folder.index.candidates import Candidate
-    from reverie.storage.folder.ledger import CallFacts, LedgerRecord, LedgerSummary
-    from reverie.storage.folder.memory_files import FileSize, MemoryFileName
-    from reverie.storage.folder.quarantine import BadLine
-    from reverie.storage.folder.rejections import RecordedRejection
 
 
 class LockPort(Protocol):

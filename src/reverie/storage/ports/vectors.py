@@ -25,12 +25,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from reverie.storage.folder.vectors import VectorRow
+from reverie.core.indexed import VectorRow
 
 if TYPE_CHECKING:  # ``status`` imports the ports and must not load the search index
+    from reverie.core.hits import Candidate
+    from reverie.core.indexed import ItemsAfter
     from reverie.core.refs import SourceRef
-    from reverie.storage.folder.index.candidates import Candidate
-    from reverie.storage.folder.index.items import ItemsAfter
 
 __all__ = ["FollowedPort", "VectorRow", "VectorRowsPort"]
 

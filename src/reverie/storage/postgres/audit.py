@@ -25,12 +25,17 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
+from reverie.core.audit import (
+    SHORT_SHA_LENGTH,
+    AuditIntegrity,
+    CommitDetail,
+    CommitInfo,
+    LineOrigin,
+    person_identity,
+)
 from reverie.core.clock import Clock, system_clock
+from reverie.core.diff import AuditDiff, FileVersions, commit_body, render_diff
 from reverie.errors import DreamError, InputError, RevisionNotFoundError
-from reverie.storage.folder.audit_commits import SHORT_SHA_LENGTH, CommitDetail, CommitInfo
-from reverie.storage.folder.audit_diff import AuditDiff, FileVersions, commit_body, render_diff
-from reverie.storage.folder.audit_integrity import AuditIntegrity
-from reverie.storage.folder.audit_lines import LineOrigin, person_identity
 from reverie.storage.postgres.audit_rewrite import (
     holding,
     line_origin,

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from reverie.storage.folder.audit_lines import LineOrigin
+from reverie.core.audit import LineOrigin
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:
-    from reverie.storage.folder.audit_commits import CommitInfo
+    from reverie.core.audit import CommitInfo
     from reverie.storage.postgres.database import Conn
 
 

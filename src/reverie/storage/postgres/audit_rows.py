@@ -12,16 +12,16 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from reverie.core.durable import DREAM_CURSOR
 from reverie.errors import RevisionNotFoundError
-from reverie.storage.folder import layout
 from reverie.storage.postgres.files import read_cursor, write_path
 from reverie.storage.postgres.text_codec import from_db
 
 if TYPE_CHECKING:
-    from reverie.storage.folder.audit_diff import AuditDiff
+    from reverie.core.diff import AuditDiff
     from reverie.storage.postgres.database import Conn
 
-CURSOR_PATH = layout.DREAM_CURSOR
+CURSOR_PATH = DREAM_CURSOR
 _HEAD_BACK = re.compile(r"HEAD~(\d{1,9})")
 _SHA_PREFIX = re.compile(r"[0-9a-f]{4,40}")
 

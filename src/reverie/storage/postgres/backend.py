@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from reverie.core.audit import CommitInfo
 from reverie.core.clock import Clock, system_clock
-from reverie.storage.folder.audit_commits import CommitInfo
 from reverie.storage.postgres.audit import PgAudit
 from reverie.storage.postgres.database import Database, Tenant
 from reverie.storage.postgres.dream_stores import (
@@ -50,7 +50,7 @@ from reverie.storage.postgres.vectors import PgFollower, PgVectorRows
 
 if TYPE_CHECKING:
     from reverie.core.findings import DoctorReport
-    from reverie.storage.folder.scrub import Needle
+    from reverie.core.needles import Needle
 
 
 def holder_name() -> str:

@@ -26,15 +26,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from reverie.core.durable import RELATIVE_PATHS
 from reverie.core.inbound import clean_text
+from reverie.core.writable import SKILL_FILE
 from reverie.errors import ConfinementError, DreamError, PublishConflictError
-from reverie.storage.folder import layout
-from reverie.storage.folder.memory_files import RELATIVE_PATHS
 from reverie.storage.postgres.files import read_path, write_path
 from reverie.storage.postgres.leases import LeaseLostError
 
 if TYPE_CHECKING:
-    from reverie.storage.folder.audit_commits import CommitInfo
+    from reverie.core.audit import CommitInfo
     from reverie.storage.postgres.audit import PgAudit
     from reverie.storage.postgres.database import Conn, Tenant
     from reverie.storage.postgres.files import PgMemoryFiles
@@ -44,7 +44,7 @@ _NAMES = {path: name for name, path in RELATIVE_PATHS.items()}
 
 
 def _skill_path(path: str) -> str:
-    if layout.SKILL_FILE.fullmatch(path) is None:
+    if SKILL_FILE.fullmatch(path) is None:
         raise ValueError(f"not a skill file path: {path!r} (skills/<name>/SKILL.md)")
     return path
 
@@ -63,7 +63,7 @@ class PgSkillFiles:
                 " ORDER BY path",
                 (self._tenant.id,),
             ).fetchall()
-        return [str(row[0]) for row in rows if layout.SKILL_FILE.fullmatch(str(row[0]))]
+        return [str(row[0]) for row in rows if SKILL_FILE.fullmatch(str(row[0]))]
 
     def read(self, path: str) -> str:
         """A skill file's text ('' when absent)."""

@@ -15,10 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from reverie.core.inbound import clean_text
-from reverie.core.token_estimate import estimate_tokens
-from reverie.storage.folder.cursors import validate_cursor
-from reverie.storage.folder.memory_files import (
+from reverie.core.cursors import validate_cursor
+from reverie.core.durable import (
     MEMORY_FILE_NAMES,
     RELATIVE_PATHS,
     FileSize,
@@ -26,6 +24,8 @@ from reverie.storage.folder.memory_files import (
     size_of,
     starter_only,
 )
+from reverie.core.inbound import clean_text
+from reverie.core.token_estimate import estimate_tokens
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:

@@ -28,14 +28,13 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 from reverie.core.clock import Clock, require_aware, system_clock
+from reverie.core.cursors import validate_cursor
+from reverie.core.entries import HistoryEntry, TrimResult, nanobot_timestamp, prepared_content
 from reverie.errors import InputError
-from reverie.storage.folder.cursors import validate_cursor
-from reverie.storage.folder.entries import HistoryEntry, nanobot_timestamp, prepared_content
-from reverie.storage.folder.history import TrimResult
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:
-    from reverie.storage.folder.quarantine import BadLine
+    from reverie.core.entries import BadLine
     from reverie.storage.postgres.database import Conn, Tenant
 
 _COLUMNS = "cursor, stamp, content, session_key, at, at_offset, range_start, range_end, kind"

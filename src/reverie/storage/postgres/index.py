@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, cast
 from reverie.core.hits import (
     SNIPPET_CLOSE,
     SNIPPET_OPEN,
+    Candidate,
     RefreshStats,
     SearchHit,
     Source,
@@ -44,7 +45,6 @@ from reverie.core.hits import (
 from reverie.core.marks import without_marks
 from reverie.core.refs import SourceRef, parse_ref
 from reverie.core.text import CONTEXT_CHARS, query_terms
-from reverie.storage.folder.index.candidates import Candidate
 from reverie.storage.postgres import tsearch
 from reverie.storage.postgres.text_codec import from_db, to_db
 

@@ -21,15 +21,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from reverie.core.durable import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.core.inbound import clean_text
-from reverie.storage.folder.layout import SKILL_FILE
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS
-from reverie.storage.folder.provenance_file import Provenance, document_text, read_document
+from reverie.core.provenance import Provenance, document_text, read_document
+from reverie.core.writable import SKILL_FILE
 from reverie.storage.postgres.files import write_path
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:
-    from reverie.storage.folder.scrub import Needle
+    from reverie.core.needles import Needle
     from reverie.storage.postgres.database import Tenant
 
 _MEMORY_PATHS = tuple(RELATIVE_PATHS[name] for name in MEMORY_FILE_NAMES)

@@ -14,10 +14,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from reverie.core.screening import RejectedRule
-from reverie.storage.folder.ledger import CallFacts, LedgerRecord, LedgerSummary, summarise
-from reverie.storage.folder.quarantine import BadLine
-from reverie.storage.folder.rejections import RecordedRejection
+from reverie.core.entries import BadLine
+from reverie.core.ledger import CallFacts, LedgerRecord, LedgerSummary, summarise
+from reverie.core.screening import RecordedRejection, RejectedRule
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, cast
 from reverie.core.clock import Clock, system_clock
 from reverie.core.messages import Message
 from reverie.core.session import ArchivedSummary, Session, SessionInfo
+from reverie.core.tombstones import FORGOTTEN, tombstone
 from reverie.errors import DatabaseError, InputError
-from reverie.storage.folder.redaction import FORGOTTEN, tombstone
 from reverie.storage.postgres.records import PgQuarantine
 from reverie.storage.postgres.text_codec import from_db, to_db
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from reverie.storage.postgres.database import Conn, Tenant
 
 TOMBSTONE = FORGOTTEN
-"""The content of a forgotten message (the file backend's, ``reverie.storage.folder.redaction``)."""
+"""The content of a forgotten message (the file backend's, ``reverie.core.tombstones``)."""
 
 _STATE = "key, created_at, updated_at, message_count, compacted_upto, summary, summary_active"
 

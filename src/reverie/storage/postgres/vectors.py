@@ -24,10 +24,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
+from reverie.core.hits import Candidate
+from reverie.core.indexed import IndexedItem, ItemsAfter, VectorRow
 from reverie.core.refs import SourceRef, history_ref, message_ref
-from reverie.storage.folder.index.candidates import Candidate
-from reverie.storage.folder.index.items import IndexedItem, ItemsAfter
-from reverie.storage.folder.vectors import VectorRow
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:

@@ -18,11 +18,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+from reverie.core.durable import MemoryFileName
+from reverie.core.entries import HistoryEntry
 from reverie.core.messages import Message
 from reverie.core.session import ArchivedSummary, Session
 from reverie.memory.ingest.importers.content_hash import message_hash
-from reverie.storage.folder.entries import HistoryEntry
-from reverie.storage.folder.memory_files import MemoryFileName
 
 Format = Literal[
     "openai-json",

@@ -30,6 +30,9 @@ from datetime import tzinfo
 from pathlib import Path
 
 from reverie.config.bounded import read_bounded
+from reverie.core.cursors import parse_cursor_text
+from reverie.core.durable import MEMORY_FILE_NAMES, RELATIVE_PATHS, MemoryFileName
+from reverie.core.entries import EntryFormatError, HistoryEntry
 from reverie.core.session import Session
 from reverie.errors import CursorError, SessionImportError, StorageError
 from reverie.memory.ingest.importers.conversation import (
@@ -52,9 +55,6 @@ from reverie.memory.ingest.importers.reverie_sessions import (
     read_reverie_sessions,
 )
 from reverie.storage.folder import layout
-from reverie.storage.folder.cursors import parse_cursor_text
-from reverie.storage.folder.entries import EntryFormatError, HistoryEntry
-from reverie.storage.folder.memory_files import MEMORY_FILE_NAMES, RELATIVE_PATHS, MemoryFileName
 from reverie.storage.folder.nanobot_sessions import read_nanobot_file
 
 

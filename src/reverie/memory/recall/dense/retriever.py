@@ -40,11 +40,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
+from reverie.core.hits import Candidate
+from reverie.core.indexed import ItemsAfter
+from reverie.core.refs import SourceRef, history_ref, message_ref, parse_ref
 from reverie.errors import ReverieError
 from reverie.memory.recall.dense.encoder import Encoder
 from reverie.memory.recall.dense.vectors import Mark, VectorStore
-from reverie.storage.folder.index import Candidate, SourceRef, history_ref, message_ref, parse_ref
-from reverie.storage.folder.index.items import ItemsAfter
 from reverie.storage.ports.vectors import FollowedPort
 
 if TYPE_CHECKING:

@@ -5,9 +5,8 @@ caught up incrementally before every query. This package reads the stores; it ne
 them, and it does not import ``reverie.llm``.
 """
 
-from reverie.core.hits import SNIPPET_CLOSE, SNIPPET_OPEN, RefreshStats, SearchHit
+from reverie.core.hits import SNIPPET_CLOSE, SNIPPET_OPEN, Candidate, RefreshStats, SearchHit
 from reverie.core.refs import SourceRef, history_ref, message_ref, parse_ref
-from reverie.storage.folder.index.candidates import Candidate
 from reverie.storage.folder.index.index import SearchIndex
 
 __all__ = [

@@ -27,38 +27,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from reverie.core.clock import from_epoch
-from reverie.core.hits import SourceKind
+from reverie.core.hits import Candidate
 from reverie.core.text import is_cjk_pair, term_phrases, unsegment
 from reverie.storage.folder.index.query import Filters, conditions
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Candidate:
-    """One matching item with its whole indexed text.
-
-    Attributes:
-        kind: ``"history"`` or ``"message"``.
-        score: BM25 on its own text plus the weighted BM25 on its context; higher is better.
-        text: the item's indexed text (up to 64,000 characters).
-        timestamp: when it was written (None when unknown).
-        session_key: its session (for a history entry, the session it came from, if known).
-        cursor: a history entry's cursor.
-        message_index: a message's index in its session.
-        role: a message's role.
-    """
-
-    kind: SourceKind
-    score: float
-    text: str
-    timestamp: datetime | None
-    session_key: str | None
-    cursor: int | None
-    message_index: int | None
-    role: str | None
-
 
 COMMON = 1_500
 """A term held by at least this many items is common."""

@@ -37,9 +37,9 @@ from reverie.core.text import CONTEXT_CHARS, cjk_pairs, fingerprint, message_bod
 from reverie.storage.folder.index.store_state import Counts, StoreState, Tail
 
 if TYPE_CHECKING:
+    from reverie.core.entries import HistoryEntry
     from reverie.core.messages import Message
     from reverie.core.session import SessionInfo
-    from reverie.storage.folder.entries import HistoryEntry
     from reverie.storage.folder.history import HistoryLog
     from reverie.storage.folder.sessions_sqlite import SessionStore
 

@@ -39,20 +39,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from reverie.core.clock import require_aware
-from reverie.core.hits import SOURCES, RefreshStats, SearchHit, Source
+from reverie.core.hits import SOURCES, Candidate, RefreshStats, SearchHit, Source
+from reverie.core.indexed import ItemsAfter
 from reverie.core.refs import SourceRef, parse_ref
 from reverie.core.text import is_cjk_pair, match_expression, term_phrases
 from reverie.errors import StorageError
 from reverie.storage.folder import layout
-from reverie.storage.folder.index.candidates import (
-    Candidate,
-    CommonMemo,
-    rare_terms,
-    run_candidates,
-)
+from reverie.storage.folder.index.candidates import CommonMemo, rare_terms, run_candidates
 from reverie.storage.folder.index.catch_up import catch_up_history, catch_up_sessions, is_current
 from reverie.storage.folder.index.index_file import IndexFile, is_corruption
-from reverie.storage.folder.index.items import ItemsAfter, count_after, items_after, items_named
+from reverie.storage.folder.index.items import count_after, items_after, items_named
 from reverie.storage.folder.index.query import Filters, run_query, run_ref
 from reverie.storage.folder.index.store_state import StoreState
 

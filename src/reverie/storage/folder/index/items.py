@@ -14,38 +14,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from reverie.core.hits import Candidate
+from reverie.core.indexed import IndexedItem, ItemsAfter
 from reverie.core.refs import SourceRef, history_ref, message_ref
 from reverie.core.text import unsegment
-from reverie.storage.folder.index.candidates import Candidate, candidate_from_row
+from reverie.storage.folder.index.candidates import candidate_from_row
 from reverie.storage.folder.index.query import Filters, conditions
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class IndexedItem:
-    """One indexed item as a follower sees it.
-
-    Attributes:
-        doc: its row id in this index file (grows for new rows; restarts on a rebuild).
-        ref: its stable name.
-        session_key: its session (for a history entry, the one it came from, if known).
-        text: its indexed text.
-    """
-
-    doc: int
-    ref: SourceRef
-    session_key: str | None
-    text: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ItemsAfter:
-    """A page of items added after a mark; ``restarted``: the mark was stale, listed from 0."""
-
-    items: tuple[IndexedItem, ...]
-    restarted: bool
-
 
 _ROW = "SELECT d.id, d.kind, d.cursor, d.session_key, d.position, fts.body"
 _FROM = " FROM docs AS d JOIN fts ON fts.rowid = d.id"

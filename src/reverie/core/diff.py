@@ -16,25 +16,12 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from reverie.core.audit import FileChange
+
 DIFF_CAP_CHARS = 6_000
 """How many characters of unified diff an audit commit message carries at most."""
 
 _NO_NEWLINE = "\\ No newline at end of file\n"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FileChange:
-    """How many lines one file gained and lost.
-
-    Attributes:
-        path: the file's path relative to the workspace, with ``/`` separators.
-        added: lines added.
-        removed: lines removed.
-    """
-
-    path: str
-    added: int
-    removed: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from json.encoder import encode_basestring
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from reverie.core.clock import wall_clock
@@ -216,3 +217,27 @@ def truncate(text: str, limit: int) -> str:
 def nanobot_timestamp(moment: datetime) -> str:
     """Format a time the way nanobot does: local wall-clock ``YYYY-MM-DD HH:MM``."""
     return wall_clock(moment)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrimResult:
+    """What ``trim`` did: entries dropped and kept, and the last cursor dropped (0 if none)."""
+
+    dropped: int
+    kept: int
+    dropped_through: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BadLine:
+    """A line that was taken out of a source file, with where it was and why."""
+
+    source: Path
+    line: int
+    offset: int
+    raw: bytes
+    reason: str
+
+    def describe(self) -> str:
+        """One human-readable sentence naming the file, line and reason."""
+        return f"{self.source}:{self.line} (byte {self.offset}): {self.reason}"
