@@ -1,6 +1,6 @@
 """Build the MCP server over one engine (or a lender of one): tools, resources, dream.
 
-``build_server`` registers every row of ``tools.TOOL_TABLE``, the three durable files as
+``build_server`` registers every row of ``table.TOOL_TABLE``, the three durable files as
 resources, and the ``dream`` tool, which runs a dream and then announces the files it changed.
 Change events go to ``subscriptions/listen`` streams (protocol 2026-07-28) through the server's
 subscription bus: right after a dream run through the tool, and from a watch that looks every
@@ -29,7 +29,8 @@ from typing_extensions import TypedDict
 from reverie.core.durable import MEMORY_FILE_NAMES, MemoryFileName
 from reverie.engine.facade import MemoryEngine
 from reverie.mcp.resources import FILE_TITLES, FileWatch, uri
-from reverie.mcp.tools import CURATES, TOOL_TABLE, Lend, MemoryTools, async_tool_errors, lend_one
+from reverie.mcp.table import CURATES, TOOL_TABLE, async_tool_errors
+from reverie.mcp.tools import Lend, MemoryTools, lend_one
 from reverie.memory.dream.result import DreamResult
 
 INSTRUCTIONS = (
