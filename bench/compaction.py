@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from reverie import ChatReply, ChatRequest, Message, ScriptedProvider, Workspace
-from reverie.config.settings import CompactionConfig, ModelConfig, PromptConfig
+from reverie.config.sections import CompactionConfig, ModelConfig, PromptConfig
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.llm.metered import MeteredModel
 from reverie.memory.compaction.chunks import ChunkSummariser

@@ -47,7 +47,7 @@ from recalllib.dense import RandomEncoder, attach
 from recalllib.devset import build
 from recalllib.filler import fill, questions
 from reverie import Config, MemoryEngine, Message
-from reverie.config.settings import ModelConfig, RecallConfig
+from reverie.config.sections import ModelConfig, RecallConfig
 from reverie.memory.recall.dense.encoder import E5Encoder
 
 

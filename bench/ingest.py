@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from reverie.config.settings import Config, ModelConfig, RecallConfig
+from reverie.config.sections import ModelConfig, RecallConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 
 EXAMPLES = Path(__file__).parents[1] / "examples" / "conversations.json"

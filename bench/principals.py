@@ -45,7 +45,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from reverie.config.settings import Config, DreamConfig
+from reverie.config.sections import DreamConfig
+from reverie.config.settings import Config
 from reverie.engine.owners import DatabaseHome, EnginePool, FolderHome, Home, Openers
 from reverie.engine.owners.maintenance import CheckReport, Maintenance
 

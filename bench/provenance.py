@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from reverie import MemoryEngine
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.memory.dream import runner
 from reverie.storage.folder.provenance_file import DEFAULT_SIDECAR, ProvenanceFile
 from reverie.storage.ports import ProvenancePort

@@ -50,7 +50,7 @@ from recalllib import chat
 from recalllib.devset import Conversation, build
 from recalllib.filler import fill, questions
 from reverie import Config, MemoryEngine, Message
-from reverie.config.settings import ModelConfig, PromptConfig, RecallConfig
+from reverie.config.sections import ModelConfig, PromptConfig, RecallConfig
 from reverie.core.durable import MemoryFileName
 from reverie.llm.tokens import default_counter
 from reverie.memory.recall import RankedSource, RecallOptions

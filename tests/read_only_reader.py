@@ -11,7 +11,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from reverie.config.settings import Config, RecallConfig
+from reverie.config.sections import RecallConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.errors import ReverieError
 

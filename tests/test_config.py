@@ -6,7 +6,8 @@ from typing import Any
 import pytest
 
 from reverie.config.file import config_text, load_config
-from reverie.config.settings import PROMPT_MARGIN, Config, ModelConfig, prompt_room
+from reverie.config.sections import PROMPT_MARGIN, ModelConfig, prompt_room
+from reverie.config.settings import Config
 from reverie.errors import ConfigError
 
 

@@ -18,7 +18,8 @@ from reverie import (
     ToolCall,
     Usage,
 )
-from reverie.config.settings import CompactionConfig, Config, ModelConfig
+from reverie.config.sections import CompactionConfig, ModelConfig
+from reverie.config.settings import Config
 from reverie.engine.async_engine import AsyncMemoryEngine
 from reverie.engine.facade import MemoryEngine
 from reverie.llm.endpoints import build_provider

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from reverie import ChatReply, ChatRequest, Message, RevisionNotFoundError, ScriptedProvider
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.llm.lazy import LazyProvider
 from reverie.llm.openai_provider import OpenAIProvider

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from reverie import InputError, MemoryEngine, ModelNotConfiguredError
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.engine.async_engine import AsyncMemoryEngine
 from tests.conftest import StepClock
 

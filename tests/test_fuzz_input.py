@@ -20,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.core.inbound import MAX_MESSAGE_CHARS, has_surrogate_escape
 from reverie.engine.facade import MemoryEngine
 from reverie.errors import InputError, ReverieError

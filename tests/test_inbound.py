@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from reverie import Message
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.core.clock import local_time, parse_wall_clock, wall_clock
 from reverie.core.inbound import (
     MAX_JSON_DEPTH,

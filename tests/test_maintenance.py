@@ -15,7 +15,8 @@ from typing import Literal
 import pytest
 
 from reverie import LockTimeoutError, Message, ModelConnectionError, ScriptedProvider
-from reverie.config.settings import CompactionConfig, Config, DreamConfig, ModelConfig
+from reverie.config.sections import CompactionConfig, DreamConfig, ModelConfig
+from reverie.config.settings import Config
 from reverie.engine.async_engine import AsyncMemoryEngine
 from reverie.engine.facade import MemoryEngine
 from reverie.engine.maintenance import MaintenancePass, MaintenanceWorker, maintain
@@ -224,7 +225,8 @@ def test_a_dream_lock_held_by_another_process_is_skipped_and_tried_again(
 EXITING = """
 import queue, sys
 from reverie import Message, ScriptedProvider
-from reverie.config.settings import Config, DreamConfig
+from reverie.config.settings import Config
+from reverie.config.sections import DreamConfig
 from reverie.engine.facade import MemoryEngine
 
 config = Config(dream=DreamConfig(mode="model-free", pending_trigger=1, interval_minutes=0))

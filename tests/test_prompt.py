@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from reverie import Message, ToolCall, ToolSchema, Workspace
-from reverie.config.settings import PromptConfig
+from reverie.config.sections import PromptConfig
 from reverie.core.session import is_internal
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.memory.prompt import CONTINUATION_NOTE, PromptAssembler

@@ -31,7 +31,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from reverie import MemoryEngine
-from reverie.config.settings import Config, DreamConfig, ModelConfig, RecallConfig
+from reverie.config.sections import DreamConfig, ModelConfig, RecallConfig
+from reverie.config.settings import Config
 from reverie.storage.folder.layout import SEARCH_INDEX
 from reverie.storage.ports import Backend
 from scalelib.chat import ChatText

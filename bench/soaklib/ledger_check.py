@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from reverie.config.settings import DreamConfig
+from reverie.config.sections import DreamConfig
 from reverie.core.ledger import LedgerRecord
 from reverie.memory.dream.result import FAILED_OUTCOMES
 from reverie.storage.folder.ledger import Ledger

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reverie.config.settings import CompactionConfig, Config, DreamConfig, ModelConfig, RecallConfig
+from reverie.config.sections import CompactionConfig, DreamConfig, ModelConfig, RecallConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.llm.openai_provider import OpenAIProvider
 from reverie.llm.retry import RetryPolicy

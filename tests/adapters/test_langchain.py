@@ -9,7 +9,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from reverie import MemoryEngine
 from reverie.adapters.langchain import ReverieChatHistory
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.core.messages import JSONObject
 from tests.conftest import StepClock
 

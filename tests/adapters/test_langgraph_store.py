@@ -12,7 +12,8 @@ from langgraph.store.base import BaseStore
 
 from reverie import InputError, MemoryEngine
 from reverie.adapters.langgraph_store import ReverieStore
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from tests.conftest import StepClock
 
 NO_MODEL = Config(model=ModelConfig(context_window=8000, max_output_tokens=500))

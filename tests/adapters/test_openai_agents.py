@@ -14,7 +14,8 @@ from openai import AsyncOpenAI
 
 from reverie import MemoryEngine
 from reverie.adapters.openai_agents import ReverieSession
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from tests.conftest import StepClock
 from tests.llm.loopback import LoopbackServer, chat_text
 

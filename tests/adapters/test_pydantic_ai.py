@@ -31,7 +31,8 @@ from pydantic_ai.providers.openai import OpenAIProvider
 
 from reverie import MemoryEngine
 from reverie.adapters.pydantic_ai import ReverieHistory, memory_tools, message_of
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.core.messages import Message
 from tests.conftest import StepClock
 from tests.llm.loopback import LoopbackServer, chat_text, chat_tool_calls

@@ -7,7 +7,8 @@ import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from reverie.config.settings import Config, DreamConfig
+from reverie.config.sections import DreamConfig
+from reverie.config.settings import Config
 from reverie.core.ledger import LedgerRecord
 from reverie.core.messages import JSONObject, Message
 from reverie.core.token_estimate import EstimatingCounter

@@ -11,7 +11,8 @@ import pytest
 from reverie import LockTimeoutError, Message, ModelConnectionError, ScriptedProvider
 from reverie.cli.record_views import compaction_line
 from reverie.cli.repl import Repl
-from reverie.config.settings import CompactionConfig, Config, DreamConfig, ModelConfig
+from reverie.config.sections import CompactionConfig, DreamConfig, ModelConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.engine.maintenance import MaintenancePass, maintain
 from tests.conftest import StepClock

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reverie import Workspace
-from reverie.config.settings import CompactionConfig, ModelConfig, PromptConfig
+from reverie.config.sections import CompactionConfig, ModelConfig, PromptConfig
 from reverie.core.clock import Clock, system_clock
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.llm.metered import MeteredModel

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reverie import ChatReply, Message, ScriptedProvider, ToolCall, Workspace
-from reverie.config.settings import ModelConfig
+from reverie.config.sections import ModelConfig
 from reverie.llm.metered import MeteredModel
 from reverie.memory.compaction.attempt import Summary
 from reverie.memory.compaction.chunks import SUMMARY_NAME, ChunkSummariser

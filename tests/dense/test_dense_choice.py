@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from reverie import InputError, Message
-from reverie.config.settings import Config, RecallConfig
+from reverie.config.sections import RecallConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.engine.owners import FolderHome, Openers
 from reverie.memory.recall.dense.encoder import HashingEncoder
@@ -45,7 +46,8 @@ def test_off_never_loads_a_model_even_when_the_settings_say_auto(tmp_path: Path)
     program = (
         "import json, sys\n"
         "from reverie import Message\n"
-        "from reverie.config.settings import Config, RecallConfig\n"
+        "from reverie.config.settings import Config\n"
+        "from reverie.config.sections import RecallConfig\n"
         "from reverie.engine.facade import MemoryEngine\n"
         "config = Config(recall=RecallConfig(embeddings='auto'))\n"
         "with MemoryEngine.open(sys.argv[1], config, environ={}, dense=sys.argv[2]) as memory:\n"

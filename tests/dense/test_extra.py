@@ -13,7 +13,8 @@ import pytest
 from reverie import Message
 from reverie.config.extras import install_hint
 from reverie.config.file import load_config
-from reverie.config.settings import Config, ModelConfig, RecallConfig
+from reverie.config.sections import ModelConfig, RecallConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.errors import ConfigError
 from reverie.memory.recall.dense import open_dense, probe
@@ -33,7 +34,7 @@ class Hide:
         return None
 sys.meta_path.insert(0, Hide())
 from reverie import Config, Message, MemoryEngine
-from reverie.config.settings import ModelConfig
+from reverie.config.sections import ModelConfig
 config = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))  # the default
 with tempfile.TemporaryDirectory() as folder:
     engine = MemoryEngine.open(Path(folder), config, environ={})

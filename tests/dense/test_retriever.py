@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from reverie import Message
-from reverie.config.settings import Config, ModelConfig, RecallConfig
+from reverie.config.sections import ModelConfig, RecallConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.memory.recall.dense.encoder import HashingEncoder
 from reverie.memory.recall.dense.retriever import (

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from reverie import ChatReply, ChatRequest, ScriptedProvider, Workspace
-from reverie.config.settings import DreamConfig
+from reverie.config.sections import DreamConfig
 from reverie.core.messages import Message
 from reverie.memory.dream.runner import Dreamer
 from tests.dream.scripting import write

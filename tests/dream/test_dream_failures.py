@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from reverie import ChatRequest, ModelTimeoutError, ScriptedProvider, Usage, Workspace
-from reverie.config.settings import DreamConfig
+from reverie.config.sections import DreamConfig
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.llm.provider import ChatReply
 from reverie.memory.dream.runner import Dreamer

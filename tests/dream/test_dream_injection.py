@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from reverie import ScriptedProvider, Workspace
-from reverie.config.settings import DreamConfig
+from reverie.config.sections import DreamConfig
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.memory.dream.runner import Dreamer
 from tests.dream.scripting import call, changed_paths, edit, tool_results, tree_hashes, write

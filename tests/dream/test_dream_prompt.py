@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reverie import Workspace, prompts
-from reverie.config.settings import DreamConfig
+from reverie.config.sections import DreamConfig
 from reverie.memory.dream.prompt import (
     MAX_INSTRUCTION_CHARS,
     DreamPrompt,

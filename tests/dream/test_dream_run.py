@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from reverie import ScriptedProvider, Workspace
-from reverie.config.settings import DreamConfig
+from reverie.config.sections import DreamConfig
 from reverie.core.durable import MEMORY_FILE_NAMES
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.memory.dream.edit import restore

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from reverie import ModelTimeoutError, ScriptedProvider, Workspace
-from reverie.config.settings import DreamConfig
+from reverie.config.sections import DreamConfig
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.errors import ConfigError
 from reverie.memory.dream.result import DreamResult

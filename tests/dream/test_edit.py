@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from reverie import EditError, LockTimeoutError, MemoryEngine
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.core.audit import person_identity
 from reverie.errors import ConfinementError
 from reverie.memory.dream.edit import MAX_EDIT_CHARS, edit_file, text_sha256

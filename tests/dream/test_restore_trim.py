@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from reverie.config.settings import Config, DreamConfig
+from reverie.config.sections import DreamConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.errors import RestoreWouldLoseError
 from tests.conftest import StepClock

@@ -25,7 +25,8 @@ import traceback
 from dataclasses import replace
 from pathlib import Path
 
-from reverie.config.settings import Config, DreamConfig, ModelConfig, RecallConfig, StoreConfig
+from reverie.config.sections import DreamConfig, ModelConfig, RecallConfig, StoreConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.memory.ingest.run import Progress
 

@@ -6,7 +6,8 @@ import itertools
 from pathlib import Path
 
 from reverie import ChatReply, ChatRequest, MemoryEngine, Message, ScriptedProvider, Workspace
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.core.ledger import LedgerRecord
 from reverie.core.token_estimate import EstimatingCounter, TokenCounter
 from reverie.errors import ModelHTTPError, ModelTimeoutError

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from reverie import ChatReply, ChatRequest, ScriptedProvider
-from reverie.config.settings import DreamConfig
+from reverie.config.sections import DreamConfig
 from reverie.core.durable import MemoryFileName
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.errors import ModelTimeoutError

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from reverie import MemoryEngine, ScriptedProvider
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from tests.conftest import StepClock
 
 NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))

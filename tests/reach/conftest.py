@@ -16,7 +16,7 @@ import openai
 import pytest
 
 from reverie import MemoryEngine
-from reverie.config.settings import UnknownPrincipals
+from reverie.config.sections import UnknownPrincipals
 from reverie.core.messages import JSONObject, JSONValue
 from reverie.engine.owners import (
     DEFAULT_PRINCIPAL,

@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 from reverie.cli import app
 from reverie.cli import reach_commands as commands
 from reverie.cli.failure import CommandFailedError
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.engine.owners import FolderHome, SqliteTokenBook
 from reverie.errors import DatabaseUnreachableError, InputError
 from reverie.serve import served_home, token_book

@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reverie import Message
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.llm.tokens import default_counter
 from reverie.memory.recall.durable import DurableFile, fit_durable, summary_within

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from reverie.config.settings import Config, RecallConfig
+from reverie.config.sections import RecallConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.memory.recall.anchors import OPEN_DAYS, anchor_windows, anchored, with_anchors
 from reverie.memory.recall.entities import rare_names, with_entities

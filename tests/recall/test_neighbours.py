@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 
 from reverie import Message
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 
 WINDOW = Config(model=ModelConfig(context_window=8192, max_output_tokens=1024))

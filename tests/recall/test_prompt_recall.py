@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from reverie import Message
-from reverie.config.settings import Config, ModelConfig, PromptConfig
+from reverie.config.sections import ModelConfig, PromptConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from tests.conftest import StepClock
 

@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from reverie import Message
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.core.hits import Candidate
 from reverie.engine.facade import MemoryEngine
 from reverie.memory.recall import RankedSource, RecallOptions, fuse

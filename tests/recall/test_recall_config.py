@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from reverie.config.file import load_config
-from reverie.config.settings import RECALL_CAP, Config, PromptConfig
+from reverie.config.sections import RECALL_CAP, PromptConfig
+from reverie.config.settings import Config
 from reverie.errors import ConfigError
 
 

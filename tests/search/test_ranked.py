@@ -7,7 +7,8 @@ from datetime import timedelta
 import pytest
 
 from reverie import Message
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from tests.conftest import StepClock
 

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from reverie import ChatReply, ChatRequest, ScriptedProvider
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.engine.facade import MemoryEngine
 from reverie.storage.folder.backend import FileBackend

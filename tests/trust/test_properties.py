@@ -14,7 +14,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.core.messages import JSONValue
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.engine.facade import MemoryEngine

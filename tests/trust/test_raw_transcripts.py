@@ -19,7 +19,8 @@ import pytest
 from mcp import Client
 
 from reverie import MemoryEngine
-from reverie.config.settings import Config, ModelConfig, SessionsConfig
+from reverie.config.sections import ModelConfig, SessionsConfig
+from reverie.config.settings import Config
 from reverie.core.messages import Message
 from reverie.engine.owners.export import export_document
 from reverie.mcp import build_server

@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from reverie import MemoryEngine, Message
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.core.ledger import LedgerRecord
 
 HOSTILE_LINE = '- Zoe wrote <script>document.title="pwned"</script> in a note'

@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from reverie.config.bounded import read_bounded
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.errors import ConfigError
 
 CONFIG_NAME = "reverie.toml"

@@ -22,7 +22,7 @@ from reverie.memory.recall.dense import open_dense
 from reverie.memory.recall.dense.encoder import DenseStatus, Encoder
 
 if TYPE_CHECKING:
-    from reverie.config.settings import EmbeddingsMode
+    from reverie.config.sections import EmbeddingsMode
     from reverie.memory.recall.dense.retriever import DenseRetriever, Followed
     from reverie.storage.ports.vectors import VectorRowsPort
 

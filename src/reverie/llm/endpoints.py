@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from reverie.config.file import api_key
-from reverie.config.settings import ModelConfig
+from reverie.config.sections import ModelConfig
 
 if TYPE_CHECKING:
     from reverie.llm.provider import Provider

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
-from reverie.config.settings import ModelConfig
+from reverie.config.sections import ModelConfig
 from reverie.core.clock import Clock
 from reverie.core.durable import MEMORY_FILE_NAMES
 from reverie.core.inbound import redact_message

@@ -52,7 +52,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from reverie.config.settings import PromptConfig
+from reverie.config.sections import PromptConfig
 from reverie.core.clock import wall_clock
 from reverie.core.durable import RELATIVE_PATHS, starter_only
 from reverie.core.entries import HistoryEntry

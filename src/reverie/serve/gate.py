@@ -22,7 +22,7 @@ import hmac
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from reverie.config.settings import UnknownPrincipals
+from reverie.config.sections import UnknownPrincipals
 from reverie.engine.owners import Access, Grant, Home, TokenBook, resolve
 from reverie.errors import UnknownPrincipalError
 

@@ -28,7 +28,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from reverie.config.settings import CompactionConfig
+from reverie.config.sections import CompactionConfig
 from reverie.core.entries import HistoryEntry
 from reverie.core.session import Session, lock_name
 from reverie.core.token_estimate import TokenCounter

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reverie.config.settings import ModelConfig
+from reverie.config.sections import ModelConfig
 from reverie.core.entries import strip_reasoning
 from reverie.core.messages import Message
 from reverie.llm.metered import CallFailed, MeteredModel

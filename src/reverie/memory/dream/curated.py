@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Final
 
-from reverie.config.settings import DreamConfig
+from reverie.config.sections import DreamConfig
 from reverie.core.durable import MEMORY_FILE_NAMES, RELATIVE_PATHS
 from reverie.core.entries import HistoryEntry
 from reverie.core.messages import Message

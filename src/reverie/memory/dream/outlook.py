@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from reverie.config.settings import DreamConfig
+from reverie.config.sections import DreamConfig
 from reverie.core.clock import parse_wall_clock
 from reverie.memory.dream.schedule import Decision, Pending, Schedule
 from reverie.memory.dream.state import DreamState

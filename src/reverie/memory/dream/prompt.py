@@ -37,7 +37,7 @@ from reverie.core.writable import FIXED_WRITABLE
 from reverie.errors import ConfinementError, StorageError
 
 if TYPE_CHECKING:
-    from reverie.config.settings import DreamConfig
+    from reverie.config.sections import DreamConfig
     from reverie.core.entries import HistoryEntry
     from reverie.memory.dream.staging import Staging
     from reverie.storage.ports import DreamFilesPort, PromptStores

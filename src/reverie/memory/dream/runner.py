@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from reverie.config.settings import DreamConfig
+from reverie.config.sections import DreamConfig
 from reverie.core.ledger import LedgerRecord
 from reverie.errors import DreamError, LockTimeoutError
 from reverie.llm.metered import MeteredModel

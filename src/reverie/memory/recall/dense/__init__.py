@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reverie.config.settings import EmbeddingsMode
+from reverie.config.sections import EmbeddingsMode
 from reverie.errors import ReverieError
 from reverie.memory.recall.dense.encoder import DenseStatus, probe
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from reverie.config.extras import install_hint
-from reverie.config.settings import EmbeddingsMode
+from reverie.config.sections import EmbeddingsMode
 
 if TYPE_CHECKING:
     import numpy as np
