@@ -4,7 +4,9 @@ Run: .venv/bin/python bench/curation.py [--baseline /work/main] [--seed 29]   (o
 
 Each conversation of ``curationset`` (``dev``: eight conversations; ``heldout``: four, only
 evaluated at the end; ``realchat``: eleven generated conversations shaped like real chat,
-seed 29, see ``curationset/realchat.py``) is written as an OpenAI-style JSON file and
+seed 29, see ``curationset/realchat.py``; ``recallchat``: the four chats of ``bench/recall.py
+--set chat``, another generator's, scored for chatter and duplicates only, as they carry no
+gold facts: ``curationset/recallchat.py``) is written as an OpenAI-style JSON file and
 ingested, with no model, into a fresh workspace whose clock stands one day after the
 conversation's last session: the same path as ``reverie ingest`` (compaction by the
 model-free summariser, then model-free dream). The top-level bullets of SOUL.md, USER.md
@@ -39,7 +41,7 @@ import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from curationset import dev, heldout, realchat
+from curationset import dev, heldout, realchat, recallchat
 from curationset.judge import chatter_kind, duplicates
 from curationset.model import Conversation, keys
 from reverie import MemoryEngine
@@ -209,13 +211,32 @@ def score(conversations: tuple[Conversation, ...]) -> dict[str, object]:
     }
 
 
+_GOLD_ONLY = frozenset(
+    {
+        "gold_facts",
+        "precision",
+        "recall",
+        "superseded_stated_as_current",
+        "unmatched_bullets",
+        "missed_gold",
+    }
+)
+
+
 def measure(*, details: bool, seed: int = 29) -> dict[str, object]:
     """Every part of the set, with or without the per-bullet lists."""
     result: dict[str, object] = {}
     chat = realchat.CONVERSATIONS if seed == 29 else realchat.generate(seed)
-    parts = (("dev", dev.CONVERSATIONS), ("heldout", heldout.CONVERSATIONS), ("realchat", chat))
+    parts = (
+        ("dev", dev.CONVERSATIONS),
+        ("heldout", heldout.CONVERSATIONS),
+        ("realchat", chat),
+        ("recallchat", recallchat.conversations()),
+    )
     for part, conversations in parts:
         figures = score(conversations)
+        if part == "recallchat":  # no gold facts: chatter and duplicates only
+            figures = {k: v for k, v in figures.items() if k not in _GOLD_ONLY}
         if not details:
             figures = {k: v for k, v in figures.items() if not isinstance(v, list)}
         result[part] = figures

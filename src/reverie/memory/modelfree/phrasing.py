@@ -50,6 +50,10 @@ _MODAL = frozenset(
 )
 _SELF_NAME = re.compile(r"^I(?:'m| am) (?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)[.!]?$")
 _WE_LEAD = re.compile(r"^[Ww]e (?!decided|agreed|will|'ll|should)")
+_WE_ARE_LEAD = re.compile(r"^[Ww]e(?:'re| are) ")
+# A chat line with its subject left out: "Took the boat out", "Added Tromso to the plan".
+_DROPPED_SUBJECT = re.compile(r"^(?P<verb>[A-Z][a-z]{2,}(?:ed)?) (?=[\w'])")
+_NOT_VERBS = frozenset("red bed need seed speed breed feed weed shed united hundred".split())  # noqa: SIM905
 _MY_LEAD = re.compile(r"^(?:my|My)\s+")
 _CJK_LEAD = re.compile(r"^我(?!们)(?:的)?")
 _INNER = (
@@ -109,12 +113,25 @@ def as_fact(sentence: str, subject: str | None) -> str:
     name = _SELF_NAME.match(sentence)
     if name is not None:
         return f"Name is {name['name']}" if subject is None else f"{subject} is {name['name']}"
+    sentence = _WE_ARE_LEAD.sub(f"{subject or 'The user'} and others are ", sentence)
     sentence = _WE_LEAD.sub(f"{subject or 'The user'} and others ", sentence)
+    if subject:
+        sentence = _with_subject(sentence, subject)
     text = _lead(_FILLER_TAIL.sub("", _PLEASE_TAIL.sub("", sentence)), subject)
     if subject and not text.startswith(subject):
         # "Last year I ran a marathon": the subject is named where the first "I" was.
         text = re.sub(r"\bI ([\w']+)", lambda m: f"{subject} {third_singular(m[1])}", text, count=1)
     return _tidy(_inner(text, they="they", singular=False))
+
+
+def _with_subject(sentence: str, subject: str) -> str:
+    """A named person's line that leaves its subject out, with it: "Took X" -> "Ava took X"."""
+    found = _DROPPED_SUBJECT.match(sentence)
+    if found is None:
+        return sentence
+    verb = found["verb"].lower()
+    past = verb in _PAST or (verb.endswith("ed") and len(verb) > 4 and verb not in _NOT_VERBS)
+    return f"{subject} {verb} {sentence[found.end() :]}" if past else sentence
 
 
 def as_rule(sentence: str) -> str:

@@ -49,7 +49,7 @@ from reverie.memory.modelfree.phrasing import as_decision, as_fact, as_rule, unr
 from reverie.memory.modelfree.rules import classify_user, is_one_off, remembered, time_bound
 from reverie.memory.modelfree.sentences import sentences
 from reverie.memory.modelfree.similarity import normalise
-from reverie.memory.modelfree.transcript import Utterance, split_labelled, utterances
+from reverie.memory.modelfree.transcript import Utterance, split_pasted, utterances
 
 LABEL = "model-free"
 
@@ -103,7 +103,7 @@ def extract_from(
     said: Sequence[Utterance], *, max_facts: int = 30, max_fact_chars: int = 240
 ) -> list[Fact]:
     """Return the facts of ``said`` (see ``extract_facts``)."""
-    pieces = [piece for utterance in said for piece in split_labelled(utterance)]
+    pieces = split_pasted(said)
     # A pasted chat names its speakers, so it is a conversation between named people.
     group = _is_group(pieces) or any(p.name and p not in said for p in pieces)
     said = pieces

@@ -17,7 +17,10 @@ and can never pass for the user. Lines before the first header are ignored.
 speaker label (``Maria: ...``, ``小林：...``), with at least two different people, or one
 Latin-script name and only lines a person says (first person, greetings, thanks), is what
 each of them said, one named utterance per line; so no label ever reaches a fact and each fact
-names the person who said it. No I/O.
+names the person who said it. ``split_pasted`` looks at the whole batch first: in a group chat
+every message is one person's labelled line, so a batch whose labelled messages (any role)
+name two or more people and say something only a person says splits every such user message,
+whatever its own lines say. No I/O.
 """
 
 from __future__ import annotations
@@ -83,23 +86,55 @@ _NOT_PEOPLE = frozenset(
 )
 
 
-def split_labelled(utterance: Utterance) -> list[Utterance]:
-    """Return a pasted chat's lines as named utterances (see the module docstring)."""
-    if utterance.role != "user" or utterance.name is not None:
+def split_pasted(said: Iterable[Utterance]) -> list[Utterance]:
+    """``split_labelled`` over one batch, which may show it is a pasted chat as a whole.
+
+    A batch whose fully labelled messages name two or more people, and somewhere say what only
+    a person says, is a pasted chat: each of its fully labelled user messages is split, even a
+    one-name message whose own lines would not show it ("Ava: Took the boat out").
+    """
+    batch = list(said)
+    names: set[str] = set()
+    spoken = False
+    for utterance in batch:
+        found = _labels(utterance)
+        if found is not None:
+            names |= {m["name"] for m in found}
+            spoken = spoken or any(_SPOKEN.search(m["text"]) for m in found)
+    chat = len(names) >= 2 and spoken
+    return [piece for utterance in batch for piece in split_labelled(utterance, chat=chat)]
+
+
+def split_labelled(utterance: Utterance, *, chat: bool = False) -> list[Utterance]:
+    """Return a pasted chat's lines as named utterances (see the module docstring).
+
+    ``chat``: the batch the message came in is a pasted chat (``split_pasted``), so a message
+    of one person's labelled lines is theirs whatever its lines say.
+    """
+    if utterance.role != "user":
         return [utterance]
-    lines = [line for line in utterance.text.splitlines() if line.strip()]
-    found = [_LABELLED.match(line) for line in lines]
-    names = {m["name"] for m in found if m is not None}
-    if not lines or None in found or names & _NOT_PEOPLE:
+    found = _labels(utterance)
+    if found is None:
         return [utterance]
-    spoken = all(_SPOKEN.search(m["text"]) for m in found if m is not None)
-    if len(names) < 2 and not (spoken and names.pop().isascii()):
+    names = {m["name"] for m in found}
+    spoken = all(_SPOKEN.search(m["text"]) for m in found)
+    if not chat and len(names) < 2 and not (spoken and names.pop().isascii()):
         return [utterance]  # "Backend: Python" and "更正一下：我…" are not someone speaking
     return [
-        Utterance(role="user", text=m["text"], name=m["name"], day=utterance.day)
-        for m in found
-        if m is not None
+        Utterance(role="user", text=m["text"], name=m["name"], day=utterance.day) for m in found
     ]
+
+
+def _labels(utterance: Utterance) -> list[re.Match[str]] | None:
+    """Each line's label match, when every line of an unnamed message opens with a person's."""
+    if utterance.name is not None:
+        return None
+    lines = [line for line in utterance.text.splitlines() if line.strip()]
+    found = [_LABELLED.match(line) for line in lines]
+    matched = [m for m in found if m is not None]
+    if not lines or len(matched) < len(found) or {m["name"] for m in matched} & _NOT_PEOPLE:
+        return None
+    return matched
 
 
 def parse_transcript(transcript: str) -> list[Utterance]:
