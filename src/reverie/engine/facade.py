@@ -244,17 +244,16 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
         user_text = None if user_text is None else clean_text(user_text)
         budget = self._compactor.budget
         # One load and one assembly: the compactor measures the prompt built here. Only when
-        # it is over budget does compaction run, and the prompt is built again on what it left.
+        # it is over budget does compaction run (reading the session under its lock), and the
+        # prompt is built again on the session as compaction last read it.
         raw = self._raw_store()  # this session's own prompt reads what was said (opt-in)
         session = self._own_session(session_key, raw, loaded)
         prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
-        compaction = self._compactor.ensure_budget(
-            session_key, user_text=user_text, tools=tools, built=prompt
-        )
-        if prompt.pressure >= budget:
-            session = self._own_session(session_key, raw)
+        fitted = self._compactor.fit(session_key, user_text=user_text, tools=tools, built=prompt)
+        if fitted.session is not None:  # over budget: built again on what compaction left
+            session = self._own_session(session_key, raw, fitted.session)
             prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
-        return PromptResult(prompt=prompt, compaction=compaction, budget=budget)
+        return PromptResult(prompt=prompt, compaction=fitted.result, budget=budget)
 
     def _own_session(
         self, session_key: str, raw: RawTranscriptsPort | None, loaded: Session | None = None

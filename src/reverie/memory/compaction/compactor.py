@@ -1,12 +1,14 @@
 """Token-pressure compaction: keep the next prompt under budget by archiving the oldest turns.
 
-Before a model call, ``ensure_budget`` measures the prompt (``AssembledPrompt.pressure`` of the
-one its caller assembled, else of one it assembles itself); at or over the input budget it
-compacts, round by round (at most ``rounds_per_turn``), until the prompt is at or below the
-target (``ratio`` times the budget). A round cuts at a turn boundary (``pick_cut``), or inside one
-endless turn at the last point that keeps tool calls with their results (``last_safe_cut``),
-summarises ``messages[mark:cut]``, appends the summary to history tagged with the session key
-and the range it covers, stores it as the session's archived summary, then moves the mark.
+Before a model call, ``ensure_budget`` (or ``fit``, which also hands back the session as it
+last read it, so a caller over budget builds its prompt again without another read) measures
+the prompt (``AssembledPrompt.pressure`` of the one its caller assembled, else of one it
+assembles itself); at or over the input budget it compacts, round by round (at most
+``rounds_per_turn``), until the prompt is at or below the target (``ratio`` times the budget).
+A round cuts at a turn boundary (``pick_cut``), or inside one endless turn at the last point
+that keeps tool calls with their results (``last_safe_cut``), summarises
+``messages[mark:cut]``, appends the summary to history tagged with the session key and the
+range it covers, stores it as the session's archived summary, then moves the mark.
 The raw messages stay in the session; only the replay window moves.
 
 Invariants.
@@ -36,7 +38,7 @@ from reverie.core.turns import last_safe_cut, pick_cut, turn_boundaries, unsafe_
 from reverie.llm.provider import ToolSchema
 from reverie.memory.compaction.attempt import SummaryFailure
 from reverie.memory.compaction.chunks import ChunkSummariser
-from reverie.memory.compaction.result import CompactionResult, Outcome
+from reverie.memory.compaction.result import CompactionResult, Fitted, Outcome
 from reverie.memory.compaction.transcript import raw_fallback
 from reverie.memory.prompt import AssembledPrompt, PromptAssembler
 from reverie.storage.ports import SessionLogStores
@@ -81,7 +83,19 @@ class Compactor:
         harder: bool = False,
         built: AssembledPrompt | None = None,
     ) -> CompactionResult:
-        """Compact ``key`` if its next prompt would reach the budget.
+        """Compact ``key`` if its next prompt would reach the budget (see ``fit``)."""
+        return self.fit(key, user_text=user_text, tools=tools, harder=harder, built=built).result
+
+    def fit(
+        self,
+        key: str,
+        *,
+        user_text: str | None = None,
+        tools: Sequence[ToolSchema] = (),
+        harder: bool = False,
+        built: AssembledPrompt | None = None,
+    ) -> Fitted:
+        """Compact ``key`` if its next prompt would reach the budget; say what it last read.
 
         Args:
             key: the session.
@@ -91,7 +105,9 @@ class Compactor:
                 "context length exceeded" error from the chat model).
             built: the prompt the caller just assembled for ``key`` with these ``user_text``
                 and ``tools``: its ``pressure`` is the measure, so nothing is loaded or
-                assembled again unless it is over budget.
+                assembled again unless it is over budget. Over budget, the session is read
+                afresh under the lock (a record made since the caller's read counts) and
+                ``Fitted.session`` is the last read, for the caller's prompt.
         """
         ratio = self._config.ratio / 2 if harder else self._config.ratio
         plan = _Plan(user_text=user_text, tools=tuple(tools), target=int(self._budget * ratio))
@@ -105,12 +121,12 @@ class Compactor:
                 else self._measure(self._stores.sessions.load(key), plan)
             )
             if early.tokens < self._budget:
-                return early.unchanged()
+                return Fitted(early.unchanged())
         with self._lock(key):
             session = self._stores.sessions.load(key)
             before = self._measure(session, plan)
             if before.tokens < self._budget and not harder:
-                return before.unchanged()
+                return Fitted(before.unchanged(), session)
             return self._run(session, plan, before)
 
     def compact_all(self, key: str, *, reason: str = "idle") -> CompactionResult:
@@ -121,12 +137,12 @@ class Compactor:
             before = self._measure(session, plan)
             if session.compacted_upto >= len(session.messages):
                 return before.unchanged()
-            return self._run(session, plan, before)
+            return self._run(session, plan, before).result
 
     def _lock(self, key: str) -> AbstractContextManager[None]:
         return self._stores.lock(f"compact-{lock_name(key)}").hold()
 
-    def _run(self, session: Session, plan: _Plan, before: _Measure) -> CompactionResult:
+    def _run(self, session: Session, plan: _Plan, before: _Measure) -> Fitted:
         progress = _Progress(now=before)
         while progress.rounds < self._config.rounds_per_turn and (
             plan.until_end or progress.tokens > plan.target
@@ -149,7 +165,7 @@ class Compactor:
             progress.now.carried,
             progress.outcome,
         )
-        return progress.result(before)
+        return Fitted(progress.result(before), session)
 
     def _cut(self, session: Session, to_remove: int, *, until_end: bool) -> int | None:
         """Where this round cuts: a turn boundary, else a safe point inside the one turn."""
