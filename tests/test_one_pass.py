@@ -27,7 +27,7 @@ import pytest
 
 from reverie import InputError, MemoryEngine
 from reverie.config.settings import Config, ModelConfig
-from reverie.core.messages import Message
+from reverie.core.messages import JSONValue, Message
 from reverie.memory.prompt import PromptAssembler
 from reverie.serve.chat_request import ChatCall, prepare, record_answer
 from reverie.storage.folder.index.catch_up import _catch_up_session
@@ -179,8 +179,8 @@ def test_a_proxy_exchange_reads_its_session_twice_and_assembles_twice(
     engine: MemoryEngine, engine_kind: str
 ) -> None:
     def exchange(number: int) -> None:
-        question = {"role": "user", "content": f"question {number}: when does the harbour open?"}
-        body = {"model": "m", "messages": [question], "metadata": {"session": "api:a"}}
+        question: JSONValue = {"role": "user", "content": f"question {number}: harbour hours?"}
+        body: JSONValue = {"model": "m", "messages": [question], "metadata": {"session": "api:a"}}
         call = ChatCall.parse(body, {})
         prepared = prepare(engine, call)
         answer = Message(role="assistant", content=f"answer {number}: at nine")
