@@ -6,7 +6,8 @@ workspace. The compactor measures the prompt the assembler built; it does not bu
 A prompt given the session its caller just read (``loaded``) reads none: the proxy's exchange
 is one read to reconcile and build the prompt, one to record the answer. Over budget, the
 compactor reads the session under its lock (once, then once after each round) and the prompt
-is built again on its last read, not on one more.
+(of ``prompt`` and of the built-in agent's ``turn``) is built again on its last read, not on
+one more.
 
 A whole-session load made by the search index would be counted apart, as ``index_reads``:
 there is none on either backend. The folder's index catches up by reading only a changed
@@ -25,7 +26,7 @@ from types import CodeType, FrameType
 
 import pytest
 
-from reverie import InputError, MemoryEngine
+from reverie import ChatReply, ChatRequest, InputError, MemoryEngine, ScriptedProvider
 from reverie.config.settings import Config, ModelConfig
 from reverie.core.messages import JSONValue, Message
 from reverie.memory.prompt import PromptAssembler
@@ -101,6 +102,10 @@ def other_writer(
         where, engine_config, store=store, clock=clock, environ={}, dense="off"
     ) as opened:
         yield opened
+
+
+def _summary(request: ChatRequest) -> ChatReply:
+    return ChatReply(text=f"- [durable] summarised {len(request.messages[-1].text)} chars")
 
 
 def _pg_workspace(engine: MemoryEngine) -> str:
@@ -240,3 +245,31 @@ def test_over_budget_compaction_reads_past_the_session_the_prompt_was_given(
     archived = " ".join(entry.content for entry in result.compaction.entries)
     assert "ferry" in carried or "ferry" in archived, engine_kind
     assert result.prompt.tokens <= result.budget
+
+
+def test_an_over_budget_turn_sends_the_prompt_built_on_the_last_read_of_compaction(
+    tmp_path: Path, clock: StepClock
+) -> None:
+    config = Config(model=ModelConfig(model="chat", context_window=4000, max_output_tokens=500))
+    chat, memory = ScriptedProvider(), ScriptedProvider(*[_summary] * 20)
+    chat.reply("The harbour opens at nine.")
+    with MemoryEngine.open(
+        tmp_path / "ws",
+        config,
+        clock=clock,
+        environ={},
+        provider=chat,
+        memory_provider=memory,
+        dense="off",
+    ) as engine:
+        _facts(engine)
+        long_question = "and the harbour? " + " ".join(f"tide{n} berth{n}" for n in range(500))
+        results = []
+        seen = _counted(lambda: results.append(engine.turn("cli:a", long_question)))
+        [result] = results
+        [compaction] = [c for c in result.compactions if c.outcome != "not_needed"]
+        assert compaction.outcome == "summarised"
+        sent = chat.requests[0].messages
+        assert "summarised" in sent[0].text  # the summary compaction just wrote opens it
+        assert seen["loads"] == 2 + compaction.rounds, seen
+        assert seen["assemblies"] == 3 + compaction.rounds, seen
