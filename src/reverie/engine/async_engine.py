@@ -113,10 +113,17 @@ class AsyncMemoryEngine:
         )
 
     async def prompt(
-        self, session_key: str, user_text: str | None, tools: Sequence[ToolSchema] = ()
+        self,
+        session_key: str,
+        user_text: str | None,
+        tools: Sequence[ToolSchema] = (),
+        *,
+        loaded: Session | None = None,
     ) -> PromptResult:
         """See ``MemoryEngine.prompt``."""
-        return await asyncio.to_thread(self.engine.prompt, session_key, user_text, tools)
+        return await asyncio.to_thread(
+            self.engine.prompt, session_key, user_text, tools, loaded=loaded
+        )
 
     async def turn(self, session_key: str, user_text: str) -> TurnResult:
         """See ``MemoryEngine.turn``."""

@@ -221,28 +221,48 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
         return RecordResult(indices=indices, compaction=compaction, replaced=admitted.replaced)
 
     def prompt(
-        self, session_key: str, user_text: str | None, tools: Sequence[ToolSchema] = ()
+        self,
+        session_key: str,
+        user_text: str | None,
+        tools: Sequence[ToolSchema] = (),
+        *,
+        loaded: Session | None = None,
     ) -> PromptResult:
-        """Return the in-budget prompt for the next model call (``user_text`` not recorded)."""
+        """Return the in-budget prompt for the next model call (``user_text`` not recorded).
+
+        ``loaded`` is session ``session_key`` as the caller has just read it (``session``), so
+        this call does not read it again (the proxy reconciles a request against it first);
+        what another writer records after that read is in the next prompt, not this one.
+        Compaction, when the prompt is over budget, reads the session afresh under its lock.
+
+        Raises:
+            InputError: ``loaded`` is another session than ``session_key``.
+        """
         check_session_key(session_key)
+        if loaded is not None and loaded.key != session_key:
+            raise InputError(f"prompt for {session_key!r} was given session {loaded.key!r}")
         user_text = None if user_text is None else clean_text(user_text)
         budget = self._compactor.budget
         # One load and one assembly: the compactor measures the prompt built here. Only when
-        # it is over budget does compaction run, and the prompt is built again on what it left.
+        # it is over budget does compaction run (reading the session under its lock), and the
+        # prompt is built again on the session as compaction last read it.
         raw = self._raw_store()  # this session's own prompt reads what was said (opt-in)
-        session = self._own_session(session_key, raw)
+        session = self._own_session(session_key, raw, loaded)
         prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
-        compaction = self._compactor.ensure_budget(
-            session_key, user_text=user_text, tools=tools, built=prompt
-        )
-        if prompt.pressure >= budget:
-            session = self._own_session(session_key, raw)
+        fitted = self._compactor.fit(session_key, user_text=user_text, tools=tools, built=prompt)
+        if fitted.session is not None:  # over budget: built again on what compaction left
+            session = self._own_session(session_key, raw, fitted.session)
             prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
-        return PromptResult(prompt=prompt, compaction=compaction, budget=budget)
+        return PromptResult(prompt=prompt, compaction=fitted.result, budget=budget)
 
-    def _own_session(self, session_key: str, raw: RawTranscriptsPort | None) -> Session:
-        """Session ``session_key`` as its own prompt reads it (raw text on the opt-in)."""
-        session = self._stores.sessions.load(session_key)
+    def _own_session(
+        self, session_key: str, raw: RawTranscriptsPort | None, loaded: Session | None = None
+    ) -> Session:
+        """Session ``session_key`` (``loaded``, else read now) as its own prompt reads it.
+
+        Raw text replaces the redacted one on the opt-in.
+        """
+        session = loaded if loaded is not None else self._stores.sessions.load(session_key)
         return session if raw is None else transcripts.own_view(raw, session)
 
     def remember(

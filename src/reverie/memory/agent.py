@@ -165,17 +165,17 @@ class ChatAgent:
         self, key: str, waiting: str | None, *, final: bool, compactions: list[CompactionResult]
     ) -> tuple[ChatRequest, int]:
         # One load and one assembly per model call: the compactor measures the prompt built
-        # here, and only over budget (compaction ran) is it built again on what that left.
+        # here, and only over budget (compaction ran) is it built again on the session as
+        # compaction last read it under its lock (no read more).
         budget = self._compactor.budget
         session = self._stores.sessions.load(key)
         if self._raw is not None:  # this session's own prompt reads what was really said
             session = self._raw.view(session)
         prompt = self._assembler.assemble(session, waiting, tools=TOOLS, budget=budget)
-        compactions.append(
-            self._compactor.ensure_budget(key, user_text=waiting, tools=TOOLS, built=prompt)
-        )
-        if prompt.pressure >= budget:
-            session = self._stores.sessions.load(key)
+        fitted = self._compactor.fit(key, user_text=waiting, tools=TOOLS, built=prompt)
+        compactions.append(fitted.result)
+        if fitted.session is not None:  # over budget: built again on what compaction read last
+            session = fitted.session
             if self._raw is not None:
                 session = self._raw.view(session)
             prompt = self._assembler.assemble(session, waiting, tools=TOOLS, budget=budget)

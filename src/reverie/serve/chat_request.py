@@ -17,10 +17,12 @@ Stainless generates).
 ``prepare`` (synchronous, run in a worker thread under the session's lease) applies the
 reconciliation rule (``reconcile``), records the new messages that precede the final user
 message (tool results, earlier turns), and asks ``MemoryEngine.prompt`` for the in-budget
-prompt ending with that user message. A retry of an exchange whose answer is recorded
-prepares nothing: ``Prepared.answered`` is that answer, given again without asking the
-endpoint. The client's instructions are appended to reverie's system message, so the
-endpoint sees one system message: memory first, the client's after.
+prompt ending with that user message: on the session it reconciled against when it recorded
+nothing (``loaded``: the session is read once per request), else read again after the record.
+A retry of an exchange whose answer is recorded prepares nothing: ``Prepared.answered`` is that
+answer, given again without asking the endpoint. The client's instructions are appended to
+reverie's system message, so the endpoint sees one system message: memory first, the client's
+after.
 The final user message (text or content parts) is recorded only with the answer
 (``record_answer``), so an exchange that never completes leaves it unrecorded and the client's
 retry finds it new.
@@ -132,10 +134,9 @@ class Prepared:
 
 def prepare(engine: MemoryEngine, call: ChatCall) -> Prepared:
     """Reconcile, record what precedes the final user message, and build the prompt."""
+    session = engine.session(call.session)
     found = reconcile(
-        engine.session(call.session).messages,
-        call.conversation,
-        retried_at=engine.clock() if call.retried else None,
+        session.messages, call.conversation, retried_at=engine.clock() if call.retried else None
     )
     if found.answered is not None:
         return Prepared(messages=(), final=None, known=found.known, answered=found.answered)
@@ -143,7 +144,9 @@ def prepare(engine: MemoryEngine, call: ChatCall) -> Prepared:
     final = new.pop() if new and new[-1].role == "user" else None
     if new:
         engine.record(call.session, new)
-    prompt = engine.prompt(call.session, final.text if final else None, call.tools)
+    # Nothing recorded: the prompt is built on the session just reconciled, not read again.
+    loaded = None if new else session
+    prompt = engine.prompt(call.session, final.text if final else None, call.tools, loaded=loaded)
     messages = _surface_identity(prompt.messages, call.tools)
     if final is not None and isinstance(final.content, tuple) and messages:
         # The prompt ends with the final message's text; the endpoint gets its parts.

@@ -1,12 +1,14 @@
 """Token-pressure compaction: keep the next prompt under budget by archiving the oldest turns.
 
-Before a model call, ``ensure_budget`` measures the prompt (``AssembledPrompt.pressure`` of the
-one its caller assembled, else of one it assembles itself); at or over the input budget it
-compacts, round by round (at most ``rounds_per_turn``), until the prompt is at or below the
-target (``ratio`` times the budget). A round cuts at a turn boundary (``pick_cut``), or inside one
-endless turn at the last point that keeps tool calls with their results (``last_safe_cut``),
-summarises ``messages[mark:cut]``, appends the summary to history tagged with the session key
-and the range it covers, stores it as the session's archived summary, then moves the mark.
+Before a model call, ``ensure_budget`` (or ``fit``, which also hands back the session as it
+last read it, so a caller over budget builds its prompt again without another read) measures
+the prompt (``AssembledPrompt.pressure`` of the one its caller assembled, else of one it
+assembles itself); at or over the input budget it compacts, round by round (at most
+``rounds_per_turn``), until the prompt is at or below the target (``ratio`` times the budget).
+A round cuts at a turn boundary (``pick_cut``), or inside one endless turn at the last point
+that keeps tool calls with their results (``last_safe_cut``), summarises
+``messages[mark:cut]``, appends the summary to history tagged with the session key and the
+range it covers, stores it as the session's archived summary, then moves the mark.
 The raw messages stay in the session; only the replay window moves.
 
 Invariants.
@@ -25,7 +27,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from reverie.config.sections import CompactionConfig
@@ -36,7 +37,8 @@ from reverie.core.turns import last_safe_cut, pick_cut, turn_boundaries, unsafe_
 from reverie.llm.provider import ToolSchema
 from reverie.memory.compaction.attempt import SummaryFailure
 from reverie.memory.compaction.chunks import ChunkSummariser
-from reverie.memory.compaction.result import CompactionResult, Outcome
+from reverie.memory.compaction.result import CompactionResult, Fitted
+from reverie.memory.compaction.rounds import Measure, Plan, Progress, Step
 from reverie.memory.compaction.transcript import raw_fallback
 from reverie.memory.prompt import AssembledPrompt, PromptAssembler
 from reverie.storage.ports import SessionLogStores
@@ -81,7 +83,19 @@ class Compactor:
         harder: bool = False,
         built: AssembledPrompt | None = None,
     ) -> CompactionResult:
-        """Compact ``key`` if its next prompt would reach the budget.
+        """Compact ``key`` if its next prompt would reach the budget (see ``fit``)."""
+        return self.fit(key, user_text=user_text, tools=tools, harder=harder, built=built).result
+
+    def fit(
+        self,
+        key: str,
+        *,
+        user_text: str | None = None,
+        tools: Sequence[ToolSchema] = (),
+        harder: bool = False,
+        built: AssembledPrompt | None = None,
+    ) -> Fitted:
+        """Compact ``key`` if its next prompt would reach the budget; say what it last read.
 
         Args:
             key: the session.
@@ -91,43 +105,45 @@ class Compactor:
                 "context length exceeded" error from the chat model).
             built: the prompt the caller just assembled for ``key`` with these ``user_text``
                 and ``tools``: its ``pressure`` is the measure, so nothing is loaded or
-                assembled again unless it is over budget.
+                assembled again unless it is over budget. Over budget, the session is read
+                afresh under the lock (a record made since the caller's read counts) and
+                ``Fitted.session`` is the last read, for the caller's prompt.
         """
         ratio = self._config.ratio / 2 if harder else self._config.ratio
-        plan = _Plan(user_text=user_text, tools=tuple(tools), target=int(self._budget * ratio))
+        plan = Plan(user_text=user_text, tools=tuple(tools), target=int(self._budget * ratio))
         if not harder:
             # Most calls are under budget: say so without the lock (on a database, a lease
             # is two flushed commits). Compaction only shrinks a prompt, so a concurrent one
             # cannot turn this answer wrong; over budget, measure again under the lock.
             early = (
-                _Measure(tokens=built.pressure, carried=built.carried)
+                Measure(tokens=built.pressure, carried=built.carried)
                 if built is not None
                 else self._measure(self._stores.sessions.load(key), plan)
             )
             if early.tokens < self._budget:
-                return early.unchanged()
+                return Fitted(early.unchanged())
         with self._lock(key):
             session = self._stores.sessions.load(key)
             before = self._measure(session, plan)
             if before.tokens < self._budget and not harder:
-                return before.unchanged()
+                return Fitted(before.unchanged(), session)
             return self._run(session, plan, before)
 
     def compact_all(self, key: str, *, reason: str = "idle") -> CompactionResult:
         """Archive every pending message of ``key``; the summary opens its next prompt."""
-        plan = _Plan(user_text=None, tools=(), target=0, until_end=True, why=reason)
+        plan = Plan(user_text=None, tools=(), target=0, until_end=True, why=reason)
         with self._lock(key):
             session = self._stores.sessions.load(key)
             before = self._measure(session, plan)
             if session.compacted_upto >= len(session.messages):
                 return before.unchanged()
-            return self._run(session, plan, before)
+            return self._run(session, plan, before).result
 
     def _lock(self, key: str) -> AbstractContextManager[None]:
         return self._stores.lock(f"compact-{lock_name(key)}").hold()
 
-    def _run(self, session: Session, plan: _Plan, before: _Measure) -> CompactionResult:
-        progress = _Progress(now=before)
+    def _run(self, session: Session, plan: Plan, before: Measure) -> Fitted:
+        progress = Progress(now=before)
         while progress.rounds < self._config.rounds_per_turn and (
             plan.until_end or progress.tokens > plan.target
         ):
@@ -149,7 +165,7 @@ class Compactor:
             progress.now.carried,
             progress.outcome,
         )
-        return progress.result(before)
+        return Fitted(progress.result(before), session)
 
     def _cut(self, session: Session, to_remove: int, *, until_end: bool) -> int | None:
         """Where this round cuts: a turn boundary, else a safe point inside the one turn."""
@@ -188,14 +204,14 @@ class Compactor:
         shorter = last_safe_cut(session, cap, counter=self._counter)
         return shorter if shorter is not None and shorter > mark else cut
 
-    def _compact_range(self, session: Session, cut: int) -> _Step:
+    def _compact_range(self, session: Session, cut: int) -> Step:
         mark, key = session.compacted_upto, session.key
         chunk = session.messages[mark:cut]
         last_active = chunk[-1].timestamp or session.updated_at
         existing = self._find_existing(key, (mark, cut))
         if existing is not None:
             self._advance(key, existing.content, last_active, cut)
-            return _Step("summarised", existing, 0, "reused the entry a crash left behind")
+            return Step("summarised", existing, 0, "reused the entry a crash left behind")
         chunk_summary = self._chunks.summarise(chunk, session_key=key)
         outcome, calls = chunk_summary.outcome, chunk_summary.calls
         if isinstance(outcome, SummaryFailure):
@@ -204,16 +220,16 @@ class Compactor:
             entry = self._append(key, text, (mark, cut), kind="raw", cap=cap, at=last_active)
             self._advance(key, entry.content, last_active, cut)
             logger.warning("compaction of %s kept the raw transcript: %s", key, outcome.reason)
-            return _Step("raw_fallback", entry, calls, outcome.reason)
+            return Step("raw_fallback", entry, calls, outcome.reason)
         if outcome.nothing:
             self._stores.sessions.set_compacted_upto(key, cut)
-            return _Step("nothing_noteworthy", None, calls, None)
+            return Step("nothing_noteworthy", None, calls, None)
         cap = self._config.summary_cap_chars
         entry = self._append(
             key, outcome.text, (mark, cut), kind="summary", cap=cap, at=last_active
         )
         self._advance(key, entry.content, last_active, cut)
-        return _Step("summarised", entry, calls, None)
+        return Step("summarised", entry, calls, None)
 
     def _append(
         self, key: str, text: str, source: tuple[int, int], *, kind: str, cap: int, at: datetime
@@ -238,84 +254,6 @@ class Compactor:
                 return entry
         return None
 
-    def _measure(self, session: Session, plan: _Plan) -> _Measure:
+    def _measure(self, session: Session, plan: Plan) -> Measure:
         prompt = self._assembler.assemble(session, plan.user_text, tools=plan.tools, minimal=True)
-        return _Measure(tokens=prompt.tokens, carried=prompt.carried)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Measure:
-    """The prompt compaction measures, two ways.
-
-    ``tokens`` (recall's reserved room included) decides; ``carried`` (what the prompt holds:
-    files, summary, pending messages) is what a result reports.
-    """
-
-    tokens: int
-    carried: int
-
-    def unchanged(self) -> CompactionResult:
-        return CompactionResult(
-            outcome="not_needed", tokens_before=self.carried, tokens_after=self.carried
-        )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Plan:
-    user_text: str | None
-    tools: tuple[ToolSchema, ...]
-    target: int
-    until_end: bool = False
-    why: str = "token pressure"
-
-
-@dataclass(frozen=True, slots=True)
-class _Step:
-    outcome: Outcome
-    entry: HistoryEntry | None
-    calls: int
-    reason: str | None
-
-
-@dataclass(slots=True)
-class _Progress:
-    now: _Measure
-    rounds: int = 0
-    calls: int = 0
-    outcome: Outcome = "no_cut"
-    reason: str | None = None
-    entries: list[HistoryEntry] = field(default_factory=list)
-
-    def add(self, step: _Step) -> None:
-        self.rounds += 1
-        self.calls += step.calls
-        if _RANK[step.outcome] >= _RANK[self.outcome]:
-            self.outcome = step.outcome
-        self.reason = step.reason or self.reason
-        if step.entry is not None:
-            self.entries.append(step.entry)
-
-    @property
-    def tokens(self) -> int:
-        return self.now.tokens
-
-    def result(self, before: _Measure) -> CompactionResult:
-        return CompactionResult(
-            outcome=self.outcome,
-            tokens_before=before.carried,
-            tokens_after=self.now.carried,
-            entries=tuple(self.entries),
-            rounds=self.rounds,
-            model_calls=self.calls,
-            reason=self.reason,
-        )
-
-
-_RANK: dict[Outcome, int] = {
-    "no_cut": 0,
-    "not_needed": 0,
-    "busy": 0,
-    "nothing_noteworthy": 1,
-    "summarised": 2,
-    "raw_fallback": 3,
-}
+        return Measure(tokens=prompt.tokens, carried=prompt.carried)

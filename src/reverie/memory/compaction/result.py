@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from reverie.core.entries import HistoryEntry
+from reverie.core.session import Session
 
 Outcome = Literal[
     "not_needed", "no_cut", "nothing_noteworthy", "summarised", "raw_fallback", "busy"
@@ -39,3 +40,15 @@ class CompactionResult:
     rounds: int = 0
     model_calls: int = 0
     reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fitted:
+    """A ``Compactor.fit``: what it did, and the session as it last read it under its lock.
+
+    ``session`` is None when the prompt the caller built was under budget (nothing read);
+    else the caller builds its prompt again on it instead of reading the session once more.
+    """
+
+    result: CompactionResult
+    session: Session | None = None
