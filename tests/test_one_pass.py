@@ -27,7 +27,8 @@ from types import CodeType, FrameType
 import pytest
 
 from reverie import ChatReply, ChatRequest, InputError, MemoryEngine, ScriptedProvider
-from reverie.config.settings import Config, ModelConfig
+from reverie.config.sections import ModelConfig
+from reverie.config.settings import Config
 from reverie.core.messages import JSONValue, Message
 from reverie.memory.prompt import PromptAssembler
 from reverie.serve.chat_request import ChatCall, prepare, record_answer
