@@ -17,8 +17,9 @@ Invariants.
 - ``size`` grows with every write of a session (``put`` and ``redact`` included), so a
   reader that remembers (count, size) sees every change.
 - ``generation`` changes whenever rows are replaced (``put``, ``redact``, a re-created
-  session): ``load`` keeps the last replay of up to 32 sessions and, while the generation
-  holds, reads only the rows past it, so a turn's loads cost O(new messages).
+  session): ``load`` keeps the last replays (``replays``: up to 32 million characters of
+  decoded messages over the sessions used last) and, while the generation holds, reads only
+  the rows past them, so a turn's loads cost O(new messages).
 - ``redact`` runs with ``secure_delete`` and truncates the WAL afterwards, so no byte of a
   forgotten message is left in the database or its WAL.
 - Opening a workspace creates nothing: the database appears with the first write; reads of
@@ -30,12 +31,11 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from reverie.core.clock import Clock, require_aware
 from reverie.core.inbound import check_session_key
@@ -44,6 +44,7 @@ from reverie.core.tombstones import tombstone
 from reverie.errors import InputError, StorageError
 from reverie.storage.folder import layout, raw_transcripts
 from reverie.storage.folder.quarantine import Quarantine
+from reverie.storage.folder.replays import Replay, Replays
 from reverie.storage.folder.session_records import MessageRecord, encode
 from reverie.storage.folder.sessions_db import SessionsDatabase
 from reverie.storage.folder.sessions_sql import (
@@ -64,13 +65,13 @@ if TYPE_CHECKING:
 DATABASE = Path(layout.SESSIONS_DB).name
 """The database's file name inside ``.reverie/``."""
 
-_REPLAYS_KEPT = 32
-
 
 class SqliteSessionStore:
     """The session store's interface over one SQLite database (see the module docstring)."""
 
-    def __init__(self, directory: Path, *, state_dir: Path, clock: Clock) -> None:
+    def __init__(
+        self, directory: Path, *, state_dir: Path, clock: Clock, replays: Replays | None = None
+    ) -> None:
         self.directory = directory
         """``sessions/``, where an older reverie kept journals (``doctor`` still looks)."""
         self.database = state_dir / DATABASE
@@ -79,7 +80,7 @@ class SqliteSessionStore:
         self._db = SessionsDatabase(self.database)
         self._write = self._db.write
         self._read = self._db.read
-        self._replays: OrderedDict[str, tuple[str, tuple[Message, ...]]] = OrderedDict()
+        self._replays = replays if replays is not None else Replays()
 
     def append(self, key: str, message: Message) -> int:
         """Persist one message at the end of session ``key`` (created if new); its index."""
@@ -119,7 +120,7 @@ class SqliteSessionStore:
         with self._read() as conn:
             row = select(conn, key) if conn is not None else None
             if conn is None or row is None:
-                self._replays.pop(key, None)
+                self._replays.drop(key)
                 now = self._now()
                 return Session(key=key, created_at=now, updated_at=now)
             messages = self._messages(conn, row)
@@ -163,7 +164,7 @@ class SqliteSessionStore:
                 raw_transcripts.drop(conn, row.id)
                 conn.execute("DELETE FROM messages WHERE session = ?", (row.id,))
                 conn.execute("DELETE FROM sessions WHERE id = ?", (row.id,))
-        self._replays.pop(key, None)
+        self._replays.drop(key)
         return row is not None
 
     def set_compacted_upto(self, key: str, upto: int) -> SessionInfo:
@@ -251,7 +252,7 @@ class SqliteSessionStore:
                 generation=secrets.token_hex(8),
                 **({"summary": None} if summary else {}),
             )
-        self._replays.pop(key, None)
+        self._replays.drop(key)
         with self._db.lock:
             try:  # the old bytes leave the WAL too; written already, so failing here loses none
                 self._db.connect().execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -318,19 +319,15 @@ class SqliteSessionStore:
 
     def _messages(self, conn: sqlite3.Connection, row: Row) -> tuple[Message, ...]:
         kept = self._replays.get(row.key)
-        start, known = 0, cast("tuple[Message, ...]", ())
-        if kept is not None and kept[0] == row.generation and len(kept[1]) <= row.messages:
-            known = kept[1]
-            start = len(known)
+        if kept is None or kept.generation != row.generation or len(kept.messages) > row.messages:
+            kept = Replay(row.generation, (), 0)
         bodies = conn.execute(
             "SELECT body FROM messages WHERE session = ? AND idx >= ? ORDER BY idx",
-            (row.id, start),
+            (row.id, len(kept.messages)),
         ).fetchall()
-        messages = known + tuple(message_of(body) for (body,) in bodies)
-        self._replays[row.key] = (row.generation, messages)
-        self._replays.move_to_end(row.key)
-        while len(self._replays) > _REPLAYS_KEPT:
-            self._replays.popitem(last=False)
+        messages = kept.messages + tuple(message_of(body) for (body,) in bodies)
+        grown = sum(len(body) for (body,) in bodies)
+        self._replays.put(row.key, Replay(row.generation, messages, kept.size + grown))
         return messages
 
 
