@@ -116,3 +116,21 @@ def test_a_setting_out_of_range_is_one_line_naming_the_key_and_range(cli: Cli) -
     (cli.workspace / "reverie.toml").write_text("[dream]\nkeep_history = -5\n")
     line = _one_line(cli.run("status", expect=1).stderr)
     assert "dream.keep_history must be an integer from 0 to 1e+08, got -5" in line
+
+
+def test_a_file_that_is_not_toml_is_one_line_naming_where_and_the_fix(cli: Cli) -> None:
+    cli.run("init")
+    config = cli.workspace / "reverie.toml"
+    config.write_text(config.read_text() + "\n[model]\nmodel = 'twice'\n", encoding="utf-8")
+    line = _one_line(cli.run("status", expect=1).stderr)
+    assert f"{config} is not valid TOML" in line
+    assert "Cannot declare ('model',) twice" in line
+    assert line.endswith("; fix reverie.toml")
+
+
+def test_a_bad_key_names_the_file_or_the_environment(cli: Cli) -> None:
+    cli.run("init")
+    (cli.workspace / "reverie.toml").write_text("[model]\ncontext_window = 'lots'\n")
+    line = _one_line(cli.run("status", expect=1).stderr)
+    assert "in reverie.toml or the environment" in line
+    assert "fix reverie.toml in" not in line

@@ -14,6 +14,7 @@ import traceback
 from typing import NoReturn
 
 from reverie.cli.render import err
+from reverie.config.file import CONFIG_NAME
 from reverie.errors import (
     ConfigError,
     LockTimeoutError,
@@ -55,8 +56,11 @@ def _hint(exc: BaseException) -> str:
         return "check REVERIE_API_KEY"
     if isinstance(exc, RevisionNotFoundError):
         return "`reverie log` lists the commits"
-    if isinstance(exc, ConfigError):
-        return f"fix {exc.key} in reverie.toml or the environment"
+    if isinstance(exc, ConfigError):  # the file itself, or one key that the file or env set
+        whole = exc.key == CONFIG_NAME
+        return (
+            f"fix {CONFIG_NAME}" if whole else f"fix {exc.key} in {CONFIG_NAME} or the environment"
+        )
     if isinstance(exc, LockTimeoutError):
         return "another reverie process is busy with this workspace"
     return ""
