@@ -72,8 +72,6 @@ GIT_INIT_SCRATCH = ".reverie-git-init"
 
 DURABLE: tuple[str, ...] = (SOUL, USER, MEMORY)
 """The curated files every prompt carries (plus ``skills/<name>/SKILL.md``)."""
-DREAM_WRITABLE: tuple[str, ...] = DURABLE
-"""The fixed paths dream may write (plus skill files)."""
 AUDITED: tuple[str, ...] = (SOUL, USER, MEMORY, DREAM_CURSOR)
 """The fixed paths the audit repository commits (plus skill files)."""
 APPENDED: tuple[str, ...] = (HISTORY, LEDGER, QUARANTINE)
