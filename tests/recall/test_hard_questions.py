@@ -109,20 +109,6 @@ def test_before_an_event_reaches_back_the_open_span(memory: MemoryEngine) -> Non
     assert "date" in on[dated.BEFORE]
 
 
-class _OnlyCandidates:
-    """The index without its capped count (``rare_terms``): names are counted by a lookup."""
-
-    def __init__(self, inner: object) -> None:
-        self.candidates = inner.candidates  # type: ignore[attr-defined]
-
-
-def test_an_index_without_a_capped_count_still_finds_rare_names(memory: MemoryEngine) -> None:
-    index = _OnlyCandidates(memory.recaller._index())
-
-    assert not hasattr(index, "rare_terms")
-    assert rare_names(["odile", "maya", "zebedee"], index, at_most=6) == ("odile", "zebedee")
-
-
 def test_names_no_item_holds_leave_the_pool_as_it_was(memory: MemoryEngine) -> None:
     index = memory.recaller._index()
     pool = index.candidates(["grey"], limit=5, session_key=dated.KEY, context_weight=0)

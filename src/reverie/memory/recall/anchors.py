@@ -20,11 +20,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from reverie.core.hits import Candidate
 from reverie.core.words import prefix_stem
 from reverie.memory.recall.terms import QueryTerms
+
+if TYPE_CHECKING:
+    from reverie.storage.ports import IndexPort
 
 ANCHOR_POOL = 10
 """Items the event's lookup returns."""
@@ -48,12 +51,6 @@ _VERB_BEFORE = re.compile(
 Window = tuple[datetime, datetime]
 
 
-class _Index(Protocol):
-    def candidates(
-        self, terms: Sequence[str], *, limit: int, session_key: str | None, context_weight: float
-    ) -> list[Candidate]: ...
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Anchored:
     """What a query's event phrases anchor.
@@ -70,7 +67,7 @@ class Anchored:
     rest: str = ""
 
 
-def anchored(query: str, index: _Index, scope: str | None) -> Anchored:
+def anchored(query: str, index: IndexPort, scope: str | None) -> Anchored:
     """The spans ``query`` anchors at events the index holds (none: ``Anchored(rest=query)``)."""
     windows: list[Window] = []
     anchors: list[Candidate] = []
@@ -92,12 +89,12 @@ def anchored(query: str, index: _Index, scope: str | None) -> Anchored:
     return Anchored(windows=tuple(windows), anchors=tuple(anchors), rest=rest)
 
 
-def anchor_windows(query: str, index: _Index, scope: str | None) -> tuple[Window, ...]:
+def anchor_windows(query: str, index: IndexPort, scope: str | None) -> tuple[Window, ...]:
     """The time spans ``query`` anchors at events the index holds (end excluded)."""
     return anchored(query, index, scope).windows
 
 
-def _anchor(event: Sequence[str], index: _Index, scope: str | None) -> Candidate | None:
+def _anchor(event: Sequence[str], index: IndexPort, scope: str | None) -> Candidate | None:
     """The item holding most of the event's words (at least half of them), or None."""
     found = index.candidates(event, limit=ANCHOR_POOL, session_key=scope, context_weight=0)
     holds = [_holds(term) for term in event]

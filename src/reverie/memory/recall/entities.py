@@ -5,48 +5,37 @@ chat; but names are left out of the index query (``QueryTerms.searched``: in a c
 the two people's names are in every greeting), so the pool held whatever said "give". A
 name few items hold is different: it is the subject, not a greeting. So the question's
 names that at most ``RecallOptions.entity_rare`` items of the whole index hold (the index's
-capped count, ``rare_terms``; an index without it is asked for ``entity_rare + 1`` items per
-name) are looked up alone, their holders join the pool scaled to the pool's best score, and
-ranking counts them as key terms (``Signals.entities``). A name held by more items (the
-people talking, a city everyone names) changes nothing. This module does no I/O of its own.
+capped count, ``IndexPort.rare_terms``) are looked up alone, their holders join the pool
+scaled to the pool's best score, and ranking counts them as key terms (``Signals.entities``).
+A name held by more items (the people talking, a city everyone names) changes nothing. This
+module does no I/O of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from reverie.core.hits import Candidate
+
+if TYPE_CHECKING:
+    from reverie.storage.ports import IndexPort
 
 ENTITY_POOL = 12
 """Items one rare-name lookup returns (a rare name is held by few)."""
 
 
-class _Index(Protocol):
-    def candidates(
-        self, terms: Sequence[str], *, limit: int, session_key: str | None, context_weight: float
-    ) -> list[Candidate]: ...
-
-
-def rare_names(names: Iterable[str], index: _Index, *, at_most: int) -> tuple[str, ...]:
+def rare_names(names: Iterable[str], index: IndexPort, *, at_most: int) -> tuple[str, ...]:
     """The ``names`` at most ``at_most`` items of the index hold, in order (0: none)."""
     wanted = sorted(set(names))
     if at_most <= 0 or not wanted:
         return ()
-    counted = getattr(index, "rare_terms", None)
-    if counted is not None:
-        return tuple(counted(wanted, at_most=at_most))
-    return tuple(
-        name
-        for name in wanted
-        if len(index.candidates([name], limit=at_most + 1, session_key=None, context_weight=0))
-        <= at_most
-    )
+    return tuple(index.rare_terms(wanted, at_most=at_most))
 
 
 def with_entities(
-    pool: list[Candidate], names: Sequence[str], index: _Index, scope: str | None
+    pool: list[Candidate], names: Sequence[str], index: IndexPort, scope: str | None
 ) -> list[Candidate]:
     """``pool`` with the items holding one of ``names`` (one lookup), best-scaled, no twice."""
     if not names:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from reverie.core.clock import require_aware
 from reverie.core.hits import SNIPPET_CLOSE, SNIPPET_OPEN, SearchHit
@@ -32,29 +32,16 @@ from reverie.core.words import prefix_stem
 from reverie.memory.recall.items import excerpt
 from reverie.memory.recall.recaller import Recaller
 
+if TYPE_CHECKING:
+    from reverie.storage.ports import IndexPort
+
 SNIPPET_CHARS = 160
 """About as long as the index's own snippets (24 tokens)."""
 
 
-class PlainSearch(Protocol):
-    """What ``find`` needs of the search index: its BM25 search."""
-
-    def search(
-        self,
-        query: str,
-        *,
-        limit: int = 10,
-        session_key: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-    ) -> list[SearchHit]:
-        """BM25 hits, best first."""
-        ...
-
-
 def find(
     recaller: Recaller,
-    index: PlainSearch,
+    index: IndexPort,
     query: str,
     *,
     limit: int,

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from reverie.core.hits import Candidate
 from reverie.core.marks import without_marks
@@ -35,19 +35,16 @@ from reverie.core.words import prefix_stem
 from reverie.memory.recall.ranking import Ranked, RecallOptions
 from reverie.memory.recall.terms import QueryTerms
 
+if TYPE_CHECKING:
+    from reverie.storage.ports import IndexPort
+
 Fetch = Callable[[Sequence[SourceRef]], list[Candidate]]
 Eligible = Callable[[Candidate], bool]
 
 
-class _Index(Protocol):
-    def candidates(
-        self, terms: Sequence[str], *, limit: int, session_key: str | None, context_weight: float
-    ) -> list[Candidate]: ...
-
-
 def expand(
     ranked: Iterable[Ranked],
-    index: _Index,
+    index: IndexPort,
     options: RecallOptions,
     asked: frozenset[str],
     scope: str | None,
@@ -65,7 +62,6 @@ def expand(
         )
     if not options.link_top:
         return ranked
-    counted = getattr(index, "rare_terms", None)
     return with_links(
         ranked,
         lambda words, limit: index.candidates(
@@ -76,7 +72,7 @@ def expand(
         top=options.link_top,
         weight=options.link_weight,
         rare=options.link_rare,
-        only_rare=None if counted is None else partial(counted, at_most=options.link_rare),
+        only_rare=partial(index.rare_terms, at_most=options.link_rare),
         names=options.link_names,
     )
 

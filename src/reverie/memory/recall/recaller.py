@@ -2,7 +2,7 @@
 
 Flow: the spans its event phrases anchor (``anchors``), the query's terms (``terms``), the
 days it names (``dates``) and its rare names (``entities``) → a pool of candidates
-from the search index (``SearchIndex.candidates``: this session's messages and history
+from the search index (``IndexPort.candidates``: this session's messages and history
 entries, or every non-internal session's when the workspace is one unified conversation) →
 ranked again (``ranking``), fused by reciprocal rank with any other ``RankedSource``'s list
 (``fusion``; e.g. dense retrieval) → what the prompt already carries verbatim is dropped → the best
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, time, timedelta
 from functools import partial
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from reverie.core.hits import Candidate
 from reverie.core.marks import without_marks
@@ -39,22 +39,8 @@ from reverie.memory.recall.neighbours import expand
 from reverie.memory.recall.ranking import Ranked, RecallOptions, Signals, dedup, rank
 from reverie.memory.recall.terms import QueryTerms
 
-
-class CandidateSource(Protocol):
-    """What recall needs of the search index."""
-
-    def candidates(
-        self,
-        terms: Sequence[str],
-        *,
-        limit: int,
-        session_key: str | None = None,
-        include_internal: bool = False,
-        context_weight: float = 0.3,
-        between: Sequence[tuple[datetime, datetime]] = (),
-    ) -> list[Candidate]:
-        """Items matching any of ``terms`` (or written ``between``), with their text."""
-        ...
+if TYPE_CHECKING:
+    from reverie.storage.ports import IndexPort
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,7 +80,7 @@ class Recaller:
 
     def __init__(
         self,
-        index: Callable[[], CandidateSource],
+        index: Callable[[], IndexPort],
         *,
         counter: TokenCounter,
         options: RecallOptions | None = None,
@@ -103,7 +89,7 @@ class Recaller:
         """Recall from the index ``index()`` returns (called per recall, so it may open lazily).
 
         Args:
-            index: returns the search index (or any ``CandidateSource``).
+            index: returns the search index (or any ``IndexPort``).
             counter: counts tokens as the prompt does.
             options: ranking options (``RecallOptions()`` by default).
             sources: other rankers (e.g. dense retrieval) fused with BM25 by reciprocal rank.

@@ -351,5 +351,12 @@ class IndexPort(Protocol):
     ) -> list[Candidate]:
         """Items matching any of ``terms`` with their whole text, for callers that rank again."""
 
+    def rare_terms(self, terms: Sequence[str], *, at_most: int) -> list[str]:
+        """The ``terms`` (in order) that at most ``at_most`` items of the whole index hold.
+
+        A capped count (it stops at ``at_most + 1``), so a common word costs no more than a
+        rare one; recall's rare-name and link steps ask it.
+        """
+
     def close(self) -> None:
         """Release what is open."""
