@@ -7,6 +7,7 @@ and the tool calls are answered by pydantic-ai running reverie's tools.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -38,6 +39,26 @@ from tests.conftest import StepClock
 from tests.llm.loopback import LoopbackServer, chat_text, chat_tool_calls
 
 NO_MODEL = Config(model=ModelConfig(context_window=8000, max_output_tokens=500))
+
+
+@pytest.fixture(autouse=True)
+def _close_the_loop_run_sync_leaves() -> Iterator[None]:
+    """Close the event loop ``Agent.run_sync`` made for this thread.
+
+    pydantic-ai's ``run_sync`` creates the thread's event loop when there is none and leaves it
+    open and set (``pydantic_graph._utils.get_event_loop``: the loop is the caller's). Left
+    open, it is collected during some later test on this worker, when another call replaces
+    the thread's loop, and that test fails on the unclosed loop and its socket pair.
+    """
+    yield
+    policy = asyncio.get_event_loop_policy()
+    try:
+        loop = policy.get_event_loop()
+    except RuntimeError:  # no loop set on this thread: nothing was left
+        return
+    if not loop.is_running():
+        loop.close()
+        policy.set_event_loop(None)
 
 
 @pytest.fixture
