@@ -49,6 +49,7 @@ from recalllib.filler import fill, questions
 from reverie import Config, MemoryEngine, Message
 from reverie.config.sections import ModelConfig, RecallConfig
 from reverie.memory.recall.dense.encoder import E5Encoder
+from reverie.testing.folders import workspace_of
 
 
 def _texts(count: int) -> list[str]:
@@ -126,7 +127,7 @@ def prompt(size: int, count: int = 100) -> dict[str, object]:
     config = Config(model=ModelConfig(context_window=8192), recall=RecallConfig(embeddings="off"))
     with tempfile.TemporaryDirectory() as folder:
         engine = MemoryEngine.open(Path(folder), config)
-        workspace = engine.workspace
+        workspace = workspace_of(engine)
         fill(workspace, size, random.Random(5))
         for info in workspace.sessions.list():
             workspace.sessions.set_compacted_upto(info.key, max(0, info.message_count - 8))

@@ -54,6 +54,7 @@ from reverie.config.sections import ModelConfig, PromptConfig, RecallConfig
 from reverie.core.durable import MemoryFileName
 from reverie.llm.tokens import default_counter
 from reverie.memory.recall import RankedSource, RecallOptions
+from reverie.testing.folders import workspace_of
 
 WINDOWS = (4096, 8192)
 KEY = "bench:talk"
@@ -166,7 +167,7 @@ def _pad(engine: MemoryEngine, convo: Conversation, lines: int) -> None:
     """
     gold = {i for q in convo.questions for i in q.evidence}
     chatter = [f"- {t}" for i, t in enumerate(convo.texts) if i not in gold and len(t) > 30]
-    files = engine.workspace.files
+    files = workspace_of(engine).files
     halves: tuple[tuple[MemoryFileName, list[str]], ...] = (
         ("USER", chatter[: lines // 2]),
         ("MEMORY", chatter[lines // 2 : lines]),
@@ -308,7 +309,7 @@ def latency(size: int, queries: int = 200) -> dict[str, object]:
     asked = list(questions(queries, random.Random(6)))
     with tempfile.TemporaryDirectory() as folder:
         engine = MemoryEngine.open(Path(folder), _config(8192, recall=True))
-        workspace = engine.workspace
+        workspace = workspace_of(engine)
         started = time.perf_counter()
         fill(workspace, size, random.Random(5))
         for info in workspace.sessions.list():

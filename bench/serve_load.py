@@ -102,7 +102,7 @@ def main() -> None:
         home = FolderHome(Path(tmp) / "home", openers=Openers(environ={}))
         made = EnginePool(home)
         with made.lease(home.default, create=True) as engine:
-            root = engine.workspace.root
+            root = Path(engine.location)
         made.close()
         (root / "reverie.toml").write_text(
             _config(chat.base_url, memory.base_url, args.stall), encoding="utf-8"

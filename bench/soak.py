@@ -37,6 +37,7 @@ from pathlib import Path
 
 from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL as JOURNAL
 from reverie.storage.folder.workspace import Workspace
+from reverie.testing.folders import workspace_of
 from soaklib.acks import read_acks
 from soaklib.checks import (
     Report,
@@ -168,15 +169,15 @@ def final_checks(
             report.fail([f"the fault-free final dream ended {final.outcome}: {final.reason}"])
         if pending and not final.recovered:
             report.fail(["a pending publish was not recovered by the final dream"])
-        entries = list(engine.workspace.history.entries())
+        entries = list(engine.history())
         check_messages(engine, log.acks, report)
         check_entries(engine, log.acks, entries, report)
         check_cursors(engine, entries, report)
         check_quarantine(engine, report)
         check_dream(engine, log.acks, report)
-        check_doctor(engine, report, engine.workspace.root / "skills" / "link")
+        check_doctor(engine, report, Path(engine.location) / "skills" / "link")
         ledger, problems = check_ledger(
-            engine.workspace.ledger,
+            workspace_of(engine).ledger,
             dream=DREAM,
             context_window=CONTEXT_WINDOW,
             max_output_tokens=MAX_OUTPUT_TOKENS,

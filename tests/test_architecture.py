@@ -300,12 +300,12 @@ def _is_engine(node: ast.expr) -> bool:
 
 
 def workspace_violations(found: list[Edge]) -> list[str]:
-    """Only storage and the file-level modules take ``Workspace``; the rest take ports."""
+    """Only storage, test support and the file-level modules take ``Workspace``; the rest ports."""
     return [
         f"{edge.source}:{edge.line} imports the file backend (use reverie.storage.ports)"
         for edge in found
         if edge.target == "reverie.storage.folder.workspace"
-        and _group(edge.source) != "storage"
+        and _group(edge.source) not in {"storage", "testing"}
         and edge.source not in FILE_LEVEL
     ]
 
@@ -329,12 +329,16 @@ STILL_IMPORTS_A_BACKEND: dict[str, str] = {
 
 
 def backend_imports(found: list[Edge]) -> list[str]:
-    """Modules outside storage/ that import from a backend package (not through the ports)."""
+    """Modules outside storage/ and testing/ that import a backend package (not the ports).
+
+    Test support (``reverie.testing.folders``) may: nothing of the product imports it.
+    """
     return sorted(
         {
             edge.source
             for edge in found
-            if edge.target.startswith(BACKENDS) and _group(edge.source) != "storage"
+            if edge.target.startswith(BACKENDS)
+            and _group(edge.source) not in {"storage", "testing"}
         }
     )
 

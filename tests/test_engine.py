@@ -24,6 +24,7 @@ from reverie.engine.async_engine import AsyncMemoryEngine
 from reverie.engine.facade import MemoryEngine
 from reverie.llm.endpoints import build_provider
 from reverie.llm.openai_provider import OpenAIProvider
+from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock
 
 SMALL = Config(model=ModelConfig(model="chat", context_window=4000, max_output_tokens=500))
@@ -68,10 +69,10 @@ def test_record_and_prompt_keep_a_foreign_agent_under_budget(
             "slack:42",
             [{"role": "user", "content": user}, {"role": "assistant", "content": "noted " * 40}],
         )
-    entries = list(engine.workspace.history.entries())
+    entries = list(engine.history())
     assert entries
     assert all(entry.session_key == "slack:42" for entry in entries)
-    session = engine.workspace.sessions.load("slack:42")
+    session = engine.session("slack:42")
     assert len(session.messages) == 160
     assert all(message.timestamp is not None for message in session.messages)
     engine.close()
@@ -90,7 +91,7 @@ def test_without_any_model_memory_runs_model_free(tmp_path: Path, clock: StepClo
                 Message(role="assistant", content="Got it. " * 30),
             ],
         )
-    entries = list(engine.workspace.history.entries())
+    entries = list(engine.history())
     assert entries
     assert any("Lyon" in entry.content for entry in entries)
     with pytest.raises(ModelNotConfiguredError, match="REVERIE_MODEL"):
@@ -107,14 +108,14 @@ def test_turn_runs_the_memory_tools_and_records_everything(
     )
     chat.reply("You planned Kyoto for April.")
     engine = _engine(tmp_path, clock, provider=chat, memory_provider=ScriptedProvider())
-    engine.workspace.history.append(
+    workspace_of(engine).history.append(
         "- [durable] trip to Kyoto planned for April", session_key="cli:a"
     )
-    engine.workspace.files.write("USER", "# User\n- name: Lin\n")
+    workspace_of(engine).files.write("USER", "# User\n- name: Lin\n")
     result = engine.turn("cli:a", "when is my trip?")
     assert result.reply == "You planned Kyoto for April."
     assert result.model_calls == 3
-    roles = [m.role for m in engine.workspace.sessions.load("cli:a").messages]
+    roles = [m.role for m in engine.session("cli:a").messages]
     assert roles == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
     tool_results = [m for m in result.messages if m.role == "tool"]
     assert "Kyoto" in tool_results[0].text
@@ -206,7 +207,7 @@ def test_search_finds_a_compacted_message_by_its_source(tmp_path: Path, clock: S
     engine.record("cli:a", [Message(role="user", content="my locker code is the word pelican")])
     engine.record("cli:a", [Message(role="assistant", content="noted")])
     engine.compact("cli:a")
-    assert engine.workspace.sessions.load("cli:a").compacted_upto == 2
+    assert engine.session("cli:a").compacted_upto == 2
     [hit] = [h for h in engine.search("pelican") if h.kind == "message"]
     assert (hit.session_key, hit.message_index) == ("cli:a", 0)
 

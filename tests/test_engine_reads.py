@@ -14,6 +14,7 @@ from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.llm.lazy import LazyProvider
 from reverie.llm.openai_provider import OpenAIProvider
+from reverie.testing.folders import workspace_of
 
 NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))
 
@@ -27,7 +28,7 @@ def engine_config() -> Config:
 def engine(engine: MemoryEngine) -> MemoryEngine:
     """The shared engine, with six history entries of sessions "a" and "b"."""
     for n in range(1, 7):
-        engine.workspace.history.append(f"entry {n}", session_key="a" if n % 2 else "b")
+        workspace_of(engine).history.append(f"entry {n}", session_key="a" if n % 2 else "b")
     return engine
 
 
@@ -49,13 +50,14 @@ def test_history_with_since_pages_forward(engine: MemoryEngine) -> None:
 def test_sessions_log_show_restore_and_costs(engine: MemoryEngine) -> None:
     engine.record("tg:x", [Message(role="user", content="My name is Zoe and I live in Riga.")])
     assert [info.key for info in engine.sessions()] == ["tg:x"]
-    engine.workspace.files.write("USER", "# User\n- Zoe\n")
-    engine.workspace.audit.commit("hand edit")
+    workspace = workspace_of(engine)
+    workspace.files.write("USER", "# User\n- Zoe\n")
+    workspace.audit.commit("hand edit")
     assert [c.subject for c in engine.log(2)] == ["hand edit", "init: workspace"]
     assert "+- Zoe" in engine.show("HEAD").diff
     restored = engine.restore("HEAD~1")
     assert restored.subject.startswith("restore: ")
-    assert "Zoe" not in engine.workspace.files.read("USER")
+    assert "Zoe" not in engine.read_memory("USER")
     with pytest.raises(RevisionNotFoundError):
         engine.show("feedface")
     assert engine.dream().outcome == "completed"

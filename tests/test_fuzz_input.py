@@ -101,7 +101,7 @@ def test_sdk_calls_store_valid_text_or_raise_a_reverie_error(
     ):
         with contextlib.suppress(ReverieError):
             call()
-    _stored_text_is_valid(engine.workspace.root)
+    _stored_text_is_valid(Path(engine.location))
 
 
 @settings(
@@ -120,7 +120,7 @@ def test_importers_take_any_json_shape(engine: MemoryEngine, document: object) -
         for path in (source, lines):
             with contextlib.suppress(ReverieError):
                 engine.ingest([path])
-    _stored_text_is_valid(engine.workspace.root)
+    _stored_text_is_valid(Path(engine.location))
 
 
 @settings(
@@ -155,7 +155,7 @@ def test_a_nanobot_workspace_with_odd_text_imports_or_says_why(
         (root / "USER.md").write_bytes(user_file.encode("utf-8", "surrogatepass"))
         with contextlib.suppress(ReverieError):
             engine.ingest([root])
-    _stored_text_is_valid(engine.workspace.root)
+    _stored_text_is_valid(Path(engine.location))
 
 
 def test_a_10_mb_string_is_refused_by_the_sdk_and_reported_by_an_importer(
@@ -164,7 +164,7 @@ def test_a_10_mb_string_is_refused_by_the_sdk_and_reported_by_an_importer(
     huge = "harbour " * (10 * 1024 * 1024 // 8)
     with pytest.raises(InputError, match=f"the limit is {MAX_MESSAGE_CHARS:,}"):
         engine.record("huge", [{"role": "user", "content": huge}])
-    assert not engine.workspace.sessions.exists("huge")
+    assert not engine.has_session("huge")
     engine.prompt("huge", huge)  # not stored: compaction makes it fit or says why
     source = tmp_path / "huge.json"
     source.write_text(
@@ -176,5 +176,5 @@ def test_a_10_mb_string_is_refused_by_the_sdk_and_reported_by_an_importer(
 
 
 def test_every_session_still_works_after_the_fuzz(engine: MemoryEngine) -> None:
-    _stored_text_is_valid(engine.workspace.root)
+    _stored_text_is_valid(Path(engine.location))
     _still_works(engine)

@@ -102,11 +102,11 @@ def test_a_lone_surrogate_is_stored_as_replacement_and_counted(
     assert engine.search("tea")
     assert engine.search("\ud800 tea") is not None
     assert engine.doctor().ok
-    raw = stored_session_bytes(engine.workspace.root)
+    raw = stored_session_bytes(Path(engine.location))
     assert raw
     raw.decode("utf-8")  # strict: every stored byte is valid UTF-8
     assert not has_surrogate_escape(raw)
-    assert "\ufffd" in engine.workspace.sessions.load("s").messages[0].text
+    assert "\ufffd" in engine.session("s").messages[0].text
     engine.close()
 
 
@@ -114,7 +114,7 @@ def test_a_history_line_written_with_surrogate_escapes_reads_clean(
     tmp_path: Path, clock: StepClock
 ) -> None:
     engine = _engine(tmp_path, clock)
-    root = engine.workspace.root
+    root = Path(engine.location)
     engine.close()
     with (root / "memory" / "history.jsonl").open("ab") as handle:
         handle.write(b'{"cursor": 1, "timestamp": "2026-11-30 09:00", "content": "h \\udc00"}\n')
@@ -136,7 +136,7 @@ def test_deep_nesting_and_naive_times_are_refused_before_anything_is_written(
         engine.record("d", [{"role": "user", "content": "first"}, deep])  # type: ignore[list-item]
     with pytest.raises(InputError, match="no timezone"):
         engine.record("d", [{"role": "user", "content": "x", "timestamp": "2024-01-01T00:00:00"}])
-    assert not engine.workspace.sessions.exists("d")
+    assert not engine.has_session("d")
     with pytest.raises(InputError, match="limit must be"):
         engine.search("x", limit=99999999999999999999)
     with pytest.raises(InputError, match="limit must be"):

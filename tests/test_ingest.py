@@ -50,7 +50,7 @@ def test_the_examples_become_durable_audited_memory_without_a_model(
     assert "Always reply in English" in files.read("SOUL")
     assert engine.status().pending_entries == 0
     if ingest_target.kind == "folder":
-        assert "tulip-harbour-42" not in _everything(engine.workspace.root / "memory")
+        assert "tulip-harbour-42" not in _everything(Path(engine.location) / "memory")
     assert "tulip-harbour-42" not in ingest_target.everything()
     log = stores.audit.log(10)
     assert log[0].subject.endswith("(model-free)")
@@ -110,7 +110,7 @@ def test_a_damaged_record_is_reported_and_the_rest_imported(
     assert len(report.problems) == 1
     assert "2" in report.problems[0].describe()
     assert report.messages_added == 2
-    assert "Oslo" in engine.workspace.files.read("USER")
+    assert "Oslo" in engine.read_memory("USER")
 
 
 def _nanobot_workspace(tmp_path: Path) -> Path:

@@ -80,7 +80,7 @@ def test_one_pass_compacts_idle_sessions_except_busy_ones_then_dreams(
     assert done.dream is not None
     assert done.dream.outcome == "completed"
     assert done.lines() == ["idle compaction of tg:idle: summarised", "dream: completed"]
-    assert engine.workspace.sessions.load("tg:mine").compacted_upto == 0
+    assert engine.session("tg:mine").compacted_upto == 0
     assert maintain(engine, busy=["tg:mine"]).lines() == []
 
 
@@ -99,7 +99,7 @@ def test_the_engine_worker_compacts_an_idle_session_and_stops_on_close(
     assert first.compactions["tg:idle"].outcome == "summarised"
     assert first.dream is not None
     assert first.dream.outcome == "completed"
-    assert engine.workspace.sessions.load("tg:idle").compacted_upto == 2
+    assert engine.session("tg:idle").compacted_upto == 2
     engine.close()
     assert (started, worker.running) == (True, False)
     passes = worker.passes
@@ -213,7 +213,7 @@ def test_a_dream_lock_held_by_another_process_is_skipped_and_tried_again(
             while (later := done.get(timeout=WAIT)).dream is None or later.dream.outcome == "busy":
                 pass
         assert later.dream.outcome == "completed"
-        assert engine.workspace.dream_cursor.read() == 1
+        assert engine.status().dream_cursor == 1
     finally:
         if holder.poll() is None:
             holder.kill()

@@ -7,6 +7,7 @@ from reverie.core.messages import Message
 from reverie.engine.facade import MemoryEngine
 from reverie.memory.doctor import examine, sqlite_damage
 from reverie.storage.folder.workspace import Workspace
+from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock
 
 
@@ -17,7 +18,7 @@ def _engine(tmp_path: Path, clock: StepClock) -> MemoryEngine:
 def test_status_reports_pending_entries_files_and_mode(tmp_path: Path, clock: StepClock) -> None:
     engine = _engine(tmp_path, clock)
     for index in range(3):
-        engine.workspace.history.append(f"- [durable] fact {index}", session_key="cli:a")
+        workspace_of(engine).history.append(f"- [durable] fact {index}", session_key="cli:a")
     status = engine.status()
     assert status.mode == "model-free"
     assert (status.last_cursor, status.dream_cursor, status.pending_entries) == (3, 0, 3)
@@ -37,8 +38,8 @@ def test_status_counts_conversations_not_dream_transcripts(
 ) -> None:
     with _engine(tmp_path, clock) as engine:
         engine.record("cli:a", [Message(role="user", content="hello")])
-        engine.workspace.sessions.append("dream:20261201", Message(role="user", content="run"))
-        engine.workspace.sessions.append("cron:daily", Message(role="user", content="tick"))
+        workspace_of(engine).sessions.append("dream:20261201", Message(role="user", content="run"))
+        workspace_of(engine).sessions.append("cron:daily", Message(role="user", content="tick"))
         assert engine.status().sessions == 1
 
 
@@ -55,19 +56,20 @@ def test_status_names_the_model_of_each_job(tmp_path: Path, clock: StepClock) ->
 
 def test_a_healthy_workspace_passes_doctor(tmp_path: Path, clock: StepClock) -> None:
     engine = _engine(tmp_path, clock)
-    engine.workspace.history.append("x")
+    workspace_of(engine).history.append("x")
     report = engine.doctor()
     assert report.ok, report.findings
 
 
 def test_doctor_catches_planted_corruption(tmp_path: Path, clock: StepClock) -> None:
     engine = _engine(tmp_path, clock)
+    workspace = workspace_of(engine)
     for index in range(3):
-        engine.workspace.history.append(f"e{index}")
-    engine.workspace.dream_cursor.write(99)
-    (engine.workspace.root / "memory" / ".cursor").write_text("1")
-    (engine.workspace.root / ".reverie" / "dream-publish.json").write_text("{}")
-    (engine.workspace.root / "USER.md").write_text("# User\n- edited by hand\n")
+        workspace.history.append(f"e{index}")
+    workspace.dream_cursor.write(99)
+    (workspace.root / "memory" / ".cursor").write_text("1")
+    (workspace.root / ".reverie" / "dream-publish.json").write_text("{}")
+    (workspace.root / "USER.md").write_text("# User\n- edited by hand\n")
     report = engine.doctor()
     assert not report.ok
     problems = {(f.check, f.severity) for f in report.findings}
@@ -81,10 +83,11 @@ def test_doctor_catches_planted_corruption(tmp_path: Path, clock: StepClock) -> 
 
 def test_doctor_notes_quarantined_lines_without_failing(tmp_path: Path, clock: StepClock) -> None:
     engine = _engine(tmp_path, clock)
-    engine.workspace.history.append("good")
-    with engine.workspace.history.path.open("ab") as handle:
+    history = workspace_of(engine).history
+    history.append("good")
+    with history.path.open("ab") as handle:
         handle.write(b"garbage\n")
-    engine.workspace.history.repair()
+    history.repair()
     report = engine.doctor()
     assert report.ok
     assert [f.check for f in report.findings] == ["quarantine"]

@@ -88,7 +88,7 @@ class CachedEncoder:
 
 def attach(engine: MemoryEngine, encoder: Any, per_call: int = PER_QUERY) -> DenseRetriever:
     """Give ``engine``'s recall a dense retriever with ``encoder`` (as the extra would)."""
-    store = VectorStore(engine.workspace.root / VECTORS_PATH, model=encoder.name, dim=encoder.dim)
+    store = VectorStore(Path(engine.location) / VECTORS_PATH, model=encoder.name, dim=encoder.dim)
     # A folder workspace's index is a SearchIndex, which the retriever follows.
     dense = DenseRetriever(
         lambda: cast("Followed", engine.index), store, encoder, per_call=per_call

@@ -34,6 +34,7 @@ from reverie.core.messages import Message
 from reverie.engine.facade import MemoryEngine
 from reverie.storage.folder.audit_commits import blob_at, first_parent, head_commit
 from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL
+from reverie.testing.folders import workspace_of
 from soaklib.acks import Ack, message_hash, text_hash
 
 SHOWN = 20
@@ -75,7 +76,7 @@ def check_messages(engine: MemoryEngine, acks: tuple[Ack, ...], report: Report) 
     loaded: dict[str, tuple[Message, ...]] = {}
     for (key, index), digest in sorted(claims.items()):
         if key not in loaded:
-            loaded[key] = engine.workspace.sessions.load(key).messages
+            loaded[key] = engine.session(key).messages
         messages = loaded[key]
         if index >= len(messages):
             problems.append(f"message {index} of {key} lost (session has {len(messages)})")
@@ -93,7 +94,7 @@ def check_entries(
     claims, problems = _claims(acks, "entries")
     by_cursor = {entry.cursor: entry for entry in entries}
     first = entries[0].cursor if entries else None
-    dream = engine.workspace.dream_cursor.read()
+    dream = workspace_of(engine).dream_cursor.read()
     damaged = _quarantined_cursors(engine)
     trimmed = 0
     for cursor, digest in sorted(claims.items()):
@@ -115,14 +116,14 @@ def check_entries(
 def _quarantined_cursors(engine: MemoryEngine) -> set[int]:
     """Cursors named anywhere in quarantined history lines (whole or in pieces)."""
     found: set[int] = set()
-    for bad in engine.workspace.quarantine.records():
+    for bad in workspace_of(engine).quarantine.records():
         found.update(int(n) for n in CURSOR_FIELD.findall(bad.raw))
     return found
 
 
 def check_quarantine(engine: MemoryEngine, report: Report) -> None:
     """Only torn last lines (unacknowledged writes of killed processes) may be quarantined."""
-    workspace = engine.workspace
+    workspace = workspace_of(engine)
     problems: list[str] = []
     for store, what in (
         (workspace.quarantine, "history"),
@@ -140,7 +141,7 @@ def check_quarantine(engine: MemoryEngine, report: Report) -> None:
 
 def check_cursors(engine: MemoryEngine, entries: list[HistoryEntry], report: Report) -> None:
     """Cursors unique, increasing, gap-free; floor level with the log; trim kept undreamt."""
-    workspace = engine.workspace
+    workspace = workspace_of(engine)
     cursors = [entry.cursor for entry in entries]
     problems = [f"cursor {b} follows {a}" for a, b in itertools.pairwise(cursors) if b != a + 1]
     floor_text = (workspace.root / "memory" / ".cursor").read_text(encoding="utf-8").strip()
@@ -164,7 +165,7 @@ def check_cursors(engine: MemoryEngine, entries: list[HistoryEntry], report: Rep
 
 def check_dream(engine: MemoryEngine, acks: tuple[Ack, ...], report: Report) -> None:
     """Dream cursor, files and commits agree; failed runs moved nothing."""
-    workspace = engine.workspace
+    workspace = workspace_of(engine)
     problems: list[str] = []
     if (workspace.root / DEFAULT_JOURNAL).exists():
         problems.append("a dream publish journal is still pending after the final dream")
@@ -191,7 +192,7 @@ def check_dream(engine: MemoryEngine, acks: tuple[Ack, ...], report: Report) -> 
 
 def _audit_walk(engine: MemoryEngine) -> tuple[set[str], list[int], int]:
     """Commit shas along first parents, the dream cursor in each (newest first), the file's."""
-    repo = Repo(str(engine.workspace.root))
+    repo = Repo(engine.location)
     shas: set[str] = set()
     cursors: list[int] = []
     try:
@@ -203,7 +204,7 @@ def _audit_walk(engine: MemoryEngine) -> tuple[set[str], list[int], int]:
             commit = first_parent(repo, commit)
     finally:
         repo.close()
-    return shas, cursors, engine.workspace.dream_cursor.read()
+    return shas, cursors, workspace_of(engine).dream_cursor.read()
 
 
 def check_doctor(engine: MemoryEngine, report: Report, planted_link: Path) -> None:

@@ -138,7 +138,7 @@ def _record(engine: MemoryEngine, rng: random.Random) -> Ack:
 def _turn(engine: MemoryEngine, rng: random.Random, worker: int) -> Ack:
     key = f"chat:w{worker}"
     result = engine.turn(key, f"{_sentence(rng, rng.randint(5, 40))}?")
-    stored = engine.workspace.sessions.load(key).messages
+    stored = engine.session(key).messages
     start = len(stored) - len(result.messages)
     mine = [message_hash(m) for m in result.messages]
     found = [message_hash(m) for m in stored[max(0, start) :]]

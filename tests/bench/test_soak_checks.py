@@ -13,6 +13,7 @@ from reverie.core.ledger import LedgerRecord
 from reverie.core.messages import JSONObject, Message
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.engine.facade import MemoryEngine
+from reverie.testing.folders import workspace_of
 from soaklib.acks import AckWriter, message_hash, read_acks, text_hash
 from soaklib.checks import Report, check_cursors, check_entries, check_messages, check_quarantine
 from soaklib.ledger_check import check_ledger
@@ -29,7 +30,7 @@ def _engine(tmp_path: Path) -> MemoryEngine:
 def test_a_lost_or_changed_acknowledged_message_is_reported(tmp_path: Path) -> None:
     with _engine(tmp_path) as engine:
         hello = Message(role="user", content="hello")
-        engine.workspace.sessions.append("s", hello)
+        workspace_of(engine).sessions.append("s", hello)
         acks = (
             {"kind": "record", "session": "s", "messages": [[0, message_hash(hello)]]},
             {"kind": "record", "session": "s", "messages": [[1, "0" * 16]]},
@@ -45,7 +46,7 @@ def test_a_lost_or_changed_acknowledged_message_is_reported(tmp_path: Path) -> N
 
 def test_an_index_acknowledged_with_two_contents_is_reported(tmp_path: Path) -> None:
     with _engine(tmp_path) as engine:
-        engine.workspace.sessions.append("s", Message(role="user", content="a"))
+        workspace_of(engine).sessions.append("s", Message(role="user", content="a"))
         acks = (
             {"kind": "record", "session": "s", "messages": [[0, "a" * 16]]},
             {"kind": "record", "session": "s", "messages": [[0, "b" * 16]]},
@@ -58,10 +59,11 @@ def test_an_index_acknowledged_with_two_contents_is_reported(tmp_path: Path) -> 
 
 def test_lost_changed_and_legitimately_trimmed_entries_are_told_apart(tmp_path: Path) -> None:
     with _engine(tmp_path) as engine:
-        history = engine.workspace.history
+        workspace = workspace_of(engine)
+        history = workspace.history
         for n in range(4):
             history.append(f"entry {n}")
-        engine.workspace.dream_cursor.write(2)
+        workspace.dream_cursor.write(2)
         history.trim(keep=2)
         entries = list(history.entries())
         acks = (
@@ -79,10 +81,10 @@ def test_lost_changed_and_legitimately_trimmed_entries_are_told_apart(tmp_path: 
 
 def test_a_cursor_floor_ahead_of_the_log_is_reported(tmp_path: Path) -> None:
     with _engine(tmp_path) as engine:
-        engine.workspace.history.append("one")
-        (engine.workspace.root / "memory" / ".cursor").write_text("5", encoding="utf-8")
+        workspace_of(engine).history.append("one")
+        (Path(engine.location) / "memory" / ".cursor").write_text("5", encoding="utf-8")
         report = Report()
-        check_cursors(engine, list(engine.workspace.history.entries()), report)
+        check_cursors(engine, list(engine.history()), report)
     assert report.violations == [".cursor holds 5 but the last entry is 1"]
 
 
@@ -94,7 +96,7 @@ def test_ledger_runs_end_at_final_answers_and_kills_and_are_held_to_the_budget(
     tmp_path: Path,
 ) -> None:
     with _engine(tmp_path) as engine:
-        ledger = engine.workspace.ledger
+        ledger = workspace_of(engine).ledger
         lines = [
             (0, "tool_calls", 400),
             (1, "final", 400),  # run 1: 800
@@ -180,7 +182,7 @@ def test_a_damaged_history_line_is_reported_and_its_acknowledged_entries_lost(
     tmp_path: Path,
 ) -> None:
     with _engine(tmp_path) as engine:
-        history = engine.workspace.history
+        history = workspace_of(engine).history
         for n in range(3):
             history.append(f"entry {n}")
         lines = history.path.read_bytes().splitlines(keepends=True)

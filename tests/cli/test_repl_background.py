@@ -109,7 +109,7 @@ def test_the_repl_shows_what_a_background_pass_did_on_stderr(
 
 def _carried(engine: MemoryEngine, key: str) -> int:
     """What the session's next prompt carries, measured the way compaction measures it."""
-    session = engine.workspace.sessions.load(key)
+    session = engine.session(key)
     return engine._assembler.assemble(session, None, minimal=True).carried
 
 

@@ -107,7 +107,7 @@ def test_with_the_extra_the_bundled_model_recalls_by_meaning_offline(
     assert facts["tg:ann"] in [item.text for item in dog.items]
     assert facts["tg:li"] in [item.text for item in trip.items]
     assert facts["tg:li"] not in [item.text for item in dog.items]
-    assert (engine.workspace.root / ".reverie" / "vectors.sqlite").is_file()
+    assert (Path(engine.location) / ".reverie" / "vectors.sqlite").is_file()
     engine.close()
 
 

@@ -268,7 +268,7 @@ def test_forget_purge_leaves_neither_the_vector_nor_the_hash_of_the_forgotten_te
     engine.record("tg:ann", [Message(role="user", content=FACT)])
     _chat(engine, "tg:ann", 3)
     assert FACT in [item.text for item in engine.recall(QUESTION, session="tg:ann").items]
-    vectors = engine.workspace.root / VECTORS_PATH
+    vectors = Path(engine.location) / VECTORS_PATH
     assert text_hash(FACT) in vectors.read_bytes()
 
     report = engine.forget("adopted a beagle puppy", purge=True)

@@ -13,6 +13,7 @@ from reverie.core.audit import person_identity
 from reverie.errors import ConfinementError
 from reverie.memory.dream.edit import MAX_EDIT_CHARS, edit_file, text_sha256
 from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL, write_journal
+from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock
 
 NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))
@@ -61,7 +62,7 @@ def test_an_edit_outside_the_writable_files_is_refused(engine: MemoryEngine, pat
 def test_an_edit_through_a_symlink_is_refused(engine: MemoryEngine, tmp_path: Path) -> None:
     outside = tmp_path / "outside.md"
     outside.write_text("secret\n", encoding="utf-8")
-    target = engine.workspace.root / "USER.md"
+    target = Path(engine.location) / "USER.md"
     target.unlink()
     target.symlink_to(outside)
     with pytest.raises(ConfinementError, match="symlink"):
@@ -82,7 +83,7 @@ def test_bad_text_or_author_writes_nothing(engine: MemoryEngine) -> None:
 
 
 def test_an_edit_waits_for_the_dream_lock_and_reports_busy(engine: MemoryEngine) -> None:
-    lock = engine.workspace.lock("dream")
+    lock = workspace_of(engine).lock("dream")
     with lock.hold(), pytest.raises(LockTimeoutError):
         engine.edit_file("USER.md", "new", author="Ada", lock_timeout=0)
     lock.close()
@@ -90,7 +91,7 @@ def test_an_edit_waits_for_the_dream_lock_and_reports_busy(engine: MemoryEngine)
 
 
 def test_an_edit_finishes_an_interrupted_publish_first(engine: MemoryEngine) -> None:
-    workspace = engine.workspace
+    workspace = workspace_of(engine)
     journal = workspace.root / DEFAULT_JOURNAL
     write_journal(journal, cursor=0, trigger="manual", files={"USER.md": "# User\n- tea\n"})
     result = edit_file(workspace, "SOUL.md", "# Soul\n- be brief\n", author="Ada")
@@ -115,7 +116,7 @@ def test_line_origins_say_which_commit_last_added_each_line(
     first = engine.log(1)[0]
     engine.edit_file("memory/MEMORY.md", "# Memory\n\n- old fact\n- new fact\n", author="Bo")
     second = engine.log(1)[0]
-    (engine.workspace.root / "memory" / "MEMORY.md").write_text(
+    (Path(engine.location) / "memory" / "MEMORY.md").write_text(
         "# Memory\n\n- old fact\n- new fact\n- on disk only\n", encoding="utf-8"
     )
     origins = engine.line_origins("memory/MEMORY.md")["memory/MEMORY.md"]
@@ -136,7 +137,7 @@ def test_line_origins_past_the_walk_are_marked_at_or_before(engine: MemoryEngine
     for n in range(3):
         engine.edit_file("USER.md", f"# User\n- fact {n}\n", author="Ada")
     text = engine.read_file("USER.md")
-    origins = engine.workspace.audit.line_origins({"USER.md": text}, depth=2)["USER.md"]
+    origins = workspace_of(engine).audit.line_origins({"USER.md": text}, depth=2)["USER.md"]
     heading = next(o for o in origins if o.line == "# User")
     assert heading.at_or_before
     assert next(o for o in origins if o.line == "- fact 2").sha == engine.log(1)[0].sha

@@ -10,6 +10,7 @@ from reverie.config.sections import DreamConfig
 from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.errors import RestoreWouldLoseError
+from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock
 
 CITIES = ("Oslo", "Lyon", "Porto", "Ghent", "Turin", "Bergen")
@@ -30,9 +31,9 @@ def test_restore_before_a_trim_is_refused_unless_forced(tmp_path: Path) -> None:
         engine.restore(oldest)
     assert (refused.value.first, refused.value.last) == (1, first_kept - 1)
     assert "--force" in str(refused.value)
-    assert "Oslo" in engine.workspace.files.read("USER")  # nothing changed
+    assert "Oslo" in engine.read_memory("USER")  # nothing changed
     assert engine.restore("HEAD~1").subject.startswith("restore:")  # after the trim: fine
     forced = engine.restore(oldest, force=True)
     assert forced.subject.startswith("restore:")
-    assert engine.workspace.dream_cursor.read() == 0
+    assert workspace_of(engine).dream_cursor.read() == 0
     engine.close()

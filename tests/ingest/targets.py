@@ -18,6 +18,7 @@ from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.storage.folder import layout
 from reverie.storage.ports import IngestStores
+from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock
 
 KINDS = ("folder", "postgres")
@@ -42,7 +43,7 @@ class Target:
     def drop_marks(self) -> None:
         """Lose the import marks, as a kill just before they were written would."""
         if self.kind == "folder":
-            (self.engine.workspace.root / layout.IMPORTED).unlink()
+            (Path(self.engine.location) / layout.IMPORTED).unlink()
             return
         from reverie.storage.postgres.backend import PgBackend
 
@@ -63,14 +64,15 @@ def open_target(
     """Open an engine of ``request.param`` kind in ``tmp_path`` (or a new database workspace)."""
     if request.param == "folder":
         engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={}, dense="off")
-        root = engine.workspace.root
+        workspace = workspace_of(engine)
+        root = workspace.root
 
         def reopen_folder() -> IngestStores:
             from reverie.storage.folder.backend import FileBackend
 
             return FileBackend.open(root)
 
-        return Target(kind="folder", engine=engine, stores=engine.workspace, reopen=reopen_folder)
+        return Target(kind="folder", engine=engine, stores=workspace, reopen=reopen_folder)
     from reverie.storage.postgres.backend import PgBackend
     from tests.postgres.conftest import new_workspace
 

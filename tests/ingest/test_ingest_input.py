@@ -154,7 +154,7 @@ def test_doctor_finds_an_interrupted_ingest_and_the_next_ingest_finishes_it(
     engine.ingest([_chat(tmp_path / "other.json", _user("I prefer tea."))])
     assert stores.ingest_records.running() is None
     if ingest_target.kind == "folder":
-        assert not (engine.workspace.root / MARKER).exists()
+        assert not (Path(engine.location) / MARKER).exists()
     (info,) = [s for s in engine.sessions() if s.key == "import:openai:old"]
     assert info.compacted_upto == info.message_count == 1
     assert "Porto" in stores.files.read("USER")

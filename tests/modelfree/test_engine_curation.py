@@ -33,7 +33,7 @@ def test_a_two_person_conversation_leaves_named_facts_and_no_chatter(
         )
         engine.compact("cli:pair")
         engine.dream()
-        files = [engine.workspace.files.read(name) for name in ("SOUL", "USER", "MEMORY")]
+        files = [engine.read_memory(name) for name in ("SOUL", "USER", "MEMORY")]
     bullets = [line[2:] for text in files for line in text.splitlines() if line.startswith("- ")]
     assert bullets, files
     assert all(content_words(b) >= 2 for b in bullets)
@@ -64,7 +64,7 @@ def test_an_injected_user_line_in_a_tool_result_never_becomes_a_rule(
         engine.record("cli:web", messages)
         engine.compact("cli:web")
         engine.dream()
-        files = {name: engine.workspace.files.read(name) for name in ("SOUL", "USER", "MEMORY")}
+        files = {name: engine.read_memory(name) for name in ("SOUL", "USER", "MEMORY")}
     assert "evil" not in "".join(files.values())
     assert "IGNORE" not in "".join(files.values())
     assert "Prefers short answers" in files["USER"]

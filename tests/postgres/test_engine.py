@@ -19,6 +19,7 @@ from reverie.errors import (
 from reverie.memory.dream.edit import text_sha256
 from reverie.memory.dream.result import DreamResult
 from reverie.storage.postgres.backend import PgBackend
+from reverie.testing.folders import workspace_of
 from tests.llm.loopback import LoopbackServer, chat_text
 from tests.postgres.conftest import new_workspace
 
@@ -102,7 +103,7 @@ def test_compaction_with_a_model_is_metered_in_the_database(
 
 
 REFUSED: list[tuple[str, Callable[[MemoryEngine, Path], object]]] = [
-    ("MemoryEngine.workspace", lambda m, _p: m.workspace),  # the folder itself
+    ("workspace_of", lambda m, _p: workspace_of(m)),  # the folder itself (test support)
 ]
 
 

@@ -30,6 +30,7 @@ from reverie.storage.postgres import schema
 from reverie.storage.postgres.backend import PgBackend
 from reverie.storage.postgres.database import Database, Tenant
 from reverie.storage.postgres.ingest_records import PgIngestRecords
+from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock
 from tests.postgres.conftest import new_workspace
 
@@ -107,7 +108,7 @@ def test_ingest_into_postgres_matches_a_folder_and_exports_losslessly(
         tmp_path / "folder", Config(), clock=STILL, environ={}, dense="off"
     ) as local:
         on_folder = local.ingest(sources)
-        expected = _snapshot(local.workspace)
+        expected = _snapshot(workspace_of(local))
     with MemoryEngine.open(
         name, Config(), store=pg_url, clock=STILL, environ={}, dense="off"
     ) as db:

@@ -52,7 +52,7 @@ def converse(engine: MemoryEngine, key: str, messages: list[dict[str, str]]) -> 
 
 def bullets(engine: MemoryEngine) -> list[str]:
     """The bullets of the three durable files (wherever curation routed them)."""
-    root = engine.workspace.root
+    root = Path(engine.location)
     found = []
     for name in ("SOUL.md", "USER.md", "memory/MEMORY.md"):
         text = (root / name).read_text(encoding="utf-8")

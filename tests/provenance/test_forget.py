@@ -11,6 +11,7 @@ import pytest
 
 from reverie import MemoryEngine, ScriptedProvider
 from reverie.core.tombstones import FORGOTTEN
+from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock
 from tests.dream.scripting import edit
 from tests.provenance.build import MOVE, PORTO, SISTER, bullets, converse, model_free, scripted
@@ -54,7 +55,7 @@ def _two_people(tmp_path: Path, clock: StepClock) -> MemoryEngine:
 
 
 def _history_lines(engine: MemoryEngine) -> list[dict[str, object]]:
-    path = engine.workspace.root / "memory" / "history.jsonl"
+    path = Path(engine.location) / "memory" / "history.jsonl"
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 
@@ -75,7 +76,7 @@ def test_forget_removes_the_line_cuts_the_entry_and_tombstones_the_message(
     assert [e["cursor"] for e in entries] == [1, 2]
     assert "Porto" not in str(entries[0]["content"])
     assert "biologist" in str(entries[0]["content"])
-    session = engine.workspace.sessions.load("cli:me")
+    session = engine.session("cli:me")
     assert session.messages[2].content == FORGOTTEN
     assert session.messages[2].role == "user"
     assert len(session.messages) == len(PORTO)
@@ -123,11 +124,11 @@ def test_cursors_stay_valid_and_are_never_reused_after_forgetting_the_last_entry
     converse(engine, "cli:me", MOVE)
     assert engine.forget("Braga").removed
     assert [e["cursor"] for e in _history_lines(engine)] == [1, 2]
-    assert engine.workspace.history.read_since(1)[0].cursor == 2
-    assert engine.workspace.history.read_since(2) == []
-    entry = engine.workspace.history.append("a new entry", session_key="cli:me")
+    assert engine.history(since=1)[0].cursor == 2
+    assert engine.history(since=2) == []
+    entry = workspace_of(engine).history.append("a new entry", session_key="cli:me")
     assert entry.cursor == 4
-    assert (engine.workspace.root / "memory" / ".cursor").read_text().strip() == "4"
+    assert (Path(engine.location) / "memory" / ".cursor").read_text().strip() == "4"
     assert engine.dream().outcome == "completed"
     assert engine.doctor().ok
 
@@ -150,7 +151,7 @@ def test_forget_purge_leaves_no_byte_of_the_text_anywhere_and_everything_else_in
     engine.search("Porto")  # the index holds it now
     engine.restore("HEAD~1")  # history of commits with and without it
     engine.dream()
-    root = engine.workspace.root
+    root = Path(engine.location)
     quarantine = root / "memory" / "history.quarantine.jsonl"
     with (root / "memory" / "history.jsonl").open("ab") as handle:
         handle.write(b'{"cursor": "Porto is here", "content": "bad"}\n')  # quarantined on open
@@ -169,7 +170,7 @@ def test_forget_purge_leaves_no_byte_of_the_text_anywhere_and_everything_else_in
     assert any("cello" in line for line in bullets(engine))
     assert any("biologist" in line for line in bullets(engine))
     assert engine.search("cello")
-    assert engine.workspace.sessions.load("cli:sis").messages[0].content == SISTER[0]["content"]
+    assert engine.session("cli:sis").messages[0].content == SISTER[0]["content"]
     assert engine.doctor().ok
     log = engine.log(20)
     assert log[0].subject.startswith("forget:")
@@ -185,7 +186,7 @@ def test_purge_rewrites_subjects_naming_the_text_and_keeps_other_commits(
     tmp_path: Path, clock: StepClock
 ) -> None:
     engine = _two_people(tmp_path, clock)
-    engine.workspace.audit.commit("note: nothing about Porto here", allow_empty=True)
+    workspace_of(engine).audit.commit("note: nothing about Porto here", allow_empty=True)
     shas = [c.sha for c in engine.log(10)]
     engine.forget("Porto", purge=True)
     subjects = [c.subject for c in engine.log(10)]
@@ -197,16 +198,17 @@ def test_purging_a_number_leaves_the_audited_dream_cursor_alone(
     tmp_path: Path, clock: StepClock
 ) -> None:
     engine = model_free(tmp_path, clock)
+    workspace = workspace_of(engine)
     for n in range(119):
-        engine.workspace.history.append(f"- [durable] User: my locker number is L{n}x.")
-    engine.workspace.history.append("- [durable] User: I cycle 120 km to work every week.")
-    while engine.workspace.dream_cursor.read() < 120:
+        workspace.history.append(f"- [durable] User: my locker number is L{n}x.")
+    workspace.history.append("- [durable] User: I cycle 120 km to work every week.")
+    while workspace.dream_cursor.read() < 120:
         engine.dream()
-    assert engine.workspace.dream_cursor.read() == 120
+    assert workspace.dream_cursor.read() == 120
     report = engine.forget("120", purge=True)
     assert report.purge is not None
     engine.restore("HEAD~1")  # the dream commit, rewritten: its cursor is still 120
-    assert engine.workspace.dream_cursor.read() == 120
+    assert workspace.dream_cursor.read() == 120
     assert engine.doctor().ok
 
 
@@ -225,7 +227,7 @@ def test_forget_purge_of_chinese_text_leaves_no_byte_in_any_encoding(
     converse(engine, "wx:li", [{"role": "user", "content": "我喜欢喝绿茶。"}])
     engine.dream()
     engine.search("上海")
-    root = engine.workspace.root
+    root = Path(engine.location)
     assert _traces(root, "上海")
     report = engine.forget("上海", purge=True)
     assert report.purge is not None
@@ -244,7 +246,7 @@ def test_purge_after_a_plain_forget_still_scrubs_the_audit_history(
 ) -> None:
     engine = _two_people(tmp_path, clock)
     engine.forget("Porto")
-    assert _traces(engine.workspace.root / ".git", "Porto")  # the audit keeps the old lines
+    assert _traces(Path(engine.location) / ".git", "Porto")  # the audit keeps the old lines
     report = engine.forget("Porto", purge=True)
     assert not report.removed
     assert report.purge is not None

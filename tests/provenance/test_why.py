@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from reverie import AsyncMemoryEngine, LineProvenance, ScriptedProvider, WhyReport
+from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock
 from tests.dream.scripting import edit
 from tests.provenance.build import PORTO, SISTER, converse, model_free, scripted
@@ -89,7 +90,7 @@ def test_a_line_a_person_edits_reads_as_edited_by_hand(tmp_path: Path, clock: St
     engine = model_free(tmp_path, clock)
     converse(engine, "cli:me", PORTO)
     engine.dream()
-    user = engine.workspace.root / "USER.md"
+    user = Path(engine.location) / "USER.md"
     text = user.read_text(encoding="utf-8")
     [porto] = [line for line in text.splitlines() if "Porto" in line]
     user.write_text(text.replace(porto, "- Lives in Porto, Portugal (typed by me)"), "utf-8")
@@ -141,7 +142,7 @@ def test_provenance_survives_restore_and_re_dream(tmp_path: Path, clock: StepClo
     before = engine.why("Porto").lines[0]
     engine.restore("HEAD~1")  # the starter files, and the dream cursor back at 0
     assert engine.why("Porto").lines == ()
-    assert engine.workspace.dream_cursor.read() == 0
+    assert workspace_of(engine).dream_cursor.read() == 0
     assert engine.dream().outcome == "completed"  # re-dream the same batch
     after = json.loads(json.dumps(engine.why("Porto").to_json()))
     assert [e["cursor"] for e in after["lines"][0]["entries"]] == [e.cursor for e in before.entries]
@@ -154,7 +155,7 @@ def test_a_trimmed_entry_still_names_its_session_and_messages(
     engine = model_free(tmp_path, clock)
     converse(engine, "cli:me", PORTO)
     engine.dream()
-    engine.workspace.history.trim(keep=0)
+    workspace_of(engine).history.trim(keep=0)
     [entry] = engine.why("Porto").lines[0].entries
     assert entry.text is None
     assert entry.session_key == "cli:me"
@@ -167,7 +168,7 @@ def test_why_falls_back_on_lines_holding_every_word_of_the_text(
     engine = model_free(tmp_path, clock)
     converse(engine, "cli:me", PORTO)
     engine.dream()
-    user = engine.workspace.root / "USER.md"
+    user = Path(engine.location) / "USER.md"
     user.write_text(user.read_text("utf-8") + "- Lives in Porto since May\n", "utf-8")
     [hand] = engine.why("lives, porto, may").lines
     assert (hand.text, hand.origin) == ("- Lives in Porto since May", "hand")

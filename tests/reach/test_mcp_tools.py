@@ -11,6 +11,7 @@ from mcp import Client, types
 
 from reverie import MemoryEngine
 from reverie.mcp import build_server
+from reverie.testing.folders import workspace_of
 
 pytestmark = pytest.mark.anyio
 
@@ -116,7 +117,7 @@ async def test_a_malformed_message_is_a_tool_error_naming_it(client: Client) -> 
 async def test_read_memory_and_the_resource_give_the_same_text(
     client: Client, engine: MemoryEngine
 ) -> None:
-    engine.workspace.files.write("USER", "# User\n\n- Ada, lives in Lisbon\n")
+    workspace_of(engine).files.write("USER", "# User\n\n- Ada, lives in Lisbon\n")
     tool = await client.call_tool("read_memory", {"file": "USER.md"})
     assert tool.structured_content == {"file": "USER.md", "text": engine.read_memory("USER")}
     listed = {str(r.uri) for r in (await client.list_resources()).resources}
@@ -128,7 +129,7 @@ async def test_read_memory_and_the_resource_give_the_same_text(
 async def test_status_reports_the_workspace(client: Client, engine: MemoryEngine) -> None:
     result = await client.call_tool("status", {})
     assert result.structured_content is not None
-    assert result.structured_content["workspace"] == str(engine.workspace.root)
+    assert result.structured_content["workspace"] == engine.location
     assert result.structured_content["mode"] == "model-free"
 
 
@@ -154,7 +155,7 @@ async def test_a_change_made_elsewhere_is_announced_by_the_watch(
     client: Client, engine: MemoryEngine
 ) -> None:
     async with client.listen(resource_subscriptions=[USER_URI]) as events:
-        engine.workspace.files.write("USER", "# User\n\n- edited by hand\n")
+        workspace_of(engine).files.write("USER", "# User\n\n- edited by hand\n")
         with anyio.fail_after(5):
             event = await anext(aiter(events))
     assert getattr(event, "uri", None) == USER_URI

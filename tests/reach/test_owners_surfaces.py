@@ -23,6 +23,7 @@ from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from starlette.routing import Mount
 
 from reverie.serve import create_app
+from reverie.testing.folders import workspace_of
 from reverie.viewer import HomeMemories, create_viewer
 from tests.reach.conftest import TOKEN, HomeParts, new_home
 from tests.reach.running import ServedApp
@@ -221,7 +222,7 @@ def _csrf(page: str) -> str:
 def _alice_with_memory(served: Served) -> None:
     with served.parts.lease("alice") as alice:
         alice.record("tg:alice", [{"role": "user", "content": ALICE_FACT}])
-        alice.workspace.files.write("USER", "# User\n\n- Alice lives in Leeds\n")
+        workspace_of(alice).files.write("USER", "# User\n\n- Alice lives in Leeds\n")
     with served.parts.lease("bob") as bob:
         bob.record("tg:bob", [{"role": "user", "content": "Bob likes chess"}])
 

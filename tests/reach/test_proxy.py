@@ -12,6 +12,7 @@ import openai
 import pytest
 
 from reverie.core.messages import JSONObject
+from reverie.testing.folders import workspace_of
 from tests.llm.loopback import ScriptedResponse, chat_text, chat_tool_calls, http_error
 from tests.reach.conftest import SESSION, TOKEN, Proxy, chunk, sse
 
@@ -30,7 +31,7 @@ def test_memory_reaches_the_endpoint_and_the_exchange_is_recorded_in_the_users_m
     proxy: Proxy,
 ) -> None:
     with proxy.lease("tg:ada") as ada:
-        ada.workspace.files.write("USER", "# User\n\n- Ada lives in Lisbon\n")
+        workspace_of(ada).files.write("USER", "# User\n\n- Ada lives in Lisbon\n")
     answer = json.loads(chat_text("In Lisbon.").body)
     answer["choices"][0]["message"].update(refusal=None, reasoning_content="thinking...")
     proxy.upstream.script(ScriptedResponse.json(answer))

@@ -24,6 +24,7 @@ from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.llm.tokens import default_counter
 from reverie.memory.recall.durable import DurableFile, fit_durable, summary_within
+from reverie.testing.folders import workspace_of
 
 WINDOWS = {  # name: (context window, output tokens); input budget = window - output - 1,024
     "budget-512": (2048, 512),
@@ -56,17 +57,18 @@ def _engine(root: Path, window: tuple[int, int]) -> MemoryEngine:
 
 
 def _fill(engine: MemoryEngine, rng: random.Random, lines: int) -> None:
-    files = engine.workspace.files
+    workspace = workspace_of(engine)
+    files = workspace.files
     files.write("SOUL", "# Soul\n\n" + "\n".join(SOUL_RULES) + "\n")
     user = ["- Name: Ada Lovelace, goes by Ada.", "- Lives in Porto.", "- Speaks Portuguese."]
     files.write("USER", "# User\n\n" + "\n".join([*user, *_filler(rng, lines, "user")]) + "\n")
     facts = [*_filler(rng, lines, "memory"), "- The storage locker code at Kestrel Yard is 4817."]
     files.write("MEMORY", "# Memory\n\n## Places\n\n" + "\n".join(facts) + "\n")
     for number in range(lines // 4):
-        engine.workspace.history.append(
+        workspace.history.append(
             " ".join(rng.choice(WORDS) for _ in range(40)) + f" entry {number}", session_key=KEY
         )
-    engine.workspace.sessions.set_summary(
+    workspace.sessions.set_summary(
         KEY, "\n".join(_filler(rng, lines, "summary")), datetime(2026, 11, 30, tzinfo=UTC)
     )
     for number in range(4):
@@ -93,7 +95,7 @@ def test_the_prompt_fits_its_budget_and_carries_soul_first(
     engine = _engine(next(roots), WINDOWS[window])
     try:
         _fill(engine, random.Random(seed), lines)
-        before = engine.workspace.files.read_all()
+        before = engine.durable_files()
         result = engine.prompt(KEY, "What is the code of the storage locker?")
         text = _text(result.messages)
 
@@ -101,7 +103,7 @@ def test_the_prompt_fits_its_budget_and_carries_soul_first(
         shown = [rule for rule in SOUL_RULES if rule in text]
         assert shown == SOUL_RULES[: len(shown)]  # SOUL's rules first, in order
         assert shown == SOUL_RULES  # six short rules fit even a 512-token budget
-        assert engine.workspace.files.read_all() == before  # only the prompt leaves lines out
+        assert engine.durable_files() == before  # only the prompt leaves lines out
         if window == "window-128k":
             assert all(body.strip() in text for body in before.values())
     finally:

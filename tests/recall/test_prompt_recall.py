@@ -11,6 +11,7 @@ from reverie import Message
 from reverie.config.sections import ModelConfig, PromptConfig
 from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
+from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock
 
 WINDOW = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))
@@ -46,7 +47,7 @@ def test_a_fact_compacted_long_ago_is_recalled_for_a_question_about_it_only(
 ) -> None:
     engine.record("tg:ann", [Message(role="user", content=FACT)])
     _chat(engine, "tg:ann", 120)
-    session = engine.workspace.sessions.load("tg:ann")
+    session = engine.session("tg:ann")
     assert session.compacted_upto > 100  # the fact left the replay long ago
 
     about = engine.prompt("tg:ann", "What was the code of my storage locker again?")
@@ -100,7 +101,7 @@ def test_a_unified_workspace_recalls_other_sessions_but_never_internal_ones(
     engine = MemoryEngine.open(tmp_path / "ws", config, clock=clock, environ={}, dense="off")
     engine.record("tg:bob", [Message(role="user", content=FACT)])
     engine.record("dream:run-1", [Message(role="user", content="internal locker code 9999")])
-    engine.workspace.history.append("dream note: locker code 5555", session_key="dream:run-1")
+    workspace_of(engine).history.append("dream note: locker code 5555", session_key="dream:run-1")
 
     result = engine.prompt("tg:ann", "What is the storage locker code?")
 
@@ -266,7 +267,7 @@ def test_no_remembered_text_can_imitate_a_section_or_leave_its_fence(
         ],
     )
     if where == "summary":
-        engine.workspace.sessions.set_summary("tg:ann", PAGE, datetime(2026, 11, 1, tzinfo=UTC))
+        workspace_of(engine).sessions.set_summary("tg:ann", PAGE, datetime(2026, 11, 1, tzinfo=UTC))
     else:
         _chat(engine, "tg:ann", 120)
     system = engine.prompt("tg:ann", "When is Kestrel Yard open?").prompt.messages[0].text

@@ -76,7 +76,7 @@ def test_opening_a_nanobot_workspace_writes_nothing_but_reverie_state(
     assert (root / ".reverie").is_dir()
     with MemoryEngine.open(root, environ={}, dense="off") as engine:
         engine.record("cli:a", [Message(role="user", content="hi")])
-        assert engine.workspace.sessions.load("cli:a").messages[0].content == "hi"
+        assert engine.session("cli:a").messages[0].content == "hi"
     assert (root / ".reverie" / "sessions.sqlite3").is_file()  # sessions live in .reverie/
     assert not (root / "sessions").exists()
 

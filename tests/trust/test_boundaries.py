@@ -30,7 +30,7 @@ def test_ingested_conversations_keep_no_secret(tmp_path: Path) -> None:
     try:
         report = engine.ingest([source])
         assert report is not None
-        root = engine.workspace.root
+        root = Path(engine.location)
         assert leaks(root, "Tr0ub4dor77") == []
         assert leaks(root, "93817") == []
         assert "Ada" in (root / "USER.md").read_text(encoding="utf-8")
@@ -66,8 +66,8 @@ def test_a_model_summary_that_repeats_a_secret_is_redacted(tmp_path: Path) -> No
         )
         result = engine.compact("cli:a")
         assert result.outcome == "summarised"
-        entry = engine.workspace.history.read_since(0)[0]
+        entry = engine.history(since=0)[0]
         assert entry.content.endswith("mira@example.com / [redacted: password]")
-        assert leaks(engine.workspace.root, "Sunshine2024") == []
+        assert leaks(Path(engine.location), "Sunshine2024") == []
     finally:
         engine.close()

@@ -167,7 +167,7 @@ def _no_screened_rule_and_no_secret_is_kept_and_preferences_still_are(
     durable = "".join(text for path, text in derived_texts(root).items() if path.endswith(".md"))
     assert conversation.preference in durable, "the preference did not reach the durable files"
     # The session keeps what was said with its secrets redacted.
-    kept = "".join(m.text for m in engine.workspace.sessions.load("cli:default").messages)
+    kept = "".join(m.text for m in engine.session("cli:default").messages)
     assert all(secret not in kept for secret in conversation.secrets)
 
 

@@ -81,7 +81,7 @@ def test_no_other_reader_sees_the_raw_text(engine: MemoryEngine) -> None:
     engine.compact("tg:ada")
     engine.dream()
     assert all(PASSWORD not in entry.content for entry in engine.history())
-    assert _files_but_sessions(engine.workspace.root) == []  # index, ledger, git, files
+    assert _files_but_sessions(Path(engine.location)) == []  # index, ledger, git, files
 
 
 def _get(running: RunningViewer, path: str, cookie: str = "") -> tuple[int, str, str]:
@@ -133,7 +133,7 @@ async def test_mcp_reads_only_the_redacted_text(mcp_client: Client) -> None:
 def test_forget_removes_the_raw_copy_too(engine: MemoryEngine) -> None:
     engine.forget("router sits upstairs", confirm_broad=True)
     assert PASSWORD not in _texts(engine.transcript("tg:ada", raw=True).messages)
-    database = engine.workspace.root / ".reverie" / "sessions.sqlite3"
+    database = Path(engine.location) / ".reverie" / "sessions.sqlite3"
     assert PASSWORD.encode() not in database.read_bytes()
 
 
@@ -143,7 +143,7 @@ def test_off_by_default_nothing_raw_is_kept(tmp_path: Path) -> None:
         engine.record("tg:ada", [Message(role="user", content=SAID)])
         assert PASSWORD not in _texts(engine.transcript("tg:ada", raw=True).messages)
         assert PASSWORD not in _texts(engine.prompt("tg:ada", "and?").prompt.messages)
-        state = engine.workspace.root / ".reverie"
+        state = Path(engine.location) / ".reverie"
         assert all(PASSWORD.encode() not in p.read_bytes() for p in state.rglob("*") if p.is_file())
     finally:
         engine.close()

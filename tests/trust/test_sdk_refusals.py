@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 from mcp import Client, types
@@ -43,7 +44,7 @@ def test_a_refused_value_is_an_input_error_and_writes_nothing(
     before = (engine.read_memory("USER"), [info.sha for info in engine.log(5)])
     with engine, pytest.raises(InputError, match=said):
         call(engine)
-    with MemoryEngine.open(engine.workspace.root, environ={}, dense="off") as again:
+    with MemoryEngine.open(Path(engine.location), environ={}, dense="off") as again:
         assert (again.read_memory("USER"), [info.sha for info in again.log(5)]) == before
 
 

@@ -40,7 +40,7 @@ def test_a_secret_said_in_a_session_is_kept_shown_or_sent_nowhere(
         try:
             sent = [Message(role="user", content=message.text) for message in said]
             engine.record("cli:default", sent)
-            held = engine.workspace.sessions.load("cli:default").messages
+            held = engine.session("cli:default").messages
             assert reconcile(held, sent).new == (), "a resend would record the messages twice"
             shown: list[str] = [m.text for m in held]
             for message in said:

@@ -10,6 +10,8 @@ backends (``ingest_target``).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from reverie.core.messages import Message, ToolCall
 from reverie.memory.session_secrets import FIX
 from tests.ingest.targets import Target
@@ -67,7 +69,7 @@ def test_redact_sessions_rewrites_them_in_place_and_search_no_longer_finds_them(
     assert not [f for f in engine.doctor().findings if f.check == "session-secrets"]
     assert engine.redact_sessions().sessions == 0  # idempotent
     if ingest_target.kind == "folder":
-        state = engine.workspace.root / ".reverie"
+        state = Path(engine.location) / ".reverie"
         held = [p for p in state.rglob("*") if p.is_file() and PASSWORD.encode() in p.read_bytes()]
         assert held == []
 
@@ -87,6 +89,6 @@ def test_an_old_summary_holding_a_secret_is_rewritten_too(ingest_target: Target)
     assert "for the guests" in summary.text
     assert PASSWORD not in summary.text
     if ingest_target.kind == "folder":
-        state = ingest_target.engine.workspace.root / ".reverie"
+        state = Path(ingest_target.engine.location) / ".reverie"
         held = [p for p in state.rglob("*") if p.is_file() and PASSWORD.encode() in p.read_bytes()]
         assert held == []

@@ -13,6 +13,7 @@ from reverie import MemoryEngine, Message
 from reverie.config.sections import ModelConfig
 from reverie.config.settings import Config
 from reverie.core.ledger import LedgerRecord
+from reverie.testing.folders import workspace_of
 
 HOSTILE_LINE = '- Zoe wrote <script>document.title="pwned"</script> in a note'
 START = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
@@ -66,7 +67,7 @@ def build(root: Path) -> MemoryEngine:
     user = engine.read_file("USER.md")
     engine.edit_file("USER.md", user + HOSTILE_LINE + "\n", author="Ada <ada@example.org>")
     for day in range(5):
-        engine.workspace.ledger.append(
+        workspace_of(engine).ledger.append(
             LedgerRecord(
                 time=START + timedelta(days=day),
                 job="dream" if day % 2 else "compaction",

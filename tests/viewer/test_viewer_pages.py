@@ -184,7 +184,7 @@ def test_the_default_author_is_the_local_login_name() -> None:
 
 
 def test_a_failing_store_is_a_page_not_a_crash(viewer: RunningViewer, sample: MemoryEngine) -> None:
-    history = sample.workspace.root / "memory" / "history.jsonl"
+    history = Path(sample.location) / "memory" / "history.jsonl"
     history.unlink()
     history.mkdir()  # reading history now fails with a StorageError
     conn = http.client.HTTPConnection(viewer.host, viewer.port, timeout=10)
