@@ -324,7 +324,6 @@ STILL_IMPORTS_A_BACKEND: dict[str, str] = {
     "reverie.memory.ingest.guard": "ingest refuses a source inside the target folder's layout",
     "reverie.memory.ingest.importers.nanobot": "reads a nanobot workspace folder (same layout)",
     "reverie.memory.ingest.importers.reverie_sessions": "reads another reverie folder's sessions",
-    "reverie.memory.recall.dense.vectors": "dense recall's folder cache (SqliteVectorRows)",
 }
 
 
