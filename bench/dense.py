@@ -236,13 +236,15 @@ def store(size: int) -> dict[str, object]:
 def agreement(cache: Path) -> dict[str, object]:
     """Share of the float32 top 10 / top 80 the stored ranking keeps, on real dev-set vectors."""
     from reverie.memory.recall.dense.vectors import Mark, VectorStore
-from reverie.storage.folder.vectors import SqliteVectorRows
+    from reverie.storage.folder.vectors import SqliteVectorRows
 
     with np.load(cache, allow_pickle=False) as data:
         kinds, rows = data["kinds"].astype(bool), data["rows"].astype(np.float32)
     stored, asked = rows[~kinds], rows[kinds]
     with tempfile.TemporaryDirectory() as folder:
-        vectors = VectorStore(SqliteVectorRows(Path(folder) / "v.sqlite"), model="agree", dim=stored.shape[1])
+        vectors = VectorStore(
+            SqliteVectorRows(Path(folder) / "v.sqlite"), model="agree", dim=stored.shape[1]
+        )
         items = [(f"#h{n + 1}", None, str(n)) for n in range(len(stored))]
         vectors.add(items, stored, Mark())
         top10, top80 = [], []

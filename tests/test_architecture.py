@@ -71,10 +71,12 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
         ("memory.doctor", "memory.session_secrets"),
         ("memory.ingest", "memory.compaction"),
         ("memory.ingest", "memory.dream"),
-        # storage: the backend choice and the transfer name both backends; the PostgreSQL
+        # storage: the backend choice and the transfer name both backends, the sources read
+        # folders from outside (ingest, doctor on an unopened folder); the PostgreSQL
         # backend and the seam still take value types from the folder backend (issue #26)
         ("storage.open", "storage.folder"),
         ("storage.open", "storage.ports"),
+        ("storage.sources", "storage.folder"),
         ("storage.transfer", "storage.ports"),
         ("storage.open", "storage.postgres"),
         ("storage.transfer", "storage.folder"),
@@ -320,10 +322,6 @@ STILL_IMPORTS_A_BACKEND: dict[str, str] = {
     "reverie.engine.owners.home": "an owners' home is a folder of workspaces (its lock folder)",
     "reverie.engine.owners.database_home": "an owners' home on PostgreSQL opens its Database",
     "reverie.engine.owners.database_tokens": "owners' tokens on PostgreSQL live in its Database",
-    "reverie.memory.doctor": "doctor names the folder's files and runs its link and SQLite checks",
-    "reverie.memory.ingest.guard": "ingest refuses a source inside the target folder's layout",
-    "reverie.memory.ingest.importers.nanobot": "reads a nanobot workspace folder (same layout)",
-    "reverie.memory.ingest.importers.reverie_sessions": "reads another reverie folder's sessions",
 }
 
 
