@@ -72,11 +72,15 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
         ("memory.ingest", "memory.compaction"),
         ("memory.ingest", "memory.dream"),
         # storage: the backend choice and the transfer name both backends, the sources read
-        # folders from outside (ingest, doctor on an unopened folder); the PostgreSQL
+        # folders from outside (ingest, doctor on an unopened folder), the homes give owners'
+        # homes what they need of a folder or a database; the PostgreSQL
         # backend and the seam still take value types from the folder backend (issue #26)
         ("storage.open", "storage.folder"),
         ("storage.open", "storage.ports"),
         ("storage.sources", "storage.folder"),
+        ("storage.homes", "storage.folder"),
+        ("storage.homes", "storage.ports"),
+        ("storage.homes", "storage.postgres"),
         ("storage.transfer", "storage.ports"),
         ("storage.open", "storage.postgres"),
         ("storage.transfer", "storage.folder"),
@@ -319,9 +323,6 @@ BACKENDS = ("reverie.storage.folder", "reverie.storage.postgres")
 STILL_IMPORTS_A_BACKEND: dict[str, str] = {
     "reverie": "the public API re-exports Workspace and SessionStore",
     "reverie.engine.reads": "MemoryEngine.workspace, for tests and file tools",
-    "reverie.engine.owners.home": "an owners' home is a folder of workspaces (its lock folder)",
-    "reverie.engine.owners.database_home": "an owners' home on PostgreSQL opens its Database",
-    "reverie.engine.owners.database_tokens": "owners' tokens on PostgreSQL live in its Database",
 }
 
 
