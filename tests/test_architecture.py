@@ -99,7 +99,6 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
 # file backend (``Workspace``); every other process takes the protocols of the storage seam.
 FILE_LEVEL: frozenset[str] = frozenset(
     {
-        "reverie",  # re-exports Workspace
         "reverie.engine.reads",  # MemoryEngine.workspace, for tests and file tools
     }
 )
@@ -321,7 +320,6 @@ BACKENDS = ("reverie.storage.folder", "reverie.storage.postgres")
 # Modules outside storage/ that still import a backend's own modules, with why; the seam's
 # values live in core/ and its protocols in storage/ports. The list may only shrink.
 STILL_IMPORTS_A_BACKEND: dict[str, str] = {
-    "reverie": "the public API re-exports Workspace and SessionStore",
     "reverie.engine.reads": "MemoryEngine.workspace, for tests and file tools",
 }
 
@@ -345,7 +343,6 @@ BRANCH_TYPES = BACKEND_CLASSES | {"DreamStores"}
 # Modules above storage that still name a backend class or branch on the backend, with why;
 # each line is debt of issue #26 ("one seam"): the list may only shrink.
 STILL_NAMES_A_BACKEND: dict[str, str] = {
-    "reverie": "the public API re-exports Workspace",
     "reverie.engine.reads": "MemoryEngine.workspace, for tests and file tools",
 }
 
