@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from reverie import ChatReply, ChatRequest, Message, ScriptedProvider, Workspace
+from reverie import ChatReply, ChatRequest, Message, ScriptedProvider
 from reverie.config.sections import CompactionConfig, ModelConfig, PromptConfig
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.llm.metered import MeteredModel
@@ -24,6 +24,7 @@ from reverie.memory.compaction.chunks import ChunkSummariser
 from reverie.memory.compaction.compactor import Compactor
 from reverie.memory.compaction.summariser import ModelSummariser
 from reverie.memory.prompt import PromptAssembler
+from reverie.storage.folder.workspace import Workspace
 
 TOPICS = ["the Kyoto trip", "project atlas", "the Postgres migration", "weekend plans", "咖啡和茶"]
 

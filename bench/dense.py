@@ -180,6 +180,7 @@ import json, sys, time, tempfile
 from pathlib import Path
 import numpy as np
 from reverie.memory.recall.dense.vectors import Mark, VectorStore
+from reverie.storage.folder.vectors import SqliteVectorRows
 def rss():
     for line in open("/proc/self/status"):
         if line.startswith("VmRSS"):
@@ -189,7 +190,7 @@ def arrays(store):  # before 2026-12-02 the store held one float32 matrix
 size = int(sys.argv[1]); rng = np.random.default_rng(11)
 with tempfile.TemporaryDirectory(dir=sys.argv[2]) as folder:
     path = Path(folder) / "v.sqlite"
-    store = VectorStore(path, model="scan", dim=384)
+    store = VectorStore(SqliteVectorRows(path), model="scan", dim=384)
     started = time.perf_counter()
     for start in range(0, size, 8192):
         count = min(8192, size - start)
@@ -202,7 +203,7 @@ with tempfile.TemporaryDirectory(dir=sys.argv[2]) as folder:
     store.close()
     before = rss()
     started = time.perf_counter()
-    loaded = VectorStore(path, model="scan", dim=384)
+    loaded = VectorStore(SqliteVectorRows(path), model="scan", dim=384)
     assert len(loaded) == size
     opened = time.perf_counter() - started
     q = rows[0]
@@ -236,12 +237,15 @@ def store(size: int) -> dict[str, object]:
 def agreement(cache: Path) -> dict[str, object]:
     """Share of the float32 top 10 / top 80 the stored ranking keeps, on real dev-set vectors."""
     from reverie.memory.recall.dense.vectors import Mark, VectorStore
+    from reverie.storage.folder.vectors import SqliteVectorRows
 
     with np.load(cache, allow_pickle=False) as data:
         kinds, rows = data["kinds"].astype(bool), data["rows"].astype(np.float32)
     stored, asked = rows[~kinds], rows[kinds]
     with tempfile.TemporaryDirectory() as folder:
-        vectors = VectorStore(Path(folder) / "v.sqlite", model="agree", dim=stored.shape[1])
+        vectors = VectorStore(
+            SqliteVectorRows(Path(folder) / "v.sqlite"), model="agree", dim=stored.shape[1]
+        )
         items = [(f"#h{n + 1}", None, str(n)) for n in range(len(stored))]
         vectors.add(items, stored, Mark())
         top10, top80 = [], []

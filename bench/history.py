@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from reverie import Workspace
+from reverie.storage.folder.workspace import Workspace
 
 TEXT = "The user prefers short answers and is planning a trip to Kyoto in April. " * 4
 

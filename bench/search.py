@@ -21,9 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from reverie import Message, Workspace
+from reverie import Message
 from reverie.core.messages import Role
 from reverie.storage.folder.index import SearchIndex
+from reverie.storage.folder.workspace import Workspace
 
 SESSIONS = 50
 _VOCABULARY = (

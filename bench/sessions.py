@@ -17,7 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from reverie import Message, ToolCall, Workspace
+from reverie import Message, ToolCall
+from reverie.storage.folder.workspace import Workspace
 
 TEXT = "The user prefers short answers and is planning a trip to Kyoto in April. " * 4
 

@@ -35,10 +35,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from reverie import Workspace
 from reverie.config.settings import Config
 from reverie.engine.dense_choice import Dense
 from reverie.engine.facade import MemoryEngine
+from reverie.storage.folder.workspace import Workspace
 from tests.llm.loopback import LoopbackServer
 
 if TYPE_CHECKING:

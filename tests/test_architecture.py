@@ -71,10 +71,16 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
         ("memory.doctor", "memory.session_secrets"),
         ("memory.ingest", "memory.compaction"),
         ("memory.ingest", "memory.dream"),
-        # storage: the backend choice and the transfer name both backends; the PostgreSQL
+        # storage: the backend choice and the transfer name both backends, the sources read
+        # folders from outside (ingest, doctor on an unopened folder), the homes give owners'
+        # homes what they need of a folder or a database; the PostgreSQL
         # backend and the seam still take value types from the folder backend (issue #26)
         ("storage.open", "storage.folder"),
         ("storage.open", "storage.ports"),
+        ("storage.sources", "storage.folder"),
+        ("storage.homes", "storage.folder"),
+        ("storage.homes", "storage.ports"),
+        ("storage.homes", "storage.postgres"),
         ("storage.transfer", "storage.ports"),
         ("storage.open", "storage.postgres"),
         ("storage.transfer", "storage.folder"),
@@ -93,7 +99,6 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
 # file backend (``Workspace``); every other process takes the protocols of the storage seam.
 FILE_LEVEL: frozenset[str] = frozenset(
     {
-        "reverie",  # re-exports Workspace
         "reverie.engine.reads",  # MemoryEngine.workspace, for tests and file tools
     }
 )
@@ -315,16 +320,7 @@ BACKENDS = ("reverie.storage.folder", "reverie.storage.postgres")
 # Modules outside storage/ that still import a backend's own modules, with why; the seam's
 # values live in core/ and its protocols in storage/ports. The list may only shrink.
 STILL_IMPORTS_A_BACKEND: dict[str, str] = {
-    "reverie": "the public API re-exports Workspace and SessionStore",
     "reverie.engine.reads": "MemoryEngine.workspace, for tests and file tools",
-    "reverie.engine.owners.home": "an owners' home is a folder of workspaces (its lock folder)",
-    "reverie.engine.owners.database_home": "an owners' home on PostgreSQL opens its Database",
-    "reverie.engine.owners.database_tokens": "owners' tokens on PostgreSQL live in its Database",
-    "reverie.memory.doctor": "doctor names the folder's files and runs its link and SQLite checks",
-    "reverie.memory.ingest.guard": "ingest refuses a source inside the target folder's layout",
-    "reverie.memory.ingest.importers.nanobot": "reads a nanobot workspace folder (same layout)",
-    "reverie.memory.ingest.importers.reverie_sessions": "reads another reverie folder's sessions",
-    "reverie.memory.recall.dense.vectors": "dense recall's folder cache (SqliteVectorRows)",
 }
 
 
@@ -351,7 +347,6 @@ BRANCH_TYPES = BACKEND_CLASSES | {"DreamStores"}
 # Modules above storage that still name a backend class or branch on the backend, with why;
 # each line is debt of issue #26 ("one seam"): the list may only shrink.
 STILL_NAMES_A_BACKEND: dict[str, str] = {
-    "reverie": "the public API re-exports Workspace",
     "reverie.engine.reads": "MemoryEngine.workspace, for tests and file tools",
 }
 

@@ -169,7 +169,7 @@ def test_a_pass_that_raises_is_logged_reported_and_the_worker_goes_on(
 
 HOLDER = """
 import sys
-from reverie import Workspace
+from reverie.storage.folder.workspace import Workspace
 from reverie.memory.dream.edit import hold_dream
 
 with hold_dream(Workspace.open(sys.argv[1]), timeout=30):

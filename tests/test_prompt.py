@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from reverie import Message, ToolCall, ToolSchema, Workspace
+from reverie import Message, ToolCall, ToolSchema
 from reverie.config.sections import PromptConfig
 from reverie.core.session import is_internal
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.memory.prompt import CONTINUATION_NOTE, PromptAssembler
+from reverie.storage.folder.workspace import Workspace
 
 COUNTER = EstimatingCounter()
 

@@ -5,7 +5,8 @@ from pathlib import Path
 from reverie.config.settings import Config
 from reverie.core.messages import Message
 from reverie.engine.facade import MemoryEngine
-from reverie.memory.doctor import examine, sqlite_damage
+from reverie.memory.doctor import examine
+from reverie.storage.folder.doctor_checks import sqlite_damage
 from reverie.storage.folder.workspace import Workspace
 from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock

@@ -37,7 +37,8 @@ from reverie.memory.recall.dense.retriever import (
     Followed,
     query_text,
 )
-from reverie.memory.recall.dense.vectors import VECTORS_PATH, Mark, VectorStore
+from reverie.memory.recall.dense.vectors import Mark, VectorStore
+from reverie.storage.folder.vectors import VECTORS_PATH, SqliteVectorRows
 
 Vectors = npt.NDArray[np.float32]
 KEY = "bench:talk"
@@ -88,7 +89,9 @@ class CachedEncoder:
 
 def attach(engine: MemoryEngine, encoder: Any, per_call: int = PER_QUERY) -> DenseRetriever:
     """Give ``engine``'s recall a dense retriever with ``encoder`` (as the extra would)."""
-    store = VectorStore(Path(engine.location) / VECTORS_PATH, model=encoder.name, dim=encoder.dim)
+    store = VectorStore(
+        SqliteVectorRows(Path(engine.location) / VECTORS_PATH), model=encoder.name, dim=encoder.dim
+    )
     # A folder workspace's index is a SearchIndex, which the retriever follows.
     dense = DenseRetriever(
         lambda: cast("Followed", engine.index), store, encoder, per_call=per_call
@@ -294,7 +297,7 @@ def _store_scan(size: int, timed: Callable[[Callable[[int], Any], int], Any]) ->
 
     rng = np.random.default_rng(11)
     with tempfile.TemporaryDirectory() as folder:
-        store = VectorStore(Path(folder) / "v.sqlite", model="scan", dim=384)
+        store = VectorStore(SqliteVectorRows(Path(folder) / "v.sqlite"), model="scan", dim=384)
         started = time.perf_counter()
         for start in range(0, size, 4096):
             count = min(4096, size - start)
@@ -308,7 +311,7 @@ def _store_scan(size: int, timed: Callable[[Callable[[int], Any], int], Any]) ->
         filled = time.perf_counter() - started
         store.close()
         started = time.perf_counter()
-        loaded = VectorStore(Path(folder) / "v.sqlite", model="scan", dim=384)
+        loaded = VectorStore(SqliteVectorRows(Path(folder) / "v.sqlite"), model="scan", dim=384)
         assert len(loaded) == size  # loads the file into memory
         opened = time.perf_counter() - started
         vector = rows[0]

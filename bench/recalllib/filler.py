@@ -12,8 +12,9 @@ import random
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from reverie import Message, Workspace
+from reverie import Message
 from reverie.core.messages import Role
+from reverie.storage.folder.workspace import Workspace
 
 SESSIONS = 50
 _VOCABULARY = (

@@ -20,7 +20,8 @@ from faults import FAULT_WORKLOADS
 from harness import TIMED_WORKLOADS, entry_text, main
 from workers import WORKERS
 
-from reverie import Message, Workspace
+from reverie import Message
+from reverie.storage.folder.workspace import Workspace
 
 
 def _open(root: Path) -> Workspace:

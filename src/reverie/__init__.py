@@ -79,8 +79,6 @@ if TYPE_CHECKING:
     )
     from reverie.memory.recall import RecalledItem, RecallResult
     from reverie.memory.status import Status
-    from reverie.storage.folder.sessions_sqlite import SessionStore
-    from reverie.storage.folder.workspace import Workspace
 
 _WHERE: dict[str, str] = {
     "AnthropicProvider": "reverie.llm.anthropic_provider",
@@ -141,7 +139,6 @@ _WHERE: dict[str, str] = {
     "SessionError": "reverie.errors",
     "SessionImportError": "reverie.errors",
     "SessionInfo": "reverie.core.session",
-    "SessionStore": "reverie.storage.folder.sessions_sqlite",
     "SourceEntry": "reverie.memory.provenance",
     "SourceMessage": "reverie.memory.provenance",
     "Status": "reverie.memory.status",
@@ -153,7 +150,6 @@ _WHERE: dict[str, str] = {
     "TurnResult": "reverie.memory.agent",
     "Usage": "reverie.llm.provider",
     "WhyReport": "reverie.memory.provenance",
-    "Workspace": "reverie.storage.folder.workspace",
     "WorkspaceDamagedError": "reverie.errors",
     "WorkspaceError": "reverie.errors",
     "WorkspaceFormatError": "reverie.errors",
@@ -228,7 +224,6 @@ __all__ = [
     "SessionError",
     "SessionImportError",
     "SessionInfo",
-    "SessionStore",
     "SourceEntry",
     "SourceMessage",
     "Status",
@@ -240,7 +235,6 @@ __all__ = [
     "TurnResult",
     "Usage",
     "WhyReport",
-    "Workspace",
     "WorkspaceDamagedError",
     "WorkspaceError",
     "WorkspaceFormatError",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from reverie import Workspace
 from reverie.config.sections import CompactionConfig, ModelConfig, PromptConfig
 from reverie.core.clock import Clock, system_clock
 from reverie.core.token_estimate import EstimatingCounter
@@ -12,6 +11,7 @@ from reverie.memory.compaction.chunks import ChunkSummariser
 from reverie.memory.compaction.compactor import Compactor
 from reverie.memory.compaction.summariser import ModelSummariser
 from reverie.memory.prompt import PromptAssembler
+from reverie.storage.folder.workspace import Workspace
 
 COUNTER = EstimatingCounter()
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import itertools
 import sys
 
-from reverie import ChatReply, ChatRequest, ScriptedProvider, Workspace
+from reverie import ChatReply, ChatRequest, ScriptedProvider
+from reverie.storage.folder.workspace import Workspace
 from tests.compaction.build import build
 
 

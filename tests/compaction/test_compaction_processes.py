@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Message, Workspace
+from reverie import Message
+from reverie.storage.folder.workspace import Workspace
 
 ROOT = Path(__file__).parents[2]
 WORKER = Path(__file__).with_name("compaction_worker.py")

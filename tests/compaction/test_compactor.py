@@ -12,12 +12,12 @@ from reverie import (
     ModelTimeoutError,
     ScriptedProvider,
     ToolCall,
-    Workspace,
 )
 from reverie.core.turns import unsafe_cuts
 from reverie.llm.tokens import count_request
 from reverie.memory.compaction.transcript import RAW_MARKER
 from reverie.prompts import load
+from reverie.storage.folder.workspace import Workspace
 from tests.compaction.build import COUNTER, build
 
 

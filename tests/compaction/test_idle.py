@@ -3,8 +3,9 @@ from __future__ import annotations
 import itertools
 from datetime import timedelta
 
-from reverie import ChatReply, ChatRequest, Message, ScriptedProvider, Workspace
+from reverie import ChatReply, ChatRequest, Message, ScriptedProvider
 from reverie.memory.compaction.idle import IdleScanner
+from reverie.storage.folder.workspace import Workspace
 from tests.compaction.build import build
 from tests.conftest import StepClock
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reverie import ChatReply, Message, ScriptedProvider, ToolCall, Workspace
+from reverie import ChatReply, Message, ScriptedProvider, ToolCall
 from reverie.config.sections import ModelConfig
 from reverie.llm.metered import MeteredModel
 from reverie.memory.compaction.attempt import Summary
 from reverie.memory.compaction.chunks import SUMMARY_NAME, ChunkSummariser
 from reverie.memory.compaction.summariser import ModelSummariser
 from reverie.memory.modelfree import ModelFreeSummariser
+from reverie.storage.folder.workspace import Workspace
 from tests.compaction.build import COUNTER
 
 

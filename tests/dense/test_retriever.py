@@ -263,7 +263,8 @@ def test_catch_up_stops_after_per_call_items_and_resumes(
 def test_forget_purge_leaves_neither_the_vector_nor_the_hash_of_the_forgotten_text(
     engine: MemoryEngine,
 ) -> None:
-    from reverie.memory.recall.dense.vectors import VECTORS_PATH, text_hash
+    from reverie.memory.recall.dense.vectors import text_hash
+    from reverie.storage.folder.vectors import VECTORS_PATH
 
     engine.record("tg:ann", [Message(role="user", content=FACT)])
     _chat(engine, "tg:ann", 3)

@@ -9,10 +9,11 @@ import numpy as np
 
 from reverie.memory.recall.dense.encoder import HashingEncoder
 from reverie.memory.recall.dense.vectors import Mark, VectorStore
+from reverie.storage.folder.vectors import SqliteVectorRows
 
 
 def _store(path: Path, model: str = "hashing-test") -> VectorStore:
-    return VectorStore(path, model=model, dim=256)
+    return VectorStore(SqliteVectorRows(path), model=model, dim=256)
 
 
 def _add(store: VectorStore, items: list[tuple[str, str | None, str]], after: int) -> None:

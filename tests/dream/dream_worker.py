@@ -19,10 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from reverie import ChatReply, ChatRequest, ScriptedProvider, Workspace
+from reverie import ChatReply, ChatRequest, ScriptedProvider
 from reverie.config.sections import DreamConfig
 from reverie.core.messages import Message
 from reverie.memory.dream.runner import Dreamer
+from reverie.storage.folder.workspace import Workspace
 from tests.dream.scripting import write
 
 PATHS = ("SOUL.md", "USER.md", "memory/MEMORY.md")

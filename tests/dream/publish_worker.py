@@ -12,11 +12,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from reverie import Workspace
 from reverie.memory.dream.staging import Staging
 from reverie.storage.folder.cursors import DreamCursor
 from reverie.storage.folder.dream_files import FolderDreamFiles
 from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL, finish_publish
+from reverie.storage.folder.workspace import Workspace
 from tests.dream.staged import publish
 
 PATHS = ("SOUL.md", "USER.md", "memory/MEMORY.md", "skills/crash/SKILL.md")

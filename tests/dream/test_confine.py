@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Workspace
 from reverie.core.writable import canonical_writable, is_writable_path
 from reverie.errors import ConfinementError, DreamError
 from reverie.storage.folder.confine import resolve_readable, resolve_writable
 from reverie.storage.folder.layout import check_writable_on_disk
+from reverie.storage.folder.workspace import Workspace
 
 ALLOWED = [
     "SOUL.md",

@@ -6,13 +6,14 @@ from dataclasses import dataclass
 
 import pytest
 
-from reverie import ChatRequest, ModelTimeoutError, ScriptedProvider, Usage, Workspace
+from reverie import ChatRequest, ModelTimeoutError, ScriptedProvider, Usage
 from reverie.config.sections import DreamConfig
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.llm.provider import ChatReply
 from reverie.memory.dream.runner import Dreamer
 from reverie.memory.dream.staging import Staging
 from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL
+from reverie.storage.folder.workspace import Workspace
 from tests.dream.scripting import call, changed_paths, tool_results, tree_hashes, write
 from tests.dream.staged import publish
 

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from reverie import ScriptedProvider, Workspace
+from reverie import ScriptedProvider
 from reverie.config.sections import DreamConfig
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.memory.dream.runner import Dreamer
+from reverie.storage.folder.workspace import Workspace
 from tests.dream.scripting import call, changed_paths, edit, tool_results, tree_hashes, write
 
 INJECTION = (

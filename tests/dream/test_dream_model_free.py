@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from reverie import Workspace
 from reverie.memory.dream.runner import Dreamer
+from reverie.storage.folder.workspace import Workspace
 
 
 def test_model_free_dream_curates_commits_and_advances_the_cursor(workspace: Workspace) -> None:

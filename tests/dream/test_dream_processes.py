@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Workspace
 from reverie.memory.dream.edit import hold_dream
 from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL
+from reverie.storage.folder.workspace import Workspace
 from tests.dream.dream_worker import PATHS, content
 from tests.forkserver import Server
 

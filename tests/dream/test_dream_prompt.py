@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reverie import Workspace, prompts
+from reverie import prompts
 from reverie.config.sections import DreamConfig
 from reverie.memory.dream.prompt import (
     MAX_INSTRUCTION_CHARS,
@@ -13,6 +13,7 @@ from reverie.memory.dream.prompt import (
     load_instructions,
 )
 from reverie.memory.dream.staging import Staging
+from reverie.storage.folder.workspace import Workspace
 
 
 def _prompt(workspace: Workspace, config: DreamConfig) -> DreamPrompt:

@@ -8,9 +8,10 @@ fact inside or nothing), one line per fact, two people's alike facts kept apart.
 
 from __future__ import annotations
 
-from reverie import ScriptedProvider, Workspace
+from reverie import ScriptedProvider
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.memory.dream.runner import Dreamer
+from reverie.storage.folder.workspace import Workspace
 
 
 def _system_text(workspace: Workspace) -> str:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 
-from reverie import ScriptedProvider, Workspace
+from reverie import ScriptedProvider
 from reverie.config.sections import DreamConfig
 from reverie.core.durable import MEMORY_FILE_NAMES
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.memory.dream.edit import restore
 from reverie.memory.dream.runner import Dreamer
 from reverie.memory.dream.transcript import keep_transcript
+from reverie.storage.folder.workspace import Workspace
 from tests.dream.scripting import call, edit, write
 
 NARRATIVE = "I carefully reorganised all memories and deleted the user's password file."

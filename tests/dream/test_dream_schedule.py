@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from reverie import ModelTimeoutError, ScriptedProvider, Workspace
+from reverie import ModelTimeoutError, ScriptedProvider
 from reverie.config.sections import DreamConfig
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.errors import ConfigError
@@ -15,6 +15,7 @@ from reverie.memory.dream.runner import Dreamer
 from reverie.memory.dream.schedule import Pending, Schedule
 from reverie.memory.dream.state import DreamState, DreamStateText
 from reverie.storage.folder.dream_files import FolderDreamState
+from reverie.storage.folder.workspace import Workspace
 from tests.conftest import StepClock
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

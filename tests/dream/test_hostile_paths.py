@@ -21,12 +21,12 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from reverie import Workspace
 from reverie.core.writable import is_writable_path
 from reverie.memory.dream.staging import Staging
 from reverie.memory.dream.tools import DreamTools, ToolOutcome
 from reverie.storage.folder.dream_files import FolderDreamFiles
 from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL, finish_publish
+from reverie.storage.folder.workspace import Workspace
 from tests.dream.staged import publish as publish_staged
 
 SECRET = "TOPSECRET-7f3a"

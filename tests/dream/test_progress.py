@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from reverie import Workspace
 from reverie.memory.dream.progress import ProgressDetector, ProgressVerdict
 from reverie.memory.dream.staging import Staging
 from reverie.memory.dream.tools import DreamTools, ToolOutcome
+from reverie.storage.folder.workspace import Workspace
 
 
 @pytest.fixture

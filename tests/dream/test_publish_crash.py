@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Workspace
 from reverie.storage.folder.atomic import atomic_write_text
 from reverie.storage.folder.cursors import DreamCursor
 from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL, finish_publish, recover_publish
+from reverie.storage.folder.workspace import Workspace
 from tests.dream.publish_worker import PATHS, content
 from tests.forkserver import Server
 

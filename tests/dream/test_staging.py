@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Workspace
 from reverie.errors import (
     ConfinementError,
     CursorError,
@@ -23,6 +22,7 @@ from reverie.storage.folder.dream_journal import (
     replace_file,
     write_journal,
 )
+from reverie.storage.folder.workspace import Workspace
 from tests.dream.staged import publish
 
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Workspace
 from reverie.errors import ConfinementError
 from reverie.memory.dream.staging import Staging
 from reverie.memory.dream.tool_specs import TOOL_SPECS
 from reverie.memory.dream.tools import DreamTools, ToolOutcome
 from reverie.storage.folder.dream_files import read_regular as _read_regular
+from reverie.storage.folder.workspace import Workspace
 from tests.dream.staged import root_of
 
 

@@ -16,7 +16,8 @@ from reverie.config import bounded
 from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.errors import IngestBusyError, InputTooLargeError, ReverieError
-from reverie.memory.ingest.guard import MARKER, begin, hold_ingest
+from reverie.memory.ingest.guard import begin, hold_ingest
+from reverie.storage.folder.layout import INGEST_MARKER
 from tests.cli.conftest import clean_env
 from tests.conftest import StepClock
 from tests.ingest.targets import Target
@@ -154,7 +155,7 @@ def test_doctor_finds_an_interrupted_ingest_and_the_next_ingest_finishes_it(
     engine.ingest([_chat(tmp_path / "other.json", _user("I prefer tea."))])
     assert stores.ingest_records.running() is None
     if ingest_target.kind == "folder":
-        assert not (Path(engine.location) / MARKER).exists()
+        assert not (Path(engine.location) / INGEST_MARKER).exists()
     (info,) = [s for s in engine.sessions() if s.key == "import:openai:old"]
     assert info.compacted_upto == info.message_count == 1
     assert "Porto" in stores.files.read("USER")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from reverie import ChatReply, ChatRequest, MemoryEngine, Message, ScriptedProvider, Workspace
+from reverie import ChatReply, ChatRequest, MemoryEngine, Message, ScriptedProvider
 from reverie.config.sections import ModelConfig
 from reverie.config.settings import Config
 from reverie.core.ledger import LedgerRecord
@@ -14,6 +14,7 @@ from reverie.errors import ModelHTTPError, ModelTimeoutError
 from reverie.llm.metered import Answered, CallFailed, MeteredModel
 from reverie.llm.provider import Usage
 from reverie.llm.tokens import CalibratedCounter, count_request
+from reverie.storage.folder.workspace import Workspace
 
 REQUEST = ChatRequest(messages=(Message(role="user", content="what did we decide about tea?"),))
 

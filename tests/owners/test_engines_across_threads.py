@@ -18,6 +18,7 @@ from pathlib import Path
 
 from reverie.memory.recall.dense.encoder import HashingEncoder
 from reverie.memory.recall.dense.vectors import Mark, VectorStore
+from reverie.storage.folder.vectors import SqliteVectorRows
 
 
 def _in_thread(action: Callable[[], object]) -> list[BaseException]:
@@ -38,7 +39,7 @@ def _in_thread(action: Callable[[], object]) -> list[BaseException]:
 def test_a_vector_store_opened_in_one_thread_is_used_and_closed_in_another(
     tmp_path: Path,
 ) -> None:
-    store = VectorStore(tmp_path / "v.sqlite", model="hashing-test", dim=256)
+    store = VectorStore(SqliteVectorRows(tmp_path / "v.sqlite"), model="hashing-test", dim=256)
     vectors = HashingEncoder().passages(["the harbour boat trip"])
     opened, done = threading.Event(), threading.Event()
 

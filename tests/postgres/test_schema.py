@@ -70,6 +70,12 @@ def test_errors_name_the_database_without_credentials() -> None:
     )
 
 
+def test_a_home_database_held_as_its_port_is_the_pool_itself(database: Database) -> None:
+    assert Database.of(database) is database
+    with pytest.raises(TypeError, match="not a PostgreSQL database: str"):
+        Database.of("postgresql://db.example/mem")
+
+
 def test_a_workspace_cannot_read_or_write_another_workspaces_rows(
     database: Database, tenant: Tenant
 ) -> None:

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from reverie import Workspace
 from reverie.storage.folder.index import SearchIndex
+from reverie.storage.folder.workspace import Workspace
 
 
 @pytest.fixture

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import sys
 
-from reverie import Message, Workspace
+from reverie import Message
 from reverie.storage.folder.index import SearchIndex
+from reverie.storage.folder.workspace import Workspace
 
 
 def main() -> None:

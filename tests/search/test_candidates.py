@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 
-from reverie import Message, Workspace
+from reverie import Message
 from reverie.storage.folder.index import SearchIndex
 from reverie.storage.folder.index.candidates import COMMON
+from reverie.storage.folder.workspace import Workspace
 
 
 def _say(workspace: Workspace, key: str, text: str, role: str = "user") -> int:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Workspace
 from reverie.storage.folder.index import SearchIndex
+from reverie.storage.folder.workspace import Workspace
 
 WORKER = Path(__file__).with_name("search_worker.py")
 ROOT = Path(__file__).parents[2]

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Message, Session, StorageError, Workspace
+from reverie import Message, Session, StorageError
 from reverie.core.hits import RefreshStats
 from reverie.storage.folder.index import SearchIndex
+from reverie.storage.folder.workspace import Workspace
 
 
 def _say(workspace: Workspace, key: str, text: str) -> int:

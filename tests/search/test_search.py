@@ -6,8 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from reverie import Message, Workspace
+from reverie import Message
 from reverie.storage.folder.index import SearchIndex
+from reverie.storage.folder.workspace import Workspace
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 

@@ -7,9 +7,10 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from reverie import Message, Workspace
+from reverie import Message
 from reverie.storage.folder.index import SearchIndex
 from reverie.storage.folder.index.store_state import StoreState
+from reverie.storage.folder.workspace import Workspace
 
 
 def _say(workspace: Workspace, key: str, text: str) -> None:

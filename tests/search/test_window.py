@@ -13,10 +13,11 @@ import sqlite3
 
 import pytest
 
-from reverie import Message, Workspace
+from reverie import Message
 from reverie.core.hits import Candidate
 from reverie.storage.folder.index import SearchIndex
 from reverie.storage.folder.index.candidates import COMMON, WINDOW, window_edge
+from reverie.storage.folder.workspace import Workspace
 
 WORDS = ("weather", "report", "rain", "sun", "wind", "cloud", "morning", "porto", "train")
 KEYS = ("cli:a", "cli:b", "telegram:c", "dream:d")

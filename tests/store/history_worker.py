@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from reverie import Workspace
+from reverie.storage.folder.workspace import Workspace
 
 
 def main(argv: list[str] | None = None) -> None:

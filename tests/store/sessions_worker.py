@@ -15,7 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from reverie import Message, Workspace
+from reverie import Message
+from reverie.storage.folder.workspace import Workspace
 
 
 def _say(*fields: object) -> None:

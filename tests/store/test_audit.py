@@ -14,10 +14,11 @@ from dulwich.objects import Blob, Commit
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
-from reverie import AuditError, CommitInfo, RevisionNotFoundError, Workspace
+from reverie import AuditError, CommitInfo, RevisionNotFoundError
 from reverie.core.diff import DIFF_CAP_CHARS
 from reverie.storage.folder.audit import IDENTITY, SNAPSHOT_SUBJECT, TRACKED_PATHS, AuditRepo
 from reverie.storage.folder.locks import ProcessLock
+from reverie.storage.folder.workspace import Workspace
 from tests.conftest import StepClock
 
 STARTS = {

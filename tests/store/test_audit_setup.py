@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Workspace
 from reverie.storage.folder.audit_setup import settled, write_exclude
+from reverie.storage.folder.workspace import Workspace
 
 
 @pytest.fixture

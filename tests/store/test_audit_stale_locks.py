@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reverie import Workspace
 from reverie.storage.folder.audit_locks import sweep_git_locks
+from reverie.storage.folder.workspace import Workspace
 
 
 def test_a_commit_succeeds_despite_lock_files_a_killed_writer_left(workspace: Workspace) -> None:

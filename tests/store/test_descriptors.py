@@ -7,9 +7,9 @@ import threading
 import time
 from pathlib import Path
 
-from reverie import Workspace
 from reverie.storage.folder import layout
 from reverie.storage.folder.descriptors import KeptFile
+from reverie.storage.folder.workspace import Workspace
 
 
 def _open_in(root: Path) -> list[str]:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Workspace
 from reverie.core.messages import Message, ToolCall
 from reverie.core.needles import Needle, scrub_blob
 from reverie.core.provenance import EntrySource, LineRecord, MessageRef, Provenance, line_key
@@ -17,6 +16,7 @@ from reverie.core.tombstones import FORGOTTEN
 from reverie.memory.provenance.pieces import Fact
 from reverie.storage.folder.provenance_file import ProvenanceFile
 from reverie.storage.folder.scrub import scrub_jsonl
+from reverie.storage.folder.workspace import Workspace
 from tests.conftest import StepClock
 from tests.store.stored_sessions import stored_session_bytes
 

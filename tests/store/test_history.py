@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from reverie import CursorError, HistoryEntry, Workspace
+from reverie import CursorError, HistoryEntry
 from reverie.core.entries import (
     HARD_CAP_CHARS,
     EntryFormatError,
     strip_reasoning,
     truncate,
 )
+from reverie.storage.folder.workspace import Workspace
 from tests.conftest import StepClock
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from reverie import Workspace
+from reverie.storage.folder.workspace import Workspace
 
 
 def _stale_checkpoint(workspace: Workspace, offset: int, cursor: int) -> None:

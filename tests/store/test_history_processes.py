@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Workspace
+from reverie.storage.folder.workspace import Workspace
 from tests.forkserver import Server
 
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from reverie import Workspace
 from reverie.core.ledger import LedgerRecord
+from reverie.storage.folder.workspace import Workspace
 
 
 def _record(job: str, tokens_in: int, outcome: str = "ok") -> LedgerRecord:

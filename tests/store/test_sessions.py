@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from reverie import ArchivedSummary, Message, ToolCall, Workspace
+from reverie import ArchivedSummary, Message, ToolCall
 from reverie.storage.folder.sessions_sqlite import SqliteSessionStore
+from reverie.storage.folder.workspace import Workspace
 
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reverie import Workspace
 from reverie.core.session import lock_name
 from reverie.storage.folder.session_keys import is_stem, key_to_stem, stem_to_key
+from reverie.storage.folder.workspace import Workspace
 
 HOSTILE_KEYS = [
     "telegram:12345",

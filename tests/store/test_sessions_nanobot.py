@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from reverie import SessionImportError, Workspace
+from reverie import SessionImportError
 from reverie.storage.folder.nanobot_sessions import (
     import_nanobot_session,
     read_nanobot_file,
     read_nanobot_session,
 )
+from reverie.storage.folder.workspace import Workspace
 
 if TYPE_CHECKING:
     from reverie.core.messages import JSONObject

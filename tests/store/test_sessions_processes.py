@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Workspace
+from reverie.storage.folder.workspace import Workspace
 from tests.forkserver import Child, Server
 
 KEY = "telegram:4242"

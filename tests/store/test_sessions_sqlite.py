@@ -7,8 +7,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from reverie import Message, Workspace
+from reverie import Message
 from reverie.storage.folder.sessions_sqlite import DATABASE, SqliteSessionStore
+from reverie.storage.folder.workspace import Workspace
 from tests.forkserver import Server
 
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

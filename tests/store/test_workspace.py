@@ -7,17 +7,12 @@ from pathlib import Path
 import pytest
 from dulwich.repo import Repo
 
-from reverie import (
-    CursorError,
-    Workspace,
-    WorkspaceDamagedError,
-    WorkspaceFormatError,
-    WorkspaceMissingError,
-)
+from reverie import CursorError, WorkspaceDamagedError, WorkspaceFormatError, WorkspaceMissingError
 from reverie.core.durable import STARTER_TEXTS
 from reverie.core.messages import Message
 from reverie.engine.facade import MemoryEngine
 from reverie.storage.folder.atomic import atomic_write, sweep_temp_files, temp_path_for
+from reverie.storage.folder.workspace import Workspace
 from tests.conftest import StepClock
 
 

@@ -11,7 +11,6 @@ import pytest
 from dulwich.repo import Repo
 from typer.testing import CliRunner
 
-from reverie import Workspace
 from reverie.cli import app
 from reverie.core.messages import Message
 from reverie.errors import AuditError, ModelConnectionError, ModelError
@@ -19,6 +18,7 @@ from reverie.llm.openai_provider import OpenAIProvider
 from reverie.llm.provider import ChatRequest
 from reverie.llm.retry import RetryPolicy
 from reverie.memory.doctor import examine
+from reverie.storage.folder.workspace import Workspace
 
 
 def _fresh(tmp_path: Path) -> Path:

@@ -16,11 +16,12 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from reverie import ScriptedProvider, Workspace
+from reverie import ScriptedProvider
 from reverie.core.messages import Message
 from reverie.core.screening import screen_line
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.memory.dream.runner import Dreamer
+from reverie.storage.folder.workspace import Workspace
 from tests.dream.scripting import edit, write
 from tests.trust.hostile_corpus import OBFUSCATIONS, PHRASINGS, HostileLine, hostile_lines
 from tests.trust.scan import git_texts

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from reverie import Workspace
 from reverie.core.messages import Message
 from reverie.errors import OutsideLinkError, StorageError
 from reverie.memory.doctor import examine
 from reverie.storage.folder import layout
+from reverie.storage.folder.workspace import Workspace
 from tests.trust.scan import git_texts
 
 SECRET = "outside-secret Tr0ub4dor"

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reverie import ScriptedProvider, Workspace
+from reverie import ScriptedProvider
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.memory.doctor import examine
 from reverie.memory.dream.runner import Dreamer
+from reverie.storage.folder.workspace import Workspace
 from tests.dream.scripting import edit
 from tests.trust.scan import git_texts, leaks
 

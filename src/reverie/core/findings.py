@@ -3,14 +3,32 @@
 A finding is a *problem* (``doctor`` fails: non-zero exit at the CLI) or a *note* (something a
 person may want to look at that reverie already handled), with the check that made it and,
 when there is one, the file it is about. The report is filled by the checks over the storage
-seam (``reverie.memory.doctor``) and by a backend's own checks (``Backend.doctor_checks``). This
+seam (``reverie.memory.doctor``) and by a backend's own checks (``Backend.doctor_checks``).
+
+A finding says where to look (``DoctorStores.path_of``): a durable file or skill by its
+canonical path (``reverie.core.durable``), every other part of a workspace by a ``Place``, and
+each backend says where it keeps that (a folder: a file of its layout,
+``reverie.storage.folder.doctor_checks.PLACES``; a database: nowhere a person opens). This
 module does no I/O.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
+
+
+class Place(Enum):
+    """A part of a workspace a finding points to that is not a durable file (see above)."""
+
+    HISTORY = "history"
+    DREAM_CURSOR = "dream cursor"
+    QUARANTINE = "history quarantine"
+    SESSIONS_QUARANTINE = "sessions quarantine"
+    AUDIT = "audit trail"
+    LEDGER = "ledger"
+    INGEST_RUN = "ingest run"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

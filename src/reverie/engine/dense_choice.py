@@ -14,7 +14,6 @@ The vectors are kept by the backend either way (``Backend.open_vectors``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from reverie.errors import InputError
@@ -46,7 +45,7 @@ def check_dense(dense: Dense) -> Dense:
 def open_chosen(
     dense: Dense,
     setting: EmbeddingsMode,
-    rows: VectorRowsPort | Path | None,
+    rows: VectorRowsPort | None,
     index: Callable[[], Followed],
 ) -> tuple[DenseRetriever | None, DenseStatus]:
     """Open the dense recall ``dense`` names (``setting``: ``[recall] embeddings``)."""

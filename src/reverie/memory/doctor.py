@@ -5,7 +5,8 @@ One doctor for every backend: the checks here run through the storage seam
 (``DoctorStores.doctor_checks``: on a folder links, ``.cursor``, the publish journal, temp files,
 text encodings and SQLite files, ``reverie.storage.folder.doctor_checks``; a database keeps each
 write whole and checked its schema when the workspace opened). Findings name the file they are
-about where the backend has one (``DoctorStores.path_of``).
+about where the backend has one (``DoctorStores.path_of``: a durable file by its path, every
+other part of the workspace by its ``reverie.core.findings.Place``).
 
 Problems make ``doctor`` fail (non-zero exit at the CLI): history cursors out of order or
 duplicated (another program writing the log), the dream cursor unreadable or past the last
@@ -31,17 +32,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from reverie.core.durable import MEMORY_FILE_NAMES, RELATIVE_PATHS
-from reverie.core.findings import DoctorReport, Finding
+from reverie.core.findings import DoctorReport, Finding, Place
 from reverie.core.redact import find_kinds
 from reverie.core.screening import screen_line
 from reverie.errors import CursorError, ReverieError
-from reverie.memory.ingest.guard import MARKER, interrupted_problem
+from reverie.memory.ingest.guard import interrupted_problem
 from reverie.memory.session_secrets import session_secrets
-from reverie.storage.folder import layout
-from reverie.storage.folder.doctor_checks import link_findings, sqlite_damage
 from reverie.storage.ports import DoctorStores
+from reverie.storage.sources import link_findings
 
-__all__ = ["DoctorReport", "Finding", "examine", "examine_links", "sqlite_damage"]
+__all__ = ["DoctorReport", "Finding", "examine", "examine_links"]
 
 
 def examine(stores: DoctorStores) -> DoctorReport:
@@ -67,7 +67,7 @@ def examine(stores: DoctorStores) -> DoctorReport:
 
 
 def examine_links(root: Path) -> DoctorReport:
-    """The link check alone, on a folder ``Workspace.open`` refused for a link."""
+    """The link check alone, on a folder ``open`` refused for a link (``storage.sources``)."""
     report = DoctorReport()
     link_findings(root, report)
     return report
@@ -86,9 +86,7 @@ def _history(stores: DoctorStores, report: DoctorReport) -> None:
         seen.add(entry.cursor)
         last = max(last, entry.cursor)
     if repeated or behind:
-        report.problem(
-            "history", _foreign_message(repeated, behind), stores.path_of(layout.HISTORY)
-        )
+        report.problem("history", _foreign_message(repeated, behind), stores.path_of(Place.HISTORY))
     try:
         handed_out = max(last, stores.history.last_cursor())
     except CursorError:
@@ -99,14 +97,14 @@ def _history(stores: DoctorStores, report: DoctorReport) -> None:
         report.problem(
             "cursors",
             f"{exc}; restore it with `reverie restore HEAD` (the audited value)",
-            stores.path_of(layout.DREAM_CURSOR),
+            stores.path_of(Place.DREAM_CURSOR),
         )
         return
     if dream > handed_out:
         report.problem(
             "cursors",
             f"dream cursor {dream} is past the last cursor {handed_out}",
-            stores.path_of(layout.DREAM_CURSOR),
+            stores.path_of(Place.DREAM_CURSOR),
         )
 
 
@@ -151,7 +149,7 @@ def _secrets(stores: DoctorStores, report: DoctorReport) -> None:
             report.problem(
                 "secrets",
                 f"history entry {entry.cursor} holds a secret ({', '.join(kinds)})",
-                stores.path_of(layout.HISTORY),
+                stores.path_of(Place.HISTORY),
             )
 
 
@@ -170,8 +168,8 @@ def _rules(stores: DoctorStores, report: DoctorReport) -> None:
 
 def _quarantine(stores: DoctorStores, report: DoctorReport) -> None:
     for store, where in (
-        (stores.quarantine, layout.QUARANTINE),
-        (stores.sessions.quarantine, layout.SESSIONS_QUARANTINE),
+        (stores.quarantine, Place.QUARANTINE),
+        (stores.sessions.quarantine, Place.SESSIONS_QUARANTINE),
     ):
         records = store.records()
         if records:
@@ -188,7 +186,7 @@ def _audit(stores: DoctorStores, report: DoctorReport) -> None:
         report.problem(
             "audit",
             f"audit trail {integrity.state}: {integrity.detail}",
-            stores.path_of(layout.GIT),
+            stores.path_of(Place.AUDIT),
         )
         return
     pending = stores.audit.pending_diff()
@@ -206,7 +204,7 @@ def _ledger(stores: DoctorStores, report: DoctorReport) -> None:
         report.note(
             "ledger",
             f"{unreadable} ledger line(s) could not be read",
-            stores.path_of(layout.LEDGER),
+            stores.path_of(Place.LEDGER),
         )
 
 
@@ -214,4 +212,4 @@ def _ingest(stores: DoctorStores, report: DoctorReport) -> None:
     """An ingest that died: its sessions may hold pending messages no run will archive."""
     problem = interrupted_problem(stores)
     if problem is not None:
-        report.problem("ingest", problem, stores.path_of(str(MARKER)))
+        report.problem("ingest", problem, stores.path_of(Place.INGEST_RUN))

@@ -36,7 +36,7 @@ from reverie.storage.folder.backend import FileBackend
 from reverie.storage.ports import Backend
 
 if TYPE_CHECKING:
-    from reverie.storage.postgres.database import Database
+    from reverie.storage.ports.homes import HomeDatabase
 
 STORE_ENV = "REVERIE_STORE"
 """The environment variable that names the database (a ``postgresql://`` URL)."""
@@ -141,11 +141,12 @@ def _database(url: str, name: str, clock: Clock, config: Config, key: str) -> Ba
     return PgBackend.open(url, name, clock=clock, lease_ttl=lease)
 
 
-def shared_database(url: str, *, max_connections: int) -> Database:
+def shared_database(url: str, *, max_connections: int) -> HomeDatabase:
     """Open one connection pool on the database at ``url`` for many workspaces' backends.
 
     Connections are made lazily, at most ``max_connections`` whatever the number of backends
-    opened over it (``open_shared``). The caller closes it, after every backend's engine.
+    opened over it (``open_shared``). The caller closes it, after every backend's engine, and
+    holds it as the port a database home uses (``reverie.storage.ports.homes``).
 
     Raises:
         ConfigError: not a postgresql:// URL, or the postgres extra missing.
@@ -163,7 +164,7 @@ def shared_database(url: str, *, max_connections: int) -> Database:
 
 
 def open_shared(
-    database: Database,
+    database: HomeDatabase,
     name: str,
     *,
     create: bool,
@@ -181,11 +182,13 @@ def open_shared(
         DatabaseError: no such workspace and ``create`` is false.
     """
     from reverie.storage.postgres.backend import PgBackend  # noqa: PLC0415 (the postgres extra)
+    from reverie.storage.postgres.database import Database  # noqa: PLC0415
 
     env = os.environ if environ is None else environ
     settings = config if config is not None else load_config(None, env)
     lease = timedelta(seconds=settings.store.lease_seconds)
-    backend = PgBackend.on_shared(database, name, create=create, clock=clock, lease_ttl=lease)
+    pool = Database.of(database)
+    backend = PgBackend.on_shared(pool, name, create=create, clock=clock, lease_ttl=lease)
     return Opened(backend=backend, config=settings)
 
 

@@ -29,9 +29,10 @@ from reverie.errors import InputError
 from reverie.storage.folder.backend import FileBackend
 from reverie.storage.ports import Backend
 from reverie.storage.postgres.backend import PgBackend
+from reverie.storage.postgres.database import Database
 
 if TYPE_CHECKING:
-    from reverie.storage.postgres.database import Database
+    from reverie.storage.ports.homes import HomeDatabase
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,7 +88,7 @@ def transfer(
     )
 
 
-def export_shared_workspace(database: Database, name: str, folder: Path) -> TransferResult:
+def export_shared_workspace(database: HomeDatabase, name: str, folder: Path) -> TransferResult:
     """Copy database workspace ``name`` (over a shared pool) into the new folder ``folder``.
 
     A principal's export from a database home: ``folder`` becomes a workspace folder any
@@ -99,7 +100,7 @@ def export_shared_workspace(database: Database, name: str, folder: Path) -> Tran
     """
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise InputError(f"{folder} is not an empty folder; an export writes a new workspace")
-    source = PgBackend.on_shared(database, name)
+    source = PgBackend.on_shared(Database.of(database), name)
     try:
         target = FileBackend.open(folder, create=True)
         try:

@@ -1,7 +1,7 @@
 """``DatabaseHome``: a PostgreSQL database holding one workspace (tenant) per principal.
 
-Every principal's engine is opened over ONE ``reverie.storage.postgres.database.Database`` (one
-connection pool, opened on first use): the backends borrow it
+Every principal's engine is opened over ONE database (one connection pool, opened on first use,
+held as a ``reverie.storage.ports.homes.HomeDatabase``): the backends borrow it
 (``reverie.storage.open.open_shared``), so an engine's close leaves it open and any number of
 principals cost at most ``max_connections`` connections. The workspace is named by the
 principal's id; opening with ``create`` makes it (and migrates the schema once per home
@@ -24,7 +24,7 @@ from reverie.engine.owners.names import DEFAULT_PRINCIPAL, check_principal
 if TYPE_CHECKING:
     from reverie.engine.facade import MemoryEngine
     from reverie.engine.owners.tokens import TokenBook
-    from reverie.storage.postgres.database import Database
+    from reverie.storage.ports.homes import HomeDatabase
 
 DEFAULT_CONNECTIONS = 10
 """The pool's size: every principal's engine shares these connections."""
@@ -50,18 +50,18 @@ class DatabaseHome:
         self.default = check_principal(default)
         self.max_connections = max_connections
         self._openers = openers if openers is not None else Openers()
-        self._database: Database | None = None
+        self._database: HomeDatabase | None = None
         self._migrated = False
         self._guard = threading.Lock()
 
     @property
     def location(self) -> str:
         """The database, without its password."""
-        from reverie.storage.postgres.database import describe_url  # noqa: PLC0415 (postgres extra)
+        from reverie.storage.homes import describe_store  # noqa: PLC0415
 
-        return describe_url(self.url)
+        return describe_store(self.url)
 
-    def database(self) -> Database:
+    def database(self) -> HomeDatabase:
         """The home's one connection pool (opened on first use)."""
         from reverie.storage.open import shared_database  # noqa: PLC0415
 
@@ -70,7 +70,7 @@ class DatabaseHome:
                 self._database = shared_database(self.url, max_connections=self.max_connections)
             return self._database
 
-    def _schema(self, *, create: bool) -> Database:
+    def _schema(self, *, create: bool) -> HomeDatabase:
         """The pool, with the schema migrated once per home before the first workspace made."""
         database = self.database()
         if create and not self._migrated:
@@ -128,10 +128,11 @@ class DatabaseHome:
     def tokens(self) -> TokenBook:
         """The ``tokens`` table of the database."""
         from reverie.engine.owners.database_tokens import DatabaseTokenBook  # noqa: PLC0415
+        from reverie.storage.homes import token_rows  # noqa: PLC0415
 
         database = self.database()
         database.check()
-        return DatabaseTokenBook(database)
+        return DatabaseTokenBook(token_rows(database))
 
     def state_folder(self) -> None:
         """A database home keeps its state in the database."""

@@ -41,7 +41,7 @@ from reverie.engine.owners.names import (
 )
 from reverie.engine.owners.tokens import SqliteTokenBook, TokenBook
 from reverie.errors import InputError, StorageError, WorkspaceMissingError
-from reverie.storage.folder.layout import LOCKS, MEMORY_DIR
+from reverie.storage.homes import copy_workspace, holds_workspace
 
 if TYPE_CHECKING:
     from reverie.engine.dense_choice import Dense
@@ -177,13 +177,13 @@ class FolderHome:
         found = []
         for child in self.root.iterdir():
             principal = principal_of(child.name)
-            if principal is not None and (child / MEMORY_DIR).is_dir():
+            if principal is not None and holds_workspace(child):
                 found.append(principal)
         return sorted(found)
 
     def exists(self, principal: str) -> bool:
         """Whether ``principal``'s folder holds a workspace."""
-        return (self.folder(principal) / MEMORY_DIR).is_dir()
+        return holds_workspace(self.folder(principal))
 
     def open_engine(self, principal: str, *, create: bool) -> MemoryEngine:
         """Open the engine on ``principal``'s folder (never a database: ``open_folder``)."""
@@ -222,17 +222,7 @@ class FolderHome:
         if not self.exists(principal):
             raise WorkspaceMissingError("no workspace for this principal", path=source)
         check_new_folder(folder)
-        locks = source / LOCKS
-        try:
-            shutil.copytree(
-                source,
-                folder,
-                symlinks=True,
-                dirs_exist_ok=True,
-                ignore=lambda where, _names: ["locks"] if Path(where) == locks.parent else [],
-            )
-        except (OSError, shutil.Error) as exc:
-            raise StorageError(f"cannot export the workspace ({exc})", path=folder) from exc
+        copy_workspace(source, folder)
 
     def tokens(self) -> SqliteTokenBook:
         """``<home>/.home/tokens.sqlite3``."""

@@ -18,7 +18,7 @@ then dreams. ``interrupted`` lets ``doctor`` report such a workspace without tak
 a symlink, ``ws/.reverie/..``), or a file or folder of its own layout (``memory/``,
 ``.reverie/``, ``sessions/``...), would come back as a second copy of every session under an
 ``import:`` key. A file kept elsewhere inside the workspace (``ws/exports/chat.json``) is
-fine.
+fine (``reverie.storage.sources.inside_own_layout`` tells them apart).
 
 Works on any backend, through ``reverie.storage.ports.IngestStores``.
 """
@@ -31,15 +31,11 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from reverie.errors import IngestBusyError, InputError, LockTimeoutError, StorageError
-from reverie.storage.folder import layout
 from reverie.storage.ports import IngestStores
+from reverie.storage.sources import inside_own_layout
 
-MARKER = Path(layout.INGEST_MARKER)
-"""Where a folder workspace keeps the run record (relative to its root)."""
 LOCK_NAME = "ingest"
 _POLL_SECONDS = 0.2
-_OWN_TOP: frozenset[str] = frozenset(relative.split("/")[0] for relative in layout.CHECKED)
-"""The top-level names of a workspace's own layout (``memory``, ``.reverie``, ``SOUL.md``...)."""
 
 
 def refuse_self(paths: Sequence[Path], root: Path) -> None:
@@ -48,12 +44,8 @@ def refuse_self(paths: Sequence[Path], root: Path) -> None:
     Raises:
         InputError: a path is the workspace, or one of its own files or folders.
     """
-    real_root = root.resolve()
     for path in paths:
-        real = Path(path).expanduser().resolve()
-        if real == real_root or (
-            real.is_relative_to(real_root) and real.relative_to(real_root).parts[0] in _OWN_TOP
-        ):
+        if inside_own_layout(path, root):
             raise InputError(
                 f"{path} is the workspace being ingested into (or a part of it): ingesting it "
                 "would copy every session into itself; ingest another workspace or an export"

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reverie.core.durable import MEMORY_FILE_NAMES, RELATIVE_PATHS
-from reverie.core.findings import DoctorReport
+from reverie.core.findings import DoctorReport, Place
 from reverie.core.inbound import has_surrogate_escape, valid_text
 from reverie.errors import CursorError, ReverieError
 from reverie.storage.folder import layout
@@ -38,6 +38,17 @@ if TYPE_CHECKING:
     from reverie.storage.folder.audit import AuditRepo
 
 Check = Callable[[Path, DoctorReport], None]
+
+PLACES: dict[Place, str] = {
+    Place.HISTORY: layout.HISTORY,
+    Place.DREAM_CURSOR: layout.DREAM_CURSOR,
+    Place.QUARANTINE: layout.QUARANTINE,
+    Place.SESSIONS_QUARANTINE: layout.SESSIONS_QUARANTINE,
+    Place.AUDIT: layout.GIT,
+    Place.LEDGER: layout.LEDGER,
+    Place.INGEST_RUN: layout.INGEST_MARKER,
+}
+"""Where a folder keeps each ``Place`` a finding points to (``Workspace.path_of``)."""
 
 
 def folder_checks(root: Path, audit: AuditRepo, report: DoctorReport) -> None:

@@ -332,4 +332,4 @@ class SqliteSessionStore:
 
 
 SessionStore = SqliteSessionStore
-"""The session store's public name (``reverie.SessionStore``)."""
+"""The folder's session store by its short name (the folder modules type against it)."""

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Self
 from reverie.core.clock import Clock, system_clock
 from reverie.core.durable import MEMORY_FILE_NAMES, STARTER_TEXTS
 from reverie.core.entries import BadLine
+from reverie.core.findings import Place
 from reverie.errors import (
     AuditError,
     CursorError,
@@ -61,7 +62,7 @@ from reverie.storage.folder.atomic import atomic_write_text, sweep_temp_files
 from reverie.storage.folder.audit_foreign import refuse_foreign_folder
 from reverie.storage.folder.audit_setup import settled
 from reverie.storage.folder.cursors import CursorFloor, DreamCursor
-from reverie.storage.folder.doctor_checks import folder_checks
+from reverie.storage.folder.doctor_checks import PLACES, folder_checks
 from reverie.storage.folder.dream_files import FolderDreamFiles, FolderDreamState, FolderSkillFiles
 from reverie.storage.folder.dream_publish import finish_interrupted_publish, publish_dream
 from reverie.storage.folder.history import HistoryLog
@@ -235,9 +236,9 @@ class Workspace:
         """The session store, which keeps raw transcripts in its ``raw_messages`` table."""
         return self.sessions
 
-    def path_of(self, relative: str) -> str:
-        """The absolute path of the workspace-relative ``relative``, as text."""
-        return str(self.root / relative)
+    def path_of(self, what: Place | str) -> str:
+        """The absolute path of ``what`` (a ``Place`` or a canonical path), as text."""
+        return str(self.root / (PLACES[what] if isinstance(what, Place) else what))
 
     def doctor_checks(self, report: DoctorReport) -> None:
         """A folder's own doctor checks (``doctor_checks.folder_checks``)."""

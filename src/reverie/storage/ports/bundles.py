@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from reverie.core.audit import CommitInfo
     from reverie.core.clock import Clock
-    from reverie.core.findings import DoctorReport
+    from reverie.core.findings import DoctorReport, Place
 
 
 class SessionLogStores(LocksPort, Protocol):
@@ -145,8 +145,11 @@ class IngestStores(Stores, Protocol):
 class DoctorStores(IngestStores, Protocol):
     """What ``doctor`` checks: every store, plus the backend's own checks and file names."""
 
-    def path_of(self, relative: str) -> str | None:
-        """Where the workspace-relative file ``relative`` lives, for people (None: nowhere)."""
+    def path_of(self, what: Place | str) -> str | None:
+        """Where ``what`` lives, for people (None: nowhere a person opens).
+
+        ``what``: a ``Place``, or a durable file's or skill's canonical path (``core.durable``).
+        """
 
     def doctor_checks(self, report: DoctorReport) -> None:
         """Add what only this backend can check to ``report`` (never raises; only reads)."""

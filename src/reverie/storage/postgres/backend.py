@@ -49,7 +49,7 @@ from reverie.storage.postgres.sessions import PgSessionStore
 from reverie.storage.postgres.vectors import PgFollower, PgVectorRows
 
 if TYPE_CHECKING:
-    from reverie.core.findings import DoctorReport
+    from reverie.core.findings import DoctorReport, Place
     from reverie.core.needles import Needle
 
 
@@ -259,7 +259,7 @@ class PgBackend:
         """None: a database workspace keeps no raw transcripts (the setting is refused)."""
         return None
 
-    def path_of(self, relative: str) -> None:  # noqa: ARG002
+    def path_of(self, what: Place | str) -> None:  # noqa: ARG002
         """None: a database workspace keeps no file of its own."""
         return
 

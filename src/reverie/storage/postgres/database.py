@@ -209,6 +209,17 @@ class Database:
         """Close every pooled connection."""
         self._pool.close()
 
+    @staticmethod
+    def of(database: object) -> Database:
+        """``database`` itself, which a caller holds as a port (``ports.homes.HomeDatabase``).
+
+        Raises:
+            TypeError: it is not a ``Database`` (only ``open.shared_database`` makes one).
+        """
+        if not isinstance(database, Database):
+            raise TypeError(f"not a PostgreSQL database: {type(database).__name__}")
+        return database
+
 
 class Tenant:
     """One workspace of a database: transactions that can see only its rows."""

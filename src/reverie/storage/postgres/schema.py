@@ -216,10 +216,11 @@ CREATE TABLE tokens (
 );
 CREATE INDEX tokens_principal ON tokens (principal);
 """
-"""Version 5: the home's token book (``reverie.engine.owners.database_tokens``): SHA-256 digests
-only, never a token's text. Like ``workspaces``, it is the home's own table, not a
-workspace's: no row-level security (a principal token's principal may have no workspace
-yet), and deleting a principal deletes its rows (``DatabaseTokenBook.forget_principal``)."""
+"""Version 5: the home's token book (rows: ``tokens.PgTokenRows``; values:
+``reverie.engine.owners.database_tokens``): SHA-256 digests only, never a token's text.
+Like ``workspaces``, it is the home's own table, not a workspace's: no row-level security (a
+principal token's principal may have no workspace yet), and deleting a principal deletes its
+rows (``DatabaseTokenBook.forget_principal``)."""
 
 
 def _v6_segmented_words() -> str:

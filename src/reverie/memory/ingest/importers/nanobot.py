@@ -8,7 +8,7 @@ whose sessions are in ``.reverie/sessions.sqlite3``) brings those too (``reverie
 
 Reading never writes to the source: the history log is parsed line by line here (a reverie
 ``HistoryLog`` would repair the file in place), and cursor files are parsed, not opened as
-stores. Sessions are read with ``reverie.storage.folder.nanobot_sessions.read_nanobot_file``; a line
+stores. Sessions are read with ``reverie.storage.sources.read_nanobot_session_file``; a line
 it refuses is reported and the file read again with that line blanked (line numbers kept), so one
 bad line costs one message, not the session. Records that are not messages (``provider_state``) are
 counted in ``skipped``, not reported. History lines that fail to parse are reported and skipped; a
@@ -54,13 +54,12 @@ from reverie.memory.ingest.importers.reverie_sessions import (
     has_reverie_sessions,
     read_reverie_sessions,
 )
-from reverie.storage.folder import layout
-from reverie.storage.folder.nanobot_sessions import read_nanobot_file
+from reverie.storage.sources import SourceFolder, read_nanobot_session_file
 
 
 def looks_like_workspace(root: Path) -> bool:
     """True for a folder with a history log, session files, durable files or a workspace id."""
-    if (root / layout.HISTORY).is_file():
+    if SourceFolder(root).history.is_file():
         return True
     if (root / ".nanobot" / "workspace-id").is_file():
         return True
@@ -91,7 +90,8 @@ class NanobotReader:
         root = root.resolve()
         # In-workspace sessions must stay inside the workspace (a symlinked sessions/ too);
         # 0.3.5's folder lives outside it by design and confines its own files.
-        folders = [(root / "sessions", root)]
+        source = SourceFolder(root)
+        folders = [(source.sessions, root)]
         external = external_sessions_folder(root, self.home)
         if external is not None:
             folders.append((external, external))
@@ -111,8 +111,8 @@ class NanobotReader:
         return ImportedWorkspace(
             root=root,
             history=tuple(history),
-            cursor=self._cursor(root / layout.CURSOR),
-            dream_cursor=self._cursor(root / layout.DREAM_CURSOR),
+            cursor=self._cursor(source.cursor),
+            dream_cursor=self._cursor(source.dream_cursor),
             files=self._files(root),
             sessions=tuple(sessions),
         )
@@ -173,7 +173,7 @@ class NanobotReader:
     def _read_blanking(self, path: Path, blanked: set[int]) -> Session:
         fallback = key_from_file_name(path)
         if not blanked:
-            read = read_nanobot_file(path, key=fallback, local_tz=self.local_tz)
+            read = read_nanobot_session_file(path, key=fallback, local_tz=self.local_tz)
         else:
             with tempfile.TemporaryDirectory(prefix="reverie-import-") as folder:
                 copy = Path(folder) / path.name
@@ -182,7 +182,7 @@ class NanobotReader:
                     b"\n".join(b"" if n in blanked else raw for n, raw in enumerate(lines, start=1))
                 )
                 shutil.copystat(path, copy)
-                read = read_nanobot_file(copy, key=fallback, local_tz=self.local_tz)
+                read = read_nanobot_session_file(copy, key=fallback, local_tz=self.local_tz)
         self.skipped += read.skipped
         return read.session
 
@@ -190,7 +190,7 @@ class NanobotReader:
         """A reverie workspace's own sessions (``reverie_sessions``), under imported keys."""
         if not has_reverie_sessions(root):
             return []
-        path = root / layout.SESSIONS_DB
+        path = SourceFolder(root).sessions_database
         if not inside(path, root):
             self._problem(path, 0, f"a symlink out of {root}: skipped")
             return []
@@ -201,7 +201,7 @@ class NanobotReader:
         return sessions
 
     def _history(self, root: Path, source: str) -> list[HistoryEntry]:
-        path = root / layout.HISTORY
+        path = SourceFolder(root).history
         if path.exists() and not inside(path, root):
             self._problem(path, 0, f"a symlink out of {root}: skipped")
             return []

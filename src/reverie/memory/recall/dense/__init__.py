@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reverie.config.sections import EmbeddingsMode
@@ -36,15 +35,15 @@ __all__ = ["DenseStatus", "open_dense", "probe", "recall_line"]
 
 def open_dense(
     setting: EmbeddingsMode,
-    rows: VectorRowsPort | Path | None,
+    rows: VectorRowsPort | None,
     index: Callable[[], Followed],
     *,
     encoder: Encoder | None = None,
 ) -> tuple[DenseRetriever | None, DenseStatus]:
     """Return a retriever over ``rows`` (None when dense recall is off), and why.
 
-    ``rows``: where the backend keeps vectors (``Backend.open_vectors``); a path: the folder
-    workspace at that root (its ``.reverie/vectors.sqlite``); None: nowhere to keep them.
+    ``rows``: where the backend keeps vectors (``Backend.open_vectors``); None: nowhere to
+    keep them.
 
     ``encoder``: use this one (tests); the bundled model by default, when the extra is there.
     """
@@ -57,11 +56,10 @@ def open_dense(
         return None, DenseStatus(on=False, reason="these stores keep no vectors")
     from reverie.memory.recall.dense.encoder import E5Encoder  # noqa: PLC0415 -- numpy only when on
     from reverie.memory.recall.dense.retriever import DenseRetriever  # noqa: PLC0415
-    from reverie.memory.recall.dense.vectors import VECTORS_PATH, VectorStore  # noqa: PLC0415
+    from reverie.memory.recall.dense.vectors import VectorStore  # noqa: PLC0415
 
     model = encoder or E5Encoder()
-    place = rows / VECTORS_PATH if isinstance(rows, Path) else rows
-    store = VectorStore(place, model=model.name, dim=model.dim)
+    store = VectorStore(rows, model=model.name, dim=model.dim)
     return DenseRetriever(index, store, model), status
 
 

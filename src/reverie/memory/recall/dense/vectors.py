@@ -32,10 +32,8 @@ import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reverie.storage.folder.vectors import VECTORS_PATH, SqliteVectorRows
 from reverie.storage.ports.vectors import VectorRow, VectorRowsPort
 
 if TYPE_CHECKING:
@@ -44,7 +42,7 @@ if TYPE_CHECKING:
 
     from reverie.memory.recall.dense.matrix import VectorMatrix
 
-__all__ = ["VECTORS_PATH", "Mark", "VectorStore", "text_hash"]
+__all__ = ["Mark", "VectorStore", "text_hash"]
 
 logger = logging.getLogger(__name__)
 
@@ -65,9 +63,9 @@ def text_hash(text: str) -> bytes:
 class VectorStore:
     """The vectors of one workspace's indexed items, in their backend and in memory."""
 
-    def __init__(self, rows: VectorRowsPort | Path, *, model: str, dim: int) -> None:
-        """Keep vectors of ``model`` (``dim`` wide) in ``rows`` (a path: a SQLite file there)."""
-        self.rows: VectorRowsPort = SqliteVectorRows(rows) if isinstance(rows, Path) else rows
+    def __init__(self, rows: VectorRowsPort, *, model: str, dim: int) -> None:
+        """Keep vectors of ``model`` (``dim`` wide) in ``rows`` (``Backend.open_vectors``)."""
+        self.rows = rows
         self.model = model
         self.dim = dim
         self._matrix: VectorMatrix | None = None
