@@ -385,12 +385,12 @@ class MemoryEngine:
         """Doctor's link check, listing every outside link of a folder ``open`` refused."""
         return reads.doctor_links(folder)
 
-    # A person's changes (``engine.changes``), each under dream's lock
+    # A person's changes (``engine.changes``; restore and edit: ``reverie.memory.dream.edit``)
 
     def restore(self, rev: str, *, force: bool = False) -> CommitInfo:
         """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
 
-        A commit older than a trim raises ``RestoreWouldLoseError`` unless ``force``.
+        ``force``: also past a trim (``RestoreWouldLoseError``; ``dream.edit.restore``).
         """
         return restore(self._stores, rev, force=force)
 
@@ -413,7 +413,10 @@ class MemoryEngine:
         expected_sha256: str | None = None,
         lock_timeout: float = EDIT_LOCK_TIMEOUT,
     ) -> EditResult:
-        """A person's edit of a durable file: dream's confinement and lock, one ``edit:`` commit."""
+        """A person's edit of a durable file: dream's confinement and lock, one ``edit:`` commit.
+
+        ``expected_sha256``: refused if the file changed meanwhile (``dream.edit.edit_file``).
+        """
         return edit_file(
             self._stores,
             path,
