@@ -95,17 +95,9 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
     }
 )
 
-# Modules that work on the workspace *as files* (paths, git, skill folders) and so take the
-# file backend (``Workspace``); every other process takes the protocols of the storage seam.
-FILE_LEVEL: frozenset[str] = frozenset(
-    {
-        "reverie.engine.reads",  # MemoryEngine.workspace, for tests and file tools
-    }
-)
-
 ENGINE_NAMES = frozenset({"memory", "engine"})
 """What surfaces call the engine (also ``self._engine``): the receivers the facade rule reads."""
-ENGINE_PARTS = frozenset({"workspace", "recaller", "agent", "dreamer", "idle_scanner"})
+ENGINE_PARTS = frozenset({"recaller", "agent", "dreamer", "idle_scanner"})
 """Public attributes of the engine that are parts, kept for tests and benchmarks only."""
 
 
@@ -305,23 +297,16 @@ def _is_engine(node: ast.expr) -> bool:
 
 
 def workspace_violations(found: list[Edge]) -> list[str]:
-    """Only storage, test support and the file-level modules take ``Workspace``; the rest ports."""
+    """Only storage and test support take ``Workspace``; every other module the ports."""
     return [
         f"{edge.source}:{edge.line} imports the file backend (use reverie.storage.ports)"
         for edge in found
         if edge.target == "reverie.storage.folder.workspace"
         and _group(edge.source) not in {"storage", "testing"}
-        and edge.source not in FILE_LEVEL
     ]
 
 
 BACKENDS = ("reverie.storage.folder", "reverie.storage.postgres")
-
-# Modules outside storage/ that still import a backend's own modules, with why; the seam's
-# values live in core/ and its protocols in storage/ports. The list may only shrink.
-STILL_IMPORTS_A_BACKEND: dict[str, str] = {
-    "reverie.engine.reads": "MemoryEngine.workspace, for tests and file tools",
-}
 
 
 def backend_imports(found: list[Edge]) -> list[str]:
@@ -343,12 +328,6 @@ BACKEND_CLASSES = frozenset({"Workspace", "FileBackend", "PgBackend"})
 """The backends' own classes: only ``storage`` names them (DESIGN.md); above it, the ports."""
 BRANCH_TYPES = BACKEND_CLASSES | {"DreamStores"}
 """What a backend branch tests for: ``isinstance(x, Workspace)``, or ``on_folder``."""
-
-# Modules above storage that still name a backend class or branch on the backend, with why;
-# each line is debt of issue #26 ("one seam"): the list may only shrink.
-STILL_NAMES_A_BACKEND: dict[str, str] = {
-    "reverie.engine.reads": "MemoryEngine.workspace, for tests and file tools",
-}
 
 
 def backend_names(tree: Mapping[str, str]) -> dict[str, list[str]]:
@@ -496,15 +475,11 @@ def test_processes_take_the_ports_not_the_file_backend() -> None:
 
 
 def test_only_storage_names_a_backend_class() -> None:
-    found = backend_names(_real_tree())
-    assert sorted(set(found) - set(STILL_NAMES_A_BACKEND)) == [], found
-    assert sorted(set(STILL_NAMES_A_BACKEND) - set(found)) == [], "paid off: drop the line"
+    assert backend_names(_real_tree()) == {}
 
 
 def test_only_storage_imports_a_backend_package() -> None:
-    found = backend_imports(edges(_real_tree()))
-    assert sorted(set(found) - set(STILL_IMPORTS_A_BACKEND)) == [], found
-    assert sorted(set(STILL_IMPORTS_A_BACKEND) - set(found)) == [], "paid off: drop the line"
+    assert backend_imports(edges(_real_tree())) == []
 
 
 def test_the_product_never_imports_test_support() -> None:
@@ -553,10 +528,10 @@ def test_the_rules_catch_a_violating_tree() -> None:
     assert surface_violations(
         edges({"reverie.viewer.x": "from reverie.memory.status import gather\n"}), _is_value
     ) == ["reverie.viewer.x:1 takes gather from reverie.memory.status"]
-    parts = {"reverie.cli.x": "def f(memory):\n    return memory.workspace.root, memory._stores\n"}
-    assert sorted(engine_part_violations(parts, frozenset({"workspace", "status"}))) == [
+    parts = {"reverie.cli.x": "def f(memory):\n    return memory.recaller.index, memory._stores\n"}
+    assert sorted(engine_part_violations(parts, frozenset({"recaller", "status"}))) == [
         "reverie.cli.x:2 uses the engine's _stores",
-        "reverie.cli.x:2 uses the engine's workspace",
+        "reverie.cli.x:2 uses the engine's recaller",
     ]
     spelled = {"reverie.memory.doctor": '"""Doc: memory/.cursor."""\nFLOOR = "memory/.cursor"\n'}
     assert path_violations(spelled, frozenset()) == [

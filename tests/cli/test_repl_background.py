@@ -110,7 +110,7 @@ def test_the_repl_shows_what_a_background_pass_did_on_stderr(
 def _carried(engine: MemoryEngine, key: str) -> int:
     """What the session's next prompt carries, measured the way compaction measures it."""
     session = engine.session(key)
-    return engine._assembler.assemble(session, None, minimal=True).carried
+    return engine._parts.assembler.assemble(session, None, minimal=True).carried
 
 
 def test_compact_reports_the_tokens_the_prompt_carries_before_and_after(

@@ -1,9 +1,9 @@
 """``AsyncMemoryEngine``: ``MemoryEngine`` for asyncio agents, with no logic of its own.
 
-Every public operation of ``MemoryEngine`` (its reads from ``MemoryReads`` included) has an
-``async`` twin here with the same name, arguments and result; each runs the synchronous call
-in a worker thread (``asyncio.to_thread``), so an event loop never blocks on file locks, git or
-a model call. ``ingest``'s ``on_progress`` is called from that worker thread.
+Every public operation of ``MemoryEngine`` has an ``async`` twin here with the same name,
+arguments and result; each runs the synchronous call in a worker thread (``asyncio.to_thread``),
+so an event loop never blocks on file locks, git or a model call. ``ingest``'s ``on_progress``
+is called from that worker thread.
 
 Not wrapped: ``agent``, ``dreamer`` and ``idle_scanner``, which hand out parts rather than
 perform an operation (use ``engine`` for them), and the ``tools`` and ``index`` properties.
@@ -255,7 +255,7 @@ class AsyncMemoryEngine:
             )
         )
 
-    # Reads (``MemoryReads``)
+    # Reads (``engine.reads``)
 
     async def history(
         self, *, since: int | None = None, session_key: str | None = None, limit: int | None = None

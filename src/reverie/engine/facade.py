@@ -14,65 +14,68 @@ Modes. With a model configured, compaction and dream use it (``[memory_model]`` 
 deterministic extraction and curation, no network. Chat needs a model and says how to
 configure one when there is none.
 
-Wiring. The engine is built from a ``reverie.storage.ports.Backend`` (``open`` makes the file
-backend, ``reverie.storage.folder.backend``) and keeps its parts private: surfaces get operations
-(the reads are in ``engine_reads``, a person's changes in ``engine_changes``, the result types in
-``engine_results``; recall, the prompt assembler and the compactor are built on first use in
-``engine_parts``). ``workspace``, ``recaller``, ``agent()``, ``dreamer()`` and ``idle_scanner()``
-stay public for tests, benchmarks and file-level processes; the architecture test refuses them in
-surfaces.
+Wiring. One class of thin methods over a ``reverie.storage.ports.Backend``: each hands its
+arguments to the operation module that does the work (``engine.conversation``, ``jobs``,
+``lookup``, ``reads``, ``changes``) with the engine's one ``engine.parts.Parts``. ``workspace``,
+``recaller``, ``agent()``, ``dreamer()`` and ``idle_scanner()`` stay public for tests,
+benchmarks and file-level processes; the architecture test refuses them in surfaces.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from reverie.config.settings import Config
 from reverie.core.clock import Clock, system_clock
-from reverie.core.inbound import admit_all, check_limit, check_session_key, clean_text
+from reverie.core.durable import MemoryFileName
+from reverie.core.inbound import check_limit, check_session_key, clean_text
 from reverie.core.messages import Message
-from reverie.engine import transcripts
-from reverie.engine.dense_choice import Dense, check_dense, open_chosen
-from reverie.engine.jobs import MemoryJobs
-from reverie.engine.maintenance import MemoryMaintenance
-from reverie.engine.parts import MemoryParts
+from reverie.engine import changes, conversation, jobs, lookup, reads
+from reverie.engine.dense_choice import Dense, check_dense
+from reverie.engine.maintenance import DEFAULT_INTERVAL, MaintenancePass, MaintenanceWorker
+from reverie.engine.parts import Mode, Parts, models
 from reverie.engine.results import (
     NO_MODEL_HINT,
     REMEMBER_SESSION,
     PromptResult,
     RecordResult,
     RememberResult,
-    describe_hit,
 )
-from reverie.errors import InputError, ModelNotConfiguredError
-from reverie.llm.endpoints import deferred_provider
+from reverie.errors import ModelNotConfiguredError
 from reverie.llm.tokens import CalibratedCounter, default_counter
-from reverie.memory.ingest.guard import refuse_self
-from reverie.memory.recall.dense import recall_line
+from reverie.memory.dream.edit import EDIT_LOCK_TIMEOUT, EditResult, edit_file, restore
 from reverie.storage.open import Opened, open_backend
 
 if TYPE_CHECKING:
     # Processes are imported where they run: a command that needs few does not pay for the rest.
+    from reverie.core.audit import AuditIntegrity, CommitDetail, CommitInfo, LineOrigin
+    from reverie.core.entries import HistoryEntry
     from reverie.core.hits import SearchHit
+    from reverie.core.ledger import LedgerSummary
     from reverie.core.messages import JSONValue
-    from reverie.core.session import Session
+    from reverie.core.session import Session, SessionInfo
     from reverie.core.token_estimate import TokenCounter
     from reverie.llm.provider import Provider, ToolSchema
     from reverie.memory.agent import ChatAgent, TurnResult
     from reverie.memory.compaction.idle import IdleScanner
     from reverie.memory.compaction.result import CompactionResult
+    from reverie.memory.doctor import DoctorReport
+    from reverie.memory.dream.result import DreamResult
+    from reverie.memory.dream.runner import Dreamer
     from reverie.memory.ingest.run import IngestReport, Progress
-    from reverie.memory.recall import RecallResult
+    from reverie.memory.provenance import ForgetReport, WhyReport
+    from reverie.memory.provenance.plan import ForgetPlan
+    from reverie.memory.recall import Recaller, RecallResult
+    from reverie.memory.recall.dense.retriever import DenseRetriever
+    from reverie.memory.session_secrets import SessionsRedacted
     from reverie.memory.status import Status
-    from reverie.storage.ports import Backend, IndexPort, RawTranscriptsPort
-
-Mode = Literal["model", "model-free"]
+    from reverie.storage.ports import Backend, IndexPort
 
 
-class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
+class MemoryEngine:
     """reverie as a library: memory under any agent, or the built-in agent."""
 
     def __init__(
@@ -87,31 +90,22 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
         dense: Dense = "settings",
     ) -> None:
         self._stores = backend
+        self._chat = chat_provider
+        parts = Parts(
+            backend,
+            config=config,
+            counter=counter,
+            clock=clock,
+            memory=memory_provider,
+            dense=dense,
+        )
+        self._parts = parts
         self.config = config
         self.counter = counter
-        # Calibration learns one model's tokenizer: a separate memory model gets its own.
-        self._memory_counter = (
-            CalibratedCounter(counter.base)
-            if isinstance(counter, CalibratedCounter) and config.memory_model is not None
-            else counter
-        )
         self.clock = clock
-        self._chat = chat_provider
-        self._memory = memory_provider
-        self._index: IndexPort | None = None
-        self.mode: Mode = (
-            "model"
-            if memory_provider is not None and config.dream.mode != "model-free"
-            else "model-free"
-        )
-        # Dense recall (reverie.memory.recall.dense) as ``dense`` says (``engine.dense_choice``);
-        # each backend keeps the vectors and says what its index added.
-        self.dense, self.dense_status = open_chosen(
-            dense,
-            self.config.recall.embeddings,
-            backend.open_vectors(),
-            lambda: self._stores.follower(self.index),
-        )
+        self.mode: Mode = parts.mode
+        self.dense_status = parts.dense_status
+        self._maintenance: MaintenanceWorker | None = None
 
     @classmethod
     def open(  # noqa: PLR0913 (keyword-only options: where, settings, models, time)
@@ -180,21 +174,13 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
     ) -> MemoryEngine:
         """Build the engine on a backend ``reverie.storage.open`` opened, with its settings.
 
-        ``open`` does this for one workspace; a home of many principals opens each one's
-        backend over a shared pool (``reverie.storage.open.open_shared``) and builds it here.
-        The engine's ``close`` closes the backend (which leaves a shared pool open); ``dense``
-        as for ``open``.
+        ``open`` does this for one workspace; a home of many principals builds each one's here
+        on a shared pool (``open_shared``), which ``close`` leaves open. ``dense``: as ``open``.
         """
-        config = opened.config
-        chat = provider if provider is not None else deferred_provider(config.model, environ)
-        memory = memory_provider
-        if memory is None:
-            memory = (
-                deferred_provider(config.memory_model, environ) if config.memory_model else chat
-            )
+        chat, memory = models(opened.config, provider, memory_provider, environ)
         return cls(
             opened.backend,
-            config=config,
+            config=opened.config,
             chat_provider=chat,
             memory_provider=memory,
             counter=CalibratedCounter(default_counter()),
@@ -202,23 +188,13 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
             dense=dense,
         )
 
+    # An agent's conversation (``engine.conversation``)
+
     def record(
         self, session_key: str, messages: Iterable[Message | Mapping[str, JSONValue]]
     ) -> RecordResult:
-        """Add messages produced by any agent, then compact if the next prompt would not fit.
-
-        Text is stored as valid UTF-8 (``RecordResult.replaced`` counts lone surrogates
-        replaced); a message that cannot be stored (too large, too deep, a naive timestamp)
-        raises ``InputError`` before anything is written (see ``reverie.core.inbound``).
-        """
-        raw = self._raw_store()
-        admitted = admit_all(messages, now=self.clock, redact=raw is None)
-        kept = admitted.messages if raw is None else transcripts.redacted(admitted.messages)
-        indices = self._stores.sessions.append_many(check_session_key(session_key), kept)
-        if raw is not None:
-            transcripts.keep_raw(raw, session_key, indices, admitted.messages, kept)
-        compaction = self._compactor.ensure_budget(session_key)
-        return RecordResult(indices=indices, compaction=compaction, replaced=admitted.replaced)
+        """Add messages produced by any agent, then compact if the next prompt would not fit."""
+        return conversation.record(self._parts, session_key, messages)
 
     def prompt(
         self,
@@ -228,42 +204,8 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
         *,
         loaded: Session | None = None,
     ) -> PromptResult:
-        """Return the in-budget prompt for the next model call (``user_text`` not recorded).
-
-        ``loaded`` is session ``session_key`` as the caller has just read it (``session``), so
-        this call does not read it again (the proxy reconciles a request against it first);
-        what another writer records after that read is in the next prompt, not this one.
-        Compaction, when the prompt is over budget, reads the session afresh under its lock.
-
-        Raises:
-            InputError: ``loaded`` is another session than ``session_key``.
-        """
-        check_session_key(session_key)
-        if loaded is not None and loaded.key != session_key:
-            raise InputError(f"prompt for {session_key!r} was given session {loaded.key!r}")
-        user_text = None if user_text is None else clean_text(user_text)
-        budget = self._compactor.budget
-        # One load and one assembly: the compactor measures the prompt built here. Only when
-        # it is over budget does compaction run (reading the session under its lock), and the
-        # prompt is built again on the session as compaction last read it.
-        raw = self._raw_store()  # this session's own prompt reads what was said (opt-in)
-        session = self._own_session(session_key, raw, loaded)
-        prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
-        fitted = self._compactor.fit(session_key, user_text=user_text, tools=tools, built=prompt)
-        if fitted.session is not None:  # over budget: built again on what compaction left
-            session = self._own_session(session_key, raw, fitted.session)
-            prompt = self._assembler.assemble(session, user_text, tools=tools, budget=budget)
-        return PromptResult(prompt=prompt, compaction=fitted.result, budget=budget)
-
-    def _own_session(
-        self, session_key: str, raw: RawTranscriptsPort | None, loaded: Session | None = None
-    ) -> Session:
-        """Session ``session_key`` (``loaded``, else read now) as its own prompt reads it.
-
-        Raw text replaces the redacted one on the opt-in.
-        """
-        session = loaded if loaded is not None else self._stores.sessions.load(session_key)
-        return session if raw is None else transcripts.own_view(raw, session)
+        """The in-budget prompt for the next model call (``loaded``: the session, just read)."""
+        return conversation.prompt(self._parts, session_key, user_text, tools, loaded=loaded)
 
     def remember(
         self,
@@ -272,21 +214,8 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
         session_key: str = REMEMBER_SESSION,
         author: Literal["user", "assistant"] = "user",
     ) -> RememberResult:
-        """Keep ``text`` now: record it, compact it into history, dream it into the files.
-
-        A fact told on purpose does not wait for idle compaction and the dream schedule. It
-        goes through the same curation, screening and audit as any other: a dream that finds
-        nothing durable in it writes nothing, and says so (``RememberResult.dream``).
-
-        Raises:
-            InputError: ``text`` is empty or only white space.
-        """
-        if not isinstance(text, str) or not text.strip():
-            raise InputError("remember needs a fact to keep, got only white space")
-        recorded = self.record(session_key, [Message(role=author, content=text.strip())])
-        compaction = self.compact(session_key)
-        dream = self.dream(trigger="remember")
-        return RememberResult(recorded=recorded, compaction=compaction, dream=dream)
+        """Keep ``text`` now: record it, compact it into history, dream it into the files."""
+        return conversation.remember(self._parts, text, session_key=session_key, author=author)
 
     def turn(self, session_key: str, user_text: str) -> TurnResult:
         """Answer ``user_text`` with the built-in agent (needs a chat model)."""
@@ -301,101 +230,61 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
         """Return the built-in agent, or raise ModelNotConfiguredError with a how-to."""
         self.check_chat_model()
         assert self._chat is not None
-        from reverie.memory.agent import ChatAgent  # noqa: PLC0415 (see TYPE_CHECKING above)
+        return conversation.agent(self._parts, self._chat)
 
-        raw = self._raw_store()
-        return ChatAgent(
-            self._stores,
-            provider=self._chat,
-            model=self.config.model,
-            assembler=self._assembler,
-            compactor=self._compactor,
-            search=self._search_text,
-            clock=self.clock,
-            observe=self.counter.observe_reply
-            if isinstance(self.counter, CalibratedCounter)
-            else None,
-            raw=None if raw is None else transcripts.RawKept(raw),
-        )
+    # Jobs (``engine.jobs``)
 
     def compact(self, session_key: str) -> CompactionResult:
         """Archive every pending message of a session now (and encode dense recall's backlog)."""
-        result = self._compactor.compact_all(check_session_key(session_key), reason="manual")
-        self.index_vectors()
-        return result
+        return jobs.compact(self._parts, session_key)
 
     def idle_scanner(self, in_flight: Iterable[str] = ()) -> IdleScanner:
         """Return the idle-compaction scanner (``in_flight``: sessions with a turn running)."""
-        from reverie.memory.compaction.idle import IdleScanner  # noqa: PLC0415
-
-        busy = frozenset(in_flight)
-        return IdleScanner(
-            self._stores.sessions,
-            self._compactor,
-            ttl_minutes=self.config.compaction.idle_minutes,
-            clock=self.clock,
-            in_flight=busy.__contains__,
-        )
+        return self._parts.idle_scanner(in_flight)
 
     def compact_idle(self, in_flight: Iterable[str] = ()) -> dict[str, CompactionResult]:
         """Compact every idle session; those in ``in_flight`` are reported ``busy``, not touched."""
         return self.idle_scanner(in_flight).scan()
 
+    def dreamer(self) -> Dreamer:
+        """The dream runner of this workspace in this engine's mode (model, or model-free)."""
+        return self._parts.dreamer()
+
+    def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
+        """Curate the durable files from the next batch of history (all-or-nothing)."""
+        return jobs.dream(self._parts, trigger=trigger, dry_run=dry_run)
+
+    def dream_if_due(self) -> DreamResult | None:
+        """Run dream when its schedule says so (interval, cron, pending entries); else None."""
+        return jobs.dream_if_due(self._parts)
+
     def ingest(
         self, paths: Sequence[Path], *, on_progress: Progress | None = None, wait: bool = True
     ) -> IngestReport:
-        """Import conversations, compact them at their recorded pace, dream until done.
+        """Import conversations, compact them at their recorded pace, dream until done."""
+        return jobs.ingest(self._parts, paths, on_progress=on_progress, wait=wait)
 
-        Formats: OpenAI-style message lists, ChatGPT exports, nanobot workspaces and sessions
-        (see ``reverie.memory.ingest.run``). One ingest per workspace at a time: this one waits for
-        a running one, or with ``wait=False`` raises ``IngestBusyError``. Rerunning after a crash
-        finishes what the crashed run left, and adds nothing twice. Runs the same on a folder and on
-        a database workspace (``reverie.storage.ports.IngestStores``). A folder workspace refuses
-        to ingest itself (``InputError``).
+    def index_vectors(self, progress: Callable[[int], None] | None = None) -> int:
+        """Encode every indexed item dense recall has no vector for; return how many (0: off)."""
+        return jobs.index_vectors(self._parts.dense, progress)
+
+    def start_maintenance(
+        self,
+        *,
+        interval: float = DEFAULT_INTERVAL,
+        busy: Callable[[], Iterable[str]] = tuple,
+        report: Callable[[MaintenancePass], None] | None = None,
+    ) -> MaintenanceWorker:
+        """Compact idle sessions and dream when due in a thread, every ``interval`` seconds.
+
+        ``busy``: sessions left alone; ``report`` gets each pass; ``RuntimeError``: one runs.
         """
-        from reverie.memory.ingest.run import IngestJob, run_ingest  # noqa: PLC0415
+        if self._maintenance is not None and self._maintenance.running:
+            raise RuntimeError("background maintenance is already running on this engine")
+        self._maintenance = MaintenanceWorker(self, interval=interval, busy=busy, report=report)
+        return self._maintenance.start()
 
-        folder = self._stores.local_folder
-        if folder is not None:  # never the workspace into itself (``ingest_guard.refuse_self``)
-            refuse_self(paths, folder)
-        job = IngestJob(
-            stores=self._stores,
-            compaction=self._compactor,
-            dream=lambda: self.dream(trigger="ingest"),
-            mode=self.mode,
-        )
-        report = run_ingest(job, paths, on_progress, wait=wait)
-        self.index_vectors(self._vector_progress(on_progress))
-        return report
-
-    def status(self) -> Status:
-        """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
-        from reverie.memory.status import gather  # noqa: PLC0415
-
-        return gather(
-            self._stores,
-            self._dream_outlook(),
-            mode=self.mode,
-            chat_model=self.config.model.model,
-            memory_model=self.config.memory.model,
-            recall=recall_line(self.dense_status, self.dense),
-            sources=self.config.sources,
-        )
-
-    def close(self) -> None:
-        """Stop the background maintenance (``start_maintenance``), release open files."""
-        self._stop_maintenance()
-        if self._index is not None:
-            self._index.close()
-        if self.dense is not None:
-            self.dense.store.close()
-        self._stores.close()
-
-    def __enter__(self) -> MemoryEngine:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
+    # Search and reads (``engine.lookup``, ``engine.reads``)
 
     def search(
         self,
@@ -406,48 +295,183 @@ class MemoryEngine(MemoryJobs, MemoryParts, MemoryMaintenance):
         since: datetime | None = None,
         until: datetime | None = None,
     ) -> list[SearchHit]:
-        """Search history entries and every session message (compacted ones too).
-
-        Ranked as recall ranks (its lexical steps, fused with dense recall when that is on;
-        ``reverie.memory.recall.finder``); a source reference (``#h12``) returns that item.
-        """
-        from reverie.memory.recall.finder import find  # noqa: PLC0415 (recall loads on first use)
-
-        scope = None if session_key is None else check_session_key(session_key)
-        return find(
-            self.recaller,
-            self.index,
-            clean_text(query),
-            limit=check_limit(limit),
-            session_key=scope,
-            since=since,
-            until=until,
-            now=self.clock(),
+        """Search history entries and every session message (compacted ones too)."""
+        return lookup.search(
+            self._parts, query, limit=limit, session_key=session_key, since=since, until=until
         )
 
     def recall(self, query: str, *, session: str | None = None) -> RecallResult:
-        """Recall the items most relevant to ``query`` (verbatim, dated, with source references).
+        """Recall the items most relevant to ``query`` (verbatim, dated, with source references)."""
+        return lookup.recall(self._parts, query, session=session)
 
-        Model-free, as in every prompt's "Recalled" section, within ``prompt.recall_tokens``.
-        With ``session``, only what that session may see (all of it: nothing is excluded as
-        already in a prompt); without it, every non-internal session.
+    def status(self) -> Status:
+        """Where the workspace stands: pending entries, file sizes, last dream, ledger totals."""
+        return reads.status(self._parts, self.dense_status)
+
+    def transcript(self, session_key: str, *, raw: bool = False) -> Session:
+        """A session's messages; with ``raw``, the raw text kept on the owner's opt-in."""
+        return reads.transcript(self._stores, self.config, session_key, raw=raw)
+
+    def history(
+        self, *, since: int | None = None, session_key: str | None = None, limit: int | None = None
+    ) -> list[HistoryEntry]:
+        """History entries, oldest first: the first ``limit`` after ``since``, else the newest."""
+        return reads.history(self._stores, since=since, session_key=session_key, limit=limit)
+
+    @property
+    def location(self) -> str:
+        """Where the workspace lives (its folder, for the file backend)."""
+        return self._stores.location
+
+    def has_session(self, session_key: str) -> bool:
+        """Whether session ``session_key`` has been stored."""
+        return self._stores.sessions.exists(check_session_key(session_key))
+
+    def sessions(self) -> list[SessionInfo]:
+        """Every session (internal ``dream:`` ones too), sorted by key."""
+        return self._stores.sessions.list()
+
+    def session(self, session_key: str) -> Session:
+        """One session as stored: every message (compacted ones too), its mark and summary."""
+        return self._stores.sessions.load(check_session_key(session_key))
+
+    def log(self, n: int = 20) -> list[CommitInfo]:
+        """The newest ``n`` audit commits, newest first."""
+        return self._stores.audit.log(check_limit(n, name="n"))
+
+    def show(self, rev: str) -> CommitDetail:
+        """One audit commit with its diff (raises ``RevisionNotFoundError``)."""
+        return self._stores.audit.show(rev)
+
+    def why(self, text: str) -> WhyReport:
+        """The durable lines matching ``text``, each with the entries and messages it came from."""
+        return reads.why(self._stores, text)
+
+    def lines(self) -> WhyReport:
+        """Every durable line, in file order, each with the entries and messages it came from."""
+        return reads.lines(self._stores)
+
+    def forget_plan(self, text: str) -> ForgetPlan:
+        """What ``forget(text)`` would remove; nothing changes (show it, then ask)."""
+        return reads.forget_plan(self._stores, text)
+
+    def read_memory(self, name: MemoryFileName) -> str:
+        """The text of one durable file: ``"SOUL"``, ``"USER"`` or ``"MEMORY"`` ('' if absent)."""
+        return self._stores.files.read(name)
+
+    def read_file(self, path: str) -> str:
+        """The text of a durable file dream may write (``SOUL.md``, a skill...); '' if absent."""
+        return reads.read_file(self._stores, path)
+
+    def durable_files(self) -> dict[str, str]:
+        """Every durable file that exists, workspace-relative path -> text (skills too)."""
+        return self._stores.durable_texts()
+
+    def line_origins(self, *paths: str) -> dict[str, tuple[LineOrigin, ...]]:
+        """Per durable file (default: the three), each line and the commit that last added it."""
+        return reads.line_origins(self._stores, paths)
+
+    def costs(self) -> LedgerSummary:
+        """The ledger added up by job and by day."""
+        return self._stores.ledger.summary()
+
+    def doctor(self) -> DoctorReport:
+        """Check the workspace's integrity (``report.ok`` is False on problems)."""
+        return reads.doctor(self._stores)
+
+    @staticmethod
+    def doctor_links(folder: Path) -> DoctorReport:
+        """Doctor's link check, listing every outside link of a folder ``open`` refused."""
+        return reads.doctor_links(folder)
+
+    # A person's changes (``engine.changes``; restore and edit: ``reverie.memory.dream.edit``)
+
+    def restore(self, rev: str, *, force: bool = False) -> CommitInfo:
+        """Put the durable files and the dream cursor back as of ``rev``, as a new commit.
+
+        ``force``: also past a trim (``RestoreWouldLoseError``; ``dream.edit.restore``).
         """
-        if session is not None:
-            check_session_key(session)
-        scope = None if session is None or self.config.prompt.unified_session else session
-        budget = self.config.prompt.recall_budget(self.config.model.input_budget)
-        return self.recaller.recall(query, max_tokens=budget, scope=scope, now=self.clock())
+        return restore(self._stores, rev, force=force)
+
+    def forget(
+        self, text: str, *, purge: bool = False, confirm_broad: bool = False
+    ) -> ForgetReport:
+        """Remove a fact, what it came from and what it led to, as one audit commit."""
+        return changes.forget(self._parts, text, purge=purge, confirm_broad=confirm_broad)
+
+    def redact_sessions(self) -> SessionsRedacted:
+        """Rewrite, redacted, every session message that still holds a secret (``doctor``)."""
+        return changes.redact_sessions(self._parts)
+
+    def edit_file(
+        self,
+        path: str,
+        text: str,
+        *,
+        author: str,
+        expected_sha256: str | None = None,
+        lock_timeout: float = EDIT_LOCK_TIMEOUT,
+    ) -> EditResult:
+        """A person's edit of a durable file: dream's confinement and lock, one ``edit:`` commit.
+
+        ``expected_sha256``: refused if the file changed meanwhile (``dream.edit.edit_file``).
+        """
+        return edit_file(
+            self._stores,
+            path,
+            text,
+            author=author,
+            expected_sha256=expected_sha256,
+            timeout=lock_timeout,
+        )
+
+    def repair_audit(self) -> AuditIntegrity:
+        """Start a new audit repository if ``.git`` is missing, or accept a replaced one.
+
+        Never implicitly: ``doctor`` reports a lost history until a person asks for this.
+        """
+        return self._stores.audit.repair()
+
+    # Parts (``engine.parts``), and the engine's life
 
     @property
     def index(self) -> IndexPort:
         """The search index (opened on first use, caught up incrementally on every query)."""
-        if self._index is None:
-            self._index = self._stores.open_index()
-        return self._index
+        return self._parts.index
 
-    def _search_text(self, query: str, limit: int, session_key: str) -> str:
-        scope = None if self.config.prompt.unified_session else session_key
-        hits = self.search(query, limit=limit, session_key=scope)
-        if not hits:
-            return "no matches"
-        return "\n".join(describe_hit(hit) for hit in hits)
+    @property
+    def recaller(self) -> Recaller:
+        """Recall over the search index, fused with dense recall when that is on."""
+        return self._parts.recaller
+
+    @property
+    def dense(self) -> DenseRetriever | None:
+        """Dense recall (None: off; ``dense_status`` says why)."""
+        return self._parts.dense
+
+    @dense.setter
+    def dense(self, retriever: DenseRetriever | None) -> None:
+        self._parts.dense = retriever
+
+    @property
+    def tools(self) -> tuple[ToolSchema, ...]:
+        """The built-in agent's memory tools, for agents that want to offer them too."""
+        from reverie.memory.agent import TOOLS  # noqa: PLC0415 (see TYPE_CHECKING above)
+
+        return TOOLS
+
+    def close(self) -> None:
+        """Stop the background maintenance (``start_maintenance``), release open files."""
+        if self._maintenance is not None:
+            self._maintenance.stop()
+            self._maintenance = None
+        self._parts.close()
+        if self.dense is not None:
+            self.dense.store.close()
+        self._stores.close()
+
+    def __enter__(self) -> MemoryEngine:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

@@ -1,105 +1,116 @@
-"""Dream through ``MemoryEngine``: the dream runner, a run now, a run when due.
+"""The jobs of ``MemoryEngine``: compaction now or when idle, dream now or when due, ingest.
 
-A mixin of ``MemoryEngine`` (as ``engine_changes`` holds a person's changes). The runner is
-one run (``reverie.memory.dream.runner.Dreamer``) on any backend's ``DreamStores``, in the
-engine's mode (the model, or model-free without one); on a database workspace it runs once
-across servers (the ``dream`` lease) and publishes in one transaction. ``status`` reads the
-schedule through ``reverie.memory.dream.outlook`` alone: the runner is imported only where it
-runs.
+Each is one process run on the engine's parts (``engine.parts``), followed by encoding dense
+recall's backlog (``index_vectors``): a background job, not a prompt, pays for the vectors. The
+dream runner is one run (``reverie.memory.dream.runner.Dreamer``) on any backend's
+``DreamStores``, in the engine's mode (the model, or model-free without one); on a database
+workspace it runs once across servers (the ``dream`` lease) and publishes in one transaction.
+Ingest and the runner are imported where they run: ``status`` starts without them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from reverie.engine.changes import MemoryChanges
+from reverie.core.inbound import check_session_key
 from reverie.engine.results import NO_MODEL_HINT
 from reverie.errors import ModelNotConfiguredError
+from reverie.memory.ingest.guard import refuse_self
 
 if TYPE_CHECKING:
-    # The runner and the shared dream are imported where they run: ``status`` reads the
-    # schedule through ``DreamOutlook`` and starts without them.
-    from reverie.config.settings import Config
-    from reverie.core.token_estimate import TokenCounter
-    from reverie.llm.provider import Provider
-    from reverie.memory.dream.outlook import DreamOutlook
+    from pathlib import Path
+
+    from reverie.engine.parts import Parts
+    from reverie.memory.compaction.result import CompactionResult
     from reverie.memory.dream.result import DreamResult
-    from reverie.memory.dream.runner import Dreamer
+    from reverie.memory.ingest.run import IngestReport, Progress
     from reverie.memory.recall.dense.retriever import DenseRetriever
 
 
-class MemoryJobs(MemoryChanges):
-    """Dream operations (``MemoryEngine`` is the class to use)."""
+def compact(parts: Parts, session_key: str) -> CompactionResult:
+    """Archive every pending message of a session now (and encode dense recall's backlog)."""
+    result = parts.compactor.compact_all(check_session_key(session_key), reason="manual")
+    index_vectors(parts.dense)
+    return result
 
-    config: Config
-    mode: str
-    _memory: Provider | None
-    _memory_counter: TokenCounter
-    dense: DenseRetriever | None
 
-    def dreamer(self) -> Dreamer:
-        """The dream runner of this workspace in this engine's mode (model, or model-free)."""
-        from reverie.memory.dream.runner import Dreamer  # noqa: PLC0415 (see TYPE_CHECKING above)
+def dream(parts: Parts, *, trigger: str, dry_run: bool) -> DreamResult:
+    """Curate the durable files from the next batch of history (all-or-nothing).
 
-        return Dreamer(
-            self._stores,
-            self._dream_provider(),
-            config=self.config.dream,
-            counter=self._memory_counter,
-            max_output_tokens=self.config.memory.max_output_tokens,
-        )
+    Raises:
+        ModelNotConfiguredError: ``dream.mode`` is "model" and no memory model is configured.
+    """
+    if parts.config.dream.mode == "model" and parts.memory is None:
+        raise ModelNotConfiguredError("dream.mode is 'model' but " + NO_MODEL_HINT)
+    result = parts.dreamer().run(trigger=trigger, dry_run=dry_run)
+    if not dry_run:
+        index_vectors(parts.dense)
+    return result
 
-    def _dream_outlook(self) -> DreamOutlook:
-        """The dream schedule and back-off state, read without building the runner."""
-        from reverie.memory.dream.outlook import DreamOutlook  # noqa: PLC0415
-        from reverie.memory.dream.state import DreamStateText  # noqa: PLC0415
 
-        state = DreamStateText(self._stores.dream_state)
-        return DreamOutlook(self._stores, state.read, config=self.config.dream)
+def dream_if_due(parts: Parts) -> DreamResult | None:
+    """Run dream when its schedule says so (interval, cron, pending entries); else None."""
+    runner = parts.dreamer()
+    decision = runner.should_run()
+    if not decision.run:
+        return None
+    result = runner.run(trigger=decision.trigger or "schedule")
+    index_vectors(parts.dense)
+    return result
 
-    def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
-        """Curate the durable files from the next batch of history (all-or-nothing)."""
-        if self.config.dream.mode == "model" and self._memory is None:
-            raise ModelNotConfiguredError("dream.mode is 'model' but " + NO_MODEL_HINT)
-        result = self.dreamer().run(trigger=trigger, dry_run=dry_run)
-        if not dry_run:
-            self.index_vectors()
-        return result
 
-    def dream_if_due(self) -> DreamResult | None:
-        """Run dream when its schedule says so (interval, cron, pending entries); else None."""
-        runner = self.dreamer()
-        decision = runner.should_run()
-        if not decision.run:
-            return None
-        result = runner.run(trigger=decision.trigger or "schedule")
-        self.index_vectors()
-        return result
+def ingest(
+    parts: Parts, paths: Sequence[Path], *, on_progress: Progress | None, wait: bool
+) -> IngestReport:
+    """Import conversations, compact them at their recorded pace, dream until done.
 
-    def index_vectors(self, progress: Callable[[int], None] | None = None) -> int:
-        """Encode every indexed item dense recall has no vector for; return how many (0: off).
+    Formats: OpenAI-style message lists, ChatGPT exports, nanobot workspaces and sessions (see
+    ``reverie.memory.ingest.run``). One ingest per workspace at a time: this one waits for a
+    running one, or with ``wait=False`` raises ``IngestBusyError``. Rerunning after a crash
+    finishes what the crashed run left, and adds nothing twice. Runs the same on a folder and on
+    a database workspace (``reverie.storage.ports.IngestStores``). A folder workspace refuses to
+    ingest itself (``InputError``).
+    """
+    from reverie.memory.ingest.run import IngestJob, run_ingest  # noqa: PLC0415 (see the docstring)
 
-        Prompts encode a few new items each (``reverie.memory.recall.dense.retriever``); ``ingest``,
-        ``dream`` and ``compact`` call this (a background job, not a prompt), and
-        ``reverie index`` does it on demand.
-        """
-        return self.dense.catch_up_all(progress) if self.dense is not None else 0
+    folder = parts.stores.local_folder
+    if folder is not None:  # never the workspace into itself (``ingest.guard.refuse_self``)
+        refuse_self(paths, folder)
+    job = IngestJob(
+        stores=parts.stores,
+        compaction=parts.compactor,
+        dream=lambda: dream(parts, trigger="ingest", dry_run=False),
+        mode=parts.mode,
+    )
+    report = run_ingest(job, paths, on_progress, wait=wait)
+    index_vectors(parts.dense, vector_progress(parts.dense, on_progress))
+    return report
 
-    def _vector_progress(
-        self, on_progress: Callable[[str, int, int], None] | None
-    ) -> Callable[[int], None] | None:
-        """``index_vectors``'s progress as ``on_progress("vectors", done, total)`` (None: off).
 
-        Says ``0`` of the backlog at once, so a bar shows while the encoder model loads.
-        """
-        if on_progress is None or self.dense is None:
-            return None
-        total = self.dense.pending()
-        if not total:
-            return None
-        on_progress("vectors", 0, total)
-        return lambda done: on_progress("vectors", min(done, total), total)
+def index_vectors(
+    dense: DenseRetriever | None, progress: Callable[[int], None] | None = None
+) -> int:
+    """Encode every indexed item dense recall has no vector for; return how many (0: off).
 
-    def _dream_provider(self) -> Provider | None:
-        return self._memory if self.mode == "model" else None
+    Prompts encode a few new items each (``reverie.memory.recall.dense.retriever``); ``ingest``,
+    ``dream`` and ``compact`` call this (a background job, not a prompt), and ``reverie index``
+    does it on demand.
+    """
+    return dense.catch_up_all(progress) if dense is not None else 0
+
+
+def vector_progress(
+    dense: DenseRetriever | None, on_progress: Callable[[str, int, int], None] | None
+) -> Callable[[int], None] | None:
+    """``index_vectors``'s progress as ``on_progress("vectors", done, total)`` (None: off).
+
+    Says ``0`` of the backlog at once, so a bar shows while the encoder model loads.
+    """
+    if on_progress is None or dense is None:
+        return None
+    total = dense.pending()
+    if not total:
+        return None
+    on_progress("vectors", 0, total)
+    return lambda done: on_progress("vectors", min(done, total), total)

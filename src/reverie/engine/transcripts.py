@@ -18,14 +18,31 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from reverie.core.inbound import redact_message
+from reverie.errors import StoreUnsupportedError
 
 if TYPE_CHECKING:
+    from reverie.config.settings import Config
     from reverie.core.messages import Message
     from reverie.core.session import Session
-    from reverie.storage.ports import RawTranscriptsPort
+    from reverie.storage.ports import Backend, RawTranscriptsPort
 
 SETTING = "raw transcripts ([sessions] raw_transcripts = true)"
 """How a refusal names the setting."""
+
+
+def raw_store(stores: Backend, config: Config) -> RawTranscriptsPort | None:
+    """The store of raw transcripts when the owner opted in (None: off, the default).
+
+    Raises:
+        StoreUnsupportedError: opted in on a backend that keeps no raw transcripts (a
+            database workspace); nothing is written.
+    """
+    if not config.sessions.raw_transcripts:
+        return None
+    store = stores.raw_transcripts
+    if store is None:
+        raise StoreUnsupportedError(SETTING, where=stores.location)
+    return store
 
 
 def redacted(messages: Sequence[Message]) -> tuple[Message, ...]:
