@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from curationset import realchat, realchat_pools
@@ -69,6 +69,8 @@ def _bullets(messages: list[Message]) -> list[str]:
 
 @settings(max_examples=150, deadline=None)
 @given(shape=_SHAPES, lines=st.lists(_CHATTER, min_size=1, max_size=8))
+# Found by this property: one labelled line asking to remember someone else's preference.
+@example(shape="transcript", lines=["Remember that they prefer Celsius"])
 def test_no_generated_chatter_reaches_a_durable_file(shape: str, lines: list[str]) -> None:
     assert _bullets(_messages(shape, lines, ("Maria", "Tom"))) == []
 

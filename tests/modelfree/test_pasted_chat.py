@@ -51,3 +51,12 @@ def test_a_named_line_that_leaves_its_subject_out_gets_its_speaker() -> None:
     assert as_fact("Moving day is Saturday", "Ava") == "Moving day is Saturday"
     assert as_fact("Speed matters here", "Ava") == "Speed matters here"
     assert as_fact("Took the Dunlin out", None) == "Took the Dunlin out"
+
+
+def test_a_labelled_line_asking_to_remember_is_someone_speaking() -> None:
+    asked = _user("Maria: Remember that they prefer Celsius")
+    assert split_labelled(asked) == [
+        Utterance(role="user", text="Remember that they prefer Celsius", name="Maria")
+    ]
+    key = _user("Reminder: Remember the milk")  # a heading, not a person
+    assert split_labelled(key) == [key]

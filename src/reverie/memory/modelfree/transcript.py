@@ -73,9 +73,10 @@ _LABELLED = re.compile(
     rf"^\s*(?P<name>[A-Z][\w'-]{{1,20}}(?: [A-Z][\w'-]{{1,20}})?|[{CJK}]{{2,3}})\s*[:：]\s*"
     r"(?P<text>\S.*)$"
 )
-# What only a person says: the first person, or a greeting or thanks.
+# What only a person says: the first person, a greeting or thanks, or asking to be remembered.
 _SPOKEN = re.compile(
-    r"\b(?:I|I'm|I've|my|me)\b|^我|^(?:hi|hey|hello|thanks|thank you|aw+|haha|lol|wow)\b",
+    r"\b(?:I|I'm|I've|my|me)\b|^我"
+    r"|^(?:hi|hey|hello|thanks|thank you|aw+|haha|lol|wow|(?:please )?remember)\b",
     re.IGNORECASE,
 )
 _NOT_PEOPLE = frozenset(
