@@ -37,7 +37,7 @@ def test_check_chat_model_says_how_to_configure_one(tmp_path: Path, clock: StepC
     assert "REVERIE_MODEL" in str(caught.value)
 
 
-def test_compact_idle_archives_a_quiet_session_and_spares_one_in_flight(
+def test_compact_idle_compacts_a_quiet_session_and_spares_one_in_flight(
     tmp_path: Path, clock: StepClock
 ) -> None:
     with _engine(tmp_path, clock) as engine:

@@ -124,12 +124,12 @@ def _check_imported_once(stores: Stores) -> None:
     for key, (header, messages) in SESSIONS.items():
         session = sessions.load(_key(key))
         assert [m.role for m in session.messages] == [m["role"] for m in messages], key
-        archived = int(str(header["last_archived"]))
+        compacted = int(str(header["last_archived"]))
         for entry in _entries_of(stores, key):
             if entry.content == SUMMARY:
-                assert entry.range == (0, archived)
+                assert entry.range == (0, compacted)
             elif entry.range is not None:  # reverie's own compaction never redoes nanobot's
-                assert entry.range[0] >= archived, (key, entry.range)
+                assert entry.range[0] >= compacted, (key, entry.range)
     assert [e.content for e in _entries_of(stores, "slack:9")].count(SUMMARY) == 1
     assert not sessions.exists("telegram:1")  # never merged into a live session
 
@@ -142,9 +142,9 @@ def test_the_sessions_folder_of_a_0_3_5_workspace_is_found_under_home(home: Path
     assert batch.skipped_records == 1
     assert sorted(c.key for c in batch.conversations) == sorted(_key(k) for k in SESSIONS)
     slack = next(c for c in batch.conversations if c.key == _key("slack:9"))
-    assert (slack.archived, slack.summary is not None) == (2, True)
+    assert (slack.compacted, slack.summary is not None) == (2, True)
     telegram = next(c for c in batch.conversations if c.key == _key("telegram:1"))
-    assert telegram.archived == 4
+    assert telegram.compacted == 4
     assert batch.workspace is not None
     assert batch.workspace.history[0].session_key == _key("telegram:1")
 

@@ -238,13 +238,13 @@ def test_over_budget_compaction_reads_past_the_session_the_prompt_was_given(
     result = engine.prompt("cli:a", long_question, loaded=session)
     assert result.compaction.outcome == "summarised", engine_kind
     # Compaction read the session afresh under its lock: the other writer's message is
-    # either still pending (replayed) or in what it archived, and the mark covers no more
+    # either still pending (replayed) or in what it compacted, and the mark covers no more
     # than what was stored.
     after = engine.session("cli:a")
     assert after.messages[-1].text == FERRY
     carried = " ".join(m.text for m in result.messages)
-    archived = " ".join(entry.content for entry in result.compaction.entries)
-    assert "ferry" in carried or "ferry" in archived, engine_kind
+    compacted = " ".join(entry.content for entry in result.compaction.entries)
+    assert "ferry" in carried or "ferry" in compacted, engine_kind
     assert result.prompt.tokens <= result.budget
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from reverie.core.hits import SearchHit
     from reverie.core.messages import Message, ToolCall
     from reverie.core.screening import RejectedRule
-    from reverie.core.session import ArchivedSummary, Session, SessionInfo
+    from reverie.core.session import CompactionSummary, Session, SessionInfo
     from reverie.engine.async_engine import AsyncMemoryEngine
     from reverie.engine.facade import MemoryEngine
     from reverie.engine.results import PromptResult, RecordResult
@@ -82,7 +82,7 @@ if TYPE_CHECKING:
 
 _WHERE: dict[str, str] = {
     "AnthropicProvider": "reverie.llm.anthropic_provider",
-    "ArchivedSummary": "reverie.core.session",
+    "CompactionSummary": "reverie.core.session",
     "AsyncMemoryEngine": "reverie.engine.async_engine",
     "AuditError": "reverie.errors",
     "CalibratedCounter": "reverie.llm.tokens",
@@ -167,7 +167,6 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AnthropicProvider",
-    "ArchivedSummary",
     "AsyncMemoryEngine",
     "AuditError",
     "CalibratedCounter",
@@ -176,6 +175,7 @@ __all__ = [
     "CommitDetail",
     "CommitInfo",
     "CompactionResult",
+    "CompactionSummary",
     "Config",
     "ContextLengthExceededError",
     "CursorError",

@@ -128,7 +128,7 @@ def test_a_copied_nanobot_workspace_says_where_its_sessions_were_looked_for(
         "And basil.",
     ]
     read = load(sessions).conversations[0]
-    assert read.archived == 1  # nanobot's mark (2) counted its hidden turn
+    assert read.compacted == 1  # nanobot's mark (2) counted its hidden turn
 
 
 def _long_conversation(path: Path, turns: int) -> Path:

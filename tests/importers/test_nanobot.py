@@ -149,7 +149,7 @@ def test_a_reverie_workspace_brings_its_own_sessions_and_is_left_as_it_was(
     (conversation,) = batch.conversations  # the dream transcript is the source's own job
     assert conversation.key == "import:nanobot:mine:tg:ana"
     assert [m.text for m in conversation.messages] == ["m0", "m1", "m2"]
-    assert conversation.archived == 2
+    assert conversation.compacted == 2
     assert conversation.summary is not None
     assert conversation.summary.text == "Ana said m0 and m1"
     assert _tree(tmp_path / "mine") == before  # reading wrote nothing there

@@ -149,7 +149,7 @@ def test_doctor_finds_an_interrupted_ingest_and_the_next_ingest_finishes_it(
     report = engine.doctor()
     (finding,) = [f for f in report.findings if f.check == "ingest"]
     assert not report.ok
-    assert "1 session(s), 1 message(s) not yet archived" in finding.message
+    assert "1 session(s), 1 message(s) not yet compacted" in finding.message
     with hold_ingest(stores):  # an ingest running now is not an interrupted one
         assert not [f for f in engine.doctor().findings if f.check == "ingest"]
     engine.ingest([_chat(tmp_path / "other.json", _user("I prefer tea."))])

@@ -289,7 +289,7 @@ def test_a_reverie_folder_exported_from_postgres_ingests_back_whole(
             theirs = stores.sessions.load(info.key)
             ours = back.sessions.load(f"import:nanobot:team:{info.key}")
             assert ours.messages == theirs.messages
-            assert ours.compacted_upto == len(ours.messages)  # all archived, none redone
+            assert ours.compacted_upto == len(ours.messages)  # all compacted, none redone
         for file in ("SOUL", "USER", "MEMORY"):  # adopted (this workspace held starter text),
             mine = set(back.files.read(file).splitlines())  # then dreamt what theirs had not
             assert set(stores.files.read(file).splitlines()) <= mine

@@ -45,7 +45,7 @@ def scripted(tmp_path: Path, clock: StepClock, memory: ScriptedProvider) -> Memo
 
 
 def converse(engine: MemoryEngine, key: str, messages: list[dict[str, str]]) -> None:
-    """Record ``messages`` in session ``key`` and archive them into history."""
+    """Record ``messages`` in session ``key`` and compact them into history."""
     engine.record(key, messages)
     engine.compact(key)
 

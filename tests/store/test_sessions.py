@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from reverie import ArchivedSummary, Message, ToolCall
+from reverie import CompactionSummary, Message, ToolCall
 from reverie.storage.folder.sessions_sqlite import SqliteSessionStore
 from reverie.storage.folder.workspace import Workspace
 
@@ -90,7 +90,9 @@ def test_state_records_set_mark_summary_and_merge_metadata(workspace: Workspace)
     session = store.load("k")
     assert session.compacted_upto == 2
     assert session.pending == (_user("c"),)
-    assert session.summary == ArchivedSummary(text="they talked about a and b", last_active=active)
+    assert session.summary == CompactionSummary(
+        text="they talked about a and b", last_active=active
+    )
     assert session.metadata == {"channel": "telegram", "n": 2, "tags": ["x"]}
     assert info.compacted_upto == 2
     assert info.message_count == 3
@@ -172,7 +174,7 @@ def test_put_replaces_a_session_whole(workspace: Workspace) -> None:
         messages=(_user("x"), _user("y")),
         metadata={"m": True},
         compacted_upto=1,
-        summary=ArchivedSummary(text="s", last_active=START),
+        summary=CompactionSummary(text="s", last_active=START),
     )
     info = store.put(replacement)
     assert info.message_count == 2

@@ -50,7 +50,7 @@ def compact(
     workspace: WorkspaceOption = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Archive every pending message of a session into history now."""
+    """Compact every pending message of a session into history now."""
     from reverie.cli.record_views import compaction_line
 
     with engine(ctx, workspace) as memory:

@@ -1,6 +1,6 @@
 """The chat REPL: read a line, answer it with the built-in agent, or run a slash command.
 
-Slash commands: ``/dream`` (curate now), ``/compact`` (archive this session's pending turns),
+Slash commands: ``/dream`` (curate now), ``/compact`` (compact this session's pending turns),
 ``/status``, ``/new [KEY]`` (start another session), ``/help``, ``/quit`` (also ``/exit``,
 Ctrl-D). Ctrl-C at the prompt only reminds how to leave; during a turn it abandons the wait.
 
@@ -28,7 +28,7 @@ from reverie.errors import ReverieError
 
 PROMPT = "you> "
 HELP = (
-    "/dream  curate memory now    /compact  archive this session's turns    /status\n"
+    "/dream  curate memory now    /compact  compact this session's turns    /status\n"
     "/new [KEY]  start a new session    /help    /quit (or Ctrl-D)"
 )
 

@@ -4,7 +4,7 @@ A ``Session`` is an immutable snapshot of one conversation (key such as ``telegr
 every message ever appended, oldest first, plus the state compaction keeps beside them.
 ``compacted_upto`` is the number of leading messages already summarised into history; the
 messages stay in the session (a person can still read them), prompts replay from the mark.
-``summary`` is the latest archived summary with the time the session was last active, shown
+``summary`` is the latest compaction summary with the time the session was last active, shown
 at the top of the next prompt after an idle compaction.
 
 Invariants: times are timezone-aware; ``0 <= compacted_upto <= len(messages)`` (constructing a
@@ -38,8 +38,8 @@ def is_internal(session_key: str | None) -> bool:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ArchivedSummary:
-    """The latest summary of a session's archived turns and when the session was last active."""
+class CompactionSummary:
+    """The latest summary of a session's compacted turns and when the session was last active."""
 
     text: str
     last_active: datetime
@@ -50,7 +50,7 @@ class ArchivedSummary:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Session:
-    """One conversation: its messages, compaction mark, archived summary and metadata."""
+    """One conversation: its messages, compaction mark, compaction summary and metadata."""
 
     key: str
     created_at: datetime
@@ -58,7 +58,7 @@ class Session:
     messages: tuple[Message, ...] = ()
     metadata: Mapping[str, JSONValue] = field(default_factory=dict)
     compacted_upto: int = 0
-    summary: ArchivedSummary | None = None
+    summary: CompactionSummary | None = None
 
     def __post_init__(self) -> None:
         require_aware(self.created_at)

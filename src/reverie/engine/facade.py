@@ -235,7 +235,7 @@ class MemoryEngine:
     # Jobs (``engine.jobs``)
 
     def compact(self, session_key: str) -> CompactionResult:
-        """Archive every pending message of a session now (and encode dense recall's backlog)."""
+        """Compact every pending message of a session now (and encode dense recall's backlog)."""
         return jobs.compact(self._parts, session_key)
 
     def idle_scanner(self, in_flight: Iterable[str] = ()) -> IdleScanner:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def compact(parts: Parts, session_key: str) -> CompactionResult:
-    """Archive every pending message of a session now (and encode dense recall's backlog)."""
+    """Compact every pending message of a session now (and encode dense recall's backlog)."""
     result = parts.compactor.compact_all(check_session_key(session_key), reason="manual")
     index_vectors(parts.dense)
     return result

@@ -209,7 +209,7 @@ def _ledger(stores: DoctorStores, report: DoctorReport) -> None:
 
 
 def _ingest(stores: DoctorStores, report: DoctorReport) -> None:
-    """An ingest that died: its sessions may hold pending messages no run will archive."""
+    """An ingest that died: its sessions may hold pending messages no run will compact."""
     problem = interrupted_problem(stores)
     if problem is not None:
         report.problem("ingest", problem, stores.path_of(Place.INGEST_RUN))

@@ -2,7 +2,7 @@
 
 The system message holds, stable parts first: the identity line, SOUL.md, USER.md and
 memory/MEMORY.md (a file still holding only its starter text is left out), then "Recent
-history" (entries after the dream cursor), then the archived summary of the session
+history" (entries after the dream cursor), then the compaction summary of the session
 ("Previous conversation summary (last active ...)"). Recent history, the summary and recalled
 items are quoted data: fenced between ``<quoted-data>`` lines with every later line of a text
 indented (``recall.items.fenced``/``quoted``), and each section says so, so no remembered text

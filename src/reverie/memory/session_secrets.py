@@ -4,7 +4,7 @@ Every message is redacted as it is admitted (``reverie.core.inbound.admit``), so
 written now never holds a secret. A session written by an older reverie (or an import made
 before that) can: ``find`` lists, per session, the messages whose text or tool-call arguments
 ``redact_message`` would change, with the kinds of secret they hold (``find_kinds``), and the
-archived summaries that hold one. ``session_secrets`` is doctor's finding (a problem, naming
+compaction summaries that hold one. ``session_secrets`` is doctor's finding (a problem, naming
 the fix: ``reverie doctor --redact-sessions``). ``rewrite`` replaces each such message in place
 by its redacted form (``SessionsPort.redact(change=redact_message)``): same index, role, ids,
 names and times, so every compaction mark, history range and reference stays true, and nothing
@@ -47,7 +47,7 @@ class _Report(Protocol):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionSecrets:
-    """One session's messages (by index) and archived summary that still hold a secret."""
+    """One session's messages (by index) and compaction summary that still hold a secret."""
 
     session_key: str
     indices: tuple[int, ...]

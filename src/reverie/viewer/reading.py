@@ -3,7 +3,7 @@
 Search results link to their sources: a session message to its place in the session
 (``/session?key=K#m-<index>``), a history entry to its place among the session's summaries
 (``#e-<cursor>``), or, without a session, to the timeline around it. A session page shows the
-latest archived summary, the session's history entries (its compactions), then every message,
+latest compaction summary, the session's history entries (its compactions), then every message,
 with the compacted part marked: those messages live on in history, the rest is replayed.
 """
 

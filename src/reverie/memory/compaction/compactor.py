@@ -1,4 +1,4 @@
-"""Token-pressure compaction: keep the next prompt under budget by archiving the oldest turns.
+"""Token-pressure compaction: keep the next prompt under budget by compacting the oldest turns.
 
 Before a model call, ``ensure_budget`` (or ``fit``, which also hands back the session as it
 last read it, so a caller over budget builds its prompt again without another read) measures
@@ -8,7 +8,7 @@ assembles itself); at or over the input budget it compacts, round by round (at m
 A round cuts at a turn boundary (``pick_cut``), or inside one endless turn at the last point
 that keeps tool calls with their results (``last_safe_cut``), summarises
 ``messages[mark:cut]``, appends the summary to history tagged with the session key and the
-range it covers, stores it as the session's archived summary, then moves the mark.
+range it covers, stores it as the session's compaction summary, then moves the mark.
 The raw messages stay in the session; only the replay window moves.
 
 Invariants.
@@ -130,7 +130,7 @@ class Compactor:
             return self._run(session, plan, before)
 
     def compact_all(self, key: str, *, reason: str = "idle") -> CompactionResult:
-        """Archive every pending message of ``key``; the summary opens its next prompt."""
+        """Compact every pending message of ``key``; the summary opens its next prompt."""
         plan = Plan(user_text=None, tools=(), target=0, until_end=True, why=reason)
         with self._lock(key):
             session = self._stores.sessions.load(key)

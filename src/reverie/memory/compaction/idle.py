@@ -1,4 +1,4 @@
-"""Idle compaction: archive the pending turns of sessions nobody has talked to for a while.
+"""Idle compaction: compact the pending turns of sessions nobody has talked to for a while.
 
 ``IdleScanner.scan`` looks at every session's ``SessionInfo`` (no messages read) and compacts
 those idle longer than the TTL that still have pending messages, skipping internal sessions

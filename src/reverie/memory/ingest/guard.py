@@ -127,5 +127,5 @@ def interrupted_problem(stores: IngestStores) -> str | None:
         pending += len(session.messages) - session.compacted_upto
     return (
         f"an ingest was interrupted: {len(keys)} session(s), {pending} message(s) not yet "
-        "archived; run `reverie ingest` again (any path) to finish it"
+        "compacted; run `reverie ingest` again (any path) to finish it"
     )

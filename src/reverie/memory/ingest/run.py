@@ -2,7 +2,7 @@
 
 ``run_ingest`` imports every path (format detected), replays each conversation into its session
 turn by turn at its recorded pace so token-pressure compaction runs as it would have live,
-archives what is left (the conversations are over), then dreams until nothing is pending. It
+compacts what is left (the conversations are over), then dreams until nothing is pending. It
 works the same with a model or without one (model-free summariser and curator).
 
 Re-ingesting the same data adds nothing: a session only receives messages it does not hold yet
@@ -16,7 +16,7 @@ One writer, any crash. One ingest runs per workspace at a time (``ingest_guard``
 step is idempotent by content, so a SIGKILL at any instant followed by a rerun ends exactly
 where one clean run ends: the rerun first redoes the compaction check the crash may have cut
 off, the compactor reuses an entry whose mark a crash did not move, every replayed session
-is archived whether or not it received new messages, and the sessions of an interrupted run
+is compacted whether or not it received new messages, and the sessions of an interrupted run
 (the run record of ``reverie.storage.ports.ingest``) are finished by the next ingest whatever its
 paths.
 
@@ -29,7 +29,7 @@ in is remembered by content hash (the marks of ``reverie.storage.ports.ingest``)
 ingest adds nothing.
 
 nanobot's consolidated split is honoured whichever path brought a session (workspace, sessions
-folder, one file): on first import the messages nanobot had archived (``last_archived``, else
+folder, one file): on first import the messages nanobot had compacted (``last_archived``, else
 ``last_consolidated``) are stored already compacted, never summarised again, and nanobot's own
 summary of them (``_last_summary``) becomes one history entry of that session. Imported sessions
 have their own keys (``import:nanobot:<source>:<key>``), so they never merge into a live one.
@@ -87,7 +87,7 @@ class Compaction(Protocol):
         ...
 
     def compact_all(self, key: str, /, *, reason: str) -> CompactionResult:
-        """Archive every pending message of session ``key``."""
+        """Compact every pending message of session ``key``."""
         ...
 
 
@@ -260,7 +260,7 @@ def _replay(
     messages = tuple(message for message, _count in admitted)
     sessions = job.stores.sessions
     existing = sessions.load(key).messages
-    adopted = 0 if existing else _adopt_archived(job, conversation, messages)
+    adopted = 0 if existing else _adopt_compacted(job, conversation, messages)
     if adopted:
         existing = messages[:adopted]
     fresh = new_messages(existing, messages)
@@ -281,30 +281,30 @@ def _replay(
     moved()
 
 
-def _adopt_archived(
+def _adopt_compacted(
     job: IngestJob, conversation: ImportedConversation, messages: Sequence[Message]
 ) -> int:
-    """On first import, store what the source had archived as compacted; return how many.
+    """On first import, store what the source had already compacted; return how many.
 
-    The archived messages and their compaction mark land in one atomic session write, so a
+    The compacted messages and their compaction mark land in one atomic session write, so a
     crash cannot leave them pending (to be summarised a second time). The source's own
     summary of them goes to history once, as this session's summary.
     """
     stores = job.stores
-    archived = conversation.archived
-    if not 0 < archived <= len(messages):
-        archived = 0
-    if archived:
+    compacted = conversation.compacted
+    if not 0 < compacted <= len(messages):
+        compacted = 0
+    if compacted:
         now = stores.clock()
-        first = next((m.timestamp for m in messages[:archived] if m.timestamp), now)
-        last = next((m.timestamp for m in reversed(messages[:archived]) if m.timestamp), now)
+        first = next((m.timestamp for m in messages[:compacted] if m.timestamp), now)
+        last = next((m.timestamp for m in reversed(messages[:compacted]) if m.timestamp), now)
         stores.sessions.put(
             Session(
                 key=conversation.key,
                 created_at=first,
                 updated_at=last,
-                messages=tuple(messages[:archived]),
-                compacted_upto=archived,
+                messages=tuple(messages[:compacted]),
+                compacted_upto=compacted,
             )
         )
     summary = conversation.summary
@@ -314,13 +314,13 @@ def _adopt_archived(
             session_key=conversation.key,
             kind="summary",
             at=summary.last_active,
-            source_range=(0, archived) if archived else None,
+            source_range=(0, compacted) if compacted else None,
         )
-    return archived
+    return compacted
 
 
 def _finish_session(job: IngestJob, key: str) -> None:
-    """Archive whatever the session holds pending (the conversation is over)."""
+    """Compact whatever the session holds pending (the conversation is over)."""
     job.compaction.compact_all(key, reason="ingest")
 
 

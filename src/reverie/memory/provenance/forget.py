@@ -7,7 +7,7 @@ Under the dream lock (so no dream, restore or other forget runs meanwhile), the 
 computed afresh (``plan``) and carried out in this order::
 
     session messages   tombstoned in place (index, role and tool-call ids kept; see
-                       ``redaction``); archived summaries holding the text cleared
+                       ``redaction``); compaction summaries holding the text cleared
     history entries    cut or removed (``HistoryPort.edit``): the folder's log is repaired
                        (unreadable lines to its quarantine) and rewritten atomically under
                        the history lock; a database deletes or updates the rows in one

@@ -12,7 +12,7 @@ folder or a database workspace alike); it writes nothing. It holds:
   bring back), plus every entry whose content contains TEXT.
 - **messages**: the messages those records cite, plus every session message (internal
   ``dream:`` transcripts included; tool-call arguments included) that contains TEXT.
-- **summaries**: sessions whose archived summary contains TEXT.
+- **summaries**: sessions whose compaction summary contains TEXT.
 
 Messages of a forgotten entry that do not contain the text and are not cited for a forgotten
 line stay: forgetting a fact is not forgetting the whole conversation it was said in. Every

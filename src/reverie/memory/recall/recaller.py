@@ -51,7 +51,7 @@ class Carried:
         session_key: the session the prompt is for.
         messages_from: that session's messages from this index on are in the prompt.
         cursors: history entries the prompt shows.
-        texts: other texts the prompt shows whole (e.g. the archived summary).
+        texts: other texts the prompt shows whole (e.g. the compaction summary).
     """
 
     session_key: str

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from reverie.config.bounded import read_bounded
 from reverie.core.clock import aware, read_iso
 from reverie.core.messages import JSONObject, JSONValue, Message, MessageFormatError
-from reverie.core.session import ArchivedSummary, Session, safe_mark
+from reverie.core.session import CompactionSummary, Session, safe_mark
 from reverie.errors import SessionImportError, StorageError
 
 if TYPE_CHECKING:
@@ -185,11 +185,11 @@ def _archive_mark(header: JSONObject) -> JSONValue:
     return header.get("last_archived", header.get("last_consolidated", 0))
 
 
-def _summary(value: JSONValue, local_tz: tzinfo | None) -> ArchivedSummary | None:
+def _summary(value: JSONValue, local_tz: tzinfo | None) -> CompactionSummary | None:
     if not isinstance(value, dict):
         return None
     text = value.get("text")
     last_active = _time(value.get("last_active"), local_tz)
     if not isinstance(text, str) or last_active is None:
         return None
-    return ArchivedSummary(text=text, last_active=last_active)
+    return CompactionSummary(text=text, last_active=last_active)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from reverie.core.inbound import valid_json
 from reverie.core.messages import Message
-from reverie.core.session import ArchivedSummary, Session, SessionInfo, safe_mark
+from reverie.core.session import CompactionSummary, Session, SessionInfo, safe_mark
 from reverie.core.tombstones import tombstone
 from reverie.storage.folder.session_records import MessageRecord, encode, parse, parse_time
 
@@ -167,7 +167,7 @@ def message_of(body: str) -> Message:
     return record.message
 
 
-def summary_json(summary: ArchivedSummary) -> str:
+def summary_json(summary: CompactionSummary) -> str:
     """The ``summary`` column's text for ``summary``."""
     return json_text({"text": summary.text, "last_active": summary.last_active.isoformat()})
 
@@ -182,12 +182,12 @@ def json_text(value: JSONObject) -> str:
     return text
 
 
-def summary_of(text: str | None) -> ArchivedSummary | None:
+def summary_of(text: str | None) -> CompactionSummary | None:
     """The summary a ``summary`` column holds (None: none)."""
     if text is None:
         return None
     value = json.loads(text)
-    return ArchivedSummary(text=value["text"], last_active=parse_time(value["last_active"]))
+    return CompactionSummary(text=value["text"], last_active=parse_time(value["last_active"]))
 
 
 def insert_session(

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from reverie.core.clock import Clock, require_aware
 from reverie.core.inbound import check_session_key
-from reverie.core.session import ArchivedSummary, Session, SessionInfo, safe_mark
+from reverie.core.session import CompactionSummary, Session, SessionInfo, safe_mark
 from reverie.core.tombstones import tombstone
 from reverie.errors import InputError, StorageError
 from reverie.storage.folder import layout, raw_transcripts
@@ -177,12 +177,12 @@ class SqliteSessionStore:
             return update(conn, row, at, mark=upto)
 
     def set_summary(self, key: str, text: str, last_active: datetime) -> SessionInfo:
-        """Record the latest archived summary of session ``key``."""
-        summary = ArchivedSummary(text=text, last_active=require_aware(last_active))
+        """Record the latest compaction summary of session ``key``."""
+        summary = CompactionSummary(text=text, last_active=require_aware(last_active))
         return self._set(key, summary=summary_json(summary))
 
     def clear_summary(self, key: str) -> SessionInfo:
-        """Forget the archived summary of session ``key`` (once it has been shown)."""
+        """Forget the compaction summary of session ``key`` (once it has been shown)."""
         return self._set(key, summary=None)
 
     def update_metadata(self, key: str, values: Mapping[str, JSONValue]) -> SessionInfo:

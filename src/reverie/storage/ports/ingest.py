@@ -38,4 +38,4 @@ class IngestRecordsPort(Protocol):
         """Record a run replaying ``sessions`` (replacing any recorded run)."""
 
     def finish(self) -> None:
-        """Forget the recorded run (its sessions are archived, dream has caught up)."""
+        """Forget the recorded run (its sessions are compacted, dream has caught up)."""

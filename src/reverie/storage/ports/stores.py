@@ -155,10 +155,10 @@ class SessionsPort(Protocol):
         """Set the compaction mark of session ``key``."""
 
     def set_summary(self, key: str, text: str, last_active: datetime) -> SessionInfo:
-        """Record the latest archived summary of session ``key``."""
+        """Record the latest compaction summary of session ``key``."""
 
     def clear_summary(self, key: str) -> SessionInfo:
-        """Forget the archived summary of session ``key``."""
+        """Forget the compaction summary of session ``key``."""
 
     def update_metadata(self, key: str, values: Mapping[str, JSONValue]) -> SessionInfo:
         """Merge ``values`` into the metadata of session ``key``."""
@@ -181,7 +181,7 @@ class SessionsPort(Protocol):
 
         Tombstones when ``change`` is None (``forget``); ``redact_sessions`` passes
         ``redact_message``. No byte of the old text stays in the store; ``summary`` also
-        clears the archived summary.
+        clears the compaction summary.
         """
 
     def close(self) -> None:

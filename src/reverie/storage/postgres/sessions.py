@@ -1,7 +1,7 @@
 """Sessions of one workspace in PostgreSQL: one row per message, one row of state per session.
 
 Storage model. ``sessions`` holds each session's key, times, message count, compaction mark,
-archived summary and metadata; ``messages`` holds one row per message (its JSON form, which
+compaction summary and metadata; ``messages`` holds one row per message (its JSON form, which
 keeps NUL and every other character exactly, and its plain text for search).
 
 Invariants (DESIGN.md 3 and 4, across servers).
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, cast
 
 from reverie.core.clock import Clock, system_clock
 from reverie.core.messages import Message
-from reverie.core.session import ArchivedSummary, Session, SessionInfo
+from reverie.core.session import CompactionSummary, Session, SessionInfo
 from reverie.core.tombstones import FORGOTTEN, tombstone
 from reverie.errors import DatabaseError, InputError
 from reverie.storage.postgres.records import PgQuarantine
@@ -155,7 +155,7 @@ class PgSessionStore:
             compacted_upto=mark,
             summary=None
             if summary is None or active is None
-            else ArchivedSummary(text=summary, last_active=active),
+            else CompactionSummary(text=summary, last_active=active),
         )
 
     def exists(self, key: str) -> bool:
@@ -208,11 +208,11 @@ class PgSessionStore:
             return self._update(key, "compacted_upto = %s", (upto,), conn=conn)
 
     def set_summary(self, key: str, text: str, last_active: datetime) -> SessionInfo:
-        """Store the session's archived summary and when it was last active."""
+        """Store the session's compaction summary and when it was last active."""
         return self._update(key, "summary = %s, summary_active = %s", (to_db(text), last_active))
 
     def clear_summary(self, key: str) -> SessionInfo:
-        """Remove the archived summary."""
+        """Remove the compaction summary."""
         return self._update(key, "summary = NULL, summary_active = NULL", ())
 
     def update_metadata(self, key: str, values: Mapping[str, JSONValue]) -> SessionInfo:

@@ -21,7 +21,7 @@ from typing import Literal
 from reverie.core.durable import MemoryFileName
 from reverie.core.entries import HistoryEntry
 from reverie.core.messages import Message
-from reverie.core.session import ArchivedSummary, Session
+from reverie.core.session import CompactionSummary, Session
 from reverie.memory.ingest.importers.content_hash import message_hash
 
 Format = Literal[
@@ -74,9 +74,9 @@ class ImportedConversation:
     title: str | None
     messages: tuple[Message, ...]
     source: Path
-    archived: int = 0
-    """How many leading messages the source had already summarised (nanobot's archive mark)."""
-    summary: ArchivedSummary | None = None
+    compacted: int = 0
+    """How many leading messages the source had already summarised (nanobot's ``last_archived``)."""
+    summary: CompactionSummary | None = None
     """The source's own summary of those messages (nanobot's ``_last_summary``), if any."""
 
     @property

@@ -269,7 +269,7 @@ def session_conversation(session: Session, source: Path) -> ImportedConversation
         title=title if isinstance(title, str) else None,
         messages=session.messages,
         source=source,
-        archived=session.compacted_upto,
+        compacted=session.compacted_upto,
         summary=session.summary,
     )
 

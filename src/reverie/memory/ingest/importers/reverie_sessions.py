@@ -7,7 +7,7 @@ live in ``.reverie/sessions.sqlite3``, which nanobot's session reader cannot see
 checkpoint files in a folder that is only being read.
 
 Every session comes back whole: messages, compaction mark (ingest stores what the source had
-compacted as compacted, never summarised again), archived summary and metadata. Internal
+compacted as compacted, never summarised again), compaction summary and metadata. Internal
 sessions (``dream:``, ``cron:``, transcripts of the source's own jobs) and empty ones are
 left out. A database that cannot be read is one problem (position 0), never an abort.
 """
