@@ -29,6 +29,7 @@ recall ranks the pool again on its own rules either way. This module only reads.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, cast
@@ -45,10 +46,11 @@ from reverie.core.hits import (
 from reverie.core.marks import without_marks
 from reverie.core.refs import SourceRef, parse_ref
 from reverie.core.text import CONTEXT_CHARS, query_terms
-from reverie.storage.postgres import tsearch
+from reverie.storage.postgres import ranking, tsearch
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:
+    from reverie.core.bm25 import Corpus
     from reverie.storage.postgres.database import Conn, Tenant
 
 _INTERNAL = "^(dream|cron):"
@@ -57,12 +59,12 @@ _MATCH = " AND words @@ to_tsquery('simple', %(q)s)"
 # Each source: the keys of its newest WINDOW matches first (no text read), then their rows.
 _HISTORY = (
     "SELECT 'history' AS kind, h.cursor, h.session_key, NULL::integer AS idx,"
-    " NULL::text AS role, h.at, h.words, h.content AS body FROM history AS h JOIN ({keys})"
-    " AS w USING (cursor) WHERE h.workspace_id = %(ws)s"
+    " NULL::text AS role, h.at, {rank} FROM history AS h JOIN ({keys}) AS w USING (cursor){hits}"
+    " WHERE h.workspace_id = %(ws)s"
 )
 _MESSAGES = (
     "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
-    " m.words, m.plain AS body FROM messages AS m JOIN ({keys}) AS w USING (session_key, idx)"
+    " {rank} FROM messages AS m JOIN ({keys}) AS w USING (session_key, idx){hits}"
     " WHERE m.workspace_id = %(ws)s"
 )
 _KEYS = {
@@ -78,16 +80,22 @@ _REF = {
 }
 _CONTEXT = (
     "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
-    " ts_rank_cd(p.context, to_tsquery('simple', %(q)s), 32) AS rank, m.plain AS body"
-    " FROM (SELECT session_key, idx, {context} AS context FROM messages"
+    " t.hits, t.length FROM (SELECT session_key, idx, {context} AS context FROM messages"
     " WHERE workspace_id = %(ws)s AND words @@ to_tsquery('simple', %(q)s){filters}"
     " ORDER BY at DESC NULLS LAST LIMIT %(window)s) AS p"
     " JOIN messages AS m ON m.workspace_id = %(ws)s AND m.session_key = p.session_key"
-    " AND m.idx = p.idx + 1 WHERE p.context @@ to_tsquery('simple', %(q)s)"
-    " ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
+    " AND m.idx = p.idx + 1{hits} WHERE p.context @@ to_tsquery('simple', %(q)s)"
 )
-"""Messages whose context (the end of the message before) matches, ranked on it alone: the
+"""Messages whose context (the end of the message before) matches, with its BM25 columns: the
 previous messages are found by their whole words (the index), then their end is checked."""
+_BODIES = (
+    "SELECT 'history', cursor, session_key, NULL::integer, NULL::text, at, {history}"
+    " FROM history WHERE workspace_id = %(ws)s AND cursor = ANY(%(cursors)s) UNION ALL"
+    " SELECT 'message', NULL::bigint, m.session_key, m.idx, m.role, m.at, {messages}"
+    " FROM messages AS m JOIN unnest(%(keys)s::text[], %(idxs)s::integer[]) AS k(session_key, idx)"
+    " USING (session_key, idx) WHERE m.workspace_id = %(ws)s"
+)
+"""The text (or headline) of the ranked items returned, read for those only."""
 _HOLDING = (
     "SELECT (SELECT count(*) FROM (SELECT 1 FROM history WHERE workspace_id = %(ws)s"
     " AND words @@ to_tsquery('simple', %(q)s) LIMIT %(cap)s) AS h)"
@@ -132,7 +140,7 @@ class PgIndex:
         """
         ref = parse_ref(query)
         rows = self._run(
-            "" if ref is not None else tsearch.tsquery(query_terms(query)),
+            [] if ref is not None else query_terms(query),
             ref=ref,
             headline=True,
             limit=limit,
@@ -180,17 +188,17 @@ class PgIndex:
         )  # fmt: skip
         scores: dict[tuple[object, ...], float] = {}
         rows: dict[tuple[object, ...], tuple[object, ...]] = {}
-        for row in run(query, between=(None, None)) if query else []:
+        for row in run(terms, between=(None, None)) if query else []:
             rows[_ident(row)], scores[_ident(row)] = row, float(str(row[6]))
         if query and context_weight > 0:
-            for row in self._context(query, limit, session_key, include_internal):
+            for row in self._context(terms, limit, session_key, include_internal):
                 ident = _ident(row)
                 rows.setdefault(ident, row)
                 scores[ident] = scores.get(ident, 0.0) + context_weight * float(str(row[6]))
         best = sorted(scores, key=lambda ident: (-scores[ident], _newest(rows[ident])))[:limit]
         found = [_candidate(rows[ident], scores[ident]) for ident in best]
         for start, end in between:
-            for row in run("", between=(start, end)):
+            for row in run([], between=(start, end)):
                 if (ident := _ident(row)) not in scores:
                     scores[ident] = 0.0
                     found.append(_candidate(row, 0.0))
@@ -218,27 +226,39 @@ class PgIndex:
 
     def _context(
         self,
-        query: str,
+        terms: Sequence[str],
         limit: int,
         session_key: str | None,
         include_internal: bool,  # noqa: FBT001
     ) -> list[tuple[object, ...]]:
+        """Messages by their context, ranked on it alone.
+
+        BM25 with the own text's idf and the mean length of the contexts found (the folder's
+        ``ctx`` table keeps statistics of its own: the one place the two differ by design).
+        """
         filters = _filters(session_key, (None, None), include_internal)
         context = tsearch.words(f"right(plain, {CONTEXT_CHARS})")
+        phrases = tsearch.phrases(terms)
         params = {
             "ws": self._tenant.id,
-            "q": query,
+            "q": tsearch.tsquery(terms),
+            "lexemes": ranking.lexemes(phrases),
             "key": None if session_key is None else to_db(session_key),
             "internal": _INTERNAL,
-            "limit": limit,
             "window": WINDOW,
         }
+        hits = ranking.HITS.format(words="p.context")
+        sql = _CONTEXT.format(context=context, filters=filters, hits=hits)
         with self._tenant.transaction() as conn:
-            return _fetch(conn, _CONTEXT.format(context=context, filters=filters), params)
+            stats = ranking.corpus(conn, self._tenant.id, phrases)
+            pool = _fetch(conn, sql, params)
+            lengths = [int(str(row[7])) for row in pool]
+            stats = replace(stats, average_length=sum(lengths) / max(1, len(lengths)))
+            return _top(conn, pool, phrases, stats, limit=limit, params=params, headline=False)
 
     def _run(
         self,
-        query: str,
+        terms: Sequence[str],
         *,
         headline: bool = False,
         ref: SourceRef | None = None,
@@ -248,19 +268,23 @@ class PgIndex:
         sources: Sequence[Source],
         include_internal: bool,
     ) -> list[tuple[object, ...]]:
+        query = tsearch.tsquery(terms)
         if ref is not None:  # one item by its name: no words to match, no headline
             sources = [s for s in sources if (s == "history") == (ref.kind == "history")]
             headline = False
+            query = ""
         elif not query and between == (None, None):
             return []
         if not sources:
             return []
+        phrases = tsearch.phrases(terms) if query else []
         filters = _filters(session_key, between, include_internal)
-        sql = _ranked_sql(bool(query), sources, filters, headline, ref=ref is not None)
+        sql = _pool_sql(bool(query), sources, filters, ref=ref is not None)
         params = {
             **_ref_params(ref),
             "ws": self._tenant.id,
             "q": query,
+            "lexemes": ranking.lexemes(phrases),
             "opts": _HEADLINE,
             "key": None if session_key is None else to_db(session_key),
             "since": between[0],
@@ -270,7 +294,55 @@ class PgIndex:
             "window": WINDOW,
         }
         with self._tenant.transaction() as conn:
-            return _fetch(conn, sql, params)
+            if not query:
+                return _fetch(conn, sql, params)
+            stats = ranking.corpus(conn, self._tenant.id, phrases)
+            pool = _fetch(conn, sql, params)
+            return _top(conn, pool, phrases, stats, limit=limit, params=params, headline=headline)
+
+
+def _top(
+    conn: Conn,
+    pool: list[tuple[object, ...]],
+    phrases: Sequence[Sequence[str]],
+    stats: Corpus,
+    *,
+    limit: int,
+    params: dict[str, object],
+    headline: bool,
+) -> list[tuple[object, ...]]:
+    """The best ``limit`` of ``pool`` (rows ending in ``hits, length``) by BM25.
+
+    Newest first on ties; each as ``kind, cursor, key, idx, role, at, score, text`` (the
+    headline when asked), the text read for the rows returned only.
+    """
+    scored = [(ranking.bm25(row[6], int(str(row[7])), phrases, stats), row) for row in pool]
+    scored.sort(key=lambda pair: (-pair[0], _newest(pair[1])))
+    best = scored[:limit]
+    if not best:
+        return []
+    messages = [row for _, row in best if row[0] == "message"]
+    text = {"history": "content", "messages": "plain"}
+    if headline:
+        text = {
+            source: f"ts_headline('simple', {tsearch.segmented(column)},"
+            " to_tsquery('simple', %(q)s), %(opts)s)"
+            for source, column in text.items()
+        }
+    bodies = {
+        _ident(row): row[6]
+        for row in _fetch(
+            conn,
+            _BODIES.format(history=text["history"], messages=text["messages"]),
+            {
+                **params,
+                "cursors": [row[1] for _, row in best if row[0] == "history"],
+                "keys": [row[2] for row in messages],
+                "idxs": [row[3] for row in messages],
+            },
+        )
+    }
+    return [(*row[:6], value, bodies[_ident(row)]) for value, row in best if _ident(row) in bodies]
 
 
 def _filters(
@@ -297,14 +369,18 @@ def _ref_params(ref: SourceRef | None) -> dict[str, object]:
     return {"ref_cursor": ref.cursor, "ref_key": key, "ref_idx": ref.message_index}
 
 
-def _ranked_sql(
+def _pool_sql(
     matching: bool,  # noqa: FBT001
     sources: Sequence[Source],
     filters: str,
-    headline: bool,  # noqa: FBT001
     *,
     ref: bool = False,
 ) -> str:
+    """The SQL of a search's rows.
+
+    Matching: every row of the newest ``WINDOW`` matches per source, with the BM25 columns
+    (``ranking.HITS``; ``_top`` ranks them). Else the newest ``limit`` rows, with their text.
+    """
     parts = [
         template.format(
             keys=_KEYS[source][0]
@@ -312,27 +388,20 @@ def _ranked_sql(
             + (_REF[source] if ref else "")
             + filters
             + _KEYS[source][1]
-            + " LIMIT %(window)s"
+            + " LIMIT %(window)s",
+            rank="t.hits, t.length" if matching else f"0.0 AS rank, {alias}.{column} AS body",
+            hits=ranking.HITS.format(words=f"{alias}.words") if matching else "",
         )
-        for source, template in (("history", _HISTORY), ("messages", _MESSAGES))
+        for source, template, alias, column in (
+            ("history", _HISTORY, "h", "content"),
+            ("messages", _MESSAGES, "m", "plain"),
+        )
         if source in sources
     ]
-    rank = "ts_rank_cd(words, to_tsquery('simple', %(q)s), 32)" if matching else "0.0"
-    # Ranking reads each candidate's tsvector and ts_headline re-parses its text: both run
-    # only on the newest WINDOW matches, and the headline only on the rows returned.
-    sql = (
-        f"SELECT kind, cursor, session_key, idx, role, at, {rank} AS rank, body"
-        f" FROM ({' UNION ALL '.join(f'({part})' for part in parts)}) AS pool"
-        " ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
-    )
-    if not headline:
-        return sql
-    segmented = tsearch.segmented("body")
-    text = f"ts_headline('simple', {segmented}, to_tsquery('simple', %(q)s), %(opts)s)"
-    return (
-        f"SELECT kind, cursor, session_key, idx, role, at, rank, {text}"
-        f" FROM ({sql}) AS top ORDER BY 7 DESC, 6 DESC NULLS LAST"
-    )
+    pool = " UNION ALL ".join(f"({part})" for part in parts)
+    if matching:
+        return pool
+    return f"SELECT * FROM ({pool}) AS pool ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
 
 
 def _fetch(conn: Conn, sql: str, params: dict[str, object]) -> list[tuple[object, ...]]:
