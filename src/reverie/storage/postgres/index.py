@@ -17,13 +17,15 @@ previous message's last ``core.text.CONTEXT_CHARS`` characters match adds
 internal sessions, ``dream:`` and ``cron:``, are left out unless asked for), the same rare
 words for recall's links (``rare_terms``: a capped count over the whole workspace).
 
-Ranking. A query matches items holding any of its terms (an OR, as BM25 in the file backend
-does); ``ts_rank_cd`` (cover density: how many query terms and how close together, with the
-length normalisation ``32``) orders them, newest first on ties. Only the newest ``WINDOW``
-matches of each source are ranked, so a query of very common words costs a bounded time (the
-folder index makes the same trade, at the price of older items). What PostgreSQL does not
-offer is BM25's inverse document frequency (a rare word weighs as much as a common one);
-recall ranks the pool again on its own rules either way. This module only reads.
+Ranking. A query matches items holding any of its terms (an OR, as in the file backend)
+and is ranked by BM25 as SQLite FTS5's ``bm25()`` computes it in the folder index
+(``core.bm25``; the statistics, capped counts and token positions come from ``ranking``),
+newest first on ties; an item's score in ``candidates`` is ``bm25(own) + context_weight x
+bm25(context)``, as the folder's (which also adds ``bm25(pairs)`` of a separate table for
+Chinese and Japanese pairs: here a pair is a phrase of the own text). Only the newest
+``WINDOW`` matches of each source are ranked, so a query of very common words costs a
+bounded time (the folder index makes the same trade, at the price of older items); the
+headline is computed for the rows returned only. This module only reads.
 """
 
 from __future__ import annotations
@@ -50,8 +52,7 @@ from reverie.storage.postgres import ranking, tsearch
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:
-    from reverie.core.bm25 import Corpus
-    from reverie.storage.postgres.database import Conn, Tenant
+    from reverie.storage.postgres.database import Tenant
 
 _INTERNAL = "^(dream|cron):"
 _HEADLINE = f"StartSel={SNIPPET_OPEN}, StopSel={SNIPPET_CLOSE}, MaxWords=24, MinWords=8"
@@ -88,14 +89,6 @@ _CONTEXT = (
 )
 """Messages whose context (the end of the message before) matches, with its BM25 columns: the
 previous messages are found by their whole words (the index), then their end is checked."""
-_BODIES = (
-    "SELECT 'history', cursor, session_key, NULL::integer, NULL::text, at, {history}"
-    " FROM history WHERE workspace_id = %(ws)s AND cursor = ANY(%(cursors)s) UNION ALL"
-    " SELECT 'message', NULL::bigint, m.session_key, m.idx, m.role, m.at, {messages}"
-    " FROM messages AS m JOIN unnest(%(keys)s::text[], %(idxs)s::integer[]) AS k(session_key, idx)"
-    " USING (session_key, idx) WHERE m.workspace_id = %(ws)s"
-)
-"""The text (or headline) of the ranked items returned, read for those only."""
 _HOLDING = (
     "SELECT (SELECT count(*) FROM (SELECT 1 FROM history WHERE workspace_id = %(ws)s"
     " AND words @@ to_tsquery('simple', %(q)s) LIMIT %(cap)s) AS h)"
@@ -189,17 +182,17 @@ class PgIndex:
         scores: dict[tuple[object, ...], float] = {}
         rows: dict[tuple[object, ...], tuple[object, ...]] = {}
         for row in run(terms, between=(None, None)) if query else []:
-            rows[_ident(row)], scores[_ident(row)] = row, float(str(row[6]))
+            rows[ranking.ident(row)], scores[ranking.ident(row)] = row, float(str(row[6]))
         if query and context_weight > 0:
             for row in self._context(terms, limit, session_key, include_internal):
-                ident = _ident(row)
+                ident = ranking.ident(row)
                 rows.setdefault(ident, row)
                 scores[ident] = scores.get(ident, 0.0) + context_weight * float(str(row[6]))
-        best = sorted(scores, key=lambda ident: (-scores[ident], _newest(rows[ident])))[:limit]
-        found = [_candidate(rows[ident], scores[ident]) for ident in best]
+        order = sorted(scores, key=lambda ident: (-scores[ident], ranking.newest(rows[ident])))
+        found = [_candidate(rows[ident], scores[ident]) for ident in order[:limit]]
         for start, end in between:
             for row in run([], between=(start, end)):
-                if (ident := _ident(row)) not in scores:
+                if (ident := ranking.ident(row)) not in scores:
                     scores[ident] = 0.0
                     found.append(_candidate(row, 0.0))
         return found
@@ -251,10 +244,12 @@ class PgIndex:
         sql = _CONTEXT.format(context=context, filters=filters, hits=hits)
         with self._tenant.transaction() as conn:
             stats = ranking.corpus(conn, self._tenant.id, phrases)
-            pool = _fetch(conn, sql, params)
+            pool = ranking.fetch(conn, sql, params)
             lengths = [int(str(row[7])) for row in pool]
             stats = replace(stats, average_length=sum(lengths) / max(1, len(lengths)))
-            return _top(conn, pool, phrases, stats, limit=limit, params=params, headline=False)
+            return ranking.top(
+                conn, pool, phrases, stats, limit=limit, params=params, headline=False
+            )
 
     def _run(
         self,
@@ -295,54 +290,12 @@ class PgIndex:
         }
         with self._tenant.transaction() as conn:
             if not query:
-                return _fetch(conn, sql, params)
+                return ranking.fetch(conn, sql, params)
             stats = ranking.corpus(conn, self._tenant.id, phrases)
-            pool = _fetch(conn, sql, params)
-            return _top(conn, pool, phrases, stats, limit=limit, params=params, headline=headline)
-
-
-def _top(
-    conn: Conn,
-    pool: list[tuple[object, ...]],
-    phrases: Sequence[Sequence[str]],
-    stats: Corpus,
-    *,
-    limit: int,
-    params: dict[str, object],
-    headline: bool,
-) -> list[tuple[object, ...]]:
-    """The best ``limit`` of ``pool`` (rows ending in ``hits, length``) by BM25.
-
-    Newest first on ties; each as ``kind, cursor, key, idx, role, at, score, text`` (the
-    headline when asked), the text read for the rows returned only.
-    """
-    scored = [(ranking.bm25(row[6], int(str(row[7])), phrases, stats), row) for row in pool]
-    scored.sort(key=lambda pair: (-pair[0], _newest(pair[1])))
-    best = scored[:limit]
-    if not best:
-        return []
-    messages = [row for _, row in best if row[0] == "message"]
-    text = {"history": "content", "messages": "plain"}
-    if headline:
-        text = {
-            source: f"ts_headline('simple', {tsearch.segmented(column)},"
-            " to_tsquery('simple', %(q)s), %(opts)s)"
-            for source, column in text.items()
-        }
-    bodies = {
-        _ident(row): row[6]
-        for row in _fetch(
-            conn,
-            _BODIES.format(history=text["history"], messages=text["messages"]),
-            {
-                **params,
-                "cursors": [row[1] for _, row in best if row[0] == "history"],
-                "keys": [row[2] for row in messages],
-                "idxs": [row[3] for row in messages],
-            },
-        )
-    }
-    return [(*row[:6], value, bodies[_ident(row)]) for value, row in best if _ident(row) in bodies]
+            pool = ranking.fetch(conn, sql, params)
+            return ranking.top(
+                conn, pool, phrases, stats, limit=limit, params=params, headline=headline
+            )
 
 
 def _filters(
@@ -404,22 +357,8 @@ def _pool_sql(
     return f"SELECT * FROM ({pool}) AS pool ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
 
 
-def _fetch(conn: Conn, sql: str, params: dict[str, object]) -> list[tuple[object, ...]]:
-    return [tuple(row) for row in conn.execute(sql, params).fetchall()]
-
-
 def _kind(value: object) -> SourceKind:
     return "history" if value == "history" else "message"
-
-
-def _ident(row: Sequence[object]) -> tuple[object, ...]:
-    return (row[0], row[1], row[2], row[3])
-
-
-def _newest(row: Sequence[object]) -> float:
-    """Sorts newer rows first (rows without a time last)."""
-    at = row[5]
-    return -at.timestamp() if isinstance(at, datetime) else float("inf")
 
 
 def _candidate(row: Sequence[object], score: float) -> Candidate:

@@ -1,4 +1,4 @@
-"""BM25 on PostgreSQL: the statistics of one query, and the positions its matches hold.
+"""BM25 on PostgreSQL: a query's statistics, its matches' positions, the best of them ranked.
 
 PostgreSQL has no BM25 (``ts_rank_cd`` has no inverse document frequency: a rare word
 weighed as much as a common one), so the index ranks here, by ``core.bm25``, the formula
@@ -29,6 +29,7 @@ reads.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from reverie.core.bm25 import Corpus, phrase_frequency, score
@@ -67,6 +68,14 @@ HITS = (
     " coalesce(sum(cardinality(positions)), 0) AS length FROM unnest({words})) AS t"
 )
 """Joined to a candidate: the query's tokens it holds (``token:pos,pos``) and its length."""
+_BODIES = (
+    "SELECT 'history', cursor, session_key, NULL::integer, NULL::text, at, {history}"
+    " FROM history WHERE workspace_id = %(ws)s AND cursor = ANY(%(cursors)s) UNION ALL"
+    " SELECT 'message', NULL::bigint, m.session_key, m.idx, m.role, m.at, {messages}"
+    " FROM messages AS m JOIN unnest(%(keys)s::text[], %(idxs)s::integer[]) AS k(session_key, idx)"
+    " USING (session_key, idx) WHERE m.workspace_id = %(ws)s"
+)
+"""The text (or headline) of the ranked items returned, read for those only."""
 
 
 def corpus(conn: Conn, workspace: int, phrases: Sequence[Sequence[str]]) -> Corpus:
@@ -108,3 +117,63 @@ def bm25(hits: object, length: int, phrases: Sequence[Sequence[str]], stats: Cor
     """The BM25 score of a candidate from its ``HITS`` columns."""
     held = positions(hits)
     return score([phrase_frequency(held, tokens) for tokens in phrases], length, stats)
+
+
+def top(
+    conn: Conn,
+    pool: list[tuple[object, ...]],
+    phrases: Sequence[Sequence[str]],
+    stats: Corpus,
+    *,
+    limit: int,
+    params: dict[str, object],
+    headline: bool,
+) -> list[tuple[object, ...]]:
+    """The best ``limit`` of ``pool`` (rows ending in ``hits, length``) by BM25.
+
+    Newest first on ties; each as ``kind, cursor, key, idx, role, at, score, text`` (the
+    headline when asked), the text read for the rows returned only.
+    """
+    scored = [(bm25(row[6], int(str(row[7])), phrases, stats), row) for row in pool]
+    scored.sort(key=lambda pair: (-pair[0], newest(pair[1])))
+    best = scored[:limit]
+    if not best:
+        return []
+    messages = [row for _, row in best if row[0] == "message"]
+    text = {"history": "content", "messages": "plain"}
+    if headline:
+        text = {
+            source: f"ts_headline('simple', {tsearch.segmented(column)},"
+            " to_tsquery('simple', %(q)s), %(opts)s)"
+            for source, column in text.items()
+        }
+    bodies = {
+        ident(row): row[6]
+        for row in fetch(
+            conn,
+            _BODIES.format(history=text["history"], messages=text["messages"]),
+            {
+                **params,
+                "cursors": [row[1] for _, row in best if row[0] == "history"],
+                "keys": [row[2] for row in messages],
+                "idxs": [row[3] for row in messages],
+            },
+        )
+    }
+    return [(*row[:6], value, bodies[ident(row)]) for value, row in best if ident(row) in bodies]
+
+
+def fetch(conn: Conn, sql: str, params: dict[str, object]) -> list[tuple[object, ...]]:
+    """The rows of ``sql``, as tuples."""
+    return [tuple(row) for row in conn.execute(sql, params).fetchall()]
+
+
+def ident(row: Sequence[object]) -> tuple[object, ...]:
+    """What names a row of a search: kind, cursor, session key, index."""
+    return (row[0], row[1], row[2], row[3])
+
+
+def newest(row: Sequence[object]) -> float:
+    """Sorts newer rows first (rows without a time last)."""
+    at = row[5]
+    return -at.timestamp() if isinstance(at, datetime) else float("inf")
