@@ -153,8 +153,9 @@ def test_a_rare_and_a_common_word_rank_the_same_items_in_the_same_order_on_both_
     for text in ("the garden garden gate", "garden garden garden", "weeding the garden"):
         backend.history.append(text, session_key="tg:li")
     backend.history.append("violin in the garden", session_key="tg:li")
-    for text in ("my violin lesson moved to tuesday afternoon", "the garden hose leaks again today"):
-        backend.sessions.append("tg:li", Message(role="user", content=text))
+    said = ("my violin lesson moved to tuesday afternoon", "the garden hose leaks again today")
+    for content in said:
+        backend.sessions.append("tg:li", Message(role="user", content=content))
     index = backend.open_index()
     try:
         index.refresh()

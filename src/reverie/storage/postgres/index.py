@@ -60,12 +60,12 @@ _MATCH = " AND words @@ to_tsquery('simple', %(q)s)"
 # Each source: the keys of its newest WINDOW matches first (no text read), then their rows.
 _HISTORY = (
     "SELECT 'history' AS kind, h.cursor, h.session_key, NULL::integer AS idx,"
-    " NULL::text AS role, h.at, {rank} FROM history AS h JOIN ({keys}) AS w USING (cursor){hits}"
+    " NULL::text AS role, h.at, {rank} FROM history AS h JOIN ({keys}) AS w USING (cursor)"
     " WHERE h.workspace_id = %(ws)s"
 )
 _MESSAGES = (
     "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
-    " {rank} FROM messages AS m JOIN ({keys}) AS w USING (session_key, idx){hits}"
+    " {rank} FROM messages AS m JOIN ({keys}) AS w USING (session_key, idx)"
     " WHERE m.workspace_id = %(ws)s"
 )
 _KEYS = {
@@ -81,11 +81,11 @@ _REF = {
 }
 _CONTEXT = (
     "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
-    " t.hits, t.length FROM (SELECT session_key, idx, {context} AS context FROM messages"
+    " {columns} FROM (SELECT session_key, idx, {context} AS context FROM messages"
     " WHERE workspace_id = %(ws)s AND words @@ to_tsquery('simple', %(q)s){filters}"
     " ORDER BY at DESC NULLS LAST LIMIT %(window)s) AS p"
     " JOIN messages AS m ON m.workspace_id = %(ws)s AND m.session_key = p.session_key"
-    " AND m.idx = p.idx + 1{hits} WHERE p.context @@ to_tsquery('simple', %(q)s)"
+    " AND m.idx = p.idx + 1 WHERE p.context @@ to_tsquery('simple', %(q)s)"
 )
 """Messages whose context (the end of the message before) matches, with its BM25 columns: the
 previous messages are found by their whole words (the index), then their end is checked."""
@@ -107,6 +107,7 @@ class PgIndex:
 
     def __init__(self, tenant: Tenant) -> None:
         self._tenant = tenant
+        self._lengths = ranking.MeanLength()
 
     def refresh(self) -> RefreshStats:
         """Nothing to catch up: the tables are the index."""
@@ -240,10 +241,10 @@ class PgIndex:
             "internal": _INTERNAL,
             "window": WINDOW,
         }
-        hits = ranking.HITS.format(words="p.context")
-        sql = _CONTEXT.format(context=context, filters=filters, hits=hits)
+        columns = f"{ranking.hits('p.context')}, {ranking.length('p.context')}"
+        sql = _CONTEXT.format(context=context, filters=filters, columns=columns)
         with self._tenant.transaction() as conn:
-            stats = ranking.corpus(conn, self._tenant.id, phrases)
+            stats = ranking.corpus(conn, self._tenant.id, phrases, self._lengths)
             pool = ranking.fetch(conn, sql, params)
             lengths = [int(str(row[7])) for row in pool]
             stats = replace(stats, average_length=sum(lengths) / max(1, len(lengths)))
@@ -291,7 +292,7 @@ class PgIndex:
         with self._tenant.transaction() as conn:
             if not query:
                 return ranking.fetch(conn, sql, params)
-            stats = ranking.corpus(conn, self._tenant.id, phrases)
+            stats = ranking.corpus(conn, self._tenant.id, phrases, self._lengths)
             pool = ranking.fetch(conn, sql, params)
             return ranking.top(
                 conn, pool, phrases, stats, limit=limit, params=params, headline=headline
@@ -332,7 +333,8 @@ def _pool_sql(
     """The SQL of a search's rows.
 
     Matching: every row of the newest ``WINDOW`` matches per source, with the BM25 columns
-    (``ranking.HITS``; ``_top`` ranks them). Else the newest ``limit`` rows, with their text.
+    (``ranking.hits``, ``ranking.length``; ``ranking.top`` ranks them). Else the newest
+    ``limit`` rows, with their text.
     """
     parts = [
         template.format(
@@ -342,8 +344,7 @@ def _pool_sql(
             + filters
             + _KEYS[source][1]
             + " LIMIT %(window)s",
-            rank="t.hits, t.length" if matching else f"0.0 AS rank, {alias}.{column} AS body",
-            hits=ranking.HITS.format(words=f"{alias}.words") if matching else "",
+            rank=f"{alias}.words" if matching else f"0.0 AS rank, {alias}.{column} AS body",
         )
         for source, template, alias, column in (
             ("history", _HISTORY, "h", "content"),
@@ -352,8 +353,12 @@ def _pool_sql(
         if source in sources
     ]
     pool = " UNION ALL ".join(f"({part})" for part in parts)
-    if matching:
-        return pool
+    if matching:  # OFFSET 0: positions are read for the pool's rows only, after the join
+        return (
+            "SELECT kind, cursor, session_key, idx, role, at,"
+            f" {ranking.hits('words')}, {ranking.length('words')}"
+            f" FROM (SELECT * FROM ({pool}) AS u OFFSET 0) AS pool"
+        )
     return f"SELECT * FROM ({pool}) AS pool ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
 
 

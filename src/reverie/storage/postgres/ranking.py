@@ -10,10 +10,13 @@ SQLite FTS5's ``bm25()`` uses in the folder index. Per query, in the query's tra
   per table. Up to ``N/2`` it is exact, and past it FTS5's floor makes every count weigh the
   same, so on workspaces of up to ``2 * HOLDING_CAP`` items the idf is FTS5's exactly; on
   larger ones a phrase held by more than ``HOLDING_CAP`` items of a table is weighed as if
-  held by that many (a little more than it should, where it already weighs little);
+  held by that many, so its idf is overstated (by about ln 2 when twice as many hold it):
+  common words weigh more against rare ones than on the folder, never more than a word
+  held by ``HOLDING_CAP`` items. The count stops early, so a common word costs a bounded time;
 - ``avgdl``: the mean length in tokens of up to ``SAMPLE`` items per table (the first the
   database reads; exact on a workspace with fewer), since summing every item's length per
-  query would cost a scan of the workspace;
+  query would cost a scan of the workspace; kept by the index (``MeanLength``) until the
+  item count has moved by a tenth;
 - for each candidate (the newest ``WINDOW`` matches per source, found as before): its length
   in tokens and the positions of the query's tokens, read from its ``tsvector`` in SQL, so
   only a few numbers per item cross the wire; the phrase counts and the score are computed
@@ -28,7 +31,9 @@ reads.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -47,13 +52,33 @@ _ITEMS = (
     "SELECT (SELECT count(*) FROM history WHERE workspace_id = %(ws)s)"
     " + (SELECT count(*) FROM messages WHERE workspace_id = %(ws)s)"
 )
-_LENGTH = "(SELECT coalesce(sum(cardinality(positions)), 0) FROM unnest({words}))"
-"""An item's length in tokens: every position of every lexeme of its ``tsvector``."""
+
+
+def length(words: str) -> str:
+    """The SQL of an item's length in tokens: its lexemes plus the commas between positions.
+
+    ``'a':1,4 'b':2`` is 3 tokens. Cheap, as reading the text form of a ``tsvector`` is (an
+    exact count by ``unnest`` cost twice a whole query of common words); off by one for each
+    comma inside a lexeme, which only a URL's or a path's lexeme holds (``'/a,b'``).
+    """
+    text = f"{words}::text"
+    return f"(length({words}) + length({text}) - length(replace({text}, ',', '')))"
+
+
+def hits(words: str) -> str:
+    """The SQL of the query's tokens an item holds, with their positions (``'a':1A,4A``).
+
+    The ``tsvector`` with the query's lexemes (``%(lexemes)s``) marked, then only those kept:
+    a few bytes per item cross the wire, whatever its length.
+    """
+    return f"ts_filter(setweight({words}, 'A', %(lexemes)s), '{{a}}')::text"
+
+
 _LENGTHS = (
     "SELECT coalesce(sum(n), 0), count(*) FROM ("
-    f"(SELECT {_LENGTH.format(words='words')} AS n FROM history"
+    f"(SELECT {length('words')} AS n FROM history"
     " WHERE workspace_id = %(ws)s LIMIT %(sample)s) UNION ALL"
-    f" (SELECT {_LENGTH.format(words='words')} AS n FROM messages"
+    f" (SELECT {length('words')} AS n FROM messages"
     " WHERE workspace_id = %(ws)s LIMIT %(sample)s)) AS s"
 )
 _HOLDERS = (
@@ -62,12 +87,6 @@ _HOLDERS = (
     " + (SELECT count(*) FROM (SELECT 1 FROM messages WHERE workspace_id = %(ws)s"
     " AND words @@ to_tsquery('simple', %(q{i})s) LIMIT %(cap)s) AS m{i})"
 )
-HITS = (
-    " CROSS JOIN LATERAL (SELECT array_agg(lexeme || ':' || array_to_string(positions, ','))"
-    " FILTER (WHERE lexeme = ANY(%(lexemes)s)) AS hits,"
-    " coalesce(sum(cardinality(positions)), 0) AS length FROM unnest({words})) AS t"
-)
-"""Joined to a candidate: the query's tokens it holds (``token:pos,pos``) and its length."""
 _BODIES = (
     "SELECT 'history', cursor, session_key, NULL::integer, NULL::text, at, {history}"
     " FROM history WHERE workspace_id = %(ws)s AND cursor = ANY(%(cursors)s) UNION ALL"
@@ -76,17 +95,39 @@ _BODIES = (
     " USING (session_key, idx) WHERE m.workspace_id = %(ws)s"
 )
 """The text (or headline) of the ranked items returned, read for those only."""
+_HIT = re.compile(r"'((?:[^']|'')*)':([0-9A-D,]+)")
 
 
-def corpus(conn: Conn, workspace: int, phrases: Sequence[Sequence[str]]) -> Corpus:
+@dataclass(slots=True)
+class MeanLength:
+    """The items' mean length in tokens, sampled again once their count moved by a tenth.
+
+    Summing lengths means reading every sampled ``tsvector`` (about 30 ms for 2,000 items
+    here, more than the rest of a selective query), and the mean moves slowly; one object
+    per index, so one server keeps its own (a benign race between threads: a tuple swap).
+    """
+
+    sampled: tuple[int, float] = (-1, 0.0)
+    """The item count when last sampled (-1: never) and the mean then."""
+
+    def current(self, conn: Conn, workspace: int, items: int) -> float:
+        """The mean length, sampled first when ``items`` moved by a tenth since the last time."""
+        then, average = self.sampled
+        if then < 0 or abs(items - then) * 10 > then:
+            row = conn.execute(_LENGTHS, {"ws": workspace, "sample": SAMPLE}).fetchone()
+            tokens, counted = (0, 0) if row is None else (int(str(n)) for n in row)
+            average = tokens / counted if counted else 0.0
+            self.sampled = (items, average)
+        return average
+
+
+def corpus(
+    conn: Conn, workspace: int, phrases: Sequence[Sequence[str]], lengths: MeanLength
+) -> Corpus:
     """The statistics of a query of ``phrases`` (each a tuple of tokens) over ``workspace``."""
-    params: dict[str, object] = {"ws": workspace, "sample": SAMPLE}
+    params: dict[str, object] = {"ws": workspace}
     items_row = conn.execute(_ITEMS, params).fetchone()
     items = int(str(items_row[0])) if items_row is not None else 0
-    tokens_row = conn.execute(_LENGTHS, params).fetchone()
-    tokens, sampled = (
-        (0, 0) if tokens_row is None else (int(str(tokens_row[0])), int(str(tokens_row[1])))
-    )
     params["cap"] = min(HOLDING_CAP, items // 2 + 1)
     for i, tokens_of in enumerate(phrases):
         params[f"q{i}"] = tsearch.phrase_query(tokens_of)
@@ -95,26 +136,25 @@ def corpus(conn: Conn, workspace: int, phrases: Sequence[Sequence[str]]) -> Corp
         sql = "SELECT " + ", ".join(_HOLDERS.format(i=i) for i in range(len(phrases)))
         row = conn.execute(sql, params).fetchone()
         holding = tuple(int(str(value)) for value in row) if row is not None else ()
-    average = tokens / sampled if sampled else 0.0
+    average = lengths.current(conn, workspace, items)
     return Corpus(items=items, average_length=average, holding=holding)
 
 
 def lexemes(phrases: Sequence[Sequence[str]]) -> list[str]:
-    """Every token of ``phrases``, once (what ``HITS`` reads positions of)."""
+    """Every token of ``phrases``, once (what ``hits`` reads positions of)."""
     return list(dict.fromkeys(token for tokens in phrases for token in tokens))
 
 
 def positions(hits: object) -> dict[str, list[int]]:
-    """``HITS``'s array (``token:pos,pos``, or NULL) as token -> positions."""
-    found: dict[str, list[int]] = {}
-    for hit in hits if isinstance(hits, list) else ():
-        token, _, places = str(hit).rpartition(":")
-        found[token] = [int(place) for place in places.split(",") if place]
-    return found
+    """``hits``'s text (``'a':1A,4A 'b':2A``) as token -> positions."""
+    return {
+        token.replace("''", "'"): [int(place.rstrip("ABCD")) for place in places.split(",")]
+        for token, places in _HIT.findall(str(hits or ""))
+    }
 
 
 def bm25(hits: object, length: int, phrases: Sequence[Sequence[str]], stats: Corpus) -> float:
-    """The BM25 score of a candidate from its ``HITS`` columns."""
+    """The BM25 score of a candidate from its ``hits`` and ``length`` columns."""
     held = positions(hits)
     return score([phrase_frequency(held, tokens) for tokens in phrases], length, stats)
 
