@@ -52,6 +52,7 @@ from reverie.storage.postgres import ranking, tsearch
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:
+    from reverie.core.bm25 import Corpus
     from reverie.storage.postgres.database import Tenant
 
 _INTERNAL = "^(dream|cron):"
@@ -133,15 +134,24 @@ class PgIndex:
         A source reference alone (``#h12``) returns the item it names, if it passes the filters.
         """
         ref = parse_ref(query)
-        rows = self._run(
-            [] if ref is not None else query_terms(query),
-            ref=ref,
-            headline=True,
-            limit=limit,
-            session_key=session_key,
-            between=(since, until),
-            sources=sources,
-            include_internal=include_internal,
+        rows = (
+            self._named(
+                ref,
+                session_key=session_key,
+                between=(since, until),
+                sources=sources,
+                include_internal=include_internal,
+            )
+            if ref is not None
+            else self._run(
+                query_terms(query),
+                headline=True,
+                limit=limit,
+                session_key=session_key,
+                between=(since, until),
+                sources=sources,
+                include_internal=include_internal,
+            )
         )
         return [
             SearchHit(
@@ -182,10 +192,11 @@ class PgIndex:
         )  # fmt: skip
         scores: dict[tuple[object, ...], float] = {}
         rows: dict[tuple[object, ...], tuple[object, ...]] = {}
-        for row in run(terms, between=(None, None)) if query else []:
+        stats = self._stats(terms) if query else None  # once for both the own text and context
+        for row in run(terms, between=(None, None), stats=stats) if query else []:
             rows[ranking.ident(row)], scores[ranking.ident(row)] = row, float(str(row[6]))
         if query and context_weight > 0:
-            for row in self._context(terms, limit, session_key, include_internal):
+            for row in self._context(terms, limit, session_key, include_internal, stats):
                 ident = ranking.ident(row)
                 rows.setdefault(ident, row)
                 scores[ident] = scores.get(ident, 0.0) + context_weight * float(str(row[6]))
@@ -218,12 +229,17 @@ class PgIndex:
     def close(self) -> None:
         """Nothing to release."""
 
+    def _stats(self, terms: Sequence[str]) -> Corpus:
+        with self._tenant.transaction() as conn:
+            return ranking.corpus(conn, self._tenant.id, tsearch.phrases(terms), self._lengths)
+
     def _context(
         self,
         terms: Sequence[str],
         limit: int,
         session_key: str | None,
         include_internal: bool,  # noqa: FBT001
+        stats: Corpus | None,
     ) -> list[tuple[object, ...]]:
         """Messages by their context, ranked on it alone.
 
@@ -244,7 +260,7 @@ class PgIndex:
         columns = f"{ranking.hits('p.context')}, {ranking.length('p.context')}"
         sql = _CONTEXT.format(context=context, filters=filters, columns=columns)
         with self._tenant.transaction() as conn:
-            stats = ranking.corpus(conn, self._tenant.id, phrases, self._lengths)
+            stats = stats or ranking.corpus(conn, self._tenant.id, phrases, self._lengths)
             pool = ranking.fetch(conn, sql, params)
             lengths = [int(str(row[7])) for row in pool]
             stats = replace(stats, average_length=sum(lengths) / max(1, len(lengths)))
@@ -252,51 +268,70 @@ class PgIndex:
                 conn, pool, phrases, stats, limit=limit, params=params, headline=False
             )
 
-    def _run(
+    def _named(
         self,
-        terms: Sequence[str],
+        ref: SourceRef,
         *,
-        headline: bool = False,
-        ref: SourceRef | None = None,
-        limit: int,
         session_key: str | None,
         between: tuple[datetime | None, datetime | None],
         sources: Sequence[Source],
         include_internal: bool,
     ) -> list[tuple[object, ...]]:
-        query = tsearch.tsquery(terms)
-        if ref is not None:  # one item by its name: no words to match, no headline
-            sources = [s for s in sources if (s == "history") == (ref.kind == "history")]
-            headline = False
-            query = ""
-        elif not query and between == (None, None):
-            return []
+        """The one item ``ref`` names, if it passes the filters (no words, no headline)."""
+        sources = [s for s in sources if (s == "history") == (ref.kind == "history")]
         if not sources:
+            return []
+        filters = _filters(session_key, between, include_internal)
+        sql = _pool_sql(sources, filters, matching=False, ref=True)
+        params = {**_ref_params(ref), **self._params(session_key, between), "limit": 1}
+        with self._tenant.transaction() as conn:
+            return ranking.fetch(conn, sql, params)
+
+    def _run(
+        self,
+        terms: Sequence[str],
+        *,
+        headline: bool = False,
+        limit: int,
+        session_key: str | None,
+        between: tuple[datetime | None, datetime | None],
+        sources: Sequence[Source],
+        include_internal: bool,
+        stats: Corpus | None = None,
+    ) -> list[tuple[object, ...]]:
+        query = tsearch.tsquery(terms)
+        if (not query and between == (None, None)) or not sources:
             return []
         phrases = tsearch.phrases(terms) if query else []
         filters = _filters(session_key, between, include_internal)
-        sql = _pool_sql(bool(query), sources, filters, ref=ref is not None)
+        sql = _pool_sql(sources, filters, matching=bool(query))
         params = {
-            **_ref_params(ref),
-            "ws": self._tenant.id,
+            **self._params(session_key, between),
             "q": query,
             "lexemes": ranking.lexemes(phrases),
             "opts": _HEADLINE,
-            "key": None if session_key is None else to_db(session_key),
-            "since": between[0],
-            "until": between[1],
-            "internal": _INTERNAL,
             "limit": limit,
-            "window": WINDOW,
         }
         with self._tenant.transaction() as conn:
             if not query:
                 return ranking.fetch(conn, sql, params)
-            stats = ranking.corpus(conn, self._tenant.id, phrases, self._lengths)
+            stats = stats or ranking.corpus(conn, self._tenant.id, phrases, self._lengths)
             pool = ranking.fetch(conn, sql, params)
             return ranking.top(
                 conn, pool, phrases, stats, limit=limit, params=params, headline=headline
             )
+
+    def _params(
+        self, session_key: str | None, between: tuple[datetime | None, datetime | None]
+    ) -> dict[str, object]:
+        return {
+            "ws": self._tenant.id,
+            "key": None if session_key is None else to_db(session_key),
+            "since": between[0],
+            "until": between[1],
+            "internal": _INTERNAL,
+            "window": WINDOW,
+        }
 
 
 def _filters(
@@ -323,13 +358,7 @@ def _ref_params(ref: SourceRef | None) -> dict[str, object]:
     return {"ref_cursor": ref.cursor, "ref_key": key, "ref_idx": ref.message_index}
 
 
-def _pool_sql(
-    matching: bool,  # noqa: FBT001
-    sources: Sequence[Source],
-    filters: str,
-    *,
-    ref: bool = False,
-) -> str:
+def _pool_sql(sources: Sequence[Source], filters: str, *, matching: bool, ref: bool = False) -> str:
     """The SQL of a search's rows.
 
     Matching: every row of the newest ``WINDOW`` matches per source, with the BM25 columns
