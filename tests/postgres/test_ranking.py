@@ -30,3 +30,14 @@ def test_an_items_length_is_its_tokens_and_its_hits_are_the_query_tokens_positio
     assert row is not None
     assert int(str(row[0])) == tokens
     assert ranking.positions(row[1]) == held
+
+
+def test_a_common_phrases_count_is_remembered_until_the_items_move_by_a_tenth() -> None:
+    memo = ranking.Memo()
+    memo.note(("garden",), 1_000, ranking.REMEMBERED_FROM)
+    memo.note(("violin",), 1_000, ranking.REMEMBERED_FROM - 1)
+    assert memo.known(("garden",), 1_100) == ranking.REMEMBERED_FROM
+    assert memo.known(("garden",), 900) == ranking.REMEMBERED_FROM
+    assert memo.known(("garden",), 1_101) is None
+    assert memo.known(("violin",), 1_000) is None  # a rare phrase is counted every time
+    assert memo.known(("absent",), 1_000) is None

@@ -82,7 +82,7 @@ _REF = {
 }
 _CONTEXT = (
     "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
-    " {columns} FROM (SELECT session_key, idx, {context} AS context FROM messages"
+    " p.context AS words FROM (SELECT session_key, idx, {context} AS context FROM messages"
     " WHERE workspace_id = %(ws)s AND words @@ to_tsquery('simple', %(q)s){filters}"
     " ORDER BY at DESC NULLS LAST LIMIT %(window)s) AS p"
     " JOIN messages AS m ON m.workspace_id = %(ws)s AND m.session_key = p.session_key"
@@ -108,7 +108,7 @@ class PgIndex:
 
     def __init__(self, tenant: Tenant) -> None:
         self._tenant = tenant
-        self._lengths = ranking.MeanLength()
+        self._memo = ranking.Memo()
 
     def refresh(self) -> RefreshStats:
         """Nothing to catch up: the tables are the index."""
@@ -231,7 +231,7 @@ class PgIndex:
 
     def _stats(self, terms: Sequence[str]) -> Corpus:
         with self._tenant.transaction() as conn:
-            return ranking.corpus(conn, self._tenant.id, tsearch.phrases(terms), self._lengths)
+            return ranking.corpus(conn, self._tenant.id, tsearch.phrases(terms), self._memo)
 
     def _context(
         self,
@@ -257,10 +257,9 @@ class PgIndex:
             "internal": _INTERNAL,
             "window": WINDOW,
         }
-        columns = f"{ranking.hits('p.context')}, {ranking.length('p.context')}"
-        sql = _CONTEXT.format(context=context, filters=filters, columns=columns)
+        sql = ranking.counted(_CONTEXT.format(context=context, filters=filters))
         with self._tenant.transaction() as conn:
-            stats = stats or ranking.corpus(conn, self._tenant.id, phrases, self._lengths)
+            stats = stats or ranking.corpus(conn, self._tenant.id, phrases, self._memo)
             pool = ranking.fetch(conn, sql, params)
             lengths = [int(str(row[7])) for row in pool]
             stats = replace(stats, average_length=sum(lengths) / max(1, len(lengths)))
@@ -315,7 +314,7 @@ class PgIndex:
         with self._tenant.transaction() as conn:
             if not query:
                 return ranking.fetch(conn, sql, params)
-            stats = stats or ranking.corpus(conn, self._tenant.id, phrases, self._lengths)
+            stats = stats or ranking.corpus(conn, self._tenant.id, phrases, self._memo)
             pool = ranking.fetch(conn, sql, params)
             return ranking.top(
                 conn, pool, phrases, stats, limit=limit, params=params, headline=headline
@@ -362,7 +361,7 @@ def _pool_sql(sources: Sequence[Source], filters: str, *, matching: bool, ref: b
     """The SQL of a search's rows.
 
     Matching: every row of the newest ``WINDOW`` matches per source, with the BM25 columns
-    (``ranking.hits``, ``ranking.length``; ``ranking.top`` ranks them). Else the newest
+    (``ranking.counted``; ``ranking.top`` ranks them). Else the newest
     ``limit`` rows, with their text.
     """
     parts = [
@@ -382,12 +381,8 @@ def _pool_sql(sources: Sequence[Source], filters: str, *, matching: bool, ref: b
         if source in sources
     ]
     pool = " UNION ALL ".join(f"({part})" for part in parts)
-    if matching:  # OFFSET 0: positions are read for the pool's rows only, after the join
-        return (
-            "SELECT kind, cursor, session_key, idx, role, at,"
-            f" {ranking.hits('words')}, {ranking.length('words')}"
-            f" FROM (SELECT * FROM ({pool}) AS u OFFSET 0) AS pool"
-        )
+    if matching:
+        return ranking.counted(f"SELECT * FROM ({pool}) AS u")
     return f"SELECT * FROM ({pool}) AS pool ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
 
 

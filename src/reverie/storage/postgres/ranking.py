@@ -15,8 +15,9 @@ SQLite FTS5's ``bm25()`` uses in the folder index. Per query, in the query's tra
   held by ``HOLDING_CAP`` items. The count stops early, so a common word costs a bounded time;
 - ``avgdl``: the mean length in tokens of up to ``SAMPLE`` items per table (the first the
   database reads; exact on a workspace with fewer), since summing every item's length per
-  query would cost a scan of the workspace; kept by the index (``MeanLength``) until the
-  item count has moved by a tenth;
+  query would cost a scan of the workspace; kept by the index (``Memo``) until the item
+  count has moved by a tenth, as are the counts of phrases at least ``REMEMBERED_FROM``
+  items hold (the folder index remembers which phrases are common the same way);
 - for each candidate (the newest ``WINDOW`` matches per source, found as before): its length
   in tokens and the positions of the query's tokens, read from its ``tsvector`` in SQL, so
   only a few numbers per item cross the wire; the phrase counts and the score are computed
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,10 @@ HOLDING_CAP = 5_000
 """Per table, a phrase's holders are counted up to this many (see the module docstring)."""
 SAMPLE = 1_000
 """Per table, the mean length is taken over at most this many items."""
+REMEMBERED_FROM = 100
+"""A phrase held by at least this many items has its count remembered (``Memo``)."""
+_MEMO_SIZE = 4_096
+"""At most this many phrases are remembered (then all are forgotten)."""
 
 _ITEMS = (
     "SELECT (SELECT count(*) FROM history WHERE workspace_id = %(ws)s)"
@@ -74,6 +79,22 @@ def hits(words: str) -> str:
     return f"ts_filter(setweight({words}, 'A', %(lexemes)s), '{{a}}')::text"
 
 
+def counted(rows: str) -> str:
+    """``rows`` (``kind, cursor, session_key, idx, role, at, words``) with BM25's columns.
+
+    Each row as ``kind, cursor, session_key, idx, role, at, hits, length`` (``hits``,
+    ``length``); the fences (``OFFSET 0``) make them read for these rows only, after any join,
+    and the text form of each ``tsvector`` made once.
+    """
+    return (
+        "SELECT kind, cursor, session_key, idx, role, at, hits,"
+        " lexemes + length(t) - length(replace(t, ',', '')) FROM"
+        f" (SELECT kind, cursor, session_key, idx, role, at, {hits('words')} AS hits,"
+        f" length(words) AS lexemes, words::text AS t FROM ({rows} OFFSET 0) AS r OFFSET 0)"
+        " AS c"
+    )
+
+
 _LENGTHS = (
     "SELECT coalesce(sum(n), 0), count(*) FROM ("
     f"(SELECT {length('words')} AS n FROM history"
@@ -99,45 +120,67 @@ _HIT = re.compile(r"'((?:[^']|'')*)':([0-9A-D,]+)")
 
 
 @dataclass(slots=True)
-class MeanLength:
-    """The items' mean length in tokens, sampled again once their count moved by a tenth.
+class Memo:
+    """What an index remembers between queries: the mean length and common phrases' counts.
 
-    Summing lengths means reading every sampled ``tsvector`` (about 30 ms for 2,000 items
-    here, more than the rest of a selective query), and the mean moves slowly; one object
-    per index, so one server keeps its own (a benign race between threads: a tuple swap).
+    Both are taken again once the item count moved by a tenth since: summing lengths reads
+    every sampled ``tsvector`` (about 30 ms for 2,000 items here, more than the rest of a
+    selective query), and counting a common phrase reads up to ``HOLDING_CAP`` rows a table,
+    while both move slowly. A phrase fewer than ``REMEMBERED_FROM`` items hold is counted on
+    every query (cheap, and where a count matters most). One memo per index, so each server
+    keeps its own; threads race benignly (a tuple or an entry swapped whole).
     """
 
     sampled: tuple[int, float] = (-1, 0.0)
-    """The item count when last sampled (-1: never) and the mean then."""
+    """The item count when last sampled (-1: never) and the mean length then."""
+    holding: dict[tuple[str, ...], tuple[int, int]] = field(default_factory=dict)
+    """Per common phrase: the item count when it was counted, and its count."""
 
-    def current(self, conn: Conn, workspace: int, items: int) -> float:
+    def average(self, conn: Conn, workspace: int, items: int) -> float:
         """The mean length, sampled first when ``items`` moved by a tenth since the last time."""
         then, average = self.sampled
-        if then < 0 or abs(items - then) * 10 > then:
+        if not _fresh(then, items):
             row = conn.execute(_LENGTHS, {"ws": workspace, "sample": SAMPLE}).fetchone()
             tokens, counted = (0, 0) if row is None else (int(str(n)) for n in row)
             average = tokens / counted if counted else 0.0
             self.sampled = (items, average)
         return average
 
+    def known(self, phrase: tuple[str, ...], items: int) -> int | None:
+        """The remembered count of a common ``phrase``, if still fresh."""
+        then, count = self.holding.get(phrase, (-1, 0))
+        return count if _fresh(then, items) else None
 
-def corpus(
-    conn: Conn, workspace: int, phrases: Sequence[Sequence[str]], lengths: MeanLength
-) -> Corpus:
+    def note(self, phrase: tuple[str, ...], items: int, count: int) -> None:
+        """Remember ``count`` if the phrase is common."""
+        if count >= REMEMBERED_FROM:
+            if len(self.holding) >= _MEMO_SIZE:
+                self.holding.clear()
+            self.holding[phrase] = (items, count)
+
+
+def _fresh(then: int, items: int) -> bool:
+    return then >= 0 and abs(items - then) * 10 <= then
+
+
+def corpus(conn: Conn, workspace: int, phrases: Sequence[tuple[str, ...]], memo: Memo) -> Corpus:
     """The statistics of a query of ``phrases`` (each a tuple of tokens) over ``workspace``."""
     params: dict[str, object] = {"ws": workspace}
     items_row = conn.execute(_ITEMS, params).fetchone()
     items = int(str(items_row[0])) if items_row is not None else 0
     params["cap"] = min(HOLDING_CAP, items // 2 + 1)
-    for i, tokens_of in enumerate(phrases):
-        params[f"q{i}"] = tsearch.phrase_query(tokens_of)
-    holding: tuple[int, ...] = ()
-    if phrases:
-        sql = "SELECT " + ", ".join(_HOLDERS.format(i=i) for i in range(len(phrases)))
+    counts = {phrase: memo.known(phrase, items) for phrase in phrases}
+    asked = [phrase for phrase, count in counts.items() if count is None]
+    for i, tokens in enumerate(asked):
+        params[f"q{i}"] = tsearch.phrase_query(tokens)
+    if asked:
+        sql = "SELECT " + ", ".join(_HOLDERS.format(i=i) for i in range(len(asked)))
         row = conn.execute(sql, params).fetchone()
-        holding = tuple(int(str(value)) for value in row) if row is not None else ()
-    average = lengths.current(conn, workspace, items)
-    return Corpus(items=items, average_length=average, holding=holding)
+        for phrase, value in zip(asked, row or (), strict=False):
+            counts[phrase] = int(str(value))
+            memo.note(phrase, items, int(str(value)))
+    holding = tuple(counts[phrase] or 0 for phrase in phrases)
+    return Corpus(items=items, average_length=memo.average(conn, workspace, items), holding=holding)
 
 
 def lexemes(phrases: Sequence[Sequence[str]]) -> list[str]:
