@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from reverie.core.bm25 import phrase_frequency
 from reverie.storage.postgres import ranking, tsearch
 from reverie.storage.postgres.database import Tenant
 
@@ -24,12 +25,14 @@ def test_an_items_length_is_its_tokens_and_its_hits_are_the_query_tokens_positio
         f"SELECT {ranking.length('v')}, {ranking.hits('v')}"
         f" FROM (SELECT {tsearch.words('%(text)s::text')} AS v) AS x"
     )
-    lexemes = ranking.lexemes(tsearch.phrases(["garden", "a", "咖啡"]))
+    phrases = tsearch.phrases(["garden", "a", "咖啡"])
+    lexemes = ranking.lexemes(phrases)
     with tenant.transaction() as conn:
         row = conn.execute(sql, {"text": text, "lexemes": lexemes}).fetchone()
     assert row is not None
     assert int(str(row[0])) == tokens
     assert ranking.positions(row[1]) == held
+    assert ranking.frequencies(row[1], phrases) == [phrase_frequency(held, p) for p in phrases]
 
 
 def test_a_common_phrases_count_is_remembered_until_the_items_move_by_a_tenth() -> None:

@@ -54,13 +54,30 @@ def score(frequencies: Sequence[int], length: int, corpus: Corpus) -> float:
 
     ``frequencies`` follows the order of ``corpus.holding``; an item holding none scores 0.
     """
-    average = corpus.average_length if corpus.average_length > 0 else 1.0
-    norm = K1 * (1 - B + B * length / average)
-    total = 0.0
-    for frequency, holding in zip(frequencies, corpus.holding, strict=True):
-        if frequency > 0:
-            total += idf(corpus.items, holding) * frequency * (K1 + 1) / (frequency + norm)
-    return total
+    return Scorer.of(corpus)(frequencies, length)
+
+
+@dataclass(frozen=True, slots=True)
+class Scorer:
+    """``score`` for one query's ``Corpus``, its idf computed once (for many items)."""
+
+    weights: tuple[float, ...]
+    average_length: float
+
+    @classmethod
+    def of(cls, corpus: Corpus) -> Scorer:
+        """The scorer of ``corpus``."""
+        average = corpus.average_length if corpus.average_length > 0 else 1.0
+        return cls(tuple(idf(corpus.items, n) for n in corpus.holding), average)
+
+    def __call__(self, frequencies: Sequence[int], length: int) -> float:
+        """The score of an item of ``length`` tokens holding each phrase ``frequencies`` times."""
+        norm = K1 * (1 - B + B * length / self.average_length)
+        total = 0.0
+        for frequency, weight in zip(frequencies, self.weights, strict=True):
+            if frequency > 0:
+                total += weight * frequency * (K1 + 1) / (frequency + norm)
+        return total
 
 
 def phrase_frequency(positions: Mapping[str, Sequence[int]], tokens: Sequence[str]) -> int:

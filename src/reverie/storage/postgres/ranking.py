@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from reverie.core.bm25 import Corpus, phrase_frequency, score
+from reverie.core.bm25 import Corpus, Scorer, phrase_frequency
 from reverie.storage.postgres import tsearch
 
 if TYPE_CHECKING:
@@ -190,16 +190,33 @@ def lexemes(phrases: Sequence[Sequence[str]]) -> list[str]:
 
 def positions(hits: object) -> dict[str, list[int]]:
     """``hits``'s text (``'a':1A,4A 'b':2A``) as token -> positions."""
-    return {
-        token.replace("''", "'"): [int(place.rstrip("ABCD")) for place in places.split(",")]
-        for token, places in _HIT.findall(str(hits or ""))
-    }
+    return {token: _places(places) for token, places in _held(hits).items()}
 
 
-def bm25(hits: object, length: int, phrases: Sequence[Sequence[str]], stats: Corpus) -> float:
-    """The BM25 score of a candidate from its ``hits`` and ``length`` columns."""
-    held = positions(hits)
-    return score([phrase_frequency(held, tokens) for tokens in phrases], length, stats)
+def frequencies(hits: object, phrases: Sequence[Sequence[str]]) -> list[int]:
+    """How many times a candidate holds each of ``phrases``, from its ``hits`` column.
+
+    A one-token phrase is counted off the text (its positions, never parsed); only a phrase
+    of several tokens has its positions read (``core.bm25.phrase_frequency``).
+    """
+    held = _held(hits)
+    found: list[int] = []
+    for tokens in phrases:
+        if len(tokens) == 1:
+            places = held.get(tokens[0])
+            found.append(places.count(",") + 1 if places else 0)
+        else:
+            where = {token: _places(held[token]) for token in tokens if token in held}
+            found.append(phrase_frequency(where, tokens))
+    return found
+
+
+def _held(hits: object) -> dict[str, str]:
+    return {token.replace("''", "'"): places for token, places in _HIT.findall(str(hits or ""))}
+
+
+def _places(places: str) -> list[int]:
+    return [int(place.rstrip("ABCD")) for place in places.split(",")]
 
 
 def top(
@@ -217,7 +234,8 @@ def top(
     Newest first on ties; each as ``kind, cursor, key, idx, role, at, score, text`` (the
     headline when asked), the text read for the rows returned only.
     """
-    scored = [(bm25(row[6], int(str(row[7])), phrases, stats), row) for row in pool]
+    scorer = Scorer.of(stats)
+    scored = [(scorer(frequencies(row[6], phrases), int(str(row[7]))), row) for row in pool]
     scored.sort(key=lambda pair: (-pair[0], newest(pair[1])))
     best = scored[:limit]
     if not best:
