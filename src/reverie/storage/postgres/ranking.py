@@ -66,8 +66,11 @@ def length(words: str) -> str:
     exact count by ``unnest`` cost twice a whole query of common words); off by one for each
     comma inside a lexeme, which only a URL's or a path's lexeme holds (``'/a,b'``).
     """
-    text = f"{words}::text"
-    return f"(length({words}) + length({text}) - length(replace({text}, ',', '')))"
+    return _tokens(f"length({words})", f"{words}::text")
+
+
+def _tokens(lexemes: str, text: str) -> str:
+    return f"({lexemes} + length({text}) - length(replace({text}, ',', '')))"
 
 
 def hits(words: str) -> str:
@@ -87,8 +90,7 @@ def counted(rows: str) -> str:
     and the text form of each ``tsvector`` made once.
     """
     return (
-        "SELECT kind, cursor, session_key, idx, role, at, hits,"
-        " lexemes + length(t) - length(replace(t, ',', '')) FROM"
+        f"SELECT kind, cursor, session_key, idx, role, at, hits, {_tokens('lexemes', 't')} FROM"
         f" (SELECT kind, cursor, session_key, idx, role, at, {hits('words')} AS hits,"
         f" length(words) AS lexemes, words::text AS t FROM ({rows} OFFSET 0) AS r OFFSET 0)"
         " AS c"
