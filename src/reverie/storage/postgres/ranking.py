@@ -17,7 +17,7 @@ SQLite FTS5's ``bm25()`` uses in the folder index. Per query, in the query's tra
   database reads; exact on a workspace with fewer), since summing every item's length per
   query would cost a scan of the workspace; kept by the index (``Memo``) until the item
   count has moved by a tenth, as are the counts of phrases at least ``REMEMBERED_FROM``
-  items hold (the folder index remembers which phrases are common the same way);
+  items hold (the folder index likewise remembers which phrases are common, ``CommonMemo``);
 - for each candidate (the newest ``WINDOW`` matches per source, found as before): its length
   in tokens and the positions of the query's tokens, read from its ``tsvector`` in SQL, so
   only a few numbers per item cross the wire; the phrase counts and the score are computed
