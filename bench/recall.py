@@ -6,6 +6,7 @@ Run: .venv/bin/python bench/recall.py [--latency N] [--only NAME]   (prints one 
      [--no-quality] [--dense quality|latency|both]   (dense recall: ``recalllib.dense``)
      [--variants all,bm25]   (only these retrieval variants: a quicker run)
      [--pad-durable N]   (N lines of small talk added to USER.md and MEMORY.md after dream)
+     [--backend folder|postgres]   (where the latency run's workspace is: ``recalllib.pglatency``)
 
 Quality. Each conversation of the seeded dev set (``recalllib.devset``: English and Chinese,
 planted facts, updates, dates, distractors; questions paraphrased, with gold evidence turns;
@@ -29,7 +30,8 @@ Latency (``--latency N``): a workspace of N items (half history entries, half me
 its last 8 messages and dream level with history (as a workspace in use would be), then
 ``prompt()`` with recall for 200 questions: p50 and p95 in one active session (the usual
 case: its replay is warm), and rotating over the 50 sessions (each load reads a session of
-1,000 messages), and ``recall()`` alone.
+1,000 messages), ``recall()`` alone and ``search()``. With ``--backend postgres`` the same run
+on a workspace of a throwaway PostgreSQL cluster (``recalllib.pglatency``), dense included.
 """
 
 from __future__ import annotations
@@ -305,8 +307,13 @@ def _twins(conversations: list[Conversation]) -> int:
     )
 
 
-def latency(size: int, queries: int = 200) -> dict[str, object]:
+def latency(size: int, queries: int = 200, backend: str = "folder") -> dict[str, object]:
     asked = list(questions(queries, random.Random(6)))
+    if backend == "postgres":
+        from recalllib import pglatency
+
+        wanted = DENSE[1:] in (["latency"], ["both"])
+        return pglatency.latency(size, asked, _config(8192, recall=True), _timed, dense=wanted)
     with tempfile.TemporaryDirectory() as folder:
         engine = MemoryEngine.open(Path(folder), _config(8192, recall=True))
         workspace = workspace_of(engine)
@@ -322,6 +329,7 @@ def latency(size: int, queries: int = 200) -> dict[str, object]:
         one = _timed(lambda n: engine.prompt("cli:s7", asked[n]).recalled, len(asked))
         rotating = _timed(lambda n: engine.prompt(f"cli:s{n % 50}", asked[n]).recalled, len(asked))
         alone = _timed(lambda n: engine.recall(asked[n], session="cli:s7").items, len(asked))
+        search = _timed(lambda n: engine.search(asked[n]), len(asked))
         dense = _dense_latency(engine, asked) if DENSE[1:] in (["latency"], ["both"]) else None
         engine.close()
     return {
@@ -331,6 +339,7 @@ def latency(size: int, queries: int = 200) -> dict[str, object]:
         "prompt_one_session": one,
         "prompt_rotating_sessions": rotating,
         "recall_alone": alone,
+        "search": search,
         **({"dense": dense} if dense else {}),
     }
 
@@ -396,6 +405,7 @@ def main(argv: list[str]) -> None:
         default=None,
         help="dense recall (the embeddings extra): its own table, its latency, or both",
     )
+    parser.add_argument("--backend", choices=("folder", "postgres"), default="folder")
     parser.add_argument("--dense-cache", default="/tmp/reverie-bench-e5.npz", help="vectors memo")
     args = parser.parse_args(argv)
     if args.dense:
@@ -415,7 +425,7 @@ def main(argv: list[str]) -> None:
     if args.dense in ("quality", "both"):
         report["dense"] = _dense_quality(conversations)
     if args.latency:
-        report["latency"] = latency(args.latency)
+        report["latency"] = latency(args.latency, backend=args.backend)
     print(json.dumps(report, indent=2))
     if args.table and "quality" in report:
         print(table(report["quality"]))

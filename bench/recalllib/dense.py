@@ -219,6 +219,7 @@ def latency(
     random.Random(3).shuffle(asked)
     one = timed(lambda n: engine.prompt("cli:s7", asked[n]).recalled, len(asked))
     alone = timed(lambda n: engine.recall(asked[n], session="cli:s7").items, len(asked))
+    search = timed(lambda n: engine.search(asked[n]), len(asked))
     encode = timed(lambda n: dense.encoder.queries([asked[n]]), len(asked))
     vector = dense.encoder.queries(["what did we decide about the harbour?"])[0]
     scan = timed(lambda _n: dense.store.nearest(vector, limit=40, session_key=None), len(asked))
@@ -230,6 +231,7 @@ def latency(
         "store_fill_seconds_random_vectors": round(filled, 1),
         "prompt_one_session_dense": one,
         "recall_alone_dense": alone,
+        "search_dense": search,
         "query_encoding_alone": encode,
         "nearest_over_all_vectors": scan,
     }

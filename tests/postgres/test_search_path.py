@@ -2,7 +2,8 @@
 
 Each test runs on a folder workspace and on a workspace of the test cluster: source
 references through ``search()``, Chinese and Japanese through search, recall and the index's
-candidates, and the context weight of recall's candidates.
+candidates, the context weight of recall's candidates, and the ranking itself: BM25 as
+FTS5 computes it (``core.bm25``), so a rare word outweighs a common one on both.
 """
 
 from __future__ import annotations
@@ -126,6 +127,43 @@ def test_the_context_weight_brings_in_the_answer_to_a_question_on_both_backends(
         assert answer.score > 0
         assert answer.score < max(c.score for c in weighted if c.message_index != 1)
         assert index.candidates(["market"], limit=5, session_key="tg:bob", context_weight=0.5) == []
+    finally:
+        index.close()
+
+
+GARDEN_AND_VIOLIN = (
+    "violin in the garden",
+    "my violin lesson moved to tuesday afternoon",
+    "garden garden garden",
+    "the garden garden gate",
+    "weeding the garden",
+    "notes on the garden today",
+    "the garden hose leaks again today",
+    "garden plans for spring planting beds soon",
+)
+"""Best first by BM25: "violin" (2 items of 8) outweighs "garden" (7 of 8, FTS5's floor)."""
+
+
+def test_a_rare_and_a_common_word_rank_the_same_items_in_the_same_order_on_both_backends(
+    backend: Backend,
+) -> None:
+    """ts_rank_cd ranked "garden garden garden" above the violin lesson: it has no idf."""
+    for text in ("notes on the garden today", "garden plans for spring planting beds soon"):
+        backend.history.append(text, session_key="tg:li")
+    for text in ("the garden garden gate", "garden garden garden", "weeding the garden"):
+        backend.history.append(text, session_key="tg:li")
+    backend.history.append("violin in the garden", session_key="tg:li")
+    said = ("my violin lesson moved to tuesday afternoon", "the garden hose leaks again today")
+    for content in said:
+        backend.sessions.append("tg:li", Message(role="user", content=content))
+    index = backend.open_index()
+    try:
+        index.refresh()
+        hits = index.search("violin garden", limit=10)
+        assert tuple(_plain(hit.snippet) for hit in hits) == GARDEN_AND_VIOLIN
+        found = index.candidates(["violin", "garden"], limit=10, context_weight=0.0)
+        assert tuple(c.text for c in found) == GARDEN_AND_VIOLIN
+        assert [c.score for c in found] == sorted((c.score for c in found), reverse=True)
     finally:
         index.close()
 

@@ -17,18 +17,21 @@ previous message's last ``core.text.CONTEXT_CHARS`` characters match adds
 internal sessions, ``dream:`` and ``cron:``, are left out unless asked for), the same rare
 words for recall's links (``rare_terms``: a capped count over the whole workspace).
 
-Ranking. A query matches items holding any of its terms (an OR, as BM25 in the file backend
-does); ``ts_rank_cd`` (cover density: how many query terms and how close together, with the
-length normalisation ``32``) orders them, newest first on ties. Only the newest ``WINDOW``
-matches of each source are ranked, so a query of very common words costs a bounded time (the
-folder index makes the same trade, at the price of older items). What PostgreSQL does not
-offer is BM25's inverse document frequency (a rare word weighs as much as a common one);
-recall ranks the pool again on its own rules either way. This module only reads.
+Ranking. A query matches items holding any of its terms (an OR, as in the file backend)
+and is ranked by BM25 as SQLite FTS5's ``bm25()`` computes it in the folder index
+(``core.bm25``; the statistics, capped counts and token positions come from ``ranking``),
+newest first on ties; an item's score in ``candidates`` is ``bm25(own) + context_weight x
+bm25(context)``, as the folder's (which also adds ``bm25(pairs)`` of a separate table for
+Chinese and Japanese pairs: here a pair is a phrase of the own text). Only the newest
+``WINDOW`` matches of each source are ranked, so a query of very common words costs a
+bounded time (the folder index makes the same trade, at the price of older items); the
+headline is computed for the rows returned only. This module only reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, cast
@@ -45,11 +48,12 @@ from reverie.core.hits import (
 from reverie.core.marks import without_marks
 from reverie.core.refs import SourceRef, parse_ref
 from reverie.core.text import CONTEXT_CHARS, query_terms
-from reverie.storage.postgres import tsearch
+from reverie.storage.postgres import ranking, tsearch
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:
-    from reverie.storage.postgres.database import Conn, Tenant
+    from reverie.core.bm25 import Corpus
+    from reverie.storage.postgres.database import Tenant
 
 _INTERNAL = "^(dream|cron):"
 _HEADLINE = f"StartSel={SNIPPET_OPEN}, StopSel={SNIPPET_CLOSE}, MaxWords=24, MinWords=8"
@@ -57,12 +61,12 @@ _MATCH = " AND words @@ to_tsquery('simple', %(q)s)"
 # Each source: the keys of its newest WINDOW matches first (no text read), then their rows.
 _HISTORY = (
     "SELECT 'history' AS kind, h.cursor, h.session_key, NULL::integer AS idx,"
-    " NULL::text AS role, h.at, h.words, h.content AS body FROM history AS h JOIN ({keys})"
-    " AS w USING (cursor) WHERE h.workspace_id = %(ws)s"
+    " NULL::text AS role, h.at, {rank} FROM history AS h JOIN ({keys}) AS w USING (cursor)"
+    " WHERE h.workspace_id = %(ws)s"
 )
 _MESSAGES = (
     "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
-    " m.words, m.plain AS body FROM messages AS m JOIN ({keys}) AS w USING (session_key, idx)"
+    " {rank} FROM messages AS m JOIN ({keys}) AS w USING (session_key, idx)"
     " WHERE m.workspace_id = %(ws)s"
 )
 _KEYS = {
@@ -78,15 +82,13 @@ _REF = {
 }
 _CONTEXT = (
     "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
-    " ts_rank_cd(p.context, to_tsquery('simple', %(q)s), 32) AS rank, m.plain AS body"
-    " FROM (SELECT session_key, idx, {context} AS context FROM messages"
+    " p.context AS words FROM (SELECT session_key, idx, {context} AS context FROM messages"
     " WHERE workspace_id = %(ws)s AND words @@ to_tsquery('simple', %(q)s){filters}"
     " ORDER BY at DESC NULLS LAST LIMIT %(window)s) AS p"
     " JOIN messages AS m ON m.workspace_id = %(ws)s AND m.session_key = p.session_key"
     " AND m.idx = p.idx + 1 WHERE p.context @@ to_tsquery('simple', %(q)s)"
-    " ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
 )
-"""Messages whose context (the end of the message before) matches, ranked on it alone: the
+"""Messages whose context (the end of the message before) matches, with its BM25 columns: the
 previous messages are found by their whole words (the index), then their end is checked."""
 _HOLDING = (
     "SELECT (SELECT count(*) FROM (SELECT 1 FROM history WHERE workspace_id = %(ws)s"
@@ -106,6 +108,7 @@ class PgIndex:
 
     def __init__(self, tenant: Tenant) -> None:
         self._tenant = tenant
+        self._memo = ranking.Memo()
 
     def refresh(self) -> RefreshStats:
         """Nothing to catch up: the tables are the index."""
@@ -131,15 +134,24 @@ class PgIndex:
         A source reference alone (``#h12``) returns the item it names, if it passes the filters.
         """
         ref = parse_ref(query)
-        rows = self._run(
-            "" if ref is not None else tsearch.tsquery(query_terms(query)),
-            ref=ref,
-            headline=True,
-            limit=limit,
-            session_key=session_key,
-            between=(since, until),
-            sources=sources,
-            include_internal=include_internal,
+        rows = (
+            self._named(
+                ref,
+                session_key=session_key,
+                between=(since, until),
+                sources=sources,
+                include_internal=include_internal,
+            )
+            if ref is not None
+            else self._run(
+                query_terms(query),
+                headline=True,
+                limit=limit,
+                session_key=session_key,
+                between=(since, until),
+                sources=sources,
+                include_internal=include_internal,
+            )
         )
         return [
             SearchHit(
@@ -180,18 +192,19 @@ class PgIndex:
         )  # fmt: skip
         scores: dict[tuple[object, ...], float] = {}
         rows: dict[tuple[object, ...], tuple[object, ...]] = {}
-        for row in run(query, between=(None, None)) if query else []:
-            rows[_ident(row)], scores[_ident(row)] = row, float(str(row[6]))
+        stats = self._stats(terms) if query else None  # once for both the own text and context
+        for row in run(terms, between=(None, None), stats=stats) if query else []:
+            rows[ranking.ident(row)], scores[ranking.ident(row)] = row, float(str(row[6]))
         if query and context_weight > 0:
-            for row in self._context(query, limit, session_key, include_internal):
-                ident = _ident(row)
+            for row in self._context(terms, limit, session_key, include_internal, stats):
+                ident = ranking.ident(row)
                 rows.setdefault(ident, row)
                 scores[ident] = scores.get(ident, 0.0) + context_weight * float(str(row[6]))
-        best = sorted(scores, key=lambda ident: (-scores[ident], _newest(rows[ident])))[:limit]
-        found = [_candidate(rows[ident], scores[ident]) for ident in best]
+        order = sorted(scores, key=lambda ident: (-scores[ident], ranking.newest(rows[ident])))
+        found = [_candidate(rows[ident], scores[ident]) for ident in order[:limit]]
         for start, end in between:
-            for row in run("", between=(start, end)):
-                if (ident := _ident(row)) not in scores:
+            for row in run([], between=(start, end)):
+                if (ident := ranking.ident(row)) not in scores:
                     scores[ident] = 0.0
                     found.append(_candidate(row, 0.0))
         return found
@@ -216,61 +229,108 @@ class PgIndex:
     def close(self) -> None:
         """Nothing to release."""
 
+    def _stats(self, terms: Sequence[str]) -> Corpus:
+        with self._tenant.transaction() as conn:
+            return ranking.corpus(conn, self._tenant.id, tsearch.phrases(terms), self._memo)
+
     def _context(
         self,
-        query: str,
+        terms: Sequence[str],
         limit: int,
         session_key: str | None,
         include_internal: bool,  # noqa: FBT001
+        stats: Corpus | None,
     ) -> list[tuple[object, ...]]:
+        """Messages by their context, ranked on it alone.
+
+        BM25 with the own text's idf and the mean length of the contexts found (the folder's
+        ``ctx`` table keeps statistics of its own: the one place the two differ by design).
+        """
         filters = _filters(session_key, (None, None), include_internal)
         context = tsearch.words(f"right(plain, {CONTEXT_CHARS})")
+        phrases = tsearch.phrases(terms)
         params = {
             "ws": self._tenant.id,
-            "q": query,
+            "q": tsearch.tsquery(terms),
+            "lexemes": ranking.lexemes(phrases),
             "key": None if session_key is None else to_db(session_key),
             "internal": _INTERNAL,
-            "limit": limit,
             "window": WINDOW,
         }
+        sql = ranking.counted(_CONTEXT.format(context=context, filters=filters))
         with self._tenant.transaction() as conn:
-            return _fetch(conn, _CONTEXT.format(context=context, filters=filters), params)
+            stats = stats or ranking.corpus(conn, self._tenant.id, phrases, self._memo)
+            pool = ranking.fetch(conn, sql, params)
+            lengths = [int(str(row[7])) for row in pool]
+            stats = replace(stats, average_length=sum(lengths) / max(1, len(lengths)))
+            return ranking.top(
+                conn, pool, phrases, stats, limit=limit, params=params, headline=False
+            )
 
-    def _run(
+    def _named(
         self,
-        query: str,
+        ref: SourceRef,
         *,
-        headline: bool = False,
-        ref: SourceRef | None = None,
-        limit: int,
         session_key: str | None,
         between: tuple[datetime | None, datetime | None],
         sources: Sequence[Source],
         include_internal: bool,
     ) -> list[tuple[object, ...]]:
-        if ref is not None:  # one item by its name: no words to match, no headline
-            sources = [s for s in sources if (s == "history") == (ref.kind == "history")]
-            headline = False
-        elif not query and between == (None, None):
-            return []
+        """The one item ``ref`` names, if it passes the filters (no words, no headline)."""
+        sources = [s for s in sources if (s == "history") == (ref.kind == "history")]
         if not sources:
             return []
         filters = _filters(session_key, between, include_internal)
-        sql = _ranked_sql(bool(query), sources, filters, headline, ref=ref is not None)
+        sql = _pool_sql(sources, filters, matching=False, ref=True)
+        params = {**_ref_params(ref), **self._params(session_key, between), "limit": 1}
+        with self._tenant.transaction() as conn:
+            return ranking.fetch(conn, sql, params)
+
+    def _run(
+        self,
+        terms: Sequence[str],
+        *,
+        headline: bool = False,
+        limit: int,
+        session_key: str | None,
+        between: tuple[datetime | None, datetime | None],
+        sources: Sequence[Source],
+        include_internal: bool,
+        stats: Corpus | None = None,
+    ) -> list[tuple[object, ...]]:
+        query = tsearch.tsquery(terms)
+        if (not query and between == (None, None)) or not sources:
+            return []
+        phrases = tsearch.phrases(terms) if query else []
+        filters = _filters(session_key, between, include_internal)
+        sql = _pool_sql(sources, filters, matching=bool(query))
         params = {
-            **_ref_params(ref),
-            "ws": self._tenant.id,
+            **self._params(session_key, between),
             "q": query,
+            "lexemes": ranking.lexemes(phrases),
             "opts": _HEADLINE,
+            "limit": limit,
+        }
+        with self._tenant.transaction() as conn:
+            if not query:
+                return ranking.fetch(conn, sql, params)
+            stats = stats or ranking.corpus(conn, self._tenant.id, phrases, self._memo)
+            pool = ranking.fetch(conn, sql, params)
+            return ranking.top(
+                conn, pool, phrases, stats, limit=limit, params=params, headline=headline
+            )
+
+    def _params(
+        self, session_key: str | None, between: tuple[datetime | None, datetime | None]
+    ) -> dict[str, object]:
+        return {
+            "ws": self._tenant.id,
             "key": None if session_key is None else to_db(session_key),
             "since": between[0],
             "until": between[1],
             "internal": _INTERNAL,
-            "limit": limit,
             "window": WINDOW,
         }
-        with self._tenant.transaction() as conn:
-            return _fetch(conn, sql, params)
 
 
 def _filters(
@@ -297,14 +357,13 @@ def _ref_params(ref: SourceRef | None) -> dict[str, object]:
     return {"ref_cursor": ref.cursor, "ref_key": key, "ref_idx": ref.message_index}
 
 
-def _ranked_sql(
-    matching: bool,  # noqa: FBT001
-    sources: Sequence[Source],
-    filters: str,
-    headline: bool,  # noqa: FBT001
-    *,
-    ref: bool = False,
-) -> str:
+def _pool_sql(sources: Sequence[Source], filters: str, *, matching: bool, ref: bool = False) -> str:
+    """The SQL of a search's rows.
+
+    Matching: every row of the newest ``WINDOW`` matches per source, with the BM25 columns
+    (``ranking.counted``; ``ranking.top`` ranks them). Else the newest
+    ``limit`` rows, with their text.
+    """
     parts = [
         template.format(
             keys=_KEYS[source][0]
@@ -312,45 +371,23 @@ def _ranked_sql(
             + (_REF[source] if ref else "")
             + filters
             + _KEYS[source][1]
-            + " LIMIT %(window)s"
+            + " LIMIT %(window)s",
+            rank=f"{alias}.words" if matching else f"0.0 AS rank, {alias}.{column} AS body",
         )
-        for source, template in (("history", _HISTORY), ("messages", _MESSAGES))
+        for source, template, alias, column in (
+            ("history", _HISTORY, "h", "content"),
+            ("messages", _MESSAGES, "m", "plain"),
+        )
         if source in sources
     ]
-    rank = "ts_rank_cd(words, to_tsquery('simple', %(q)s), 32)" if matching else "0.0"
-    # Ranking reads each candidate's tsvector and ts_headline re-parses its text: both run
-    # only on the newest WINDOW matches, and the headline only on the rows returned.
-    sql = (
-        f"SELECT kind, cursor, session_key, idx, role, at, {rank} AS rank, body"
-        f" FROM ({' UNION ALL '.join(f'({part})' for part in parts)}) AS pool"
-        " ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
-    )
-    if not headline:
-        return sql
-    segmented = tsearch.segmented("body")
-    text = f"ts_headline('simple', {segmented}, to_tsquery('simple', %(q)s), %(opts)s)"
-    return (
-        f"SELECT kind, cursor, session_key, idx, role, at, rank, {text}"
-        f" FROM ({sql}) AS top ORDER BY 7 DESC, 6 DESC NULLS LAST"
-    )
-
-
-def _fetch(conn: Conn, sql: str, params: dict[str, object]) -> list[tuple[object, ...]]:
-    return [tuple(row) for row in conn.execute(sql, params).fetchall()]
+    pool = " UNION ALL ".join(f"({part})" for part in parts)
+    if matching:
+        return ranking.counted(f"SELECT * FROM ({pool}) AS u")
+    return f"SELECT * FROM ({pool}) AS pool ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
 
 
 def _kind(value: object) -> SourceKind:
     return "history" if value == "history" else "message"
-
-
-def _ident(row: Sequence[object]) -> tuple[object, ...]:
-    return (row[0], row[1], row[2], row[3])
-
-
-def _newest(row: Sequence[object]) -> float:
-    """Sorts newer rows first (rows without a time last)."""
-    at = row[5]
-    return -at.timestamp() if isinstance(at, datetime) else float("inf")
 
 
 def _candidate(row: Sequence[object], score: float) -> Candidate:

@@ -43,13 +43,20 @@ def unsegment(text: str) -> str:
     return text.replace(SEPARATOR, "")
 
 
+def phrases(terms: Sequence[str]) -> list[tuple[str, ...]]:
+    """The phrases ``tsquery`` searches for ``terms``: each term's ``phrase_tokens``, once."""
+    found = [tokens for tokens in dict.fromkeys(phrase_tokens(t) for t in terms) if tokens]
+    return found[:MAX_QUERY_TERMS]
+
+
+def phrase_query(tokens: Sequence[str]) -> str:
+    """The ``to_tsquery`` text of one phrase (its tokens side by side)."""
+    return "(" + " <-> ".join(f"'{token}'" for token in tokens) + ")"
+
+
 def tsquery(terms: Sequence[str]) -> str:
     """Return a ``to_tsquery`` text matching any of ``terms`` ('' when none holds a token).
 
     Each term (a word, a quoted phrase, a CJK pair) is a phrase of its ``phrase_tokens``.
     """
-    phrases = [tokens for tokens in dict.fromkeys(phrase_tokens(t) for t in terms) if tokens]
-    return " | ".join(
-        "(" + " <-> ".join(f"'{token}'" for token in tokens) + ")"
-        for tokens in phrases[:MAX_QUERY_TERMS]
-    )
+    return " | ".join(phrase_query(tokens) for tokens in phrases(terms))
