@@ -22,7 +22,7 @@ from reverie.storage.postgres.backend import PgBackend
 from reverie.testing.local_cluster import LocalCluster
 
 if TYPE_CHECKING:
-    from reverie import Workspace
+    from reverie.storage.folder.workspace import Workspace
 
 Timed = Callable[[Callable[[int], Sized], int], dict[str, float]]
 NAME = "bench-latency"
