@@ -57,6 +57,7 @@ from reverie.core.durable import MemoryFileName
 from reverie.llm.tokens import default_counter
 from reverie.memory.recall import RankedSource, RecallOptions
 from reverie.testing.folders import workspace_of
+from reverie.testing.parts import recaller_of
 
 WINDOWS = (4096, 8192)
 KEY = "bench:talk"
@@ -201,7 +202,7 @@ def _recall_at(found: list[int], gold: tuple[int, ...], k: int) -> float:
 
 def _ranked(engine: MemoryEngine, question: str, now: datetime) -> list[int]:
     """Recall's ranking of the session's messages, no budget, asked at ``now`` as a prompt is."""
-    items = engine.recaller.recall(question, max_tokens=10**6, scope=KEY, now=now).items
+    items = recaller_of(engine).recall(question, max_tokens=10**6, scope=KEY, now=now).items
     newest_first = sorted(items, key=lambda i: -(i.timestamp.timestamp() if i.timestamp else 0))
     best = sorted(newest_first, key=lambda item: -item.score)  # stable: ties stay newest first
     return [i.ref.message_index for i in best if i.ref.message_index is not None][:10]
@@ -267,7 +268,7 @@ def _window(convo: Conversation, window: int, tallies: dict[str, _Tally]) -> Non
             trunc = _truncation(convo, budget, question.text)
             tallies.setdefault(f"{tag}/truncation", _Tally()).add(trunc, gold, budget, budget)
             for name, (options, sources) in _variants(on).items():
-                on.recaller.options, on.recaller.sources = options, tuple(sources)
+                recaller_of(on).options, recaller_of(on).sources = options, tuple(sources)
                 text, tokens, budget = _prompt_text(on, question.text)
                 kinds = (f"{tag}/{name}", f"{tag}/{name}:{question.kind}")
                 found = _ranked(on, question.text, convo.times[-1])

@@ -97,8 +97,6 @@ SIBLINGS: frozenset[tuple[str, str]] = frozenset(
 
 ENGINE_NAMES = frozenset({"memory", "engine"})
 """What surfaces call the engine (also ``self._engine``): the receivers the facade rule reads."""
-ENGINE_PARTS = frozenset({"recaller", "agent", "dreamer", "idle_scanner"})
-"""Public attributes of the engine that are parts, kept for tests and benchmarks only."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -279,7 +277,7 @@ def engine_part_violations(tree: Mapping[str, str], operations: frozenset[str]) 
             if (
                 isinstance(node, ast.Attribute)
                 and _is_engine(node.value)
-                and (node.attr not in operations or node.attr in ENGINE_PARTS)
+                and node.attr not in operations
             ):
                 bad.append(f"{module}:{node.lineno} uses the engine's {node.attr}")
     return bad
@@ -529,7 +527,7 @@ def test_the_rules_catch_a_violating_tree() -> None:
         edges({"reverie.viewer.x": "from reverie.memory.status import gather\n"}), _is_value
     ) == ["reverie.viewer.x:1 takes gather from reverie.memory.status"]
     parts = {"reverie.cli.x": "def f(memory):\n    return memory.recaller.index, memory._stores\n"}
-    assert sorted(engine_part_violations(parts, frozenset({"recaller", "status"}))) == [
+    assert sorted(engine_part_violations(parts, frozenset({"status"}))) == [
         "reverie.cli.x:2 uses the engine's _stores",
         "reverie.cli.x:2 uses the engine's recaller",
     ]

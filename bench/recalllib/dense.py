@@ -39,6 +39,7 @@ from reverie.memory.recall.dense.retriever import (
 )
 from reverie.memory.recall.dense.vectors import Mark, VectorStore
 from reverie.storage.folder.vectors import VECTORS_PATH, SqliteVectorRows
+from reverie.testing.parts import recaller_of
 
 Vectors = npt.NDArray[np.float32]
 KEY = "bench:talk"
@@ -96,7 +97,7 @@ def attach(engine: MemoryEngine, encoder: Any, per_call: int = PER_QUERY) -> Den
     dense = DenseRetriever(
         lambda: cast("Followed", engine.index), store, encoder, per_call=per_call
     )
-    engine.recaller.sources = (dense,)
+    recaller_of(engine).sources = (dense,)
     engine.dense = dense
     return dense
 
@@ -149,8 +150,8 @@ def quality(
                 for question in convo.questions:
                     gold = [convo.texts[i] for i in question.evidence]
                     for name, (options, depth, weight) in variants.items():
-                        engine.recaller.options = options
-                        engine.recaller.sources = (dense,) if depth else ()
+                        recaller_of(engine).options = options
+                        recaller_of(engine).sources = (dense,) if depth else ()
                         dense.depth, dense.weight = depth, weight
                         text, tokens, budget = prompt_text(engine, question.text)
                         t = tallies.setdefault(f"{tag}/{name}", tally())

@@ -20,6 +20,7 @@ from reverie.memory.recall.dense.retriever import (
     query_text,
 )
 from reverie.storage.folder.vectors import SqliteVectorRows
+from reverie.testing.parts import recaller_of
 
 WINDOW = Config(
     model=ModelConfig(context_window=4096, max_output_tokens=1024),
@@ -63,7 +64,7 @@ def test_a_fact_sharing_no_word_with_the_question_is_recalled_by_meaning(
     _chat(engine, "tg:ann", 60)
 
     with_dense = engine.recall(QUESTION, session="tg:ann")
-    engine.recaller.sources = ()
+    recaller_of(engine).sources = ()
     lexical = engine.recall(QUESTION, session="tg:ann")
 
     assert FACT in [item.text for item in with_dense.items]

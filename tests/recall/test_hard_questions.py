@@ -19,6 +19,7 @@ from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.memory.recall.anchors import OPEN_DAYS, anchor_windows, anchored, with_anchors
 from reverie.memory.recall.entities import rare_names, with_entities
+from reverie.testing.parts import recaller_of
 from tests.recall import dated
 
 LEXICAL = Config(recall=RecallConfig(embeddings="off"))
@@ -41,12 +42,12 @@ def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryEng
 
 
 def _ranked(memory: MemoryEngine, question: str) -> dict[str, tuple[str, ...]]:
-    ranking = memory.recaller.ranking(question, scope=dated.KEY)
+    ranking = recaller_of(memory).ranking(question, scope=dated.KEY)
     return {r.candidate.text: r.why for r in ranking.items[:10]}
 
 
 def _off(memory: MemoryEngine, **changes: object) -> None:
-    memory.recaller.options = replace(memory.recaller.options, **changes)  # type: ignore[arg-type]
+    recaller_of(memory).options = replace(recaller_of(memory).options, **changes)  # type: ignore[arg-type]
 
 
 def test_a_rare_name_is_searched_on_its_own(memory: MemoryEngine) -> None:
@@ -62,7 +63,7 @@ def test_a_rare_name_is_searched_on_its_own(memory: MemoryEngine) -> None:
 
 
 def test_a_name_many_items_hold_is_not_an_entity(memory: MemoryEngine) -> None:
-    index = memory.recaller._index()
+    index = recaller_of(memory)._index()
 
     assert rare_names(["odile", "maya"], index, at_most=6) == ("odile",)
     assert rare_names(["maya"], index, at_most=6) == ()
@@ -98,7 +99,7 @@ def test_the_weeks_after_an_event_are_anchored_at_the_turn_telling_of_it(
 
 
 def test_before_an_event_reaches_back_the_open_span(memory: MemoryEngine) -> None:
-    index = memory.recaller._index()
+    index = recaller_of(memory)._index()
 
     (window,) = anchor_windows("What did Maya sell before moving to Heron Close?", index, dated.KEY)
     on = _ranked(memory, "What did Maya sell before moving to Heron Close?")
@@ -110,7 +111,7 @@ def test_before_an_event_reaches_back_the_open_span(memory: MemoryEngine) -> Non
 
 
 def test_names_no_item_holds_leave_the_pool_as_it_was(memory: MemoryEngine) -> None:
-    index = memory.recaller._index()
+    index = recaller_of(memory)._index()
     pool = index.candidates(["grey"], limit=5, session_key=dated.KEY, context_weight=0)
 
     assert with_entities(pool, ["zebedee"], index, dated.KEY) == pool
@@ -121,7 +122,7 @@ def test_names_no_item_holds_leave_the_pool_as_it_was(memory: MemoryEngine) -> N
 
 
 def test_no_phrase_or_no_event_anchors_nothing(memory: MemoryEngine) -> None:
-    index = memory.recaller._index()
+    index = recaller_of(memory)._index()
 
     assert anchor_windows("What did Maya get done in Ghent?", index, dated.KEY) == ()
     assert anchor_windows("What happened after the concert in Oslo?", index, dated.KEY) == ()
@@ -134,7 +135,7 @@ def test_no_phrase_or_no_event_anchors_nothing(memory: MemoryEngine) -> None:
 
 
 def test_an_anchored_question_keeps_its_own_words_and_its_event(memory: MemoryEngine) -> None:
-    index = memory.recaller._index()
+    index = recaller_of(memory)._index()
     question = "What did Maya get done in the two weeks after the jazz festival in Ghent?"
 
     events = anchored(question, index, dated.KEY)
@@ -148,7 +149,7 @@ def test_an_anchored_question_keeps_its_own_words_and_its_event(memory: MemoryEn
 
 
 def test_the_events_item_leads_the_pool_once(memory: MemoryEngine) -> None:
-    index = memory.recaller._index()
+    index = recaller_of(memory)._index()
     pool = index.candidates(["ghent", "grey"], limit=8, session_key=dated.KEY, context_weight=0)
     (trip,) = anchored("after the jazz festival", index, dated.KEY).anchors
 

@@ -10,6 +10,7 @@ from reverie import Message
 from reverie.config.sections import ModelConfig
 from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
+from reverie.testing.parts import recaller_of
 
 WINDOW = Config(model=ModelConfig(context_window=8192, max_output_tokens=1024))
 LEAD = "Anything new at home these days?"
@@ -36,7 +37,7 @@ def _talk(engine: MemoryEngine, key: str) -> None:
 
 
 def _recalled(engine: MemoryEngine, key: str, question: str) -> dict[str, tuple[str, ...]]:
-    found = engine.recaller.recall(question, max_tokens=2_000, scope=key)
+    found = recaller_of(engine).recall(question, max_tokens=2_000, scope=key)
     return {item.text: item.why for item in found.items}
 
 
@@ -45,7 +46,7 @@ def test_the_reply_after_a_hit_is_recalled_with_its_neighbours_on(engine: Memory
     question = "What is new at home?"
 
     off = _recalled(engine, "tg:ann", question)
-    engine.recaller.options = replace(engine.recaller.options, neighbour_top=3)
+    recaller_of(engine).options = replace(recaller_of(engine).options, neighbour_top=3)
     on = _recalled(engine, "tg:ann", question)
 
     assert LEAD in off
@@ -56,7 +57,7 @@ def test_the_reply_after_a_hit_is_recalled_with_its_neighbours_on(engine: Memory
 def test_a_neighbour_never_crosses_into_another_session(engine: MemoryEngine) -> None:
     _talk(engine, "tg:ann")
     engine.record("tg:bob", [Message(role="user", content="What is new at home, Bob?")])
-    engine.recaller.options = replace(engine.recaller.options, neighbour_top=5)
+    recaller_of(engine).options = replace(recaller_of(engine).options, neighbour_top=5)
 
     bob = _recalled(engine, "tg:bob", "What is new at home?")
 
@@ -73,9 +74,9 @@ def test_a_turn_sharing_a_rare_word_with_a_hit_is_linked_to_it(engine: MemoryEng
     _talk(engine, "tg:ann")
     question = "Has she recovered from the football injury?"
 
-    engine.recaller.options = replace(engine.recaller.options, link_top=0)
+    recaller_of(engine).options = replace(recaller_of(engine).options, link_top=0)
     off = _recalled(engine, "tg:ann", question)
-    engine.recaller.options = replace(engine.recaller.options, link_top=3)  # the default
+    recaller_of(engine).options = replace(recaller_of(engine).options, link_top=3)  # the default
     on = _recalled(engine, "tg:ann", question)
 
     assert injury in off

@@ -16,6 +16,7 @@ from reverie.memory.recall import RankedSource, RecallOptions, fuse
 from reverie.memory.recall.dates import without_dates
 from reverie.memory.recall.ranking import Ranked, Signals, rank
 from reverie.memory.recall.terms import QueryTerms
+from reverie.testing.parts import recaller_of
 
 WINDOW = Config(model=ModelConfig(context_window=4096, max_output_tokens=1024))
 
@@ -128,7 +129,7 @@ def test_a_fused_source_adds_what_words_miss_but_never_another_sessions_item(
     puppy = _candidate("We brought home a beagle puppy, we call him Ziggy.", index=0, day=1)
     secret = _candidate("My dog Rex is a secret.", index=0, day=1, key="cli:b")
     source = ListSource([secret, puppy])
-    engine.recaller.sources = (source,)
+    recaller_of(engine).sources = (source,)
 
     texts = [item.text for item in engine.recall("What breed is my dog?", session="cli:a").items]
 
@@ -139,7 +140,7 @@ def test_a_fused_source_adds_what_words_miss_but_never_another_sessions_item(
 def test_recall_works_with_no_source_fused(engine: MemoryEngine) -> None:
     _say(engine, "cli:a", "We brought home a beagle puppy, we call him Ziggy.")
 
-    assert engine.recaller.sources == ()
+    assert recaller_of(engine).sources == ()
     assert engine.recall("What breed is my dog?", session="cli:a").items == ()
     assert len(engine.recall("the beagle puppy", session="cli:a").items) == 1
 
@@ -175,7 +176,7 @@ def test_a_dated_question_recalls_that_day_not_items_sharing_its_numbers(
     _say(engine, "cli:a", "Gate 17 is closed for repairs.", "We adopted a kitten today!")
     asked = datetime(2026, 3, 10, tzinfo=UTC)
 
-    found = engine.recaller.recall(
+    found = recaller_of(engine).recall(
         "What happened on March 2?", max_tokens=500, scope="cli:a", now=asked
     )
 

@@ -24,6 +24,7 @@ from reverie.config.settings import Config
 from reverie.core.messages import Message
 from reverie.engine.owners.export import export_document
 from reverie.mcp import build_server
+from reverie.testing.parts import agent_of
 from reverie.viewer import RunningViewer, serve_viewer
 from tests.conftest import StepClock
 
@@ -179,7 +180,7 @@ def test_the_built_in_agent_keeps_and_replays_the_raw_text(tmp_path: Path) -> No
         tmp_path / "ws", config, provider=chat, clock=StepClock(), environ={}, dense="off"
     )
     try:
-        agent = engine.agent()
+        agent = agent_of(engine)
         agent.turn("cli:me", SAID)
         agent.turn("cli:me", "what was it?")
         assert PASSWORD in _texts(chat.requests[-1].messages)  # its own prompt: what was said

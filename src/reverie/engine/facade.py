@@ -60,15 +60,13 @@ if TYPE_CHECKING:
     from reverie.core.token_estimate import TokenCounter
     from reverie.llm.provider import Provider, ToolSchema
     from reverie.memory.agent import ChatAgent, TurnResult
-    from reverie.memory.compaction.idle import IdleScanner
     from reverie.memory.compaction.result import CompactionResult
     from reverie.memory.doctor import DoctorReport
     from reverie.memory.dream.result import DreamResult
-    from reverie.memory.dream.runner import Dreamer
     from reverie.memory.ingest.run import IngestReport, Progress
     from reverie.memory.provenance import ForgetReport, WhyReport
     from reverie.memory.provenance.plan import ForgetPlan
-    from reverie.memory.recall import Recaller, RecallResult
+    from reverie.memory.recall import RecallResult
     from reverie.memory.recall.dense.retriever import DenseRetriever
     from reverie.memory.session_secrets import SessionsRedacted
     from reverie.memory.status import Status
@@ -219,15 +217,15 @@ class MemoryEngine:
 
     def turn(self, session_key: str, user_text: str) -> TurnResult:
         """Answer ``user_text`` with the built-in agent (needs a chat model)."""
-        return self.agent().turn(check_session_key(session_key), clean_text(user_text))
+        return self._agent().turn(check_session_key(session_key), clean_text(user_text))
 
     def check_chat_model(self) -> None:
         """Raise ``ModelNotConfiguredError``, saying how to configure one, without a chat model."""
         if self._chat is None:
             raise ModelNotConfiguredError(NO_MODEL_HINT)
 
-    def agent(self) -> ChatAgent:
-        """Return the built-in agent, or raise ModelNotConfiguredError with a how-to."""
+    def _agent(self) -> ChatAgent:
+        """The built-in agent, or ModelNotConfiguredError with a how-to."""
         self.check_chat_model()
         assert self._chat is not None
         return conversation.agent(self._parts, self._chat)
@@ -238,17 +236,9 @@ class MemoryEngine:
         """Compact every pending message of a session now (and encode dense recall's backlog)."""
         return jobs.compact(self._parts, session_key)
 
-    def idle_scanner(self, in_flight: Iterable[str] = ()) -> IdleScanner:
-        """Return the idle-compaction scanner (``in_flight``: sessions with a turn running)."""
-        return self._parts.idle_scanner(in_flight)
-
     def compact_idle(self, in_flight: Iterable[str] = ()) -> dict[str, CompactionResult]:
         """Compact every idle session; those in ``in_flight`` are reported ``busy``, not touched."""
-        return self.idle_scanner(in_flight).scan()
-
-    def dreamer(self) -> Dreamer:
-        """The dream runner of this workspace in this engine's mode (model, or model-free)."""
-        return self._parts.dreamer()
+        return self._parts.idle_scanner(in_flight).scan()
 
     def dream(self, *, trigger: str = "manual", dry_run: bool = False) -> DreamResult:
         """Curate the durable files from the next batch of history (all-or-nothing)."""
@@ -438,11 +428,6 @@ class MemoryEngine:
     def index(self) -> IndexPort:
         """The search index (opened on first use, caught up incrementally on every query)."""
         return self._parts.index
-
-    @property
-    def recaller(self) -> Recaller:
-        """Recall over the search index, fused with dense recall when that is on."""
-        return self._parts.recaller
 
     @property
     def dense(self) -> DenseRetriever | None:
