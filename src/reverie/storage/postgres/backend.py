@@ -37,6 +37,7 @@ from reverie.storage.postgres.history import PgHistoryLog
 from reverie.storage.postgres.index import PgIndex
 from reverie.storage.postgres.ingest_records import PgIngestRecords
 from reverie.storage.postgres.locks import DEFAULT_TTL, PgLock
+from reverie.storage.postgres.planning import search_index_note
 from reverie.storage.postgres.provenance import (
     PgProvenance,
     durable_texts,
@@ -264,7 +265,10 @@ class PgBackend:
         return
 
     def doctor_checks(self, report: DoctorReport) -> None:
-        """Nothing more: the database keeps each write whole, the schema was checked on open."""
+        """Note when search cannot use its indexes (``planning``); writes are whole already."""
+        note = search_index_note(self.tenant)
+        if note is not None:
+            report.note("search index", note)
 
     def finish_interrupted_publish(self) -> bool:
         """Nothing to finish: a publish here is one transaction (always False)."""
