@@ -11,7 +11,7 @@ from reverie.cli.ingest_command import undreamt_line
 from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from tests.conftest import StepClock
-from tests.ingest.targets import Target
+from tests.ingest.targets import Target, snapshot
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 
@@ -58,16 +58,19 @@ def test_the_examples_become_durable_audited_memory_without_a_model(
     assert hits
 
 
-def test_ingesting_the_same_data_again_adds_nothing(ingest_target: Target) -> None:
+def test_ingesting_the_same_data_again_adds_nothing(tmp_path: Path, ingest_target: Target) -> None:
     engine, stores = ingest_target.engine, ingest_target.stores
-    engine.ingest([EXAMPLES / "conversations.json"])
+    sources = [_nanobot_workspace(tmp_path), EXAMPLES / "conversations.json"]
+    engine.ingest(sources)
     cursor = stores.history.last_cursor()
     commits = len(stores.audit.log(100))
-    again = engine.ingest([EXAMPLES / "conversations.json"])
+    before = snapshot(stores)
+    again = engine.ingest(sources)
     assert (again.messages_added, again.entries, again.commits, again.dream_runs) == (0, 0, 0, 0)
     assert again.messages_skipped > 0
     assert stores.history.last_cursor() == cursor
     assert len(stores.audit.log(100)) == commits
+    assert snapshot(stores) == before
 
 
 def test_an_ingest_while_another_holds_the_dream_says_what_still_waits(
@@ -187,11 +190,14 @@ def test_a_kill_before_the_import_marks_are_saved_duplicates_nothing(
 ) -> None:
     nano = _nanobot_workspace(tmp_path)
     engine = ingest_target.engine
-    engine.ingest([nano])
+    stores = ingest_target.stores
+    engine.ingest([nano, EXAMPLES / "conversations.json"])
     history = [(e.session_key, e.content) for e in engine.history()]
+    before = snapshot(stores), len(stores.audit.log(100))
     # What a SIGKILL between the history appends and the marks leaves behind.
     ingest_target.drop_marks()
     again = engine.ingest([nano])
     assert again.entries == 0
     assert again.messages_added == 0
     assert [(e.session_key, e.content) for e in engine.history()] == history
+    assert (snapshot(stores), len(stores.audit.log(100))) == before

@@ -1,4 +1,8 @@
-"""A completed dream run: edits land where routed, one diff-built commit, the cursor moves."""
+"""A completed dream run: edits land where routed, one diff-built commit, the cursor moves.
+
+The no-op, dry-run and busy cases run on a folder and a database workspace in
+``tests/postgres/test_dream_backends.py``.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ import json
 
 from reverie import ScriptedProvider
 from reverie.config.sections import DreamConfig
-from reverie.core.durable import MEMORY_FILE_NAMES
 from reverie.core.token_estimate import EstimatingCounter
 from reverie.memory.dream.edit import restore
 from reverie.memory.dream.runner import Dreamer
@@ -123,22 +126,6 @@ def test_the_model_is_offered_the_four_tools_and_sees_tool_results(workspace: Wo
     assert "Stable facts about the user" in second[-2].text
 
 
-def test_a_completed_no_op_advances_the_cursor_and_commits_only_the_cursor(
-    workspace: Workspace,
-) -> None:
-    _seed(workspace)
-    before = {name: workspace.files.read(name) for name in MEMORY_FILE_NAMES}
-    result = _dreamer(workspace, ScriptedProvider().reply("Nothing worth keeping.")).run()
-    assert result.outcome == "completed"
-    assert result.files_changed == ()
-    assert result.diff == ""
-    assert workspace.dream_cursor.read() == 3 == result.cursor_after
-    assert {name: workspace.files.read(name) for name in before} == before
-    head = workspace.audit.log(1)[0]
-    assert head.sha == result.commit
-    assert [change.path for change in head.files] == ["memory/.dream_cursor"]
-
-
 def test_the_next_run_takes_the_next_batch(workspace: Workspace) -> None:
     for number in range(1, 6):
         workspace.history.append(f"fact {number}")
@@ -159,61 +146,6 @@ def test_nothing_pending_makes_no_model_call(workspace: Workspace) -> None:
     assert result.outcome == "no_pending"
     assert provider.requests == ()
     assert list(workspace.ledger.records()) == []
-
-
-def test_a_dry_run_returns_the_diff_and_changes_nothing(workspace: Workspace) -> None:
-    _seed(workspace)
-    head = workspace.audit.log(1)[0].sha
-    user = (workspace.root / "USER.md").read_text()
-    result = _dreamer(workspace, _routed_script()).run(dry_run=True)
-    assert result.outcome == "completed"
-    assert result.dry_run
-    assert "+- Name: Ada" in result.diff
-    assert "+++ b/skills/release/SKILL.md" in result.diff
-    assert "USER.md" in result.files_changed
-    assert (workspace.root / "USER.md").read_text() == user
-    assert not (workspace.root / "skills").exists()
-    assert workspace.dream_cursor.read() == 0
-    assert result.cursor_after == 0
-    assert workspace.audit.log(1)[0].sha == head
-    assert result.commit is None
-    assert result.transcript is None
-    assert workspace.sessions.list() == []
-    assert not (workspace.root / ".reverie" / "dream-state.json").exists()
-
-
-def test_the_transcript_is_kept_as_an_internal_session_and_only_ten_are_kept(
-    workspace: Workspace,
-) -> None:
-    provider = ScriptedProvider()
-    dreamer = _dreamer(workspace, provider)
-    keys = []
-    for number in range(12):
-        workspace.history.append(f"fact {number}")
-        provider.reply(tool_calls=[call("read_file", path="SOUL.md")]).reply("done")
-        keys.append(dreamer.run().transcript)
-    stored = sorted(info.key for info in workspace.sessions.list())
-    assert stored == sorted(key for key in keys[-10:] if key is not None)
-    assert all(key.startswith("dream:") for key in stored)
-    session = workspace.sessions.load(stored[-1])
-    assert [message.role for message in session.messages] == [
-        "system",
-        "user",
-        "assistant",
-        "tool",
-        "assistant",
-    ]
-    assert "fact 11" in session.messages[1].text
-
-
-def test_a_completed_run_trims_history_it_has_read(workspace: Workspace) -> None:
-    for number in range(1, 9):
-        workspace.history.append(f"fact {number}")
-    dreamer = _dreamer(
-        workspace, ScriptedProvider().reply("done"), DreamConfig(batch_entries=5, keep_history=2)
-    )
-    dreamer.run()
-    assert [entry.cursor for entry in workspace.history.entries()] == [6, 7, 8]
 
 
 def test_restore_brings_the_cursor_back_with_the_files(workspace: Workspace) -> None:
@@ -256,19 +188,6 @@ def test_state_records_a_success(workspace: Workspace) -> None:
     assert state.last_outcome == "completed"
     stored = json.loads((workspace.root / ".reverie" / "dream-state.json").read_text())
     assert stored["format"] == "reverie-dream-state"
-
-
-def test_a_run_while_another_holds_the_dream_lock_is_busy(workspace: Workspace) -> None:
-    _seed(workspace)
-    provider = ScriptedProvider()
-    lock = workspace.lock("dream")
-    with lock.hold():
-        result = _dreamer(workspace, provider).run(trigger="interval")
-    lock.close()
-    assert (result.outcome, result.trigger) == ("busy", "interval")
-    assert provider.requests == ()
-    assert workspace.dream_cursor.read() == 0
-    assert not result.failed
 
 
 def test_transcripts_within_one_second_are_all_kept(workspace: Workspace) -> None:

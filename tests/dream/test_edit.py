@@ -1,4 +1,8 @@
-"""A person's edit of a durable file (``MemoryEngine.edit_file``) and line ages."""
+"""A person's edit of a durable file (``MemoryEngine.edit_file``) and line ages.
+
+The edit's own promises (one commit, no commit for no change, a stale version refused) run on
+a folder and on a PostgreSQL workspace (``BOTH``); the rest are the folder's.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,14 @@ from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock
 
 NO_MODEL = Config(model=ModelConfig(context_window=4000, max_output_tokens=500))
+BOTH = pytest.mark.parametrize("engine_kind", ["folder", "postgres"])
+"""Runs a test on a folder, then on a database workspace (the shared ``engine`` fixture)."""
+
+
+def _commits_at_start(engine_kind: str) -> int:
+    # A folder's audit repository starts with one commit of the files it was made with; a
+    # database workspace starts with none.
+    return 1 if engine_kind == "folder" else 0
 
 
 @pytest.fixture
@@ -24,6 +36,7 @@ def engine_config() -> Config:
     return NO_MODEL  # the shared ``engine`` fixture opens with these settings
 
 
+@BOTH
 def test_an_edit_is_one_commit_with_the_person_as_author(engine: MemoryEngine) -> None:
     before = engine.read_file("USER.md")
     stamp = text_sha256(before)
@@ -39,12 +52,32 @@ def test_an_edit_is_one_commit_with_the_person_as_author(engine: MemoryEngine) -
     assert engine.log(1)[0].author == "Ada <ada@localhost>"
 
 
-def test_an_unchanged_text_makes_no_commit(engine: MemoryEngine) -> None:
+@BOTH
+def test_a_skill_edit_is_one_commit_too(engine: MemoryEngine, engine_kind: str) -> None:
+    skill = engine.edit_file("skills/tea/SKILL.md", "# Tea\n1. Boil", author="Ada")
+    assert skill.commit is not None
+    assert skill.commit.subject == "edit: skills/tea/SKILL.md"
+    assert engine.read_file("skills/tea/SKILL.md") == "# Tea\n1. Boil\n"
+    assert engine.show(skill.commit.sha).diff.count("+1. Boil") == 1
+    assert len(engine.log()) == _commits_at_start(engine_kind) + 1
+
+
+@BOTH
+def test_an_unchanged_text_makes_no_commit(engine: MemoryEngine, engine_kind: str) -> None:
     text = engine.read_file("SOUL.md")
     assert engine.edit_file("SOUL.md", text, author="Ada <ada@example.org>").commit is None
-    assert len(engine.log()) == 1
+    assert len(engine.log()) == _commits_at_start(engine_kind)
+    boat = "# Memory\n- The boat is in Porto\n"
+    edited = engine.edit_file("memory/MEMORY.md", boat.replace("\n", "\r\n"), author="Ada")
+    assert edited.commit is not None
+    assert "Ada" in edited.commit.author
+    assert engine.read_memory("MEMORY") == boat
+    again = engine.edit_file("memory/MEMORY.md", boat, author="Ada")
+    assert again.commit is None
+    assert len(engine.log()) == _commits_at_start(engine_kind) + 1
 
 
+@BOTH
 def test_an_edit_against_a_stale_version_is_refused(engine: MemoryEngine) -> None:
     stale = text_sha256(engine.read_file("memory/MEMORY.md"))
     engine.edit_file("memory/MEMORY.md", "# Memory\n- first\n", author="Ada")

@@ -17,11 +17,30 @@ import pytest
 from reverie.config.settings import Config
 from reverie.engine.facade import MemoryEngine
 from reverie.storage.folder import layout
-from reverie.storage.ports import IngestStores
+from reverie.storage.ports import IngestStores, Stores
 from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock
 
 KINDS = ("folder", "postgres")
+
+
+def _imported(key: str) -> bool:
+    """Whether session ``key`` came from ingest (a folder's dream also keeps a transcript)."""
+    return not key.startswith("dream:")
+
+
+def snapshot(stores: Stores) -> object:
+    """What ingest leaves: history, sessions whole, durable files, the dream cursor."""
+    return (
+        [
+            (e.cursor, e.timestamp, e.content, e.session_key, e.range, e.kind)
+            for e in stores.history.entries()
+        ],
+        stores.history.last_cursor(),
+        [stores.sessions.load(i.key) for i in stores.sessions.list() if _imported(i.key)],
+        [stores.files.read(name).strip() for name in ("SOUL", "USER", "MEMORY")],
+        stores.dream_cursor.read(),
+    )
 
 
 @dataclass(frozen=True, slots=True)

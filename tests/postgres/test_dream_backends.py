@@ -5,7 +5,8 @@ each backend (the one ``Dreamer``, over a folder and over a database workspace) 
 what DESIGN.md promises of a run: edits land only in the writable files, one commit built
 from the real diff, the cursor moves only with a completed run, a failed or conflicting run
 changes nothing, the guard redacts secrets and screens SOUL.md rules, the back-off state
-survives a restart.
+survives a restart. ``tests/dream`` keeps the runner's folder-only cases (the publish journal,
+the ledger's records, files edited on disk).
 """
 
 from __future__ import annotations
@@ -144,12 +145,21 @@ def test_a_dry_run_returns_the_diff_and_changes_nothing(site: Site) -> None:
     log = site.stores.audit.log()
     result = site.make(_routed()).run(dry_run=True)
     assert result.outcome == "completed"
+    assert result.dry_run
     assert "+- Lives in Lyon" in result.diff
-    assert "skills/release/SKILL.md" in result.diff
+    assert "+++ b/skills/release/SKILL.md" in result.diff
+    assert "USER.md" in result.files_changed
     assert site.stores.audit.log() == log
     assert site.stores.dream_cursor.read() == 0
+    assert result.cursor_after == 0
+    assert (result.commit, result.transcript) == (None, None)
     assert site.stores.files.read("USER") == STARTER["USER"]
     assert site.skill("skills/release/SKILL.md") == ""
+    assert site.stores.sessions.list() == []
+    assert site.make(None).state().last_attempt is None
+    if isinstance(site.stores, FileBackend):  # a folder: no file of either appeared
+        assert not (site.stores.root / "skills").exists()
+        assert not (site.stores.root / ".reverie" / "dream-state.json").exists()
 
 
 def test_a_failed_model_call_changes_nothing_and_the_back_off_survives_a_restart(
@@ -269,8 +279,12 @@ def test_a_completed_no_op_advances_the_cursor_and_commits_only_the_cursor(site:
     result = site.make(ScriptedProvider().reply("Nothing worth keeping.")).run()
     assert result.outcome == "completed"
     assert result.files_changed == ()
-    assert site.stores.dream_cursor.read() == 2
+    assert result.diff == ""
+    assert site.stores.dream_cursor.read() == 2 == result.cursor_after
+    for name, text in STARTER.items():
+        assert site.stores.files.read(name) == text
     head = site.stores.audit.log(1)[0]
+    assert head.sha == result.commit
     assert [f.path for f in head.files] == ["memory/.dream_cursor"]
     assert site.make(ScriptedProvider()).run().outcome == "no_pending"  # no model call
 
@@ -295,4 +309,5 @@ def test_a_run_while_another_holds_the_dream_lock_is_busy(site: Site) -> None:
     assert (result.outcome, result.trigger) == ("busy", "interval")
     assert provider.requests == ()
     assert site.stores.dream_cursor.read() == 0
+    assert not result.failed
     assert site.make(None).state().last_attempt is None  # busy is not an attempt

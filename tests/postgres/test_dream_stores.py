@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from reverie.errors import DreamError, PublishConflictError
+from reverie.errors import DreamError
 from reverie.storage.postgres.backend import PgBackend
 
 
@@ -57,30 +57,3 @@ def test_a_publish_outside_the_dream_lock_writes_nothing(backend: PgBackend) -> 
         )
     assert backend.files.read("USER") == ""
     assert backend.audit.log() == []
-
-
-def test_a_publish_over_a_changed_file_writes_nothing(backend: PgBackend) -> None:
-    backend.history.append("an entry")
-    backend.files.write("USER", "# User\n- typed by a person\n")
-    with backend.lock("dream").hold(timeout=0):
-        with pytest.raises(PublishConflictError, match=r"USER\.md"):
-            backend.publish_dream(
-                {"USER.md": "# User\n- x\n", "skills/a/SKILL.md": "# A\n"},
-                bases={"USER.md": "", "skills/a/SKILL.md": ""},
-                trigger="manual",
-                dream_cursor=1,
-                expected_cursor=0,
-            )
-        assert backend.skills.paths() == []
-        assert backend.dream_cursor.read() == 0
-        done = backend.publish_dream(
-            {"USER.md": "# User\n- x\n"},
-            bases={"USER.md": "# User\n- typed by a person\n"},
-            trigger="manual",
-            dream_cursor=1,
-            expected_cursor=0,
-        )
-    assert done is not None
-    assert done.subject == "dream: manual"
-    assert backend.dream_cursor.read() == 1
-    assert backend.files.read("USER") == "# User\n- x\n"

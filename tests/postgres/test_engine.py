@@ -13,10 +13,8 @@ from reverie.errors import (
     ConfigError,
     DatabaseError,
     DreamError,
-    EditError,
     StoreUnsupportedError,
 )
-from reverie.memory.dream.edit import text_sha256
 from reverie.memory.dream.result import DreamResult
 from reverie.storage.postgres.backend import PgBackend
 from reverie.testing.folders import workspace_of
@@ -215,30 +213,3 @@ def test_doctor_checks_a_database_workspace(pg_url: str, name: str) -> None:
     checks = {(f.severity, f.check) for f in report.findings}
     assert ("problem", "secrets") in checks
     assert ("note", "audit") in checks  # the edit is not committed yet
-
-
-def test_a_persons_edit_is_one_commit_on_the_database(memory: MemoryEngine) -> None:
-    before = memory.read_memory("MEMORY")
-    done = memory.edit_file(
-        "memory/MEMORY.md",
-        "# Memory\r\n- The boat is in Porto",
-        author="Ada <ada@example.org>",
-        expected_sha256=text_sha256(before),
-    )
-    assert done.commit is not None
-    assert memory.read_memory("MEMORY") == "# Memory\n- The boat is in Porto\n"
-    (commit, *_) = memory.log()
-    assert commit.subject == "edit: memory/MEMORY.md"
-    assert "Ada" in commit.author
-    with pytest.raises(EditError, match="changed since you opened it"):
-        memory.edit_file("memory/MEMORY.md", "x", author="Ada", expected_sha256=text_sha256(before))
-    unchanged = memory.edit_file(
-        "memory/MEMORY.md", "# Memory\n- The boat is in Porto\n", author="Ada"
-    )
-    assert unchanged.commit is None
-    skill = memory.edit_file("skills/tea/SKILL.md", "# Tea\n1. Boil", author="Ada")
-    assert skill.commit is not None
-    assert skill.commit.subject == "edit: skills/tea/SKILL.md"
-    assert memory.read_file("skills/tea/SKILL.md") == "# Tea\n1. Boil\n"
-    assert memory.show(skill.commit.sha).diff.count("+1. Boil") == 1
-    assert len(memory.log()) == 2

@@ -25,13 +25,14 @@ from reverie.engine.facade import MemoryEngine
 from reverie.errors import SchemaVersionError
 from reverie.llm.scripted import ScriptedProvider
 from reverie.storage.folder.backend import FileBackend
-from reverie.storage.ports import IngestRecordsPort, Stores
+from reverie.storage.ports import IngestRecordsPort
 from reverie.storage.postgres import schema
 from reverie.storage.postgres.backend import PgBackend
 from reverie.storage.postgres.database import Database, Tenant
 from reverie.storage.postgres.ingest_records import PgIngestRecords
 from reverie.testing.folders import workspace_of
 from tests.conftest import StepClock
+from tests.ingest.targets import snapshot
 from tests.postgres.conftest import new_workspace
 
 pytestmark = pytest.mark.slow
@@ -80,25 +81,6 @@ def stores(pg_url: str, name: str) -> Iterator[PgBackend]:
     backend.close()
 
 
-def _imported(key: str) -> bool:
-    """Whether session ``key`` came from ingest (a folder's dream also keeps a transcript)."""
-    return not key.startswith("dream:")
-
-
-def _snapshot(backend: Stores) -> object:
-    """What ingest leaves: history, sessions whole, durable files, the dream cursor."""
-    return (
-        [
-            (e.cursor, e.timestamp, e.content, e.session_key, e.range, e.kind)
-            for e in backend.history.entries()
-        ],
-        backend.history.last_cursor(),
-        [backend.sessions.load(i.key) for i in backend.sessions.list() if _imported(i.key)],
-        [backend.files.read(name).strip() for name in ("SOUL", "USER", "MEMORY")],
-        backend.dream_cursor.read(),
-    )
-
-
 def test_ingest_into_postgres_matches_a_folder_and_exports_losslessly(
     tmp_path: Path, pg_url: str, name: str, stores: PgBackend
 ) -> None:
@@ -108,7 +90,7 @@ def test_ingest_into_postgres_matches_a_folder_and_exports_losslessly(
         tmp_path / "folder", Config(), clock=STILL, environ={}, dense="off"
     ) as local:
         on_folder = local.ingest(sources)
-        expected = _snapshot(workspace_of(local))
+        expected = snapshot(workspace_of(local))
     with MemoryEngine.open(
         name, Config(), store=pg_url, clock=STILL, environ={}, dense="off"
     ) as db:
@@ -123,7 +105,7 @@ def test_ingest_into_postgres_matches_a_folder_and_exports_losslessly(
         on_folder.commits,
     )
     assert on_db.problems == on_folder.problems == ()
-    assert _snapshot(stores) == expected
+    assert snapshot(stores) == expected
     assert "Name: Ana" in stores.files.read("USER")
     assert "Postgres 16" in stores.files.read("MEMORY")
     assert stores.ingest_records.running() is None
@@ -136,30 +118,10 @@ def test_ingest_into_postgres_matches_a_folder_and_exports_losslessly(
     assert exported.exit_code == 0, exported.output
     back = FileBackend.open(out)
     try:
-        assert _snapshot(back) == _snapshot(stores)
+        assert snapshot(back) == snapshot(stores)
         assert list(back.ledger.records()) == list(stores.ledger.records())
     finally:
         back.close()
-
-
-def test_reingest_into_postgres_adds_nothing(
-    tmp_path: Path, pg_url: str, name: str, stores: PgBackend
-) -> None:
-    nano = _nanobot(tmp_path)
-    with MemoryEngine.open(
-        name, Config(), store=pg_url, clock=StepClock(), environ={}, dense="off"
-    ) as db:
-        db.ingest([nano, EXAMPLES / "conversations.json"])
-        before = _snapshot(stores), len(stores.audit.log(100))
-        again = db.ingest([nano, EXAMPLES / "conversations.json"])
-        assert (again.messages_added, again.entries, again.commits, again.dream_runs) == (0,) * 4
-        assert again.messages_skipped > 0
-        # What a kill between the history appends and the marks leaves: no marks at all.
-        with stores.tenant.transaction() as conn:
-            conn.execute("DELETE FROM ingest_marks")
-        third = db.ingest([nano])
-        assert (third.messages_added, third.entries) == (0, 0)
-    assert (_snapshot(stores), len(stores.audit.log(100))) == before
 
 
 def test_the_command_line_ingests_the_examples_into_a_database_workspace(

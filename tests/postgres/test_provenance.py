@@ -1,14 +1,16 @@
 """``why``, ``forget`` and ``forget --purge`` with one semantics on both backends.
 
-The provenance scenarios of ``tests/provenance`` that need no model and no file, run through
-``MemoryEngine``'s operations on a folder workspace and on a PostgreSQL workspace (the
-folder-only byte checks stay in ``tests/provenance``). On PostgreSQL, "no byte left" is
-checked independently of reverie's own report: every row the workspace can see, in every
-table, audit rows included, read as text (and quarantined bytes decoded).
+The provenance scenarios that need no model, run through ``MemoryEngine``'s operations on a
+folder workspace and on a PostgreSQL workspace (``tests/provenance`` keeps the folder's own and
+the scripted-model ones). "No byte left" is checked independently of reverie's own report: on
+a folder, every file under the workspace, git objects inflated (``build.traces``); on
+PostgreSQL, every row the workspace can see, in every table, audit rows included, read as text
+(and quarantined bytes decoded).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,7 +26,7 @@ from reverie.storage.postgres.database import Database
 from reverie.storage.postgres.schema import _TENANT_TABLES
 from tests.conftest import StepClock
 from tests.postgres.conftest import new_workspace
-from tests.provenance.build import MOVE, NO_MODEL, PORTO, SISTER, converse
+from tests.provenance.build import MOVE, NO_MODEL, PORTO, SISTER, converse, traces
 
 pytestmark = pytest.mark.slow
 
@@ -92,14 +94,19 @@ def _rows_holding(url: str, name: str, text: str) -> list[str]:
 
 def test_why_names_the_entry_and_the_message_said(engine: MemoryEngine) -> None:
     _two_people(engine)
-    [line] = engine.why("porto").lines
+    report = engine.why("porto")
+    [line] = report.lines
     assert (line.origin, line.file) == ("dream", "USER.md")
+    assert "Porto" in line.text
     [entry] = line.entries  # the sister's entry does not support it
     assert entry.session_key == "cli:me"
     assert entry.text is not None
     assert "Porto" in entry.text
     assert [(m.index, m.role) for m in entry.messages] == [(2, "user")]
     assert entry.messages[0].text == PORTO[2]["content"]
+    assert entry.messages[0].time is not None
+    document = json.loads(json.dumps(report.to_json()))
+    assert document["lines"][0]["entries"][0]["messages"][0]["role"] == "user"
     assert engine.why("anything else").lines == ()
     with pytest.raises(ValueError, match="text"):
         engine.why("  ")
@@ -118,7 +125,7 @@ def test_a_line_a_person_edits_reads_as_edited_by_hand(engine: MemoryEngine) -> 
 
 
 def test_forget_removes_the_line_cuts_the_entry_and_tombstones_the_message(
-    engine: MemoryEngine,
+    engine: MemoryEngine, where: tuple[str, str | None]
 ) -> None:
     _two_people(engine)
     assert engine.search("Porto")
@@ -135,6 +142,11 @@ def test_forget_removes_the_line_cuts_the_entry_and_tombstones_the_message(
     assert [e.cursor for e in entries] == [1, 2]
     assert "Porto" not in entries[0].content
     assert "biologist" in entries[0].content
+    name, url = where
+    if url is None:  # the log's own file: the entry's line was rewritten, not hidden
+        lines = (Path(name) / "memory" / "history.jsonl").read_text("utf-8").splitlines()
+        assert [json.loads(line)["cursor"] for line in lines] == [1, 2]
+        assert "Porto" not in lines[0]
     session = engine.session("cli:me")
     assert (session.messages[2].content, session.messages[2].role) == (FORGOTTEN, "user")
     assert len(session.messages) == len(PORTO)
@@ -143,18 +155,26 @@ def test_forget_removes_the_line_cuts_the_entry_and_tombstones_the_message(
     assert engine.search("cello")
     assert engine.why("Porto").lines == ()
     assert engine.log(1)[0].subject.startswith("forget: 1 line(s), entries #1, messages cli:me#2")
+    assert engine.doctor().ok
 
 
-def test_cursors_are_never_reused_after_forgetting_the_last_entry(engine: MemoryEngine) -> None:
+def test_cursors_are_never_reused_after_forgetting_the_last_entry(
+    engine: MemoryEngine, where: tuple[str, str | None]
+) -> None:
     _two_people(engine)
     converse(engine, "cli:me", MOVE)
     assert engine.forget("Braga").removed
     assert [e.cursor for e in engine.history()] == [1, 2]
+    assert engine.history(since=1)[0].cursor == 2
     assert engine.history(since=2) == []
     engine.record("cli:me", [{"role": "user", "content": "I like green tea."}])
     engine.compact("cli:me")
     assert [e.cursor for e in engine.history()] == [1, 2, 4]
+    name, url = where
+    if url is None:  # a folder keeps its last cursor in a file of its own
+        assert (Path(name) / "memory" / ".cursor").read_text().strip() == "4"
     assert engine.dream().outcome == "completed"
+    assert engine.doctor().ok
 
 
 def test_forget_with_nothing_to_forget_changes_nothing(engine: MemoryEngine) -> None:
@@ -207,16 +227,21 @@ def test_purge_after_a_plain_forget_still_scrubs_the_audit_history(
 ) -> None:
     _two_people(engine)
     engine.forget("Porto")
+    name, url = where
     place = next(i for i, c in enumerate(engine.log(10)) if c.subject.startswith("dream:"))
     assert "Porto" in engine.show(f"HEAD~{place}").diff  # the audit keeps the old lines
+    if url is None:
+        assert traces(Path(name) / ".git", "Porto")
     report = engine.forget("Porto", purge=True)
     assert not report.removed
     assert report.purge is not None
     assert report.purge.clean, report.purge
     assert "Porto" not in engine.show(f"HEAD~{place}").diff  # git's purge renames commits
-    name, url = where
     if url is not None:
         assert _rows_holding(url, name, "Porto") == []
+    else:  # closed, so that no open file still holds a page of the old text
+        engine.close()
+        assert traces(Path(name), "Porto") == []
 
 
 def test_forget_purge_of_chinese_text_leaves_it_nowhere(
@@ -225,13 +250,21 @@ def test_forget_purge_of_chinese_text_leaves_it_nowhere(
     converse(engine, "wx:li", [{"role": "user", "content": "我住在上海，我是一名医生。"}])
     converse(engine, "wx:li", [{"role": "user", "content": "我喜欢喝绿茶。"}])
     engine.dream()
+    engine.search("上海")  # the search index holds it now
+    name, url = where
+    if url is None:
+        assert traces(Path(name), "上海")
     report = engine.forget("上海", purge=True)
     assert report.purge is not None
     assert report.purge.clean, report.purge
     assert any("绿茶" in line for line in _bullets(engine))
-    name, url = where
+    assert engine.doctor().ok
     if url is not None:
         assert _rows_holding(url, name, "上海") == []
+    else:  # closed, so that no open file still holds a page of the old text
+        engine.close()
+        assert traces(Path(name), "上海") == []
+        assert traces(Path(name), json.dumps("上海")[1:-1]) == []  # nor JSON's escaped form
 
 
 def _quarantine(url: str, name: str, bad: BadLine) -> None:

@@ -1,4 +1,7 @@
-"""PostgreSQL sessions (messages, mark, summary, metadata, tombstones) and lease fencing."""
+"""PostgreSQL lease fencing, and the quarantine's rows keeping a line's bytes and place.
+
+The session store's scenarios run on both backends in ``tests/store/test_sessions.py``.
+"""
 
 from __future__ import annotations
 
@@ -7,63 +10,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from reverie.core.messages import Message, ToolCall
 from reverie.storage.postgres.database import Tenant
 from reverie.storage.postgres.leases import LeaseLostError, PgLeases
-from reverie.storage.postgres.sessions import TOMBSTONE, PgSessionStore
-
-
-def test_messages_round_trip_exactly_in_order(tenant: Tenant) -> None:
-    store = PgSessionStore(tenant)
-    call = ToolCall(id="c1", name="lookup", arguments='{"q": "harbour"}')
-    sent = [
-        Message(role="user", content="hello\x00 with a NUL and \ue000"),
-        Message(role="assistant", content=None, tool_calls=(call,)),
-        Message(role="tool", content="found", tool_call_id="c1"),
-    ]
-    assert store.append_many("tg:alice", sent) == range(3)
-    assert store.append("tg:alice", Message(role="user", content="more")) == 3
-    session = store.load("tg:alice")
-    assert list(session.messages[:3]) == sent
-    assert store.info("tg:alice") is not None
-    assert store.exists("tg:alice")
-    assert not store.exists("tg:bob")
-    assert store.load("tg:bob").messages == ()
-
-
-def test_mark_summary_and_metadata_are_kept_and_checked(tenant: Tenant) -> None:
-    store = PgSessionStore(tenant)
-    store.append_many("k", [Message(role="user", content=str(i)) for i in range(4)])
-    assert store.set_compacted_upto("k", 3).compacted_upto == 3
-    active = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-    store.set_summary("k", "they talked about boats", active)
-    store.update_metadata("k", {"channel": "telegram"})
-    store.update_metadata("k", {"lang": "pt"})
-    session = store.load("k")
-    assert session.compacted_upto == 3
-    assert session.summary is not None
-    assert session.summary.text == "they talked about boats"
-    assert session.summary.last_active == active
-    assert dict(session.metadata) == {"channel": "telegram", "lang": "pt"}
-    store.clear_summary("k")
-    assert store.load("k").summary is None
-    with pytest.raises(Exception, match="compacted_upto"):
-        store.set_compacted_upto("k", 9)
-
-
-def test_list_delete_and_redact(tenant: Tenant) -> None:
-    store = PgSessionStore(tenant)
-    store.append("a", Message(role="user", content="my locker code is 4817"))
-    store.append("a", Message(role="assistant", content="noted"))
-    store.append("b", Message(role="user", content="hi"))
-    assert sorted(info.key for info in store.list()) == ["a", "b"]
-    store.redact("a", [0])
-    messages = store.load("a").messages
-    assert (messages[0].role, messages[0].content) == ("user", TOMBSTONE)
-    assert messages[1].content == "noted"
-    assert store.delete("b")
-    assert not store.delete("b")
-    assert [info.key for info in store.list()] == ["a"]
 
 
 def test_a_lost_lease_fences_off_the_commit(tenant: Tenant) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import zlib
 from pathlib import Path
 
 from reverie import MemoryEngine, ScriptedProvider
@@ -58,3 +60,32 @@ def bullets(engine: MemoryEngine) -> list[str]:
         text = (root / name).read_text(encoding="utf-8")
         found += [line for line in text.splitlines() if line.startswith("- ")]
     return found
+
+
+def traces(root: Path, text: str) -> list[str]:
+    """Every place under ``root`` whose bytes hold ``text`` (any case): raw, zlib and packed."""
+    forms = {text.encode(), text.lower().encode(), text.upper().encode()}
+    found = []
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            path = Path(folder) / name
+            data = path.read_bytes()
+            for chunk in (data, *_inflated(data)):
+                if any(form in chunk or form in chunk.lower() for form in forms):
+                    found.append(str(path.relative_to(root)))
+                    break
+    return found
+
+
+def _inflated(data: bytes) -> list[bytes]:
+    """Every zlib stream that starts anywhere in ``data`` (loose objects and pack entries)."""
+    streams = []
+    for start in range(len(data) - 1):
+        if data[start] != 0x78:
+            continue
+        inflater = zlib.decompressobj()
+        try:
+            streams.append(inflater.decompress(data[start:], 1 << 20))
+        except zlib.error:
+            continue
+    return streams

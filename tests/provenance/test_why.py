@@ -1,4 +1,8 @@
-"""Provenance: every dream-written line leads back to its entries and messages, and stays true."""
+"""Provenance: every dream-written line leads back to its entries and messages, and stays true.
+
+``why`` on a model-free dream runs on a folder and a database workspace in
+``tests/postgres/test_provenance.py``; here are the folder's own cases and the scripted ones.
+"""
 
 from __future__ import annotations
 
@@ -18,29 +22,6 @@ from tests.provenance.build import PORTO, SISTER, converse, model_free, scripted
 def _only(report: WhyReport) -> LineProvenance:
     assert len(report.lines) == 1, report.to_json()
     return report.lines[0]
-
-
-def test_why_on_a_model_free_dream_names_the_entry_and_the_message_said(
-    tmp_path: Path, clock: StepClock
-) -> None:
-    engine = model_free(tmp_path, clock)
-    converse(engine, "cli:me", PORTO)
-    converse(engine, "cli:sis", SISTER)
-    assert engine.dream().outcome == "completed"
-    report = engine.why("porto")
-    line = report.lines[0]
-    assert line.origin == "dream"
-    assert line.file == "USER.md"
-    assert "Porto" in line.text
-    [entry] = line.entries  # the sister's entry does not support it
-    assert entry.session_key == "cli:me"
-    assert entry.text is not None
-    assert "Porto" in entry.text
-    assert [(m.index, m.role) for m in entry.messages] == [(2, "user")]
-    assert entry.messages[0].text == PORTO[2]["content"]
-    assert entry.messages[0].time is not None
-    document = json.loads(json.dumps(report.to_json()))
-    assert document["lines"][0]["entries"][0]["messages"][0]["role"] == "user"
 
 
 def test_why_on_a_scripted_model_dream_follows_the_model_s_edit_to_its_sources(

@@ -66,21 +66,6 @@ def test_an_unusable_sidecar_reads_as_empty_with_a_warning(
     assert "hand-written" in caplog.text
 
 
-def test_editing_entries_keeps_every_other_line_and_the_cursor_floor(workspace: Workspace) -> None:
-    for n in range(1, 5):
-        workspace.history.append(f"entry {n}", session_key="tg:1")
-    path = workspace.history.path
-    lines = path.read_bytes().splitlines(keepends=True)
-    before = workspace.history.edit({2: None, 4: "entry four, cut"})
-    assert [e.cursor for e in before] == [2, 4]
-    after = path.read_bytes().splitlines(keepends=True)
-    assert after[:2] == [lines[0], lines[2]]
-    assert json.loads(after[2])["content"] == "entry four, cut"
-    assert [e.cursor for e in workspace.history.read_since(1)] == [3, 4]
-    assert workspace.history.edit({99: None}) == []
-    assert workspace.history.append("next").cursor == 5
-
-
 def test_a_redacted_message_keeps_its_place_role_and_tool_ids(tmp_path: Path) -> None:
     workspace = Workspace.open(tmp_path / "ws", create=True)
     store = workspace.sessions

@@ -1,7 +1,17 @@
+"""The history log: cursors, reads, cleaning, trim and edit.
+
+The scenarios every backend promises run on a folder workspace and on a PostgreSQL workspace
+(the ``stores`` fixture); the rest read and write ``memory/history.jsonl`` itself (torn and bad
+lines, the checkpoint, reading backwards), which only the folder has.
+"""
+
 from __future__ import annotations
 
 import json
 import random
+import secrets
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,8 +23,25 @@ from reverie.core.entries import (
     strip_reasoning,
     truncate,
 )
+from reverie.storage.folder.backend import FileBackend
 from reverie.storage.folder.workspace import Workspace
+from reverie.storage.ports import Backend
 from tests.conftest import StepClock
+
+
+@pytest.fixture(params=["folder", "postgres"])
+def stores(request: pytest.FixtureRequest, tmp_path: Path, clock: StepClock) -> Iterator[Backend]:
+    """A new workspace's stores: a folder, then a workspace of the test database."""
+    opened: Backend
+    if request.param == "folder":
+        opened = FileBackend.open(tmp_path / "ws", create=True, clock=clock)
+    else:
+        from reverie.storage.postgres.backend import PgBackend  # the postgres extra
+
+        url = request.getfixturevalue("pg_url")
+        opened = PgBackend.open(url, f"history-{secrets.token_hex(5)}", create=True, clock=clock)
+    yield opened
+    opened.close()
 
 
 def _lines(path: Path) -> list[bytes]:
@@ -34,14 +61,49 @@ def test_append_hands_out_increasing_cursors_with_nanobot_fields(workspace: Work
     assert (workspace.root / "memory" / ".cursor").read_text() == "2"
 
 
-def test_append_strips_leaked_reasoning_and_caps_length(workspace: Workspace) -> None:
-    entry = workspace.history.append("<think>private plan</think>The user likes tea.")
+def test_append_numbers_entries_and_keeps_time_range_and_kind(stores: Backend) -> None:
+    log = stores.history
+    at = datetime(2026, 3, 2, 18, 40, tzinfo=UTC)
+    first = log.append(
+        "moved to Porto", session_key="tg:alice", at=at, source_range=(0, 12), kind="summary"
+    )
+    if isinstance(stores, FileBackend):
+        log.append("two")
+        log.append("three", source_range=(0, 4))
+    else:  # the database's log also takes a batch in one statement (the ingest path uses it)
+        from reverie.storage.postgres.history import NewEntry, PgHistoryLog
+
+        assert isinstance(log, PgHistoryLog)
+        log.append_many([NewEntry(text="two"), NewEntry(text="three", source_range=(0, 4))])
+    assert first.cursor == 1
+    entries = log.read_since(0)
+    assert [e.cursor for e in entries] == [1, 2, 3]
+    assert entries[0] == first
+    assert entries[0].time == at
+    assert (entries[0].range, entries[0].kind) == ((0, 12), "summary")
+    assert entries[2].range == (0, 4)
+    assert [e.cursor for e in log.read_since(1, limit=1)] == [2]
+    assert log.last_cursor() == 3
+
+
+def test_append_strips_leaked_reasoning_redacts_caps_length_and_keeps_nul(
+    stores: Backend,
+) -> None:
+    log = stores.history
+    entry = log.append("<think>private plan</think>The user likes tea.")
     assert entry.content == "The user likes tea."
-    capped = workspace.history.append("y" * (HARD_CAP_CHARS + 500))
+    capped = log.append("y" * (HARD_CAP_CHARS + 500))
     assert len(capped.content) <= HARD_CAP_CHARS
     assert "truncated" in capped.content
-    tight = workspace.history.append("z" * 5000, max_chars=1000)
+    tight = log.append("z" * 5000, max_chars=1000)
     assert len(tight.content) <= 1000
+    log.append("<think>plan</think>api key sk-abcdefghijklmnopqrstuvwx1234 and a\x00nul \ue000")
+    log.append("x" * 100, max_chars=20)
+    stored = log.read_since(3)
+    assert "plan" not in stored[0].content
+    assert "sk-abcdefghijklmnopqrstuvwx1234" not in stored[0].content
+    assert stored[0].content.endswith("a\x00nul \ue000")
+    assert len(stored[1].content) <= 20
 
 
 @pytest.mark.parametrize(
@@ -66,15 +128,15 @@ def test_truncate_keeps_short_text_and_marks_cuts() -> None:
     assert cut.startswith("a")
 
 
-def test_read_since_returns_entries_after_cursor_with_limit(workspace: Workspace) -> None:
+def test_read_since_returns_entries_after_cursor_with_limit(stores: Backend) -> None:
     for index in range(30):
-        workspace.history.append(f"entry {index}")
-    assert [e.cursor for e in workspace.history.read_since(25)] == [26, 27, 28, 29, 30]
-    assert [e.cursor for e in workspace.history.read_since(0, limit=3)] == [1, 2, 3]
-    assert workspace.history.read_since(30) == []
-    assert workspace.history.read_since(1000) == []
+        stores.history.append(f"entry {index}")
+    assert [e.cursor for e in stores.history.read_since(25)] == [26, 27, 28, 29, 30]
+    assert [e.cursor for e in stores.history.read_since(0, limit=3)] == [1, 2, 3]
+    assert stores.history.read_since(30) == []
+    assert stores.history.read_since(1000) == []
     with pytest.raises(CursorError):
-        workspace.history.read_since(-1)
+        stores.history.read_since(-1)
 
 
 def test_read_since_agrees_with_a_linear_scan_on_a_large_log(workspace: Workspace) -> None:
@@ -185,20 +247,24 @@ def test_entry_parsing_rejects_bad_fields() -> None:
     assert naive.time.tzinfo is not None
 
 
-def test_trim_keeps_unread_entries_and_the_newest(workspace: Workspace) -> None:
+def test_trim_keeps_unread_entries_and_the_newest_and_never_reuses_a_cursor(
+    stores: Backend,
+) -> None:
+    log = stores.history
     for index in range(50):
-        workspace.history.append(f"e{index}")
-    assert workspace.history.trim(keep=10).dropped == 0  # dream has read nothing
-    workspace.dream_cursor.write(30)
-    result = workspace.history.trim(keep=10)
+        log.append(f"e{index}")
+    assert log.trim(keep=10).dropped == 0  # dream has read nothing
+    stores.dream_cursor.write(30)
+    result = log.trim(keep=10)
     assert (result.dropped, result.kept, result.dropped_through) == (30, 20, 30)
-    assert [e.cursor for e in workspace.history.read_since(0)] == list(range(31, 51))
-    workspace.dream_cursor.write(50)
-    result = workspace.history.trim(keep=5)
+    assert [e.cursor for e in log.read_since(0)] == list(range(31, 51))
+    stores.dream_cursor.write(50)
+    result = log.trim(keep=5)
     assert (result.dropped, result.kept) == (15, 5)
-    assert workspace.history.append("after trim").cursor == 51
+    assert log.append("after trim").cursor == 51
+    assert [e.cursor for e in log.entries()] == [46, 47, 48, 49, 50, 51]
     with pytest.raises(ValueError, match="keep"):
-        workspace.history.trim(keep=-1)
+        log.trim(keep=-1)
 
 
 def test_trim_to_nothing_never_reuses_a_cursor(tmp_path: Path, clock: StepClock) -> None:
@@ -243,28 +309,50 @@ def test_last_cursor_and_entries_on_an_empty_log(workspace: Workspace) -> None:
     assert workspace.history.read_since(0) == []
 
 
-def test_compaction_entries_keep_their_range_and_kind(workspace: Workspace) -> None:
-    entry = workspace.history.append("facts", session_key="s", source_range=(0, 12), kind="summary")
-    [read] = workspace.history.read_since(0)
-    assert read == entry
-    assert (read.range, read.kind) == ((0, 12), "summary")
+def test_a_bad_range_or_kind_in_a_line_reads_as_none() -> None:
     odd = HistoryEntry.from_line(b'{"cursor": 3, "content": "x", "range": [5, 2], "kind": 7}')
     assert (odd.range, odd.kind) == (None, None)
 
 
-def test_read_recent_reads_backwards_with_filters_and_bounds(workspace: Workspace) -> None:
+def test_read_recent_reads_backwards_with_filters_and_bounds(stores: Backend) -> None:
+    log = stores.history
     for index in range(30):
-        workspace.history.append(f"a{index}", session_key="cli:a")
-        workspace.history.append(f"b{index}", session_key="cli:ab")
-    with workspace.history.path.open("ab") as handle:
-        handle.write(b'{"cursor": 999, "content": "partial')
-    newest = workspace.history.read_recent(0, limit=3, needle=b'"cli:a"')
+        log.append(f"a{index}", session_key="cli:a")
+        log.append(f"b{index}", session_key="cli:ab")
+    if isinstance(stores, FileBackend):  # only a file can end in a line still being written
+        with stores.history.path.open("ab") as handle:
+            handle.write(b'{"cursor": 999, "content": "partial')
+    newest = log.read_recent(0, limit=3, needle=b'"cli:a"')
     assert [e.content for e in newest] == ["a29", "a28", "a27"]
-    since = workspace.history.read_recent(55, limit=50)
+    assert [e.content for e in log.read_recent(0, limit=2)] == ["b29", "a29"]
+    by_session = log.read_recent(55, limit=9, needle=b'"session_key": "cli:a"')
+    assert [e.content for e in by_session] == ["a29", "a28"]
+    since = log.read_recent(55, limit=50)
     assert [e.cursor for e in since] == [60, 59, 58, 57, 56]
-    odd = workspace.history.read_recent(0, limit=50, accept=lambda e: e.cursor % 2 == 1)
+    odd = log.read_recent(0, limit=50, accept=lambda e: e.cursor % 2 == 1)
     assert len(odd) == 30
-    assert workspace.history.read_recent(0, limit=50, max_lines=4)[-1].cursor == 57
+    assert log.read_recent(0, limit=50, max_lines=4)[-1].cursor == 57
+
+
+def test_edit_rewrites_or_drops_entries_and_keeps_the_cursor_floor(stores: Backend) -> None:
+    log = stores.history
+    for n in range(1, 5):
+        log.append(f"entry {n}", session_key="tg:1")
+    lines = _lines(stores.history.path) if isinstance(stores, FileBackend) else []
+    before = log.edit({2: None, 4: "entry four, cut", 9: None})
+    assert [(e.cursor, e.content) for e in before] == [(2, "entry 2"), (4, "entry 4")]
+    assert [(e.cursor, e.content) for e in log.read_since(0)] == [
+        (1, "entry 1"),
+        (3, "entry 3"),
+        (4, "entry four, cut"),
+    ]
+    if isinstance(stores, FileBackend):  # the file keeps every other line byte for byte
+        after = _lines(stores.history.path)
+        assert after[:2] == [lines[0], lines[2]]
+        assert json.loads(after[2])["content"] == "entry four, cut"
+    assert [e.cursor for e in log.read_since(1)] == [3, 4]
+    assert log.edit({99: None}) == []
+    assert log.append("next").cursor == 5
 
 
 def test_lines_backwards_crosses_chunk_boundaries(tmp_path: Path) -> None:

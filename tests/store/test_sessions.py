@@ -1,11 +1,14 @@
 """The session store in one process: round trips, state records, staleness, list, put.
 
-These are the store's contract (``reverie.storage.ports.SessionsPort``), run against the SQLite
-store every workspace uses; the PostgreSQL store runs its own (``tests/postgres``).
+These are the store's contract (``reverie.storage.ports.SessionsPort``). The scenarios both
+stores promise run on the SQLite store every folder workspace uses and on a PostgreSQL
+workspace (the ``sessions`` fixture); the rest open a second SQLite store on the same files, as
+another process would, or sweep a folder's temporary files.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from reverie import CompactionSummary, Message, ToolCall
+from reverie.core.tombstones import FORGOTTEN
 from reverie.storage.folder.sessions_sqlite import SqliteSessionStore
 from reverie.storage.folder.workspace import Workspace
+from reverie.storage.ports import SessionsPort
 
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
@@ -41,6 +46,23 @@ def workspace(root: Path) -> Iterator[Workspace]:
     ws.close()
 
 
+@pytest.fixture(params=["folder", "postgres"])
+def sessions(request: pytest.FixtureRequest) -> Iterator[SessionsPort]:
+    """A new workspace's session store: a folder's SQLite, then a test database workspace's."""
+    if request.param == "folder":
+        ws = Workspace.open(request.getfixturevalue("root"), clock=StepClock())
+        yield ws.sessions
+        ws.close()
+        return
+    from reverie.storage.postgres.backend import PgBackend  # the postgres extra
+
+    url = request.getfixturevalue("pg_url")
+    name = f"sessions-{secrets.token_hex(5)}"
+    backend = PgBackend.open(url, name, create=True, clock=StepClock())
+    yield backend.sessions
+    backend.close()
+
+
 def _store(root: Path) -> SqliteSessionStore:
     """A second store on the same database, as another process would open it."""
     return SqliteSessionStore(root / "sessions", state_dir=root / ".reverie", clock=StepClock())
@@ -50,7 +72,7 @@ def _user(text: str) -> Message:
     return Message(role="user", content=text)
 
 
-def test_messages_round_trip_with_every_field(workspace: Workspace) -> None:
+def test_messages_round_trip_with_every_field(sessions: SessionsPort) -> None:
     stamp = datetime(2026, 11, 29, 22, 15, 3, 120000, tzinfo=UTC)
     messages = [
         Message(role="system", content="be brief"),
@@ -61,51 +83,72 @@ def test_messages_round_trip_with_every_field(workspace: Workspace) -> None:
             extra={"reasoning_content": "think", "provider": {"id": 7}},
         ),
         Message(role="tool", tool_call_id="c1", name="read_file", content="# a\n\u4e2d\u6587"),
-        Message(role="assistant", content="lone \ud800 surrogate is stored as U+FFFD"),
+        Message(role="user", content="hello\x00 with a NUL and \ue000"),
     ]
-    assert workspace.sessions.append("cli:default", messages[0]) == 0
-    assert workspace.sessions.append_many("cli:default", messages[1:]) == range(1, 5)
-    session = workspace.sessions.load("cli:default")
-    valid = Message(role="assistant", content="lone \ufffd surrogate is stored as U+FFFD")
-    assert session.messages == (*messages[:4], valid)
+    assert sessions.append("cli:default", messages[0]) == 0
+    assert sessions.append_many("cli:default", messages[1:]) == range(1, 5)
+    assert sessions.append("cli:default", _user("more")) == 5
+    session = sessions.load("cli:default")
+    assert session.messages == (*messages, _user("more"))
     assert session.key == "cli:default"
     assert session.created_at < session.updated_at
+    assert sessions.info("cli:default") is not None
+    assert sessions.exists("cli:default")
 
 
-def test_unknown_session_loads_empty_and_is_not_created(workspace: Workspace) -> None:
-    session = workspace.sessions.load("nobody")
+def test_a_lone_surrogate_is_stored_as_the_replacement_character(
+    sessions: SessionsPort, request: pytest.FixtureRequest
+) -> None:
+    if not isinstance(sessions, SqliteSessionStore):
+        # A known gap, not a difference the port allows: the database store hands the text to
+        # psycopg unrepaired, which cannot encode it. Strict: this fails once that is fixed.
+        request.applymarker(
+            pytest.mark.xfail(raises=UnicodeEncodeError, strict=True, reason="PgSessionStore")
+        )
+    sent = Message(role="assistant", content="lone \ud800 surrogate is stored as U+FFFD")
+    sessions.append_many("k", [_user("before"), sent])
+    valid = Message(role="assistant", content="lone \ufffd surrogate is stored as U+FFFD")
+    assert sessions.load("k").messages == (_user("before"), valid)
+
+
+def test_unknown_session_loads_empty_and_is_not_created(sessions: SessionsPort) -> None:
+    session = sessions.load("nobody")
     assert session.messages == ()
-    assert not workspace.sessions.exists("nobody")
-    assert workspace.sessions.list() == []
+    assert not sessions.exists("nobody")
+    assert sessions.list() == []
 
 
-def test_state_records_set_mark_summary_and_merge_metadata(workspace: Workspace) -> None:
-    store = workspace.sessions
+def test_state_records_set_mark_summary_and_merge_metadata(sessions: SessionsPort) -> None:
+    store = sessions
     store.append_many("k", [_user("a"), _user("b"), _user("c")])
-    store.set_compacted_upto("k", 2)
+    assert store.set_compacted_upto("k", 2).compacted_upto == 2
     active = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
     store.set_summary("k", "they talked about a and b", active)
     store.update_metadata("k", {"channel": "telegram", "n": 1})
     info = store.update_metadata("k", {"n": 2, "tags": ["x"]})
+    store.update_metadata("k", {"lang": "pt"})
     session = store.load("k")
     assert session.compacted_upto == 2
     assert session.pending == (_user("c"),)
     assert session.summary == CompactionSummary(
         text="they talked about a and b", last_active=active
     )
-    assert session.metadata == {"channel": "telegram", "n": 2, "tags": ["x"]}
+    assert session.metadata == {"channel": "telegram", "n": 2, "tags": ["x"], "lang": "pt"}
     assert info.compacted_upto == 2
     assert info.message_count == 3
     store.clear_summary("k")
     assert store.load("k").summary is None
 
 
-def test_mark_outside_the_session_is_refused(workspace: Workspace) -> None:
-    workspace.sessions.append("k", _user("a"))
+def test_mark_outside_the_session_is_refused(sessions: SessionsPort) -> None:
+    sessions.append("k", _user("a"))
+    with pytest.raises(ValueError, match="outside") as refused:
+        sessions.set_compacted_upto("k", 2)
+    if not isinstance(sessions, SqliteSessionStore):  # the database's refusal names the mark
+        assert "compacted_upto" in str(refused.value)
     with pytest.raises(ValueError, match="outside"):
-        workspace.sessions.set_compacted_upto("k", 2)
-    with pytest.raises(ValueError, match="outside"):
-        workspace.sessions.set_compacted_upto("k", -1)
+        sessions.set_compacted_upto("k", -1)
+    assert sessions.load("k").compacted_upto == 0
 
 
 def test_a_stale_process_sees_the_other_processes_messages(root: Path) -> None:
@@ -128,10 +171,18 @@ def test_a_session_recreated_by_another_process_is_read_afresh(root: Path) -> No
     assert [m.text for m in first.load("k").messages] == ["new-1", "new-2", "new-3", "new-4"]
 
 
-def test_delete_removes_the_session(workspace: Workspace) -> None:
-    store = workspace.sessions
+def test_delete_removes_the_session_and_redact_leaves_a_tombstone(
+    sessions: SessionsPort,
+) -> None:
+    store = sessions
     store.append("gone", _user("x"))
-    store.append("kept", _user("y"))
+    store.append("kept", _user("my locker code is 4817"))
+    store.append("kept", Message(role="assistant", content="noted"))
+    assert sorted(info.key for info in store.list()) == ["gone", "kept"]
+    store.redact("kept", [0])
+    messages = store.load("kept").messages
+    assert (messages[0].role, messages[0].content) == ("user", FORGOTTEN)
+    assert messages[1].content == "noted"
     assert store.delete("gone") is True
     assert store.delete("gone") is False
     assert [info.key for info in store.list()] == ["kept"]
