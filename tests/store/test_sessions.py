@@ -96,19 +96,17 @@ def test_messages_round_trip_with_every_field(sessions: SessionsPort) -> None:
     assert sessions.exists("cli:default")
 
 
-def test_a_lone_surrogate_is_stored_as_the_replacement_character(
-    sessions: SessionsPort, request: pytest.FixtureRequest
-) -> None:
-    if not isinstance(sessions, SqliteSessionStore):
-        # A known gap, not a difference the port allows: the database store hands the text to
-        # psycopg unrepaired, which cannot encode it. Strict: this fails once that is fixed.
-        request.applymarker(
-            pytest.mark.xfail(raises=UnicodeEncodeError, strict=True, reason="PgSessionStore")
-        )
+def test_a_lone_surrogate_is_stored_as_the_replacement_character(sessions: SessionsPort) -> None:
     sent = Message(role="assistant", content="lone \ud800 surrogate is stored as U+FFFD")
     sessions.append_many("k", [_user("before"), sent])
     valid = Message(role="assistant", content="lone \ufffd surrogate is stored as U+FFFD")
     assert sessions.load("k").messages == (_user("before"), valid)
+    sessions.set_summary("k", "cut \udc00 here", last_active=START)
+    sessions.update_metadata("k", {"note": "half \ud83d"})
+    stored = sessions.load("k")
+    assert stored.summary is not None
+    assert stored.summary.text == "cut \ufffd here"
+    assert stored.metadata["note"] == "half \ufffd"
 
 
 def test_unknown_session_loads_empty_and_is_not_created(sessions: SessionsPort) -> None:

@@ -23,6 +23,7 @@ wrong and where. This module does no I/O.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -109,6 +110,16 @@ def valid_json(value: JSONValue, *, where: str = "the value") -> tuple[JSONValue
     """
     walk = _Walk(where)
     return walk.json(value), walk.replaced
+
+
+def json_text(value: JSONValue, *, where: str = "a session record") -> str:
+    """``value`` as JSON text any store can keep: valid UTF-8 (a lone surrogate is U+FFFD)."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(valid_json(value, where=where)[0], ensure_ascii=False)
+    return text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

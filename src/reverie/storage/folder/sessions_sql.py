@@ -14,16 +14,13 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from reverie.core.inbound import valid_json
+from reverie.core.inbound import json_text
 from reverie.core.messages import Message
 from reverie.core.session import CompactionSummary, Session, SessionInfo, safe_mark
 from reverie.core.tombstones import tombstone
 from reverie.storage.folder.session_records import MessageRecord, encode, parse, parse_time
-
-if TYPE_CHECKING:
-    from reverie.core.messages import JSONObject
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions(
@@ -170,16 +167,6 @@ def message_of(body: str) -> Message:
 def summary_json(summary: CompactionSummary) -> str:
     """The ``summary`` column's text for ``summary``."""
     return json_text({"text": summary.text, "last_active": summary.last_active.isoformat()})
-
-
-def json_text(value: JSONObject) -> str:
-    """``value`` as JSON text SQLite can store (a lone surrogate becomes U+FFFD)."""
-    text = json.dumps(value, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(valid_json(value, where="a session record")[0], ensure_ascii=False)
-    return text
 
 
 def summary_of(text: str | None) -> CompactionSummary | None:

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reverie.core.clock import Clock, require_aware
-from reverie.core.inbound import check_session_key
+from reverie.core.inbound import check_session_key, json_text
 from reverie.core.session import CompactionSummary, Session, SessionInfo, safe_mark
 from reverie.core.tombstones import tombstone
 from reverie.errors import InputError, StorageError
@@ -50,7 +50,6 @@ from reverie.storage.folder.sessions_db import SessionsDatabase
 from reverie.storage.folder.sessions_sql import (
     ROW,
     Row,
-    json_text,
     message_of,
     select,
     summary_json,

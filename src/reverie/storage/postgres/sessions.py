@@ -23,7 +23,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
 from reverie.core.clock import Clock, system_clock
-from reverie.core.messages import Message
+from reverie.core.inbound import clean_text, json_text
+from reverie.core.messages import JSONValue, Message
 from reverie.core.session import CompactionSummary, Session, SessionInfo
 from reverie.core.tombstones import FORGOTTEN, tombstone
 from reverie.errors import DatabaseError, InputError
@@ -209,7 +210,9 @@ class PgSessionStore:
 
     def set_summary(self, key: str, text: str, last_active: datetime) -> SessionInfo:
         """Store the session's compaction summary and when it was last active."""
-        return self._update(key, "summary = %s, summary_active = %s", (to_db(text), last_active))
+        return self._update(
+            key, "summary = %s, summary_active = %s", (to_db(clean_text(text)), last_active)
+        )
 
     def clear_summary(self, key: str) -> SessionInfo:
         """Remove the compaction summary."""
@@ -249,8 +252,8 @@ class PgSessionStore:
                         "UPDATE messages SET body = %s, plain = %s WHERE workspace_id = %s"
                         " AND session_key = %s AND idx = %s",
                         (
-                            json.dumps(new.to_json()),
-                            "" if change is None else plain_text(new),
+                            _json(new.to_json()),
+                            "" if change is None else clean_text(plain_text(new)),
                             self._tenant.id,
                             to_db(key),
                             index,
@@ -322,7 +325,7 @@ def _insert(conn: Conn, workspace_id: int, key: str, first: int, batch: list[Mes
             [
                 (
                     *(workspace_id, to_db(key), first + i, m.role, m.timestamp),
-                    *(_json(m.to_json()), plain_text(m)),
+                    *(_json(m.to_json()), clean_text(plain_text(m))),
                 )
                 for i, m in enumerate(batch)
             ],
@@ -332,12 +335,14 @@ def _insert(conn: Conn, workspace_id: int, key: str, first: int, batch: list[Mes
 def _summary_columns(session: Session) -> tuple[str | None, datetime | None]:
     if session.summary is None:
         return (None, None)
-    return (to_db(session.summary.text), session.summary.last_active)
+    return (to_db(clean_text(session.summary.text)), session.summary.last_active)
 
 
-def _json(value: object) -> str:
+def _json(value: JSONValue) -> str:
     # Stored as text, not jsonb: jsonb refuses the \\u0000 escape that json.dumps writes for NUL.
-    return json.dumps(value, ensure_ascii=False)
+    # A lone surrogate (a reply cut inside an emoji) becomes U+FFFD, as in the folder's store:
+    # it cannot be UTF-8, so the database would refuse the whole batch.
+    return json_text(value)
 
 
 def _info(row: Sequence[object]) -> SessionInfo:
