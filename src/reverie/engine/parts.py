@@ -101,9 +101,10 @@ class Parts:
     @property
     def index(self) -> IndexPort:
         """The search index (opened on first use, caught up incrementally on every query)."""
-        if self._index is None:
-            self._index = self.stores.open_index()
-        return self._index
+        with self._lock:  # two threads' first queries must not open two indexes
+            if self._index is None:
+                self._index = self.stores.open_index()
+            return self._index
 
     @property
     def recaller(self) -> Recaller:
