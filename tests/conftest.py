@@ -187,6 +187,16 @@ def loopback() -> Iterator[LoopbackServer]:
         yield server
 
 
+def require_postgres_binaries() -> None:
+    """Skip without PostgreSQL's server binaries (initdb), but fail under CI, which has them."""
+    from reverie.testing.local_cluster import find_binaries
+
+    if find_binaries() is None:
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail("CI: PostgreSQL binaries are missing (.ci/run installs them)")
+        pytest.skip("no PostgreSQL binaries (initdb) on this machine")
+
+
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
     """The URL of a fresh PostgreSQL database (as a non-superuser role), schema applied.
@@ -195,12 +205,9 @@ def pg_url() -> Iterator[str]:
     """
     pytest.importorskip("psycopg", reason="the postgres extra is not installed")
     from reverie.storage.postgres.database import Database  # the postgres extra
-    from reverie.testing.local_cluster import LocalCluster, find_binaries
+    from reverie.testing.local_cluster import LocalCluster
 
-    if find_binaries() is None:
-        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail("CI: PostgreSQL binaries are missing (.ci/run installs them)")
-        pytest.skip("no PostgreSQL binaries (initdb) on this machine")
+    require_postgres_binaries()
     with LocalCluster() as cluster:
         database = Database(cluster.info.url)
         try:

@@ -7,7 +7,6 @@ cannot rot between the runs that feed docs/benchmarks.md.
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Callable, Sized
 
@@ -18,7 +17,7 @@ pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 import recall
 from recalllib import pglatency
 from recalllib.filler import questions
-from reverie.testing.local_cluster import find_binaries
+from tests.conftest import require_postgres_binaries
 
 
 def _counted(call: Callable[[int], Sized], count: int) -> dict[str, float]:
@@ -26,10 +25,7 @@ def _counted(call: Callable[[int], Sized], count: int) -> dict[str, float]:
 
 
 def test_the_postgres_latency_run_fills_a_workspace_and_finds_in_it() -> None:
-    if find_binaries() is None:
-        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail("CI: PostgreSQL binaries are missing (.ci/run installs them)")
-        pytest.skip("no PostgreSQL binaries (initdb) on this machine")
+    require_postgres_binaries()
     asked = list(questions(6, random.Random(6)))
     config = recall._config(8192, recall=True)
 

@@ -8,7 +8,6 @@ it, the planner uses the index for the servers' role and the note is gone.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
@@ -19,7 +18,8 @@ from reverie import MemoryEngine  # noqa: E402 -- after the extra's skip
 from reverie.storage.postgres.backend import PgBackend  # noqa: E402
 from reverie.storage.postgres.database import Database  # noqa: E402
 from reverie.storage.postgres.planning import MATCH_FUNCTION  # noqa: E402
-from reverie.testing.local_cluster import ClusterInfo, LocalCluster, find_binaries  # noqa: E402
+from reverie.testing.local_cluster import ClusterInfo, LocalCluster  # noqa: E402
+from tests.conftest import require_postgres_binaries  # noqa: E402
 
 COUNT = (
     "EXPLAIN SELECT count(*) FROM (SELECT 1 FROM history WHERE workspace_id = %(ws)s"
@@ -29,10 +29,7 @@ COUNT = (
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[ClusterInfo]:
-    if find_binaries() is None:
-        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail("CI: PostgreSQL binaries are missing (.ci/run installs them)")
-        pytest.skip("no PostgreSQL binaries (initdb) on this machine")
+    require_postgres_binaries()
     with LocalCluster() as running:
         database = Database(running.info.url)
         try:
