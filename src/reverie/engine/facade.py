@@ -87,7 +87,6 @@ class MemoryEngine:
         clock: Clock,
         dense: Dense = "settings",
     ) -> None:
-        self._stores = backend
         self._chat = chat_provider
         parts = Parts(
             backend,
@@ -300,74 +299,74 @@ class MemoryEngine:
 
     def transcript(self, session_key: str, *, raw: bool = False) -> Session:
         """A session's messages; with ``raw``, the raw text kept on the owner's opt-in."""
-        return reads.transcript(self._stores, self.config, session_key, raw=raw)
+        return reads.transcript(self._parts.stores, self.config, session_key, raw=raw)
 
     def history(
         self, *, since: int | None = None, session_key: str | None = None, limit: int | None = None
     ) -> list[HistoryEntry]:
         """History entries, oldest first: the first ``limit`` after ``since``, else the newest."""
-        return reads.history(self._stores, since=since, session_key=session_key, limit=limit)
+        return reads.history(self._parts.stores, since=since, session_key=session_key, limit=limit)
 
     @property
     def location(self) -> str:
         """Where the workspace lives (its folder, for the file backend)."""
-        return self._stores.location
+        return self._parts.stores.location
 
     def has_session(self, session_key: str) -> bool:
         """Whether session ``session_key`` has been stored."""
-        return self._stores.sessions.exists(check_session_key(session_key))
+        return self._parts.stores.sessions.exists(check_session_key(session_key))
 
     def sessions(self) -> list[SessionInfo]:
         """Every session (internal ``dream:`` ones too), sorted by key."""
-        return self._stores.sessions.list()
+        return self._parts.stores.sessions.list()
 
     def session(self, session_key: str) -> Session:
         """One session as stored: every message (compacted ones too), its mark and summary."""
-        return self._stores.sessions.load(check_session_key(session_key))
+        return self._parts.stores.sessions.load(check_session_key(session_key))
 
     def log(self, n: int = 20) -> list[CommitInfo]:
         """The newest ``n`` audit commits, newest first."""
-        return self._stores.audit.log(check_limit(n, name="n"))
+        return self._parts.stores.audit.log(check_limit(n, name="n"))
 
     def show(self, rev: str) -> CommitDetail:
         """One audit commit with its diff (raises ``RevisionNotFoundError``)."""
-        return self._stores.audit.show(rev)
+        return self._parts.stores.audit.show(rev)
 
     def why(self, text: str) -> WhyReport:
         """The durable lines matching ``text``, each with the entries and messages it came from."""
-        return reads.why(self._stores, text)
+        return reads.why(self._parts.stores, text)
 
     def lines(self) -> WhyReport:
         """Every durable line, in file order, each with the entries and messages it came from."""
-        return reads.lines(self._stores)
+        return reads.lines(self._parts.stores)
 
     def forget_plan(self, text: str) -> ForgetPlan:
         """What ``forget(text)`` would remove; nothing changes (show it, then ask)."""
-        return reads.forget_plan(self._stores, text)
+        return reads.forget_plan(self._parts.stores, text)
 
     def read_memory(self, name: MemoryFileName) -> str:
         """The text of one durable file: ``"SOUL"``, ``"USER"`` or ``"MEMORY"`` ('' if absent)."""
-        return self._stores.files.read(name)
+        return self._parts.stores.files.read(name)
 
     def read_file(self, path: str) -> str:
         """The text of a durable file dream may write (``SOUL.md``, a skill...); '' if absent."""
-        return reads.read_file(self._stores, path)
+        return reads.read_file(self._parts.stores, path)
 
     def durable_files(self) -> dict[str, str]:
         """Every durable file that exists, workspace-relative path -> text (skills too)."""
-        return self._stores.durable_texts()
+        return self._parts.stores.durable_texts()
 
     def line_origins(self, *paths: str) -> dict[str, tuple[LineOrigin, ...]]:
         """Per durable file (default: the three), each line and the commit that last added it."""
-        return reads.line_origins(self._stores, paths)
+        return reads.line_origins(self._parts.stores, paths)
 
     def costs(self) -> LedgerSummary:
         """The ledger added up by job and by day."""
-        return self._stores.ledger.summary()
+        return self._parts.stores.ledger.summary()
 
     def doctor(self) -> DoctorReport:
         """Check the workspace's integrity (``report.ok`` is False on problems)."""
-        return reads.doctor(self._stores)
+        return reads.doctor(self._parts.stores)
 
     @staticmethod
     def doctor_links(folder: Path) -> DoctorReport:
@@ -381,7 +380,7 @@ class MemoryEngine:
 
         ``force``: also past a trim (``RestoreWouldLoseError``; ``dream.edit.restore``).
         """
-        return restore(self._stores, rev, force=force)
+        return restore(self._parts.stores, rev, force=force)
 
     def forget(
         self, text: str, *, purge: bool = False, confirm_broad: bool = False
@@ -407,7 +406,7 @@ class MemoryEngine:
         ``expected_sha256``: refused if the file changed meanwhile (``dream.edit.edit_file``).
         """
         return edit_file(
-            self._stores,
+            self._parts.stores,
             path,
             text,
             author=author,
@@ -420,7 +419,7 @@ class MemoryEngine:
 
         Never implicitly: ``doctor`` reports a lost history until a person asks for this.
         """
-        return self._stores.audit.repair()
+        return self._parts.stores.audit.repair()
 
     # Parts (``engine.parts``), and the engine's life
 
@@ -453,7 +452,7 @@ class MemoryEngine:
         self._parts.close()
         if self.dense is not None:
             self.dense.store.close()
-        self._stores.close()
+        self._parts.stores.close()
 
     def __enter__(self) -> MemoryEngine:
         return self

@@ -27,9 +27,9 @@ def workspace_of(engine: MemoryEngine) -> Workspace:
     Raises:
         StoreUnsupportedError: the engine runs on a database workspace (nothing written).
     """
-    # The engine keeps its backend as ``_stores`` and offers no accessor for it (surfaces use
+    # The engine keeps its backend in its parts and offers no accessor for it (surfaces use
     # its operations); test support may read it, since nothing of the product imports testing/.
-    stores = engine._stores  # noqa: SLF001
+    stores = engine._parts.stores  # noqa: SLF001
     if not isinstance(stores, Workspace):
         raise StoreUnsupportedError("workspace_of", where=stores.location)
     return stores
