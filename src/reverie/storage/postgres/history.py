@@ -177,8 +177,10 @@ class PgHistoryLog:
                 rows = conn.execute(query, params).fetchall()
                 for row in rows:
                     entry = _entry(row)
-                    if (accept is None or accept(entry)) and len(found) < limit:
+                    if accept is None or accept(entry):
                         found.append(entry)
+                        if len(found) == limit:
+                            break
                 read += len(rows)
                 if len(rows) < int(str(params["page"])):
                     break
