@@ -173,8 +173,8 @@ class PgHistoryLog:
         read = 0
         with self._tenant.transaction() as conn:
             while read < max_lines and len(found) < limit:
-                params["page"] = min(max_lines - read, 2 * (limit - len(found)) + 8)
-                rows = conn.execute(query, params).fetchall()
+                page = min(max_lines - read, 2 * (limit - len(found)) + 8)
+                rows = conn.execute(query, params | {"page": page}).fetchall()
                 for row in rows:
                     entry = _entry(row)
                     if accept is None or accept(entry):
@@ -182,7 +182,7 @@ class PgHistoryLog:
                         if len(found) == limit:
                             break
                 read += len(rows)
-                if len(rows) < int(str(params["page"])):
+                if len(rows) < page:
                     break
                 params["before"] = rows[-1][0]
         return found
