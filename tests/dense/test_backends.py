@@ -109,6 +109,30 @@ def test_a_second_engine_uses_the_vectors_the_first_one_encoded(
         other.close()
 
 
+def test_a_new_engine_loads_every_stored_vector_whatever_the_fetch_size(
+    engine: MemoryEngine,
+    where: str,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from reverie.storage.postgres import vectors as pg_vectors
+
+    monkeypatch.setattr(pg_vectors, "ROWS_PER_FETCH", 3)  # a database's rows: four fetches
+    facts = [f"note {n}: the {word} is in the shed" for n, word in enumerate("abcdefghij")]
+    engine.record("tg:ann", [Message(role="user", content=fact) for fact in facts])
+    engine.record("tg:ann", [Message(role="user", content=FACT)])
+    assert engine.index_vectors() == len(facts) + 1
+
+    other = _open(where, request)
+    try:
+        found = _dense(other).nearest(QUESTION, limit=3, session_key="tg:ann")
+        assert len(_dense(other).store) == len(facts) + 1
+        assert found[0].text == FACT
+        assert _dense(other).pending() == 0
+    finally:
+        other.close()
+
+
 def test_an_unreadable_stored_vector_is_skipped_and_the_others_still_answer(
     engine: MemoryEngine,
     where: str,
