@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from reverie.memory.recall.dense.matrix import VectorMatrix, from_blob, quantise, to_blob
+from reverie.memory.recall.dense.matrix import VectorMatrix, dots, from_blob, quantise, to_blob
 
 DIM = 64
 
@@ -67,3 +67,18 @@ def test_a_scope_holds_only_its_session_and_a_text_change_is_seen() -> None:
     matrix.put("#m1@b", "b", b"x" * 12, codes[0], float(scales[0]))
     assert not matrix.has("#m1@b", bytes([1]) * 12)
     assert len(matrix) == 3
+
+
+@pytest.mark.parametrize("dim", [1, 7, 64, 384, 1000])
+def test_the_integer_products_are_exact_at_the_extremes_of_the_codes(dim: int) -> None:
+    rng = np.random.default_rng(dim)
+    block = rng.integers(-127, 128, (300, dim), dtype=np.int8)
+    block[0], block[1] = 127, -127  # the largest sums either way
+    query = np.full((1, dim), 127, dtype=np.int8)
+    query[0, ::3] = -127
+    truth = block.astype(np.int64) @ query[0].astype(np.int64)
+    got = dots(block, query)
+    assert got.shape == (300,)
+    assert np.array_equal(got, truth.astype(np.float64))
+    assert np.array_equal(dots(block[[5, 2, 5]], query), truth[[5, 2, 5]].astype(np.float64))
+    assert dots(block[:0], query).shape == (0,)

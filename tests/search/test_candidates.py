@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 from reverie import Message
+from reverie.core.refs import history_ref, message_ref
 from reverie.storage.folder.index import SearchIndex
 from reverie.storage.folder.index.candidates import COMMON
+from reverie.storage.folder.index.items import NAMED_CHUNK
 from reverie.storage.folder.workspace import Workspace
 
 
@@ -144,3 +146,43 @@ def test_rare_terms_are_the_ones_few_items_hold(workspace: Workspace, index: Sea
 
     assert found == ["knee", "porto", "咖啡"]  # "porto": held by none, so by at most 2
     assert index.rare_terms(["knee"], at_most=1) == []
+
+
+def test_items_are_named_in_the_order_given_in_a_few_queries(
+    workspace: Workspace, index: SearchIndex
+) -> None:
+    count = NAMED_CHUNK + 50  # more than one chunk of each kind
+    workspace.sessions.append_many(
+        "cli:a", [Message(role="user", content=f"note {n} about tea") for n in range(count)]
+    )
+    _say(workspace, "cli:b", "a note in another session")
+    entries = [workspace.history.append(f"entry {n}", session_key="cli:a") for n in range(count)]
+    refs = [
+        message_ref("cli:a", 7),
+        history_ref(entries[3].cursor),
+        message_ref("cli:b", 0),
+        message_ref("cli:a", 10_000),  # no such message
+        history_ref(10_000),  # no such entry
+        message_ref("cli:a", 7),  # named twice: given twice, as asked
+        *[message_ref("cli:a", n) for n in range(count - 1, -1, -1)],
+        *[history_ref(e.cursor) for e in entries],
+    ]
+
+    every = index.items_named(refs)
+    scoped = index.items_named(refs, session_key="cli:b")
+
+    assert [(c.kind, c.message_index, c.cursor) for c in every[:5]] == [
+        ("message", 7, None),
+        ("history", None, entries[3].cursor),
+        ("message", 0, None),
+        ("message", 7, None),
+        ("message", count - 1, None),
+    ]
+    assert every[2].session_key == "cli:b"
+    assert every[2].text == "a note in another session"
+    assert [c.message_index for c in every[4 : 4 + count]] == list(range(count - 1, -1, -1))
+    assert [c.cursor for c in every[4 + count :]] == [e.cursor for e in entries]
+    assert every[4].text == f"note {count - 1} about tea"
+    assert len(every) == 5 + 2 * count - 1
+    assert [(c.session_key, c.message_index) for c in scoped] == [("cli:b", 0)]
+    assert index.items_named([]) == []

@@ -233,11 +233,20 @@ def _near_any(words: frozenset[str], seen: list[tuple[int, frozenset[str]]]) -> 
     size = len(words)
     for length, other in seen:
         if size <= length:
-            if 2 * size >= length and len(words - other) <= max(0, size - 10) // 10:
+            if 2 * size >= length and (
+                words <= other if size < _EXACT_BELOW else len(words - other) <= (size - 10) // 10
+            ):
                 return True
-        elif 2 * length >= size and len(other - words) <= max(0, length - 10) // 10:
+        elif 2 * length >= size and (
+            other <= words if length < _EXACT_BELOW else len(other - words) <= (length - 10) // 10
+        ):
             return True
     return False
+
+
+_EXACT_BELOW = 20
+"""Below this many words the shorter item must be held whole: a subset test, which stops at
+the first missing word and builds no set (most pairs; ``words - other`` cost twice as much)."""
 
 
 _EPOCH = datetime.fromtimestamp(0).astimezone()

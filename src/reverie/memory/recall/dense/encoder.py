@@ -65,7 +65,7 @@ def probe(setting: EmbeddingsMode, *, module: str = MODULE) -> DenseStatus:
     """Whether dense recall can run, without importing the model (``module`` for tests)."""
     if setting == "off":
         return DenseStatus(on=False, reason="recall.embeddings is off")
-    missing = [name for name in ("numpy", module) if not _importable(name)]
+    missing = [name for name in ("numpy", "numkong", module) if not _importable(name)]
     if missing:
         return DenseStatus(
             on=False, reason=f"the embeddings extra is not installed ({install_hint('embeddings')})"

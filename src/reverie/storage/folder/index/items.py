@@ -23,7 +23,6 @@ from reverie.storage.folder.index.candidates import candidate_from_row
 from reverie.storage.folder.index.query import Filters, conditions
 
 _ROW = "SELECT d.id, d.kind, d.cursor, d.session_key, d.position, fts.body"
-_FROM = " FROM docs AS d JOIN fts ON fts.rowid = d.id"
 _AFTER = (
     f"{_ROW} FROM (SELECT * FROM docs WHERE id > ? ORDER BY id LIMIT ?) AS d"  # noqa: S608 -- constants
     " CROSS JOIN fts ON fts.rowid = d.id ORDER BY d.id"
@@ -70,23 +69,43 @@ def count_after(conn: sqlite3.Connection, after: int, seen: str | None) -> int:
 def items_named(
     conn: sqlite3.Connection, refs: Sequence[SourceRef], filters: Filters
 ) -> list[Candidate]:
-    """Return the items ``refs`` name that exist and pass ``filters``, in the order given."""
+    """Return the items ``refs`` name that exist and pass ``filters``, in the order given.
+
+    Two queries whatever the number of references (history by cursor, messages by session and
+    position, each a list of values joined to its unique index), in chunks of ``NAMED_CHUNK``:
+    one query per reference cost 28 us each, 2.7 ms for the 96 a dense query names.
+    """
     where, args = conditions(filters)
-    select = (
-        f"SELECT d.kind, d.cursor, d.session_key, d.position, d.role, d.ts, fts.body{_FROM} WHERE "
-    )
-    found: list[Candidate] = []
-    for ref in refs:
-        key: list[object]
-        if ref.kind == "history":
-            which, key = "d.kind = 'history' AND d.cursor = ?", [ref.cursor]
-        else:
-            which = "d.kind = 'message' AND d.session_key = ? AND d.position = ?"
-            key = [ref.session_key, ref.message_index]
-        row = conn.execute(f"{select}{which}{where}", (*key, *args)).fetchone()
-        if row is not None:
-            found.append(candidate_from_row(row))
-    return found
+    cursors = [(ref.cursor,) for ref in refs if ref.kind == "history"]
+    places = [(ref.session_key, ref.message_index) for ref in refs if ref.kind != "history"]
+    by_ref: dict[str, Candidate] = {}
+    for wanted, rows in ((cursors, _NAMED_HISTORY), (places, _NAMED_MESSAGES)):
+        for start in range(0, len(wanted), NAMED_CHUNK):
+            chunk = wanted[start : start + NAMED_CHUNK]
+            width = len(chunk[0])
+            values = ", ".join(f"({', '.join('?' * width)})" for _ in chunk)
+            flat = [value for key in chunk for value in key]
+            for row in conn.execute(rows.format(values=values, where=where), (*flat, *args)):
+                found = candidate_from_row(row)
+                by_ref[str(_ref(row[0], row[1], row[2], row[3]))] = found
+    return [by_ref[name] for name in map(str, refs) if name in by_ref]
+
+
+_NAMED = "SELECT d.kind, d.cursor, d.session_key, d.position, d.role, d.ts, fts.body"
+# The wanted keys first, then each row through its unique index (CROSS JOIN fixes the order:
+# ``(a, b) IN (VALUES ...)`` walked the whole index).
+_NAMED_HISTORY = (
+    f"WITH wanted(cursor) AS (VALUES {{values}}) {_NAMED} FROM wanted AS w CROSS JOIN docs AS d"
+    " ON d.kind = 'history' AND d.cursor = w.cursor CROSS JOIN fts ON fts.rowid = d.id"
+    " WHERE 1{where}"
+)
+_NAMED_MESSAGES = (
+    f"WITH wanted(key, position) AS (VALUES {{values}}) {_NAMED} FROM wanted AS w"
+    " CROSS JOIN docs AS d ON d.kind = 'message' AND d.session_key = w.key"
+    " AND d.position = w.position CROSS JOIN fts ON fts.rowid = d.id WHERE 1{where}"
+)
+NAMED_CHUNK = 400
+"""References looked up in one query (two parameters each: under SQLite's limit of 32,766)."""
 
 
 def _ref(kind: str, cursor: int | None, key: str | None, position: int | None) -> SourceRef:
