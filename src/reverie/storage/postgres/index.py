@@ -90,13 +90,6 @@ _CONTEXT = (
 )
 """Messages whose context (the end of the message before) matches, with its BM25 columns: the
 previous messages are found by their whole words (the index), then their end is checked."""
-_HOLDING = (
-    "SELECT (SELECT count(*) FROM (SELECT 1 FROM history WHERE workspace_id = %(ws)s"
-    " AND words @@ to_tsquery('simple', %(q)s) LIMIT %(cap)s) AS h)"
-    " + (SELECT count(*) FROM (SELECT 1 FROM messages WHERE workspace_id = %(ws)s"
-    " AND words @@ to_tsquery('simple', %(q)s) LIMIT %(cap)s) AS m)"
-)
-"""How many items hold a query, counted up to ``cap`` per table."""
 _REF_SNIPPET = 400
 """A referenced item's snippet: its first this many characters (as the folder index)."""
 WINDOW = 2_000
@@ -213,18 +206,19 @@ class PgIndex:
         """The ``terms`` at most ``at_most`` items of the whole workspace hold (as the folder's).
 
         A capped count each (it stops after ``at_most + 1`` matches per table), so a common
-        word costs no more than a rare one; recall's links look rare words up with it.
+        word costs no more than a rare one; recall's links look rare words up with it. Every
+        term's count is a column of one statement: one round trip, not one a term.
         """
-        found: list[str] = []
+        asked = [(term, query) for term in terms if (query := tsearch.tsquery([term]))]
+        if not asked:
+            return []
+        params: dict[str, object] = {"ws": self._tenant.id, "cap": at_most + 1}
+        params |= {f"q{i}": query for i, (_, query) in enumerate(asked)}
+        columns = ", ".join(ranking.holders(i) for i in range(len(asked)))
         with self._tenant.transaction() as conn:
-            for term in terms:
-                if not (query := tsearch.tsquery([term])):
-                    continue
-                params = {"ws": self._tenant.id, "q": query, "cap": at_most + 1}
-                row = conn.execute(_HOLDING, params).fetchone()
-                if row is not None and int(str(row[0])) <= at_most:
-                    found.append(term)
-        return found
+            row = conn.execute(f"SELECT {columns}", params).fetchone()
+        counts = row if row is not None else ()
+        return [term for (term, _), n in zip(asked, counts, strict=True) if int(str(n)) <= at_most]
 
     def close(self) -> None:
         """Nothing to release."""

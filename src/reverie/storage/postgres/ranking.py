@@ -59,6 +59,11 @@ _ITEMS = (
 )
 
 
+def holders(i: int) -> str:
+    """The SQL of how many items hold the query ``%(q{i})s``, counted up to ``%(cap)s`` a table."""
+    return _HOLDERS.format(i=i)
+
+
 def length(words: str) -> str:
     """The SQL of an item's length in tokens: its lexemes plus the commas between positions.
 
@@ -176,7 +181,7 @@ def corpus(conn: Conn, workspace: int, phrases: Sequence[tuple[str, ...]], memo:
     for i, tokens in enumerate(asked):
         params[f"q{i}"] = tsearch.phrase_query(tokens)
     if asked:
-        sql = "SELECT " + ", ".join(_HOLDERS.format(i=i) for i in range(len(asked)))
+        sql = "SELECT " + ", ".join(holders(i) for i in range(len(asked)))
         row = conn.execute(sql, params).fetchone()
         for phrase, value in zip(asked, row or (), strict=False):
             counts[phrase] = int(str(value))
