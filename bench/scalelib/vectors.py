@@ -10,6 +10,10 @@ Queries are encoded by the real model (``E5Encoder`` of the embeddings extra, ``
   ``Backend.open_vectors``, following its search index) and ``index_vectors`` gives every
   indexed item still without one a vector (the bulk catch-up, through the real store path).
   Growing is incremental, as for the items: each size encodes only what was added since.
+  ``vectors`` is what the store then holds: fewer than the size's items from 100k on, because
+  the lexical probe's dreams trim history to its last 1,000 entries (``keep_history``), and
+  it still counts the vectors of entries trimmed at an earlier size (the store keeps a
+  vector until its item's text changes; nothing deletes it when the item leaves the index).
 - ``probe_dense``, in a fresh process (its memory is the engine's): ``load_ms`` (the stored
   vectors read into memory) and ``rss_loaded_mb`` (VmRSS then, before the model is loaded),
   ``first_prompt_ms`` (loads the model), then as the lexical probe (``scalelib.probe``):
