@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from reverie.storage.postgres.database import Tenant
 
 _INTERNAL = "^(dream|cron):"
+PAGE = 10_000
+"""Vector rows read a statement: all at once, 1M rows held the result twice (libpq's and the
+tuples), and the process kept 1.6 GB resident after loading them (bench/scale.py --dense)."""
 _AFTER = (
     "(SELECT doc, 'history', cursor, session_key, NULL::integer, content FROM history"
     " WHERE workspace_id = %(ws)s AND doc > %(after)s ORDER BY doc LIMIT %(limit)s)"
@@ -119,16 +122,20 @@ class PgVectorRows:
             self._put_meta(conn, meta, keep=False)
 
     def rows_since(self, seq: int) -> Iterator[tuple[int, VectorRow]]:
-        """Rows written after ``seq``, in order."""
-        with self._tenant.transaction() as conn:
-            found = conn.execute(
-                "SELECT seq, ref, session_key, hash, v FROM vectors"
-                " WHERE workspace_id = %s AND seq > %s ORDER BY seq",
-                (self._tenant.id, seq),
-            ).fetchall()
-        for number, ref, key, digest, blob in found:
-            row = (from_db(str(ref)), None if key is None else from_db(str(key)), digest, blob)
-            yield int(str(number)), cast("VectorRow", row)
+        """Rows written after ``seq``, in order, read ``PAGE`` rows a statement."""
+        while True:
+            with self._tenant.transaction() as conn:
+                found = conn.execute(
+                    "SELECT seq, ref, session_key, hash, v FROM vectors"
+                    " WHERE workspace_id = %s AND seq > %s ORDER BY seq LIMIT %s",
+                    (self._tenant.id, seq, PAGE),
+                ).fetchall()
+            for number, ref, key, digest, blob in found:
+                seq = int(str(number))
+                row = (from_db(str(ref)), None if key is None else from_db(str(key)), digest, blob)
+                yield seq, cast("VectorRow", row)
+            if len(found) < PAGE:
+                return
 
     def clear(self) -> None:
         """Delete this workspace's vectors and meta values (one transaction)."""
