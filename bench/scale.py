@@ -1,7 +1,7 @@
 """Benchmark growth: record, prompt, recall, search and dream cost, and memory, at 10k to 1M items.
 
 Run: .venv/bin/python bench/scale.py [--sizes 10000,100000,1000000] [--backend folder|postgres|both]
-     [--samples N] [--seed S] [--out PATH]   (prints one JSON object; also written to ``--out``)
+     [--samples N] [--seed S] [--dense] [--out PATH]   (prints one JSON object; also to ``--out``)
 
 Grows ONE workspace per backend (a temporary folder; a workspace of a throwaway PostgreSQL
 cluster on loopback, ``reverie.testing.local_cluster``, fsync on) through each size in turn
@@ -18,7 +18,13 @@ At each size it reports:
   ``peak_rss_mb``);
 - ``disk_mb``: the size of the folder workspace (``du``).
 
-Lexical only: dense recall is off (its cost is measured by ``bench/recall.py --dense``).
+The figures above are lexical: dense recall is off. With ``--dense`` (off by default), each
+size then also gets, under ``dense`` (``scalelib.vectors``): a vector for every item through
+the real store path (``vector_fill_s``), then in another fresh process the same calls with
+dense recall on, the query's model pass alone, the vector store's ``nearest`` over one session
+and over every session, and the engine's memory with the vectors loaded. The stored vectors
+are **synthetic** (random unit vectors: encoding 1M items with the model would take hours
+here); queries are encoded by the real model. The output says so (``dense_vectors``).
 Figures are from whatever machine runs this; say its load beside them (``load_average``).
 """
 
@@ -49,8 +55,11 @@ def _disk_mb(kind: str, target: str) -> float | None:
     return round(int(ran.stdout.split()[0]) / 1024, 1)
 
 
-def _probe(kind: str, target: str, seed: int, samples: int) -> dict[str, object]:
-    argv = [sys.executable, __file__, "--probe", kind, target, str(seed), str(samples)]
+def _probe(
+    kind: str, target: str, seed: int, samples: int, *, dense: bool = False
+) -> dict[str, object]:
+    which = "--probe-dense" if dense else "--probe"
+    argv = [sys.executable, __file__, which, kind, target, str(seed), str(samples)]
     ran = subprocess.run(argv, capture_output=True, text=True, check=False)
     if ran.returncode != 0:
         raise SystemExit(f"the probe failed:\n{ran.stderr}")
@@ -58,8 +67,19 @@ def _probe(kind: str, target: str, seed: int, samples: int) -> dict[str, object]
     return figures
 
 
+def _dense(kind: str, target: str, seed: int, samples: int) -> dict[str, object]:
+    """Vectors for every item, then the dense probe (``scalelib.vectors``)."""
+    from scalelib.vectors import give_vectors  # numpy and the model's package: only with --dense
+
+    figures = give_vectors(kind, target, seed)
+    figures["load_average"] = round(os.getloadavg()[0], 2)
+    probed = _probe(kind, target, seed, samples, dense=True)
+    figures["vectors_probed"] = probed.pop("vectors")
+    return figures | probed
+
+
 def grow(
-    kind: str, target: str, sizes: list[int], seed: int, samples: int
+    kind: str, target: str, sizes: list[int], seed: int, samples: int, *, dense: bool = False
 ) -> list[dict[str, object]]:
     """Grow the workspace at ``target`` through ``sizes``, measuring at each."""
     rows: list[dict[str, object]] = []
@@ -85,6 +105,8 @@ def grow(
                 "load_average": round(os.getloadavg()[0], 2),
             }
             row |= _probe(kind, target, seed + size, samples)
+            if dense:
+                row["dense"] = _dense(kind, target, seed + size, samples)
             row["disk_mb"] = _disk_mb(kind, target)
             print(json.dumps({kind: row}), file=sys.stderr, flush=True)
             rows.append(row)
@@ -111,20 +133,35 @@ def main() -> None:
         kind, target, seed, samples = sys.argv[2:6]
         print(json.dumps(probe(kind, target, int(seed), int(samples))))
         return
+    if sys.argv[1:2] == ["--probe-dense"]:
+        from scalelib.vectors import probe_dense
+
+        kind, target, seed, samples = sys.argv[2:6]
+        print(json.dumps(probe_dense(kind, target, int(seed), int(samples))))
+        return
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated item counts")
     parser.add_argument("--backend", choices=("folder", "postgres", "both"), default="folder")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--samples", type=int, default=200, help="timed calls of each kind")
+    parser.add_argument(
+        "--dense", action="store_true", help="also measure dense recall (synthetic vectors)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     options = parser.parse_args()
     sizes = sorted(int(size) for size in options.sizes.split(","))
     kinds = ("folder", "postgres") if options.backend == "both" else (options.backend,)
     report: dict[str, object] = {"sizes": sizes, "cpus": os.cpu_count(), "seed": options.seed}
+    if options.dense:
+        from scalelib.vectors import NOTE
+
+        report["dense_vectors"] = NOTE
     for kind in kinds:
         started = time.perf_counter()
         with _target(kind) as target:
-            report[kind] = grow(kind, target, sizes, options.seed, options.samples)
+            report[kind] = grow(
+                kind, target, sizes, options.seed, options.samples, dense=options.dense
+            )
         report[f"{kind}_seconds"] = round(time.perf_counter() - started, 1)
     text = json.dumps(report, indent=2)
     if options.out is not None:

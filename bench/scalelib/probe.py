@@ -17,7 +17,8 @@ A fresh process, so its resident memory is the engine's and not the filler's. In
   the imports and before opening the engine, ``peak_rss_mb``: VmHWM.
 
 Each timing is reported as wall p50 / p95 and this process's CPU p50 (steadier on a busy
-machine). Dense recall is off: this measures the lexical path.
+machine). Dense recall is off: this measures the lexical path (``scalelib.vectors`` measures
+the same calls with it on).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pathlib import Path
 from reverie import MemoryEngine
 from reverie.config.sections import DreamConfig, ModelConfig, RecallConfig
 from reverie.config.settings import Config
+from reverie.engine.dense_choice import Dense
 from reverie.storage.folder.layout import SEARCH_INDEX
 from reverie.storage.ports import Backend
 from scalelib.chat import ChatText
@@ -85,14 +87,19 @@ class Timings:
         }
 
 
-def open_engine(kind: str, target: str) -> MemoryEngine:
-    """The engine on the bench's workspace: a folder, or ``WORKSPACE`` of the database."""
+def open_engine(kind: str, target: str, *, dense: Dense = "settings") -> MemoryEngine:
+    """The engine on the bench's workspace: a folder, or ``WORKSPACE`` of the database.
+
+    ``dense``: as ``MemoryEngine.open`` takes it; the settings say off (``config``), an
+    encoder turns dense recall on (``scalelib.vectors``).
+    """
     if kind == "folder":
-        return MemoryEngine.open(Path(target), config(), environ={})
-    return MemoryEngine.open(WORKSPACE, config(), store=target, environ={})
+        return MemoryEngine.open(Path(target), config(), environ={}, dense=dense)
+    return MemoryEngine.open(WORKSPACE, config(), store=target, environ={}, dense=dense)
 
 
-def _exchanges(engine: MemoryEngine, text: ChatText, samples: int) -> dict[str, object]:
+def exchanges(engine: MemoryEngine, text: ChatText, samples: int) -> dict[str, object]:
+    """``samples`` exchanges over the probe sessions: ``prompt`` a question, ``record`` it."""
     prompts, records = Timings(), Timings()
     for number in range(samples):
         key, question = probe_key(number), text.question()
@@ -147,7 +154,7 @@ def probe(kind: str, target: str, seed: int, samples: int = 200) -> dict[str, ob
         started = time.perf_counter()
         engine.prompt(probe_key(0), text.question())
         figures["first_prompt_ms"] = round((time.perf_counter() - started) * 1000, 1)
-        figures |= _exchanges(engine, text, samples)
+        figures |= exchanges(engine, text, samples)
         questions = [(text.question(), probe_key(n)) for n in range(samples)]
         recall, search = Timings(), Timings()
         for question, key in questions:
