@@ -32,7 +32,7 @@ from reverie.core.text import query_terms
 from reverie.storage.postgres.backend import PgBackend
 from reverie.storage.postgres.history import NewEntry
 from reverie.storage.postgres.index import PgIndex
-from reverie.storage.postgres.planning import _LEAKPROOF, MATCH_FUNCTION
+from reverie.storage.postgres.planning import LEAKPROOF_QUERY, MATCH_FUNCTION
 from reverie.testing.local_cluster import LocalCluster
 from search import QUERIES, _text
 
@@ -105,7 +105,7 @@ def run(sizes: list[int], *, leakproof: bool) -> dict[str, object]:
             with psycopg.connect(admin_url, autocommit=True) as admin:
                 admin.execute(f"ALTER FUNCTION {MATCH_FUNCTION} LEAKPROOF")
         with psycopg.connect(cluster.info.url) as conn:  # as the servers' role sees it
-            row = conn.execute(_LEAKPROOF).fetchone()
+            row = conn.execute(LEAKPROOF_QUERY).fetchone()
         figures: dict[str, object] = {"match_leakproof": bool(row and row[0])}
         figures |= {str(size): _measure(cluster.info.url, size) for size in sizes}
     return figures

@@ -39,14 +39,10 @@ if TYPE_CHECKING:
 
 _COLUMNS = "cursor, stamp, content, session_key, at, at_offset, range_start, range_end, kind"
 _RECENT = (
-    f"SELECT {_COLUMNS} FROM history WHERE workspace_id = %(ws)s AND cursor > %(since)s"
+    f"SELECT {_COLUMNS} FROM history WHERE workspace_id = %(ws)s{{session}} AND cursor > %(since)s"
     " AND (%(before)s::bigint IS NULL OR cursor < %(before)s) ORDER BY cursor DESC LIMIT %(page)s"
 )
-_RECENT_OF_SESSION = (
-    f"SELECT {_COLUMNS} FROM history WHERE workspace_id = %(ws)s AND session_key = %(key)s"
-    " AND cursor > %(since)s AND (%(before)s::bigint IS NULL OR cursor < %(before)s)"
-    " ORDER BY cursor DESC LIMIT %(page)s"
-)
+"""A page of the newest entries (``session``: a condition on the session, or none)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -169,7 +165,7 @@ class PgHistoryLog:
         found: list[HistoryEntry] = []
         params: dict[str, object] = {"ws": self._tenant.id, "since": since, "before": None}
         params["key"] = None if session_key is None else to_db(session_key)
-        query = _RECENT_OF_SESSION if session_key is not None else _RECENT
+        query = _RECENT.format(session="" if session_key is None else " AND session_key = %(key)s")
         read = 0
         with self._tenant.transaction() as conn:
             while read < max_lines and len(found) < limit:

@@ -24,13 +24,14 @@ if TYPE_CHECKING:
 
 MATCH_FUNCTION = "ts_match_vq(tsvector, tsquery)"
 """The function behind ``tsvector @@ tsquery``."""
-_LEAKPROOF = f"SELECT proleakproof FROM pg_proc WHERE oid = '{MATCH_FUNCTION}'::regprocedure"
+LEAKPROOF_QUERY = f"SELECT proleakproof FROM pg_proc WHERE oid = '{MATCH_FUNCTION}'::regprocedure"
+"""Whether the server marks ``MATCH_FUNCTION`` ``LEAKPROOF`` (one row, one boolean)."""
 
 
 def match_is_leakproof(tenant: Tenant) -> bool:
     """True when the server lets ``@@`` use the GIN indexes under row-level security."""
     with tenant.transaction() as conn:
-        row = conn.execute(_LEAKPROOF).fetchone()
+        row = conn.execute(LEAKPROOF_QUERY).fetchone()
     return bool(row is not None and row[0])
 
 

@@ -86,8 +86,7 @@ def items_named(
             values = ", ".join(f"({', '.join('?' * width)})" for _ in chunk)
             flat = [value for key in chunk for value in key]
             for row in conn.execute(rows.format(values=values, where=where), (*flat, *args)):
-                found = candidate_from_row(row)
-                by_ref[str(_ref(row[0], row[1], row[2], row[3]))] = found
+                by_ref[str(_ref(row[0], row[1], row[2], row[3]))] = candidate_from_row(row)
     return [by_ref[name] for name in map(str, refs) if name in by_ref]
 
 
