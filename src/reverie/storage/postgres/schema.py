@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reverie.errors import SchemaVersionError
-from reverie.storage.postgres import tsearch, vectors_schema
+from reverie.storage.postgres import terms_schema, tsearch, vectors_schema
 
 if TYPE_CHECKING:
     import psycopg
@@ -247,11 +247,19 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     (5, _V5_TOKENS),
     (6, _V6_SEGMENTED_WORDS),
     (7, vectors_schema.SCHEMA_V7 + _tenancy("vectors") + _tenancy("vector_meta")),
+    (8, terms_schema.SCHEMA_V8 + "".join(_tenancy(table) for table in terms_schema.TABLES)),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 """The schema version this reverie reads and writes."""
 
-WORKSPACE_TABLES = (*_TENANT_TABLES, "provenance", *_INGEST_TABLES, "vectors", "vector_meta")
+WORKSPACE_TABLES = (
+    *_TENANT_TABLES,
+    "provenance",
+    *_INGEST_TABLES,
+    "vectors",
+    "vector_meta",
+    *terms_schema.TABLES,
+)
 """Every table whose rows belong to one workspace (and go with it, ``ON DELETE CASCADE``)."""
 SCRUBBED_TABLES = (*WORKSPACE_TABLES, "workspaces", "tokens")
 """What ``scrub`` rewrites: every table that can hold a deleted principal's bytes."""
