@@ -56,32 +56,21 @@ CREATE TABLE item_counts (
 """
 
 _DROP = (
-    "DELETE FROM %I AS t USING (SELECT o.doc, o.words FROM {gone} AS o"
-    " WHERE o.workspace_id = $1{only}) AS o, unnest(tsvector_to_array(o.words)) AS l(lexeme)"
-    " WHERE t.workspace_id = $1 AND t.lexeme = l.lexeme AND t.doc = o.doc"
+    "DELETE FROM {terms} AS t USING (SELECT o.doc, o.words FROM {gone} AS o"
+    " WHERE o.workspace_id = ws{only}) AS o, unnest(tsvector_to_array(o.words)) AS l(lexeme)"
+    " WHERE t.workspace_id = ws AND t.lexeme = l.lexeme AND t.doc = o.doc;"
 )
 _ADD = (
-    "INSERT INTO %I (workspace_id, lexeme, doc) SELECT $1, l.lexeme, o.doc FROM"
-    " (SELECT o.doc, o.words FROM {come} AS o WHERE o.workspace_id = $1{only}) AS o,"
-    " unnest(tsvector_to_array(o.words)) AS l(lexeme)"
+    "INSERT INTO {terms} (workspace_id, lexeme, doc) SELECT ws, l.lexeme, o.doc FROM"
+    " (SELECT o.doc, o.words FROM {come} AS o WHERE o.workspace_id = ws{only}) AS o,"
+    " unnest(tsvector_to_array(o.words)) AS l(lexeme);"
 )
 _CHANGED = (
-    " AND NOT EXISTS (SELECT 1 FROM {other} AS x WHERE x.workspace_id = $1 AND x.doc = o.doc)"
+    " AND NOT EXISTS (SELECT 1 FROM {other} AS x WHERE x.workspace_id = ws AND x.doc = o.doc)"
 )
 """An updated row whose ``doc`` the other side lacks: its text changed (so it has a new ``doc``)."""
 
-
-def _literal(sql: str) -> str:
-    """``sql`` as a PL/pgSQL string literal (for ``format``, with ``%I`` the word table)."""
-    return "'" + sql.replace("'", "''") + "'"
-
-
-def _statement(template: str, **names: str) -> str:
-    """One write to the word table, ``TG_ARGV[0]``, in the trigger's workspace (``ws``)."""
-    return f"EXECUTE format({_literal(template.format(**names))}, TG_ARGV[0]) USING ws;"
-
-
-_FUNCTIONS = f"""
+_FOLD = """
 CREATE FUNCTION reverie_fold_counts(ws bigint) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     IF (SELECT count(*) FROM (SELECT 1 FROM item_counts WHERE workspace_id = ws LIMIT 65) AS c)
@@ -91,27 +80,37 @@ BEGIN
         INSERT INTO item_counts (workspace_id, n) SELECT ws, sum(n) FROM gone;
     END IF;
 END $$;
-CREATE FUNCTION reverie_terms_written() RETURNS trigger LANGUAGE plpgsql AS $$
+"""
+"""Fold a workspace's count rows into one once it has more than 64 (module docstring)."""
+
+
+def _functions(table: str, terms: str) -> str:
+    """The trigger function of ``table``: static SQL (its plans kept per connection)."""
+    changed_old = _CHANGED.format(other="new_rows")
+    changed_new = _CHANGED.format(other="old_rows")
+    return f"""
+CREATE FUNCTION reverie_{table}_written() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     ws bigint := {_CURRENT};
-    added bigint := 0;
-    removed bigint := 0;
+    n bigint;
 BEGIN
-    IF ws IS NULL OR NOT EXISTS (SELECT 1 FROM workspaces WHERE id = ws) THEN
+    IF ws IS NULL THEN
         RETURN NULL;
-    END IF;
-    IF TG_OP = 'DELETE' THEN
-        {_statement(_DROP, gone="old_rows", only="")}
-        SELECT count(*) INTO removed FROM old_rows WHERE workspace_id = ws;
+    ELSIF TG_OP = 'INSERT' THEN
+        {_ADD.format(terms=terms, come="new_rows", only="")}
+        SELECT count(*) INTO n FROM new_rows WHERE workspace_id = ws;
     ELSIF TG_OP = 'UPDATE' THEN
-        {_statement(_DROP, gone="old_rows", only=_CHANGED.format(other="new_rows"))}
-        {_statement(_ADD, come="new_rows", only=_CHANGED.format(other="old_rows"))}
+        {_DROP.format(terms=terms, gone="old_rows", only=changed_old)}
+        {_ADD.format(terms=terms, come="new_rows", only=changed_new)}
+        RETURN NULL;
+    ELSIF EXISTS (SELECT 1 FROM workspaces WHERE id = ws) THEN
+        {_DROP.format(terms=terms, gone="old_rows", only="")}
+        SELECT -count(*) INTO n FROM old_rows WHERE workspace_id = ws;
     ELSE
-        {_statement(_ADD, come="new_rows", only="")}
-        SELECT count(*) INTO added FROM new_rows WHERE workspace_id = ws;
+        RETURN NULL;  -- the workspace itself is being deleted: its rows go by cascade
     END IF;
-    IF added <> removed THEN
-        INSERT INTO item_counts (workspace_id, n) VALUES (ws, added - removed);
+    IF n <> 0 THEN
+        INSERT INTO item_counts (workspace_id, n) VALUES (ws, n);
         PERFORM reverie_fold_counts(ws);
     END IF;
     RETURN NULL;
@@ -119,11 +118,10 @@ END $$;
 """
 
 
-def _triggers(table: str, terms: str) -> str:
+def _triggers(table: str) -> str:
     return "".join(
         f"CREATE TRIGGER {table}_terms_{op.lower()} AFTER {op} ON {table}"
-        f" REFERENCING {tables} FOR EACH STATEMENT"
-        f" EXECUTE FUNCTION reverie_terms_written('{terms}');\n"
+        f" REFERENCING {tables} FOR EACH STATEMENT EXECUTE FUNCTION reverie_{table}_written();\n"
         for op, tables in (
             ("INSERT", "NEW TABLE AS new_rows"),
             ("UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows"),
@@ -151,9 +149,11 @@ def _backfill() -> str:
 
 SCHEMA_V8 = (
     _TABLES
-    + _FUNCTIONS
-    + _triggers("history", "history_terms")
-    + _triggers("messages", "message_terms")
+    + _FOLD
+    + "".join(
+        _functions(table, terms) + _triggers(table)
+        for table, terms in (("history", "history_terms"), ("messages", "message_terms"))
+    )
     + _backfill()
 )
 """Version 8: the word tables, the item counts and their triggers (see the module docstring);
