@@ -2,10 +2,14 @@
 
 The index is the tables themselves: ``history.words`` and ``messages.words`` are generated
 ``tsvector`` columns (the ``simple`` configuration: lower-cased words, no stemming, no stop
-words; every Chinese and Japanese character its own token, ``tsearch``) with GIN indexes,
-written in the same transaction as the row. So the index is never behind the stores,
-``refresh`` and ``rebuild`` have nothing to do, and every server sees every other server's
-writes at once.
+words; every Chinese and Japanese character its own token, ``tsearch``), and the word tables
+``history_terms`` / ``message_terms`` hold each item's words as btree rows, kept by triggers
+(``terms_schema``); all written in the same transaction as the row. So the index is never
+behind the stores, ``refresh`` and ``rebuild`` have nothing to do, and every server sees
+every other server's writes at once. A match is found through the word tables
+(``matching``), a btree any role may use under row-level security, and confirmed by
+``words @@ query`` on the items reached: its cost follows the matches read, not the
+workspace's size.
 
 One search path with the folder index: the same terms (``core.text.query_terms`` for a
 query, each recall term a phrase of ``core.text.phrase_tokens``, so "咖啡" is found inside
@@ -23,9 +27,10 @@ and is ranked by BM25 as SQLite FTS5's ``bm25()`` computes it in the folder inde
 newest first on ties; an item's score in ``candidates`` is ``bm25(own) + context_weight x
 bm25(context)``, as the folder's (which also adds ``bm25(pairs)`` of a separate table for
 Chinese and Japanese pairs: here a pair is a phrase of the own text). Only the newest
-``WINDOW`` matches of each source are ranked, so a query of very common words costs a
-bounded time (the folder index makes the same trade, at the price of older items); the
-headline is computed for the rows returned only. This module only reads.
+``WINDOW`` matches of each source are ranked, newest by ``doc`` (the latest written, as the
+folder's row ids), so a query of very common words costs a bounded time (the folder index
+makes the same trade, at the price of older items); the headline is computed for the rows
+returned only. This module only reads.
 """
 
 from __future__ import annotations
@@ -81,13 +86,16 @@ _REF = {
 }
 _CONTEXT = (
     "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
-    " p.context AS words FROM (SELECT x.session_key, x.idx, {context} AS context"
-    " FROM messages AS x JOIN ({keys}) AS w USING (doc) WHERE x.workspace_id = %(ws)s) AS p"
-    " JOIN messages AS m ON m.workspace_id = %(ws)s AND m.session_key = p.session_key"
-    " AND m.idx = p.idx + 1 WHERE p.context @@ to_tsquery('simple', %(q)s)"
+    " p.context AS words FROM (SELECT x.session_key, x.idx + 1 AS next, {context} AS context"
+    " FROM messages AS x JOIN ({keys}) AS w USING (doc) WHERE x.workspace_id = %(ws)s OFFSET 0)"
+    " AS p JOIN messages AS m ON m.workspace_id = %(ws)s AND m.session_key = p.session_key"
+    " AND m.idx = p.next WHERE p.context @@ to_tsquery('simple', %(q)s)"
 )
 """Messages whose context (the end of the message before) matches, with its BM25 columns: the
-previous messages are found by their whole words (the word table), then their end is checked."""
+previous messages are found by their whole words (the word table), then their end is checked.
+The fence (``OFFSET 0``) makes each context computed once, not once for each use of it; the
+next index is computed inside it, since under row-level security a join condition holding
+``+`` (not ``LEAKPROOF``: it can overflow) cannot use an index before the policy."""
 _SOURCES: tuple[tuple[Source, str, str, str], ...] = (
     ("history", _HISTORY, "h", "content"),
     ("messages", _MESSAGES, "m", "plain"),

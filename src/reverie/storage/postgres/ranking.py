@@ -5,7 +5,8 @@ weighed as much as a common one), so the index ranks here, by ``core.bm25``, the
 SQLite FTS5's ``bm25()`` uses in the folder index. Per query, in the query's transaction:
 
 - ``N``: the workspace's items (history entries and messages, internal sessions included, as
-  the folder's ``fts`` table holds them), an exact count;
+  the folder's ``fts`` table holds them), exact: the sum of its ``item_counts`` rows, which
+  the writes keep (``terms_schema``), so no query counts the items;
 - ``n(p)`` per phrase: a capped count over both tables, at most ``min(HOLDING_CAP, N/2 + 1)``
   per table. Up to ``N/2`` it is exact, and past it FTS5's floor makes every count weigh the
   same, so on workspaces of up to ``2 * HOLDING_CAP`` items the idf is FTS5's exactly; on

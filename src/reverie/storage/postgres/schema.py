@@ -269,11 +269,12 @@ def scrub(conn: psycopg.Connection[tuple[object, ...]], *, where: str) -> None:
     """Rewrite every table that held deleted rows, so their bytes leave the database's files.
 
     A deleted row stays in its table's file after the DELETE; a plain VACUUM frees its room
-    but leaves its bytes where live rows share the page, and a GIN index keeps every word it
-    ever indexed as a key. ``VACUUM FULL`` writes each table and its indexes anew and drops
-    the old files. Each table is locked while it is rewritten (every workspace waits, for
-    time in proportion to the table's size), so a server deleting many principals scrubs
-    once after the last. Needs an autocommit connection and the tables' owner (the role that
+    but leaves its bytes where live rows share the page, and an index keeps a deleted row's
+    keys (the word tables' keys are an item's words, ``terms_schema``). ``VACUUM FULL``
+    writes each table and its indexes anew and drops the old files. Each table is locked
+    while it is rewritten (every workspace waits, for time in proportion to the table's
+    size), so a server deleting many principals scrubs once after the last. Needs an
+    autocommit connection and the tables' owner (the role that
     ran ``reverie init``): PostgreSQL would only warn and skip a table it may not rewrite, so
     that is checked first. The write-ahead log keeps old bytes until PostgreSQL recycles
     its segments, and a backup for as long as it is kept.
