@@ -274,9 +274,8 @@ def scrub(conn: psycopg.Connection[tuple[object, ...]], *, where: str) -> None:
     writes each table and its indexes anew and drops the old files. Each table is locked
     while it is rewritten (every workspace waits, for time in proportion to the table's
     size), so a server deleting many principals scrubs once after the last. Needs an
-    autocommit connection and the tables' owner (the role that
-    ran ``reverie init``): PostgreSQL would only warn and skip a table it may not rewrite, so
-    that is checked first. The write-ahead log keeps old bytes until PostgreSQL recycles
+    autocommit connection and the tables' owner (the role that ran ``reverie init``):
+    PostgreSQL would only warn and skip a table it may not rewrite, so that is checked first. The write-ahead log keeps old bytes until PostgreSQL recycles
     its segments, and a backup for as long as it is kept.
 
     Raises:
