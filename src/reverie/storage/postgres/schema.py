@@ -275,8 +275,9 @@ def scrub(conn: psycopg.Connection[tuple[object, ...]], *, where: str) -> None:
     while it is rewritten (every workspace waits, for time in proportion to the table's
     size), so a server deleting many principals scrubs once after the last. Needs an
     autocommit connection and the tables' owner (the role that ran ``reverie init``):
-    PostgreSQL would only warn and skip a table it may not rewrite, so that is checked first. The write-ahead log keeps old bytes until PostgreSQL recycles
-    its segments, and a backup for as long as it is kept.
+    PostgreSQL would only warn and skip a table it may not rewrite, so that is checked first.
+    The write-ahead log keeps old bytes until PostgreSQL recycles its segments, and a backup
+    for as long as it is kept.
 
     Raises:
         PermissionError: the role does not own every table (``Database.scrub`` translates it).
