@@ -1,8 +1,7 @@
-"""``bench/search_postgres.py`` runs end to end, with and without ``--leakproof``.
+"""``bench/search_postgres.py`` runs end to end.
 
-Not a timing: that the script fills a workspace in a throwaway cluster, times every query, and
-that ``--leakproof`` really marks the match function for the servers' role (its figures are
-the ones docs/scale-out.md compares), so the script cannot rot between runs.
+Not a timing: that the script fills a workspace in a throwaway cluster and times every query,
+so the script cannot rot between runs.
 """
 
 from __future__ import annotations
@@ -16,13 +15,11 @@ from search import QUERIES
 from tests.conftest import require_postgres_binaries
 
 
-@pytest.mark.parametrize("leakproof", [False, True])
-def test_the_postgres_search_bench_times_every_query(leakproof: bool) -> None:
+def test_the_postgres_search_bench_times_every_query() -> None:
     require_postgres_binaries()
 
-    figures = search_postgres.run([200], leakproof=leakproof)
+    figures = search_postgres.run([200])
 
-    assert figures["match_leakproof"] is leakproof
     size = figures["200"]
     assert isinstance(size, dict)
     for stage in ("after_fill", "after_vacuum"):

@@ -204,3 +204,48 @@ def test_init_generates_the_searched_words_of_a_version_5_database_again(pg_url:
         assert [hit.cursor for hit in index.search("咖啡")] == [1]
     finally:
         old.close()
+
+
+def test_init_fills_the_word_tables_and_counts_of_a_version_7_database(pg_url: str) -> None:
+    """Rows written before schema 8 are searched through the word tables once migrated."""
+    admin = pg_url.replace("reverie_app@", "postgres@")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE at_v7 OWNER reverie_app")
+    url = pg_url.rsplit("/", 1)[0] + "/at_v7"
+    with psycopg.connect(url, autocommit=True) as conn:  # what a reverie of schema 7 made
+        for version, statements in schema.MIGRATIONS:
+            if version <= 7:
+                conn.execute(statements.encode("utf-8"))
+        conn.execute("INSERT INTO reverie_schema (version) VALUES (7)")
+    old = Database(url)
+    try:
+        for name in ("one", "two"):
+            with old.connection() as conn, conn.transaction():
+                row = conn.execute(
+                    "INSERT INTO workspaces (name) VALUES (%s) RETURNING id", (name,)
+                ).fetchone()
+                assert row is not None
+                conn.execute("SELECT set_config('reverie.workspace', %s, true)", (str(row[0]),))
+                conn.execute(
+                    "INSERT INTO workspace_state (workspace_id, last_cursor) VALUES (%s, 40)",
+                    (row[0],),
+                )
+                conn.execute(
+                    "INSERT INTO history (workspace_id, cursor, stamp, content) SELECT %s, n,"
+                    " '2026-12-01 10:00', 'harbour note ' || n || ' 我每天喝咖啡'"
+                    " FROM generate_series(1, 40) AS n",
+                    (row[0],),
+                )
+        assert old.init() == (7, schema.SCHEMA_VERSION)
+        for name in ("one", "two"):
+            tenant = old.tenant(name)
+            with tenant.transaction() as conn:
+                counted = conn.execute(
+                    "SELECT sum(n) FROM item_counts WHERE workspace_id = %s", (tenant.id,)
+                ).fetchone()
+            assert counted == (40,)
+            index = PgIndex(tenant)
+            assert len(index.search("咖啡", limit=50)) == 40
+            assert [hit.cursor for hit in index.search("harbour 17")][:1] == [17]
+    finally:
+        old.close()

@@ -37,7 +37,6 @@ from reverie.storage.postgres.history import PgHistoryLog
 from reverie.storage.postgres.index import PgIndex
 from reverie.storage.postgres.ingest_records import PgIngestRecords
 from reverie.storage.postgres.locks import DEFAULT_TTL, PgLock
-from reverie.storage.postgres.planning import search_index_note
 from reverie.storage.postgres.provenance import (
     PgProvenance,
     durable_texts,
@@ -265,10 +264,7 @@ class PgBackend:
         return
 
     def doctor_checks(self, report: DoctorReport) -> None:
-        """Note when search cannot use its indexes (``planning``); writes are whole already."""
-        note = search_index_note(self.tenant)
-        if note is not None:
-            report.note("search index", note)
+        """Nothing to check: writes are whole transactions, and the indexes the database's."""
 
     def finish_interrupted_publish(self) -> bool:
         """Nothing to finish: a publish here is one transaction (always False)."""

@@ -31,6 +31,7 @@ from reverie.core.clock import Clock, require_aware, system_clock
 from reverie.core.cursors import validate_cursor
 from reverie.core.entries import HistoryEntry, TrimResult, nanobot_timestamp, prepared_content
 from reverie.errors import InputError
+from reverie.storage.postgres import bulk
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:
@@ -284,16 +285,11 @@ def _numbered(entry: HistoryEntry, cursor: int) -> HistoryEntry:
 
 
 def _insert(conn: Conn, workspace_id: int, entries: Sequence[HistoryEntry]) -> None:
-    rows = [_row(workspace_id, e) for e in entries]
-    sql = (
-        f"INSERT INTO history (workspace_id, {_COLUMNS})"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    bulk.insert(
+        conn,
+        f"INSERT INTO history (workspace_id, {_COLUMNS})",
+        [_row(workspace_id, e) for e in entries],
     )
-    if len(rows) == 1:  # executemany's pipeline costs more than one plain statement
-        conn.execute(sql, rows[0])
-        return
-    with conn.cursor() as cur:
-        cur.executemany(sql, rows)
 
 
 def _row(workspace_id: int, e: HistoryEntry) -> tuple[object, ...]:

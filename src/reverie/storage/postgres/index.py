@@ -2,10 +2,14 @@
 
 The index is the tables themselves: ``history.words`` and ``messages.words`` are generated
 ``tsvector`` columns (the ``simple`` configuration: lower-cased words, no stemming, no stop
-words; every Chinese and Japanese character its own token, ``tsearch``) with GIN indexes,
-written in the same transaction as the row. So the index is never behind the stores,
-``refresh`` and ``rebuild`` have nothing to do, and every server sees every other server's
-writes at once.
+words; every Chinese and Japanese character its own token, ``tsearch``), and the word tables
+``history_terms`` / ``message_terms`` hold each item's words as btree rows, kept by triggers
+(``terms_schema``); all written in the same transaction as the row. So the index is never
+behind the stores, ``refresh`` and ``rebuild`` have nothing to do, and every server sees
+every other server's writes at once. A match is found through the word tables
+(``matching``), a btree any role may use under row-level security, and confirmed by
+``words @@ query`` on the items reached: its cost follows the matches read, not the
+workspace's size.
 
 One search path with the folder index: the same terms (``core.text.query_terms`` for a
 query, each recall term a phrase of ``core.text.phrase_tokens``, so "咖啡" is found inside
@@ -23,9 +27,10 @@ and is ranked by BM25 as SQLite FTS5's ``bm25()`` computes it in the folder inde
 newest first on ties; an item's score in ``candidates`` is ``bm25(own) + context_weight x
 bm25(context)``, as the folder's (which also adds ``bm25(pairs)`` of a separate table for
 Chinese and Japanese pairs: here a pair is a phrase of the own text). Only the newest
-``WINDOW`` matches of each source are ranked, so a query of very common words costs a
-bounded time (the folder index makes the same trade, at the price of older items); the
-headline is computed for the rows returned only. This module only reads.
+``WINDOW`` matches of each source are ranked, newest by ``doc`` (the latest written, as the
+folder's row ids), so a query of very common words costs a bounded time (the folder index
+makes the same trade, at the price of older items); the headline is computed for the rows
+returned only. This module only reads.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from reverie.core.hits import (
 from reverie.core.marks import without_marks
 from reverie.core.refs import SourceRef, parse_ref
 from reverie.core.text import CONTEXT_CHARS, query_terms
-from reverie.storage.postgres import ranking, tsearch
+from reverie.storage.postgres import matching, ranking, tsearch
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:
@@ -57,39 +62,45 @@ if TYPE_CHECKING:
 
 _INTERNAL = "^(dream|cron):"
 _HEADLINE = f"StartSel={SNIPPET_OPEN}, StopSel={SNIPPET_CLOSE}, MaxWords=24, MinWords=8"
-_MATCH = " AND words @@ to_tsquery('simple', %(q)s)"
-# Each source: the keys of its newest WINDOW matches first (no text read), then their rows.
+# Each source: the ``doc`` of the rows wanted first (no text read), then their rows.
 _HISTORY = (
     "SELECT 'history' AS kind, h.cursor, h.session_key, NULL::integer AS idx,"
-    " NULL::text AS role, h.at, {rank} FROM history AS h JOIN ({keys}) AS w USING (cursor)"
+    " NULL::text AS role, h.at, {rank} FROM history AS h JOIN ({keys}) AS w USING (doc)"
     " WHERE h.workspace_id = %(ws)s"
 )
 _MESSAGES = (
     "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
-    " {rank} FROM messages AS m JOIN ({keys}) AS w USING (session_key, idx)"
+    " {rank} FROM messages AS m JOIN ({keys}) AS w USING (doc)"
     " WHERE m.workspace_id = %(ws)s"
 )
-_KEYS = {
-    "history": ("SELECT cursor FROM history WHERE workspace_id = %(ws)s", " ORDER BY cursor DESC"),
+_NEWEST = {
+    "history": "SELECT doc FROM history WHERE workspace_id = %(ws)s{where} ORDER BY cursor DESC",
     "messages": (
-        "SELECT session_key, idx FROM messages WHERE workspace_id = %(ws)s",
-        " ORDER BY at DESC NULLS LAST",
+        "SELECT doc FROM messages WHERE workspace_id = %(ws)s{where} ORDER BY at DESC NULLS LAST"
     ),
 }
+"""Without words: the newest rows by their time (a reference, an interval's items)."""
 _REF = {
     "history": " AND cursor = %(ref_cursor)s",
     "messages": " AND session_key = %(ref_key)s AND idx = %(ref_idx)s",
 }
 _CONTEXT = (
     "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
-    " p.context AS words FROM (SELECT session_key, idx, {context} AS context FROM messages"
-    " WHERE workspace_id = %(ws)s AND words @@ to_tsquery('simple', %(q)s){filters}"
-    " ORDER BY at DESC NULLS LAST LIMIT %(window)s) AS p"
-    " JOIN messages AS m ON m.workspace_id = %(ws)s AND m.session_key = p.session_key"
-    " AND m.idx = p.idx + 1 WHERE p.context @@ to_tsquery('simple', %(q)s)"
+    " p.context AS words FROM (SELECT x.session_key, x.idx + 1 AS next, {context} AS context"
+    " FROM messages AS x JOIN ({keys}) AS w USING (doc) WHERE x.workspace_id = %(ws)s OFFSET 0)"
+    " AS p JOIN messages AS m ON m.workspace_id = %(ws)s AND m.session_key = p.session_key"
+    " AND m.idx = p.next WHERE p.context @@ to_tsquery('simple', %(q)s)"
 )
 """Messages whose context (the end of the message before) matches, with its BM25 columns: the
-previous messages are found by their whole words (the index), then their end is checked."""
+previous messages are found by their whole words (the word table), then their end is checked.
+The fence (``OFFSET 0``) makes each context computed once, not once for each use of it; the
+next index is computed inside it, since under row-level security a join condition holding
+``+`` (not ``LEAKPROOF``: it can overflow) cannot use an index before the policy."""
+_SOURCES: tuple[tuple[Source, str, str, str], ...] = (
+    ("history", _HISTORY, "h", "content"),
+    ("messages", _MESSAGES, "m", "plain"),
+)
+"""Each source: its rows' template, their alias and their text column."""
 _REF_SNIPPET = 400
 """A referenced item's snippet: its first this many characters (as the folder index)."""
 WINDOW = 2_000
@@ -209,12 +220,13 @@ class PgIndex:
         word costs no more than a rare one; recall's links look rare words up with it. Every
         term's count is a column of one statement: one round trip, not one a term.
         """
-        asked = [(term, query) for term in terms if (query := tsearch.tsquery([term]))]
+        asked = [(term, tokens) for term in terms for tokens in tsearch.phrases([term])[:1]]
         if not asked:
             return []
         params: dict[str, object] = {"ws": self._tenant.id, "cap": at_most + 1}
-        params |= {f"q{i}": query for i, (_, query) in enumerate(asked)}
-        columns = ", ".join(ranking.holders(i) for i in range(len(asked)))
+        for i, (_, tokens) in enumerate(asked):
+            params[f"q{i}"], params[f"d{i}"] = tsearch.phrase_query(tokens), matching.driver(tokens)
+        columns = ", ".join(matching.holders(i) for i in range(len(asked)))
         with self._tenant.transaction() as conn:
             row = conn.execute(f"SELECT {columns}", params).fetchone()
         counts = row if row is not None else ()
@@ -247,11 +259,13 @@ class PgIndex:
             "ws": self._tenant.id,
             "q": tsearch.tsquery(terms),
             "lexemes": ranking.lexemes(phrases),
+            "drivers": matching.drivers(phrases),
             "key": None if session_key is None else to_db(session_key),
             "internal": _INTERNAL,
             "window": WINDOW,
         }
-        sql = ranking.counted(_CONTEXT.format(context=context, filters=filters))
+        keys = matching.matched("messages", filters)
+        sql = ranking.counted(_CONTEXT.format(context=context, keys=keys))
         with self._tenant.transaction() as conn:
             stats = stats or ranking.corpus(conn, self._tenant.id, phrases, self._memo)
             pool = ranking.fetch(conn, sql, params)
@@ -275,7 +289,7 @@ class PgIndex:
         if not sources:
             return []
         filters = _filters(session_key, between, include_internal)
-        sql = _pool_sql(sources, filters, matching=False, ref=True)
+        sql = _pool_sql(sources, filters, by_words=False, ref=True)
         params = {**_ref_params(ref), **self._params(session_key, between), "limit": 1}
         with self._tenant.transaction() as conn:
             return ranking.fetch(conn, sql, params)
@@ -297,11 +311,12 @@ class PgIndex:
             return []
         phrases = tsearch.phrases(terms) if query else []
         filters = _filters(session_key, between, include_internal)
-        sql = _pool_sql(sources, filters, matching=bool(query))
+        sql = _pool_sql(sources, filters, by_words=bool(query))
         params = {
             **self._params(session_key, between),
             "q": query,
             "lexemes": ranking.lexemes(phrases),
+            "drivers": matching.drivers(phrases),
             "opts": _HEADLINE,
             "limit": limit,
         }
@@ -351,7 +366,7 @@ def _ref_params(ref: SourceRef | None) -> dict[str, object]:
     return {"ref_cursor": ref.cursor, "ref_key": key, "ref_idx": ref.message_index}
 
 
-def _pool_sql(sources: Sequence[Source], filters: str, *, matching: bool, ref: bool = False) -> str:
+def _pool_sql(sources: Sequence[Source], filters: str, *, by_words: bool, ref: bool = False) -> str:
     """The SQL of a search's rows.
 
     Matching: every row of the newest ``WINDOW`` matches per source, with the BM25 columns
@@ -360,22 +375,19 @@ def _pool_sql(sources: Sequence[Source], filters: str, *, matching: bool, ref: b
     """
     parts = [
         template.format(
-            keys=_KEYS[source][0]
-            + (_MATCH if matching else "")
-            + (_REF[source] if ref else "")
-            + filters
-            + _KEYS[source][1]
-            + " LIMIT %(window)s",
-            rank=f"{alias}.words" if matching else f"0.0 AS rank, {alias}.{column} AS body",
+            keys=(
+                matching.matched(source, filters)
+                if by_words
+                else _NEWEST[source].format(where=(_REF[source] if ref else "") + filters)
+                + " LIMIT %(window)s"
+            ),
+            rank=f"{alias}.words" if by_words else f"0.0 AS rank, {alias}.{column} AS body",
         )
-        for source, template, alias, column in (
-            ("history", _HISTORY, "h", "content"),
-            ("messages", _MESSAGES, "m", "plain"),
-        )
+        for source, template, alias, column in _SOURCES
         if source in sources
     ]
     pool = " UNION ALL ".join(f"({part})" for part in parts)
-    if matching:
+    if by_words:
         return ranking.counted(f"SELECT * FROM ({pool}) AS u")
     return f"SELECT * FROM ({pool}) AS pool ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
 

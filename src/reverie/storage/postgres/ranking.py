@@ -5,7 +5,8 @@ weighed as much as a common one), so the index ranks here, by ``core.bm25``, the
 SQLite FTS5's ``bm25()`` uses in the folder index. Per query, in the query's transaction:
 
 - ``N``: the workspace's items (history entries and messages, internal sessions included, as
-  the folder's ``fts`` table holds them), an exact count;
+  the folder's ``fts`` table holds them), exact: the sum of its ``item_counts`` rows, which
+  the writes keep (``terms_schema``), so no query counts the items;
 - ``n(p)`` per phrase: a capped count over both tables, at most ``min(HOLDING_CAP, N/2 + 1)``
   per table. Up to ``N/2`` it is exact, and past it FTS5's floor makes every count weigh the
   same, so on workspaces of up to ``2 * HOLDING_CAP`` items the idf is FTS5's exactly; on
@@ -39,7 +40,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from reverie.core.bm25 import Corpus, Scorer, phrase_frequency
-from reverie.storage.postgres import tsearch
+from reverie.storage.postgres import matching, tsearch
 
 if TYPE_CHECKING:
     from reverie.storage.postgres.database import Conn
@@ -53,15 +54,8 @@ REMEMBERED_FROM = 100
 _MEMO_SIZE = 4_096
 """At most this many phrases are remembered (then all are forgotten)."""
 
-_ITEMS = (
-    "SELECT (SELECT count(*) FROM history WHERE workspace_id = %(ws)s)"
-    " + (SELECT count(*) FROM messages WHERE workspace_id = %(ws)s)"
-)
-
-
-def holders(i: int) -> str:
-    """The SQL of how many items hold the query ``%(q{i})s``, counted up to ``%(cap)s`` a table."""
-    return _HOLDERS.format(i=i)
+_ITEMS = "SELECT coalesce(sum(n), 0) FROM item_counts WHERE workspace_id = %(ws)s"
+"""The workspace's items: the sum of its ``item_counts`` rows (``terms_schema``)."""
 
 
 def length(words: str) -> str:
@@ -108,12 +102,6 @@ _LENGTHS = (
     " WHERE workspace_id = %(ws)s LIMIT %(sample)s) UNION ALL"
     f" (SELECT {length('words')} AS n FROM messages"
     " WHERE workspace_id = %(ws)s LIMIT %(sample)s)) AS s"
-)
-_HOLDERS = (
-    "(SELECT count(*) FROM (SELECT 1 FROM history WHERE workspace_id = %(ws)s"
-    " AND words @@ to_tsquery('simple', %(q{i})s) LIMIT %(cap)s) AS h{i})"
-    " + (SELECT count(*) FROM (SELECT 1 FROM messages WHERE workspace_id = %(ws)s"
-    " AND words @@ to_tsquery('simple', %(q{i})s) LIMIT %(cap)s) AS m{i})"
 )
 _BODIES = (
     "SELECT 'history', cursor, session_key, NULL::integer, NULL::text, at, {history}"
@@ -179,9 +167,9 @@ def corpus(conn: Conn, workspace: int, phrases: Sequence[tuple[str, ...]], memo:
     counts = {phrase: memo.known(phrase, items) for phrase in phrases}
     asked = [phrase for phrase, count in counts.items() if count is None]
     for i, tokens in enumerate(asked):
-        params[f"q{i}"] = tsearch.phrase_query(tokens)
+        params[f"q{i}"], params[f"d{i}"] = tsearch.phrase_query(tokens), matching.driver(tokens)
     if asked:
-        sql = "SELECT " + ", ".join(holders(i) for i in range(len(asked)))
+        sql = "SELECT " + ", ".join(matching.holders(i) for i in range(len(asked)))
         row = conn.execute(sql, params).fetchone()
         for phrase, value in zip(asked, row or (), strict=False):
             counts[phrase] = int(str(value))

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reverie.errors import SchemaVersionError
-from reverie.storage.postgres import tsearch, vectors_schema
+from reverie.storage.postgres import terms_schema, tsearch, vectors_schema
 
 if TYPE_CHECKING:
     import psycopg
@@ -247,11 +247,19 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     (5, _V5_TOKENS),
     (6, _V6_SEGMENTED_WORDS),
     (7, vectors_schema.SCHEMA_V7 + _tenancy("vectors") + _tenancy("vector_meta")),
+    (8, terms_schema.SCHEMA_V8 + "".join(_tenancy(table) for table in terms_schema.TABLES)),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 """The schema version this reverie reads and writes."""
 
-WORKSPACE_TABLES = (*_TENANT_TABLES, "provenance", *_INGEST_TABLES, "vectors", "vector_meta")
+WORKSPACE_TABLES = (
+    *_TENANT_TABLES,
+    "provenance",
+    *_INGEST_TABLES,
+    "vectors",
+    "vector_meta",
+    *terms_schema.TABLES,
+)
 """Every table whose rows belong to one workspace (and go with it, ``ON DELETE CASCADE``)."""
 SCRUBBED_TABLES = (*WORKSPACE_TABLES, "workspaces", "tokens")
 """What ``scrub`` rewrites: every table that can hold a deleted principal's bytes."""
@@ -261,14 +269,15 @@ def scrub(conn: psycopg.Connection[tuple[object, ...]], *, where: str) -> None:
     """Rewrite every table that held deleted rows, so their bytes leave the database's files.
 
     A deleted row stays in its table's file after the DELETE; a plain VACUUM frees its room
-    but leaves its bytes where live rows share the page, and a GIN index keeps every word it
-    ever indexed as a key. ``VACUUM FULL`` writes each table and its indexes anew and drops
-    the old files. Each table is locked while it is rewritten (every workspace waits, for
-    time in proportion to the table's size), so a server deleting many principals scrubs
-    once after the last. Needs an autocommit connection and the tables' owner (the role that
-    ran ``reverie init``): PostgreSQL would only warn and skip a table it may not rewrite, so
-    that is checked first. The write-ahead log keeps old bytes until PostgreSQL recycles
-    its segments, and a backup for as long as it is kept.
+    but leaves its bytes where live rows share the page, and an index keeps a deleted row's
+    keys (the word tables' keys are an item's words, ``terms_schema``). ``VACUUM FULL``
+    writes each table and its indexes anew and drops the old files. Each table is locked
+    while it is rewritten (every workspace waits, for time in proportion to the table's
+    size), so a server deleting many principals scrubs once after the last. Needs an
+    autocommit connection and the tables' owner (the role that ran ``reverie init``):
+    PostgreSQL would only warn and skip a table it may not rewrite, so that is checked first.
+    The write-ahead log keeps old bytes until PostgreSQL recycles its segments, and a backup
+    for as long as it is kept.
 
     Raises:
         PermissionError: the role does not own every table (``Database.scrub`` translates it).

@@ -28,6 +28,7 @@ from reverie.core.messages import JSONValue, Message
 from reverie.core.session import CompactionSummary, Session, SessionInfo
 from reverie.core.tombstones import FORGOTTEN, tombstone
 from reverie.errors import DatabaseError, InputError
+from reverie.storage.postgres import bulk
 from reverie.storage.postgres.records import PgQuarantine
 from reverie.storage.postgres.text_codec import from_db, to_db
 
@@ -318,18 +319,17 @@ _State = tuple[
 
 
 def _insert(conn: Conn, workspace_id: int, key: str, first: int, batch: list[Message]) -> None:
-    with conn.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO messages (workspace_id, session_key, idx, role, at, body, plain)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            [
-                (
-                    *(workspace_id, to_db(key), first + i, m.role, m.timestamp),
-                    *(_json(m.to_json()), clean_text(plain_text(m))),
-                )
-                for i, m in enumerate(batch)
-            ],
-        )
+    bulk.insert(
+        conn,
+        "INSERT INTO messages (workspace_id, session_key, idx, role, at, body, plain)",
+        [
+            (
+                *(workspace_id, to_db(key), first + i, m.role, m.timestamp),
+                *(_json(m.to_json()), clean_text(plain_text(m))),
+            )
+            for i, m in enumerate(batch)
+        ],
+    )
 
 
 def _summary_columns(session: Session) -> tuple[str | None, datetime | None]:

@@ -1,0 +1,80 @@
+"""Finding the items that match a query through the word tables (schema 8, ``terms_schema``).
+
+Each phrase of a query has a driver: one of its tokens, every item matching the phrase holds
+it (the longest, as likely the rarest). An item matches the query only if it holds some
+phrase's driver, so the matches are found by walking each driver's rows of the word table
+(a btree, usable under row-level security) from the newest ``doc`` down, testing the item's
+``words @@ query`` (and the search's filters) on each item reached, and stopping at the
+number wanted. The newest ``n`` matches of the query are among the union of each driver's
+newest ``n`` matches, so the union's newest ``n`` are exactly them.
+
+A driver is given as the token's text and made a lexeme in SQL, by the same parser that made
+the items' words (``to_tsvector('simple', token)``): no rule of the parser is repeated here.
+The SQL built here names tables and columns only; every value is a parameter. No I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reverie.core.hits import Source
+
+TERMS: dict[Source, str] = {"history": "history_terms", "messages": "message_terms"}
+"""Each item table's word table."""
+
+_LEXEME = "(tsvector_to_array(to_tsvector('simple', {text})))[1]"
+_WALK = (
+    "SELECT t.doc FROM {terms} AS t JOIN {table} AS x"
+    " ON x.workspace_id = t.workspace_id AND x.doc = t.doc"
+    " WHERE t.workspace_id = %(ws)s AND t.lexeme = {lexeme}"
+    " AND x.words @@ to_tsquery('simple', {query}){where}"
+)
+_MATCHED = (
+    "SELECT k.doc FROM (SELECT DISTINCT {lexeme} AS lexeme"
+    " FROM unnest(%(drivers)s::text[]) AS d(token)) AS d CROSS JOIN LATERAL ({walk}"
+    " ORDER BY t.doc DESC LIMIT %(window)s) AS k"
+    " GROUP BY k.doc ORDER BY k.doc DESC LIMIT %(window)s"
+)
+
+
+def driver(tokens: Sequence[str]) -> str:
+    """The token of a phrase its matches are found by: the longest (the first of those)."""
+    return max(tokens, key=len)
+
+
+def drivers(phrases: Sequence[Sequence[str]]) -> list[str]:
+    """Every phrase's driver, once (the ``%(drivers)s`` parameter of ``matched``)."""
+    return list(dict.fromkeys(driver(tokens) for tokens in phrases if tokens))
+
+
+def matched(table: Source, where: str = "") -> str:
+    """The SQL of the ``doc`` of the newest ``%(window)s`` items of ``table`` matching ``%(q)s``.
+
+    Newest by ``doc`` (the latest written first), each passing ``where`` (conditions on the
+    item's own columns, each starting with `` AND ``); ``%(drivers)s`` the query's drivers.
+    """
+    walk = _WALK.format(
+        terms=TERMS[table], table=table, lexeme="d.lexeme", query="%(q)s", where=where
+    )
+    return _MATCHED.format(lexeme=_LEXEME.format(text="d.token"), walk=walk)
+
+
+def holders(i: int) -> str:
+    """The SQL of how many items hold the phrase ``%(q{i})s``, counted up to ``%(cap)s`` a table.
+
+    ``%(d{i})s`` is the phrase's driver.
+    """
+    return " + ".join(
+        f"(SELECT count(*) FROM ({_holding(table, i)} LIMIT %(cap)s) AS {table[0]}{i})"
+        for table in TERMS
+    )
+
+
+def _holding(table: Source, i: int) -> str:
+    return _WALK.format(
+        terms=TERMS[table],
+        table=table,
+        lexeme=_LEXEME.format(text=f"%(d{i})s"),
+        query=f"%(q{i})s",
+        where="",
+    )
