@@ -10,16 +10,33 @@ may be rebuilt at any time, and an entry kept only in the cache would vanish at 
 rebuild anyway; the messages a trimmed summary came from stay searchable in their session.
 
 Sessions. Per session the index remembers how many messages it holds, the journal size it
-saw, and a fingerprint of those messages. A session whose count and size are unchanged is
-skipped without being read. Otherwise it is loaded; if its first messages still match the
-fingerprint only the new ones are indexed, else (the journal was replaced or repaired) the
-session is indexed again from its first message. A session no longer listed is removed.
-``only`` catches up one session (a scoped query needs no other); the others wait for the
-next full catch-up, their marks untouched.
+saw, and a fingerprint of those messages (or the store's generation; ``marks``). It also
+remembers the sessions database's watermark it caught up to (``StoreState.Watermark``: the
+file's inode, its epoch, the last change number; see ``session_changes``). A catch-up reads,
+in one snapshot of the sessions database, the watermark now and only the sessions changed
+after the remembered one, plus the keys deleted after it: cost proportional to what changed,
+not to the number of sessions. Each of those is compared with its own mark: one whose count
+and size are unchanged is skipped without being read. Otherwise it is loaded; if its first
+messages still match the fingerprint (or its generation still holds) only the new ones are
+indexed, else (the session was replaced, redacted or made anew) it is indexed again from its
+first message. A deleted session's messages and mark are removed. The new watermark is
+stored in the same transaction as the marks it covers.
+
+Every session is compared with its mark instead (the previous behaviour, O(sessions)) when
+the watermark cannot be followed: the index has none (new, rebuilt, or older), the database
+is another file (a new inode) or another database (another epoch), or its number went
+backwards (put back from an older copy); a mark no longer listed is then removed. Where the
+sessions database has no change sequence to read (an older file that cannot be upgraded,
+such as one on a read-only mount), every session's counts come from ``StoreState.counts``
+or ``SessionStore.list`` and no watermark is kept. ``only`` catches up one session (a scoped
+query needs no other); the others wait for the next full catch-up, their marks and the
+watermark untouched.
 
 ``is_current`` answers, reading only, whether a catch-up would change anything: a query that
 finds the index level (the usual case) then opens no write transaction at all, and costs one
-``stat`` of the log, one read of the log's mark and the sessions' check.
+``stat`` of the log, one read of the index's ``meta`` and one row of the sessions database
+(its watermark, equal to the index's: nothing changed since). ``only`` compares that
+session's row with its mark; without a change sequence, the full comparison answers.
 
 This module must not commit: the caller wraps a whole refresh in one transaction.
 """
@@ -34,7 +51,17 @@ from typing import TYPE_CHECKING
 
 from reverie.core.clock import parse_wall_clock
 from reverie.core.text import CONTEXT_CHARS, cjk_pairs, fingerprint, message_body, segment
-from reverie.storage.folder.index.store_state import Counts, StoreState, Tail
+from reverie.storage.folder.index.marks import (
+    Mark,
+    counts_of,
+    every_mark,
+    log_mark,
+    meta_marks,
+    meta_value,
+    read_mark,
+    set_watermark,
+)
+from reverie.storage.folder.index.store_state import Changes, Counts, StoreState, Tail
 
 if TYPE_CHECKING:
     from reverie.core.entries import HistoryEntry
@@ -54,14 +81,8 @@ class SessionCounts:
     added: int = 0
     removed: int = 0
     reindexed: int = 0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Mark:
-    messages: int
-    size: int
-    fingerprint: str
-    generation: str | None = None
+    examined: int = 0
+    """Sessions whose (count, size) were compared with their marks."""
 
 
 def is_current(
@@ -74,18 +95,15 @@ def is_current(
 ) -> bool:
     """Whether the index is level with the log and the journals (``only``: that session's).
 
-    Reads only (stat calls, the index's own marks, and ``state``'s read-only view of the
-    sessions, when given: constant time while nothing was committed since the index was last
-    found level). False when in any doubt; the caller then catches up under its write
-    transaction, which checks everything again.
+    Reads only: one ``stat`` of the log, one read of the index's ``meta`` and, with ``state``,
+    the sessions database's watermark (one row), which must equal the one the index last
+    caught up to. Where the database has no watermark, ``state`` compares every session's
+    counts with the marks (constant time while nothing was committed since the index was
+    last found level). False when in any doubt; the caller then catches up under its write
+    transaction, which checks again.
     """
-    try:
-        status = log.path.stat()
-    except FileNotFoundError:
-        identity, size = (0, 0), 0
-    else:
-        identity, size = (status.st_dev, status.st_ino), status.st_size
-    if _history_mark(conn) != (*identity, size):
+    history, watermark = meta_marks(conn)
+    if history != log_mark(log):
         return False
     if only is not None:
         info = store.info(only)
@@ -96,6 +114,9 @@ def is_current(
         return mark is not None and tuple(mark) == (info.message_count, info.size)
     if state is None:
         return _level(conn, {i.key: (i.message_count, i.size) for i in store.list()})
+    now = state.watermark()
+    if now is not None:
+        return watermark == now
     return state.is_level(
         conn,
         lambda counts: _level(conn, counts),
@@ -104,21 +125,17 @@ def is_current(
 
 
 def _level(conn: sqlite3.Connection, counts: Counts) -> bool:
-    return _marked(conn) == counts
+    return every_mark(conn) == counts
 
 
 def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, int]:
     """Index history entries that are new since the last refresh; return (added, removed)."""
-    try:
-        status = log.path.stat()
-    except FileNotFoundError:
-        identity, size = (0, 0), 0
-    else:
-        identity, size = (status.st_dev, status.st_ino), status.st_size
-    seen = (_meta(conn, "history_dev"), _meta(conn, "history_inode"))
+    dev, inode, size = log_mark(log)
+    identity = (dev, inode)
+    seen = (meta_value(conn, "history_dev"), meta_value(conn, "history_inode"))
     removed = 0
-    cursor = _meta(conn, "history_cursor")
-    if seen != identity or size < _meta(conn, "history_size"):
+    cursor = meta_value(conn, "history_cursor")
+    if seen != identity or size < meta_value(conn, "history_size"):
         removed = _delete(conn, "kind = 'history'", ())
         cursor, entries = 0, log.entries()
     else:
@@ -145,19 +162,18 @@ def catch_up_sessions(
 ) -> SessionCounts:
     """Index new session messages, re-index rewritten sessions, drop deleted ones.
 
-    With ``state``, only the sessions whose (count, size) differ from their mark are read
-    through the store (``info``, ``load``); the others cost one tuple each.
+    With ``state``, only the sessions changed after the index's watermark are compared with
+    their marks (every session when the watermark cannot be followed), and only those whose
+    (count, size) differ from their mark are read through the store (``info``, ``load``).
     """
-    marked = _marked(conn)
-    listed = _listed(store, only, state)
-    removed = 0
-    for gone in (marked.keys() if only is None else {only} & marked.keys()) - listed.keys():
-        removed += _forget_session(conn, gone)
+    changes = state.changes(meta_marks(conn)[1]) if state is not None and only is None else None
+    listed, marked, gone = _scope(conn, store, only, state, changes)
+    removed = sum(_forget_session(conn, key) for key in gone)
     added = reindexed = 0
     for key, now in listed.items():
         if marked.get(key) == now:
             continue
-        mark = _mark(conn, key) if key in marked else None
+        mark = read_mark(conn, key) if key in marked else None
         info = store.info(key)
         if info is None:  # deleted since it was listed: the next catch-up forgets it
             continue
@@ -169,18 +185,44 @@ def catch_up_sessions(
         counts = _catch_up_session(conn, store, info, mark, whole)
         added, removed = added + counts.added, removed + counts.removed
         reindexed += counts.reindexed
-    return SessionCounts(added=added, removed=removed, reindexed=reindexed)
+    if only is None:
+        set_watermark(conn, None if changes is None else changes.watermark)
+    return SessionCounts(added=added, removed=removed, reindexed=reindexed, examined=len(listed))
 
 
-def _listed(store: SessionStore, only: str | None, state: StoreState | None) -> Counts:
-    """(count, size) of every session (``only``: of that one), by key."""
+def _scope(
+    conn: sqlite3.Connection,
+    store: SessionStore,
+    only: str | None,
+    state: StoreState | None,
+    changes: Changes | None,
+) -> tuple[Counts, Counts, set[str]]:
+    """The sessions to compare (count, size by key), their marks, and the keys to forget.
+
+    After a watermark: the sessions changed since, their marks alone, and the marked keys
+    deleted since. ``only``: that session. Else every session, every mark, and the marked
+    keys no longer listed.
+    """
+    if changes is not None and not changes.whole:
+        gone = changes.deleted - changes.counts.keys()  # a key made anew has no tombstone
+        marked = counts_of(conn, changes.counts.keys() | gone)
+        return changes.counts, marked, set(marked.keys() & gone)
     if only is not None:
         info = store.info(only)
-        return {} if info is None else {only: (info.message_count, info.size)}
-    counts = state.counts() if state is not None else None
-    if counts is None:
-        return {info.key: (info.message_count, info.size) for info in store.list()}
-    return counts
+        listed = {} if info is None else {only: (info.message_count, info.size)}
+        marked = counts_of(conn, {only})
+        return listed, marked, set(marked.keys() - listed.keys())
+    if changes is not None:
+        listed = changes.counts
+    else:
+        counts = state.counts() if state is not None else None
+        listed = (
+            counts
+            if counts is not None
+            else {i.key: (i.message_count, i.size) for i in store.list()}
+        )
+    marked = every_mark(conn)
+    return listed, marked, set(marked.keys() - listed.keys())
 
 
 def insert_rows(conn: sqlite3.Connection, rows: Iterable[_Row]) -> tuple[int, int | None]:
@@ -222,7 +264,7 @@ def _catch_up_session(
     conn: sqlite3.Connection,
     store: SessionStore,
     info: SessionInfo,
-    mark: _Mark | None,
+    mark: Mark | None,
     whole: Tail | None,
 ) -> SessionCounts:
     """Index a session from its first message, or after a prefix its fingerprint matches.
@@ -260,7 +302,7 @@ def _catch_up_session(
     return SessionCounts(added=added, removed=removed, reindexed=reindexed)
 
 
-def _tail(state: StoreState | None, key: str, mark: _Mark | None) -> Tail | None:
+def _tail(state: StoreState | None, key: str, mark: Mark | None) -> Tail | None:
     """The new messages alone, when the session's generation is the one its mark saw."""
     if state is None or mark is None or mark.generation is None or mark.messages < 1:
         return None
@@ -302,39 +344,6 @@ def _delete(conn: sqlite3.Connection, where: str, args: tuple[str, ...]) -> int:
     conn.execute(f"DELETE FROM ctx WHERE rowid IN ({ids})", args)  # noqa: S608
     conn.execute(f"DELETE FROM grams WHERE rowid IN ({ids})", args)  # noqa: S608
     return conn.execute(f"DELETE FROM docs WHERE {where}", args).rowcount  # noqa: S608
-
-
-def _marked(conn: sqlite3.Connection) -> Counts:
-    """Every mark's (message count, size) by session key, as plain tuples."""
-    rows = conn.execute("SELECT session_key, messages, size FROM marks").fetchall()
-    return {key: (n, size) for key, n, size in rows}
-
-
-def _mark(conn: sqlite3.Connection, key: str) -> _Mark | None:
-    sql = "SELECT messages, size, fingerprint, generation FROM marks WHERE session_key = ?"
-    row = conn.execute(sql, (key,)).fetchone()
-    if row is None:
-        return None
-    return _Mark(messages=row[0], size=row[1], fingerprint=row[2], generation=row[3])
-
-
-def _history_mark(conn: sqlite3.Connection) -> tuple[int, int, int]:
-    """The log's device, inode and size the index last saw (-1 each when unknown), one query."""
-    rows = conn.execute(
-        "SELECT name, value FROM meta"
-        " WHERE name IN ('history_dev', 'history_inode', 'history_size')"
-    )
-    seen = {name: int(value) for name, value in rows}
-    return (
-        seen.get("history_dev", -1),
-        seen.get("history_inode", -1),
-        seen.get("history_size", -1),
-    )
-
-
-def _meta(conn: sqlite3.Connection, name: str) -> int:
-    row = conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
-    return int(row[0]) if row is not None else -1
 
 
 def _history_rows(entries: Iterator[HistoryEntry]) -> Iterator[_Row]:
