@@ -20,6 +20,7 @@ from reverie.storage.folder.index.catch_up import (
 )
 from reverie.storage.folder.index.index_file import IndexFile
 from reverie.storage.folder.index.store_state import StoreState
+from reverie.storage.folder.session_changes import TOMBSTONES
 from reverie.storage.folder.workspace import Workspace
 from tests.store.stored_sessions import write_old_database
 from tests.store.test_session_changes import start_together
@@ -226,3 +227,37 @@ def test_catch_ups_racing_two_writer_processes_miss_nothing(
     marks = dict(conn.execute("SELECT session_key, messages FROM marks").fetchall())
     conn.close()
     assert marks == {"cli:left": 150, "cli:right": 150}
+
+
+def test_a_catch_up_behind_the_dropped_tombstones_compares_in_full(
+    workspace: Workspace, follower: Follower
+) -> None:
+    doomed = [f"cli:d{number}" for number in range(TOMBSTONES + 3)]
+    for key in [*doomed, "cli:keep"]:
+        _say(workspace, key, "a line")
+    follower.catch_up()
+
+    for key in doomed:
+        workspace.sessions.delete(key)
+
+    counts = follower.catch_up()
+    assert (counts.examined, counts.removed) == (1, len(doomed))  # every session: one is left
+    assert follower.indexed() == {"cli:keep": 1}
+
+
+def test_another_database_on_the_same_inode_is_compared_in_full(
+    workspace: Workspace, follower: Follower
+) -> None:
+    for key in ("cli:a", "cli:b", "cli:c"):
+        _say(workspace, key, "a line")
+    follower.catch_up()
+    follower.state.close()
+    workspace.sessions.close()
+    conn = sqlite3.connect(workspace.sessions.database)
+    with conn:  # what a new database on a reused inode shows: another epoch, any number
+        conn.execute("UPDATE changes SET epoch = epoch + 1, value = value + 10")
+    conn.close()
+
+    assert not follower.current()
+    assert follower.catch_up().examined == 3
+    assert follower.current()

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from reverie import Message, Session
+from reverie.storage.folder.session_changes import TOMBSTONES
 from reverie.storage.folder.workspace import Workspace
 from tests.store.stored_sessions import write_old_database
 
@@ -149,3 +150,18 @@ def test_writers_in_two_processes_never_take_one_number(workspace: Workspace) ->
     assert len(every) == len(set(every)) == 300
     assert all(own == sorted(own) for own in numbers)  # each writer's numbers increase
     assert max(every) <= _last(workspace.sessions.database)
+
+
+def test_tombstones_are_bounded_and_the_dropped_ones_are_counted(workspace: Workspace) -> None:
+    database = workspace.sessions.database
+    doomed = [f"cli:d{number}" for number in range(TOMBSTONES + 5)]
+    for key in doomed:
+        _say(workspace, key, "soon gone")
+    numbers = []
+    for key in doomed:
+        workspace.sessions.delete(key)
+        numbers.append(_last(database))
+
+    kept = _read(database, "SELECT key FROM deleted_sessions ORDER BY changed")
+    assert [key for (key,) in kept] == doomed[5:]
+    assert _read(database, "SELECT forgotten FROM changes") == [(numbers[4],)]

@@ -1,11 +1,14 @@
 """The sessions database's change sequence: which sessions changed, or left, after a number.
 
-Storage model. Table ``changes`` holds one row: ``value``, the last change number handed out,
-and ``epoch``, a random number drawn when the row was created (it tells this database from
-another one that merely reuses its file's inode). Column ``sessions.changed`` holds the
-number of the session row's last change, indexed; table ``deleted_sessions`` holds, per key
-whose row is gone, the number of its deletion (indexed too), and loses that key again when a
-session of that key is created anew, so it holds at most one row per key absent now.
+Storage model. Table ``changes`` holds one row: ``value``, the last change number handed out;
+``epoch``, a random number drawn when the row was created (it tells this database from
+another one that merely reuses its file's inode); and ``forgotten``, the highest number of a
+tombstone dropped. Column ``sessions.changed`` holds the number of the session row's last
+change, indexed; table ``deleted_sessions`` holds, per key whose row is gone, the number of
+its deletion (indexed too). It loses that key again when a session of that key is created
+anew, and keeps the newest ``TOMBSTONES`` only (``dream:`` transcripts are deleted on every
+dream): a reader whose last number is below ``forgotten`` cannot learn from it which keys
+left, and compares in full.
 
 Triggers assign the numbers, so every writer does it, whatever code it runs: an insert of a
 session row, an update that changes its ``messages``, ``size``, ``generation`` or ``key``
@@ -22,7 +25,8 @@ A reader that reads, in one snapshot, ``value`` and the rows and tombstones numb
 its last ``value`` has therefore seen everything up to V, and nothing numbered V or lower can
 commit later. Why tombstones and not one number bumped by a delete: a reader then learns
 which keys left, at the cost of rows whose count is bounded by the keys ever deleted, where a
-bare number would make it compare every session to find them.
+bare number would make it compare every session to find them; bounded, so a workspace that
+deletes a session a day does not grow a table without end.
 
 Invariants.
 - ``value`` never decreases within one database (``epoch`` fixed); a database put back from
@@ -38,12 +42,15 @@ from __future__ import annotations
 
 import sqlite3
 
+TOMBSTONES = 1000
+"""Tombstones kept (the trigger's ``OFFSET``): a reader further behind compares in full."""
+
 OBJECTS = (
     (
         "CREATE TABLE IF NOT EXISTS changes(id INTEGER PRIMARY KEY CHECK (id = 1),"
-        " value INTEGER NOT NULL, epoch INTEGER NOT NULL)"
+        " value INTEGER NOT NULL, epoch INTEGER NOT NULL, forgotten INTEGER NOT NULL)"
     ),
-    "INSERT OR IGNORE INTO changes(id, value, epoch) VALUES (1, 0, random())",
+    "INSERT OR IGNORE INTO changes(id, value, epoch, forgotten) VALUES (1, 0, random(), 0)",
     "CREATE INDEX IF NOT EXISTS sessions_changed ON sessions(changed)",
     "CREATE TABLE IF NOT EXISTS deleted_sessions(key TEXT PRIMARY KEY, changed INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS deleted_sessions_changed ON deleted_sessions(changed)",
@@ -72,10 +79,18 @@ OBJECTS = (
         " INSERT OR REPLACE INTO deleted_sessions(key, changed)"
         " SELECT OLD.key, value FROM changes WHERE id = 1; END"
     ),
+    (
+        "CREATE TRIGGER IF NOT EXISTS deleted_sessions_bounded AFTER INSERT ON deleted_sessions"
+        " BEGIN UPDATE changes SET forgotten = max(forgotten, coalesce((SELECT changed"
+        " FROM deleted_sessions ORDER BY changed DESC"
+        " LIMIT 1 OFFSET 1000), 0)) WHERE id = 1;"  # TOMBSTONES
+        " DELETE FROM deleted_sessions"
+        " WHERE changed <= (SELECT forgotten FROM changes WHERE id = 1); END"
+    ),
 )
 """What numbers the changes, in the order it is created (the last one tells it is all there)."""
 
-_NAMES = ("sessions_inserted", "sessions_updated", "sessions_deleted")
+_NAMES = ("sessions_inserted", "sessions_updated", "sessions_deleted", "deleted_sessions_bounded")
 
 
 def prepare(conn: sqlite3.Connection) -> None:
@@ -106,16 +121,16 @@ def _complete(conn: sqlite3.Connection) -> bool:
     return bool(conn.execute(sql, _NAMES).fetchone()[0] == len(_NAMES))
 
 
-def last(conn: sqlite3.Connection) -> tuple[int, int]:
-    """(epoch, value): the database's epoch and the last change number handed out.
+def last(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """(epoch, value, forgotten): the epoch, the last number, the last tombstone dropped.
 
     Raises:
         sqlite3.Error: the database has no change sequence (older, not upgraded) or failed.
     """
-    row = conn.execute("SELECT epoch, value FROM changes WHERE id = 1").fetchone()
+    row = conn.execute("SELECT epoch, value, forgotten FROM changes WHERE id = 1").fetchone()
     if row is None:
         raise sqlite3.OperationalError("no change sequence row")
-    return int(row[0]), int(row[1])
+    return int(row[0]), int(row[1]), int(row[2])
 
 
 def since(

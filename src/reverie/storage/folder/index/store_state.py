@@ -143,7 +143,7 @@ class StoreState:
         if conn is None or self._inode is None:
             return None
         try:
-            epoch, value = session_changes.last(conn)
+            epoch, value, _ = session_changes.last(conn)
         except sqlite3.Error as exc:
             self._failed(exc)
             return None
@@ -152,8 +152,9 @@ class StoreState:
     def changes(self, since: Watermark | None) -> Changes | None:
         """The sessions changed after ``since`` and the keys deleted after it, in one snapshot.
 
-        Every session (``whole``) when ``since`` is None, names another file or epoch, or is
-        ahead of the database (put back from an older copy). None if it cannot be read so.
+        Every session (``whole``) when ``since`` is None, names another file or epoch, is
+        ahead of the database (put back from an older copy), or is behind the tombstones it
+        keeps. None if it cannot be read so.
         """
         conn = self._connection()
         if conn is None or self._inode is None:
@@ -161,9 +162,10 @@ class StoreState:
         try:
             conn.execute("BEGIN")
             try:
-                epoch, value = session_changes.last(conn)
+                epoch, value, forgotten = session_changes.last(conn)
                 now = Watermark(inode=self._inode, epoch=epoch, value=value)
-                after = since.value if since is not None and _follows(since, now) else None
+                follows = since is not None and _follows(since, now, forgotten)
+                after = since.value if since is not None and follows else None
                 counts, deleted = session_changes.since(conn, after)
             finally:
                 conn.execute("COMMIT")
@@ -241,9 +243,14 @@ class StoreState:
         return conn
 
 
-def _follows(since: Watermark, now: Watermark) -> bool:
-    """Whether the changes after ``since`` are the changes between it and ``now``."""
-    return (since.inode, since.epoch) == (now.inode, now.epoch) and since.value <= now.value
+def _follows(since: Watermark, now: Watermark, forgotten: int) -> bool:
+    """Whether the changes after ``since`` are the changes between it and ``now``.
+
+    The same file and database, a number not ahead of the database's, and not behind the
+    tombstones it dropped.
+    """
+    same = (since.inode, since.epoch) == (now.inode, now.epoch)
+    return same and forgotten <= since.value <= now.value
 
 
 def _unsequenced(exc: sqlite3.Error) -> bool:
