@@ -44,13 +44,10 @@ This module must not commit: the caller wraps a whole refresh in one transaction
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from reverie.core.clock import parse_wall_clock
-from reverie.core.text import CONTEXT_CHARS, cjk_pairs, fingerprint, message_body, segment
+from reverie.core.text import fingerprint, message_body
 from reverie.storage.folder.index.marks import (
     Mark,
     counts_of,
@@ -61,17 +58,13 @@ from reverie.storage.folder.index.marks import (
     read_mark,
     set_watermark,
 )
+from reverie.storage.folder.index.rows import delete_items, history_rows, insert_rows, message_row
 from reverie.storage.folder.index.store_state import Changes, Counts, StoreState, Tail
 
 if TYPE_CHECKING:
-    from reverie.core.entries import HistoryEntry
-    from reverie.core.messages import Message
     from reverie.core.session import SessionInfo
     from reverie.storage.folder.history import HistoryLog
     from reverie.storage.folder.sessions_sqlite import SessionStore
-
-_Row = tuple[str, int | None, str | None, int | None, str | None, float | None, str, str]
-"""kind, cursor, session_key, position, role, ts, body, context."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,11 +129,11 @@ def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, in
     removed = 0
     cursor = meta_value(conn, "history_cursor")
     if seen != identity or size < meta_value(conn, "history_size"):
-        removed = _delete(conn, "kind = 'history'", ())
+        removed = delete_items(conn, "kind = 'history'", ())
         cursor, entries = 0, log.entries()
     else:
         entries = iter(log.read_since(cursor))
-    added, last = insert_rows(conn, _history_rows(entries))
+    added, last = insert_rows(conn, history_rows(entries))
     if last is not None:
         cursor = max(cursor, last)
     for name, value in (
@@ -225,41 +218,6 @@ def _scope(
     return listed, marked, set(marked.keys() - listed.keys())
 
 
-def insert_rows(conn: sqlite3.Connection, rows: Iterable[_Row]) -> tuple[int, int | None]:
-    """Insert items; return how many and the last history cursor among them (None if none)."""
-    next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
-    count, last_cursor = 0, None
-    batch: list[_Row] = []
-    for row in rows:
-        batch.append(row)
-        if row[1] is not None:
-            last_cursor = row[1]
-        if len(batch) >= 1000:
-            _write_batch(conn, next_id + count, batch)
-            count += len(batch)
-            batch = []
-    _write_batch(conn, next_id + count, batch)
-    return count + len(batch), last_cursor
-
-
-def _write_batch(conn: sqlite3.Connection, first_id: int, batch: list[_Row]) -> None:
-    conn.executemany(
-        "INSERT INTO docs(id, kind, cursor, session_key, position, role, ts)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(first_id + offset, *row[:6]) for offset, row in enumerate(batch)],
-    )
-    conn.executemany(
-        "INSERT INTO fts(rowid, body) VALUES (?, ?)",
-        [(first_id + offset, segment(row[6])) for offset, row in enumerate(batch)],
-    )
-    pairs = ((first_id + offset, cjk_pairs(row[6])) for offset, row in enumerate(batch))
-    conn.executemany("INSERT INTO grams(rowid, pairs) VALUES (?, ?)", [p for p in pairs if p[1]])
-    conn.executemany(
-        "INSERT INTO ctx(rowid, context) VALUES (?, ?)",
-        [(first_id + offset, segment(row[7])) for offset, row in enumerate(batch) if row[7]],
-    )
-
-
 def _catch_up_session(
     conn: sqlite3.Connection,
     store: SessionStore,
@@ -288,7 +246,7 @@ def _catch_up_session(
         else:
             removed, reindexed = _forget_session(conn, info.key), 1
     rows = (
-        _message_row(
+        message_row(
             info.key, index, messages[index], bodies[index], bodies[index - 1] if index else ""
         )
         for index in range(start, len(messages))
@@ -321,7 +279,7 @@ def _index_tail(conn: sqlite3.Connection, key: str, tail: Tail) -> int:
     """
     bodies = [message_body(message) for message in tail.messages]
     rows = (
-        _message_row(key, tail.first + offset, tail.messages[offset], bodies[offset], before)
+        message_row(key, tail.first + offset, tail.messages[offset], bodies[offset], before)
         for offset, before in enumerate(bodies[:-1], start=1)
     )
     added, _ = insert_rows(conn, rows)
@@ -335,32 +293,4 @@ def _index_tail(conn: sqlite3.Connection, key: str, tail: Tail) -> int:
 
 def _forget_session(conn: sqlite3.Connection, key: str) -> int:
     conn.execute("DELETE FROM marks WHERE session_key = ?", (key,))
-    return _delete(conn, "kind = 'message' AND session_key = ?", (key,))
-
-
-def _delete(conn: sqlite3.Connection, where: str, args: tuple[str, ...]) -> int:
-    ids = f"SELECT id FROM docs WHERE {where}"  # noqa: S608 -- ``where`` is one of two literals
-    conn.execute(f"DELETE FROM fts WHERE rowid IN ({ids})", args)  # noqa: S608
-    conn.execute(f"DELETE FROM ctx WHERE rowid IN ({ids})", args)  # noqa: S608
-    conn.execute(f"DELETE FROM grams WHERE rowid IN ({ids})", args)  # noqa: S608
-    return conn.execute(f"DELETE FROM docs WHERE {where}", args).rowcount  # noqa: S608
-
-
-def _history_rows(entries: Iterator[HistoryEntry]) -> Iterator[_Row]:
-    for entry in entries:
-        moment = entry.time or _nanobot_time(entry.timestamp)
-        ts = moment.timestamp() if moment is not None else None
-        yield ("history", entry.cursor, entry.session_key, None, None, ts, entry.content, "")
-
-
-def _message_row(key: str, index: int, message: Message, body: str, before: str) -> _Row:
-    moment = message.timestamp
-    if moment is not None and moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    ts = moment.timestamp() if moment is not None else None
-    return ("message", None, key, index, message.role, ts, body, before[-CONTEXT_CHARS:])
-
-
-def _nanobot_time(text: str) -> datetime | None:
-    """Parse nanobot's local ``YYYY-MM-DD HH:MM`` (entries written before reverie's ``time``)."""
-    return parse_wall_clock(text)
+    return delete_items(conn, "kind = 'message' AND session_key = ?", (key,))
