@@ -261,3 +261,43 @@ def test_another_database_on_the_same_inode_is_compared_in_full(
     assert not follower.current()
     assert follower.catch_up().examined == 3
     assert follower.current()
+
+
+def test_a_sessions_database_replaced_by_another_file_is_compared_in_full(
+    workspace: Workspace, follower: Follower, tmp_path: Path
+) -> None:
+    for key in ("cli:a", "cli:b"):
+        _say(workspace, key, "bees")
+    database = workspace.sessions.database
+    follower.state.close()
+    workspace.sessions.close()
+    saved = database.read_bytes()
+    _say(workspace, "cli:a", "wasps")
+    follower.catch_up()
+
+    follower.state.close()
+    workspace.sessions.close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{database}{suffix}").unlink(missing_ok=True)
+    swap = tmp_path / "swap.sqlite3"
+    swap.write_bytes(saved)
+    swap.replace(database)  # a new inode, the older content
+
+    counts = follower.catch_up()
+    assert (counts.examined, counts.reindexed) == (2, 1)
+    assert follower.indexed() == {"cli:a": 1, "cli:b": 1}
+
+
+def test_a_scoped_catch_up_leaves_the_watermark_for_the_next_full_one(
+    workspace: Workspace, index: SearchIndex
+) -> None:
+    _say(workspace, "cli:a", "bees")
+    _say(workspace, "cli:b", "bees")
+    index.refresh()
+    _say(workspace, "cli:a", "wasps in a")
+    _say(workspace, "cli:b", "wasps in b")
+
+    assert [hit.session_key for hit in index.search("wasps", session_key="cli:a")] == ["cli:a"]
+
+    assert index.refresh().messages_added == 1  # cli:b's; cli:a's mark was level already
+    assert {hit.session_key for hit in index.search("wasps")} == {"cli:a", "cli:b"}
