@@ -20,23 +20,30 @@ from reverie.core.inbound import json_text
 from reverie.core.messages import Message
 from reverie.core.session import CompactionSummary, Session, SessionInfo, safe_mark
 from reverie.core.tombstones import tombstone
+from reverie.storage.folder import session_changes
 from reverie.storage.folder.session_records import MessageRecord, encode, parse, parse_time
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS sessions(
-  id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL, messages INTEGER NOT NULL DEFAULT 0, mark INTEGER NOT NULL DEFAULT 0,
-  summary TEXT, metadata TEXT NOT NULL DEFAULT '{}', size INTEGER NOT NULL DEFAULT 0,
-  generation TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS messages(
-  session INTEGER NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL,
-  PRIMARY KEY(session, idx));
-"""
+SCHEMA = (
+    (
+        "CREATE TABLE IF NOT EXISTS sessions("
+        " id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL,"
+        " updated_at TEXT NOT NULL, messages INTEGER NOT NULL DEFAULT 0,"
+        " mark INTEGER NOT NULL DEFAULT 0, summary TEXT, metadata TEXT NOT NULL DEFAULT '{}',"
+        " size INTEGER NOT NULL DEFAULT 0, generation TEXT NOT NULL,"
+        " changed INTEGER NOT NULL DEFAULT 0)"
+    ),
+    (
+        "CREATE TABLE IF NOT EXISTS messages("
+        " session INTEGER NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL,"
+        " PRIMARY KEY(session, idx))"
+    ),
+)
+"""The tables; ``session_changes`` adds what numbers their changes (``changed`` included)."""
 ROW = "id, key, created_at, updated_at, messages, mark, summary, metadata, size, generation"
 
 
 def prepare(conn: sqlite3.Connection, *, patience: float = 60.0) -> None:
-    """Put a new connection in WAL mode and make sure the schema exists.
+    """Put a new connection in WAL mode and make sure the schema exists, upgraded.
 
     Switching a database to WAL takes a lock SQLite does not wait for (the busy timeout does
     not cover it), so two processes opening a new workspace at the same instant could see
@@ -49,7 +56,9 @@ def prepare(conn: sqlite3.Connection, *, patience: float = 60.0) -> None:
         try:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
-            conn.executescript(SCHEMA)
+            for statement in SCHEMA:
+                conn.execute(statement)
+            session_changes.prepare(conn)  # an older database gains its change sequence
             return
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) or time.monotonic() + pause > deadline:

@@ -16,6 +16,10 @@ Invariants.
   transactions but never corrupts the file: the promise of an unsynced journal append.
 - ``size`` grows with every write of a session (``put`` and ``redact`` included), so a
   reader that remembers (count, size) sees every change.
+- Every change of a session row (and every deletion) takes the next number of the
+  database's change sequence inside its transaction (``session_changes``: triggers, so any
+  writer does), so a reader asks "what changed after number N" in time proportional to the
+  answer.
 - ``generation`` changes whenever rows are replaced (``put``, ``redact``, a re-created
   session): ``load`` keeps the last replays (``replays``: up to 32 million characters of
   decoded messages over the sessions used last) and, while the generation holds, reads only

@@ -10,16 +10,33 @@ may be rebuilt at any time, and an entry kept only in the cache would vanish at 
 rebuild anyway; the messages a trimmed summary came from stay searchable in their session.
 
 Sessions. Per session the index remembers how many messages it holds, the journal size it
-saw, and a fingerprint of those messages. A session whose count and size are unchanged is
-skipped without being read. Otherwise it is loaded; if its first messages still match the
-fingerprint only the new ones are indexed, else (the journal was replaced or repaired) the
-session is indexed again from its first message. A session no longer listed is removed.
-``only`` catches up one session (a scoped query needs no other); the others wait for the
-next full catch-up, their marks untouched.
+saw, and a fingerprint of those messages (or the store's generation; ``marks``). It also
+remembers the sessions database's watermark it caught up to (``StoreState.Watermark``: the
+file's inode, its epoch, the last change number; see ``session_changes``). A catch-up reads,
+in one snapshot of the sessions database, the watermark now and only the sessions changed
+after the remembered one, plus the keys deleted after it: cost proportional to what changed,
+not to the number of sessions. Each of those is compared with its own mark: one whose count
+and size are unchanged is skipped without being read. Otherwise it is loaded; if its first
+messages still match the fingerprint (or its generation still holds) only the new ones are
+indexed, else (the session was replaced, redacted or made anew) it is indexed again from its
+first message. A deleted session's messages and mark are removed. The new watermark is
+stored in the same transaction as the marks it covers.
+
+Every session is compared with its mark instead (the previous behaviour, O(sessions)) when
+the watermark cannot be followed: the index has none (new, rebuilt, or older), the database
+is another file (a new inode) or another database (another epoch), or its number went
+backwards (put back from an older copy); a mark no longer listed is then removed. Where the
+sessions database has no change sequence to read (an older file that cannot be upgraded,
+such as one on a read-only mount), every session's counts come from ``StoreState.counts``
+or ``SessionStore.list`` and no watermark is kept. ``only`` catches up one session (a scoped
+query needs no other); the others wait for the next full catch-up, their marks and the
+watermark untouched.
 
 ``is_current`` answers, reading only, whether a catch-up would change anything: a query that
 finds the index level (the usual case) then opens no write transaction at all, and costs one
-``stat`` of the log, one read of the log's mark and the sessions' check.
+``stat`` of the log, one read of the index's ``meta`` and one row of the sessions database
+(its watermark, equal to the index's: nothing changed since). ``only`` compares that
+session's row with its mark; without a change sequence, the full comparison answers.
 
 This module must not commit: the caller wraps a whole refresh in one transaction.
 """
@@ -27,24 +44,27 @@ This module must not commit: the caller wraps a whole refresh in one transaction
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from reverie.core.clock import parse_wall_clock
-from reverie.core.text import CONTEXT_CHARS, cjk_pairs, fingerprint, message_body, segment
-from reverie.storage.folder.index.store_state import Counts, StoreState, Tail
+from reverie.core.text import fingerprint, message_body
+from reverie.storage.folder.index.marks import (
+    Mark,
+    counts_of,
+    every_mark,
+    log_mark,
+    meta_marks,
+    meta_value,
+    read_mark,
+    set_watermark,
+)
+from reverie.storage.folder.index.rows import delete_items, history_rows, insert_rows, message_row
+from reverie.storage.folder.index.store_state import Changes, Counts, StoreState, Tail
 
 if TYPE_CHECKING:
-    from reverie.core.entries import HistoryEntry
-    from reverie.core.messages import Message
     from reverie.core.session import SessionInfo
     from reverie.storage.folder.history import HistoryLog
     from reverie.storage.folder.sessions_sqlite import SessionStore
-
-_Row = tuple[str, int | None, str | None, int | None, str | None, float | None, str, str]
-"""kind, cursor, session_key, position, role, ts, body, context."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,14 +74,8 @@ class SessionCounts:
     added: int = 0
     removed: int = 0
     reindexed: int = 0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Mark:
-    messages: int
-    size: int
-    fingerprint: str
-    generation: str | None = None
+    examined: int = 0
+    """Sessions whose (count, size) were compared with their marks."""
 
 
 def is_current(
@@ -74,18 +88,15 @@ def is_current(
 ) -> bool:
     """Whether the index is level with the log and the journals (``only``: that session's).
 
-    Reads only (stat calls, the index's own marks, and ``state``'s read-only view of the
-    sessions, when given: constant time while nothing was committed since the index was last
-    found level). False when in any doubt; the caller then catches up under its write
-    transaction, which checks everything again.
+    Reads only: one ``stat`` of the log, one read of the index's ``meta`` and, with ``state``,
+    the sessions database's watermark (one row), which must equal the one the index last
+    caught up to. Where the database has no watermark, ``state`` compares every session's
+    counts with the marks (constant time while nothing was committed since the index was
+    last found level). False when in any doubt; the caller then catches up under its write
+    transaction, which checks again.
     """
-    try:
-        status = log.path.stat()
-    except FileNotFoundError:
-        identity, size = (0, 0), 0
-    else:
-        identity, size = (status.st_dev, status.st_ino), status.st_size
-    if _history_mark(conn) != (*identity, size):
+    history, watermark = meta_marks(conn)
+    if history != log_mark(log):
         return False
     if only is not None:
         info = store.info(only)
@@ -96,6 +107,9 @@ def is_current(
         return mark is not None and tuple(mark) == (info.message_count, info.size)
     if state is None:
         return _level(conn, {i.key: (i.message_count, i.size) for i in store.list()})
+    now = state.watermark()
+    if now is not None:
+        return watermark == now
     return state.is_level(
         conn,
         lambda counts: _level(conn, counts),
@@ -104,26 +118,22 @@ def is_current(
 
 
 def _level(conn: sqlite3.Connection, counts: Counts) -> bool:
-    return _marked(conn) == counts
+    return every_mark(conn) == counts
 
 
 def catch_up_history(conn: sqlite3.Connection, log: HistoryLog) -> tuple[int, int]:
     """Index history entries that are new since the last refresh; return (added, removed)."""
-    try:
-        status = log.path.stat()
-    except FileNotFoundError:
-        identity, size = (0, 0), 0
-    else:
-        identity, size = (status.st_dev, status.st_ino), status.st_size
-    seen = (_meta(conn, "history_dev"), _meta(conn, "history_inode"))
+    dev, inode, size = log_mark(log)
+    identity = (dev, inode)
+    seen = (meta_value(conn, "history_dev"), meta_value(conn, "history_inode"))
     removed = 0
-    cursor = _meta(conn, "history_cursor")
-    if seen != identity or size < _meta(conn, "history_size"):
-        removed = _delete(conn, "kind = 'history'", ())
+    cursor = meta_value(conn, "history_cursor")
+    if seen != identity or size < meta_value(conn, "history_size"):
+        removed = delete_items(conn, "kind = 'history'", ())
         cursor, entries = 0, log.entries()
     else:
         entries = iter(log.read_since(cursor))
-    added, last = insert_rows(conn, _history_rows(entries))
+    added, last = insert_rows(conn, history_rows(entries))
     if last is not None:
         cursor = max(cursor, last)
     for name, value in (
@@ -145,19 +155,18 @@ def catch_up_sessions(
 ) -> SessionCounts:
     """Index new session messages, re-index rewritten sessions, drop deleted ones.
 
-    With ``state``, only the sessions whose (count, size) differ from their mark are read
-    through the store (``info``, ``load``); the others cost one tuple each.
+    With ``state``, only the sessions changed after the index's watermark are compared with
+    their marks (every session when the watermark cannot be followed), and only those whose
+    (count, size) differ from their mark are read through the store (``info``, ``load``).
     """
-    marked = _marked(conn)
-    listed = _listed(store, only, state)
-    removed = 0
-    for gone in (marked.keys() if only is None else {only} & marked.keys()) - listed.keys():
-        removed += _forget_session(conn, gone)
+    changes = state.changes(meta_marks(conn)[1]) if state is not None and only is None else None
+    listed, marked, gone = _scope(conn, store, only, state, changes)
+    removed = sum(_forget_session(conn, key) for key in gone)
     added = reindexed = 0
     for key, now in listed.items():
         if marked.get(key) == now:
             continue
-        mark = _mark(conn, key) if key in marked else None
+        mark = read_mark(conn, key) if key in marked else None
         info = store.info(key)
         if info is None:  # deleted since it was listed: the next catch-up forgets it
             continue
@@ -169,60 +178,51 @@ def catch_up_sessions(
         counts = _catch_up_session(conn, store, info, mark, whole)
         added, removed = added + counts.added, removed + counts.removed
         reindexed += counts.reindexed
-    return SessionCounts(added=added, removed=removed, reindexed=reindexed)
+    if only is None:
+        set_watermark(conn, None if changes is None else changes.watermark)
+    return SessionCounts(added=added, removed=removed, reindexed=reindexed, examined=len(listed))
 
 
-def _listed(store: SessionStore, only: str | None, state: StoreState | None) -> Counts:
-    """(count, size) of every session (``only``: of that one), by key."""
+def _scope(
+    conn: sqlite3.Connection,
+    store: SessionStore,
+    only: str | None,
+    state: StoreState | None,
+    changes: Changes | None,
+) -> tuple[Counts, Counts, set[str]]:
+    """The sessions to compare (count, size by key), their marks, and the keys to forget.
+
+    After a watermark: the sessions changed since, their marks alone, and the marked keys
+    deleted since. ``only``: that session. Else every session, every mark, and the marked
+    keys no longer listed.
+    """
+    if changes is not None and not changes.whole:
+        gone = changes.deleted - changes.counts.keys()  # a key made anew has no tombstone
+        marked = counts_of(conn, changes.counts.keys() | gone)
+        return changes.counts, marked, set(marked.keys() & gone)
     if only is not None:
         info = store.info(only)
-        return {} if info is None else {only: (info.message_count, info.size)}
-    counts = state.counts() if state is not None else None
-    if counts is None:
-        return {info.key: (info.message_count, info.size) for info in store.list()}
-    return counts
-
-
-def insert_rows(conn: sqlite3.Connection, rows: Iterable[_Row]) -> tuple[int, int | None]:
-    """Insert items; return how many and the last history cursor among them (None if none)."""
-    next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
-    count, last_cursor = 0, None
-    batch: list[_Row] = []
-    for row in rows:
-        batch.append(row)
-        if row[1] is not None:
-            last_cursor = row[1]
-        if len(batch) >= 1000:
-            _write_batch(conn, next_id + count, batch)
-            count += len(batch)
-            batch = []
-    _write_batch(conn, next_id + count, batch)
-    return count + len(batch), last_cursor
-
-
-def _write_batch(conn: sqlite3.Connection, first_id: int, batch: list[_Row]) -> None:
-    conn.executemany(
-        "INSERT INTO docs(id, kind, cursor, session_key, position, role, ts)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(first_id + offset, *row[:6]) for offset, row in enumerate(batch)],
-    )
-    conn.executemany(
-        "INSERT INTO fts(rowid, body) VALUES (?, ?)",
-        [(first_id + offset, segment(row[6])) for offset, row in enumerate(batch)],
-    )
-    pairs = ((first_id + offset, cjk_pairs(row[6])) for offset, row in enumerate(batch))
-    conn.executemany("INSERT INTO grams(rowid, pairs) VALUES (?, ?)", [p for p in pairs if p[1]])
-    conn.executemany(
-        "INSERT INTO ctx(rowid, context) VALUES (?, ?)",
-        [(first_id + offset, segment(row[7])) for offset, row in enumerate(batch) if row[7]],
-    )
+        listed = {} if info is None else {only: (info.message_count, info.size)}
+        marked = counts_of(conn, {only})
+        return listed, marked, set(marked.keys() - listed.keys())
+    if changes is not None:
+        listed = changes.counts
+    else:
+        counts = state.counts() if state is not None else None
+        listed = (
+            counts
+            if counts is not None
+            else {i.key: (i.message_count, i.size) for i in store.list()}
+        )
+    marked = every_mark(conn)
+    return listed, marked, set(marked.keys() - listed.keys())
 
 
 def _catch_up_session(
     conn: sqlite3.Connection,
     store: SessionStore,
     info: SessionInfo,
-    mark: _Mark | None,
+    mark: Mark | None,
     whole: Tail | None,
 ) -> SessionCounts:
     """Index a session from its first message, or after a prefix its fingerprint matches.
@@ -246,7 +246,7 @@ def _catch_up_session(
         else:
             removed, reindexed = _forget_session(conn, info.key), 1
     rows = (
-        _message_row(
+        message_row(
             info.key, index, messages[index], bodies[index], bodies[index - 1] if index else ""
         )
         for index in range(start, len(messages))
@@ -260,7 +260,7 @@ def _catch_up_session(
     return SessionCounts(added=added, removed=removed, reindexed=reindexed)
 
 
-def _tail(state: StoreState | None, key: str, mark: _Mark | None) -> Tail | None:
+def _tail(state: StoreState | None, key: str, mark: Mark | None) -> Tail | None:
     """The new messages alone, when the session's generation is the one its mark saw."""
     if state is None or mark is None or mark.generation is None or mark.messages < 1:
         return None
@@ -279,7 +279,7 @@ def _index_tail(conn: sqlite3.Connection, key: str, tail: Tail) -> int:
     """
     bodies = [message_body(message) for message in tail.messages]
     rows = (
-        _message_row(key, tail.first + offset, tail.messages[offset], bodies[offset], before)
+        message_row(key, tail.first + offset, tail.messages[offset], bodies[offset], before)
         for offset, before in enumerate(bodies[:-1], start=1)
     )
     added, _ = insert_rows(conn, rows)
@@ -293,65 +293,4 @@ def _index_tail(conn: sqlite3.Connection, key: str, tail: Tail) -> int:
 
 def _forget_session(conn: sqlite3.Connection, key: str) -> int:
     conn.execute("DELETE FROM marks WHERE session_key = ?", (key,))
-    return _delete(conn, "kind = 'message' AND session_key = ?", (key,))
-
-
-def _delete(conn: sqlite3.Connection, where: str, args: tuple[str, ...]) -> int:
-    ids = f"SELECT id FROM docs WHERE {where}"  # noqa: S608 -- ``where`` is one of two literals
-    conn.execute(f"DELETE FROM fts WHERE rowid IN ({ids})", args)  # noqa: S608
-    conn.execute(f"DELETE FROM ctx WHERE rowid IN ({ids})", args)  # noqa: S608
-    conn.execute(f"DELETE FROM grams WHERE rowid IN ({ids})", args)  # noqa: S608
-    return conn.execute(f"DELETE FROM docs WHERE {where}", args).rowcount  # noqa: S608
-
-
-def _marked(conn: sqlite3.Connection) -> Counts:
-    """Every mark's (message count, size) by session key, as plain tuples."""
-    rows = conn.execute("SELECT session_key, messages, size FROM marks").fetchall()
-    return {key: (n, size) for key, n, size in rows}
-
-
-def _mark(conn: sqlite3.Connection, key: str) -> _Mark | None:
-    sql = "SELECT messages, size, fingerprint, generation FROM marks WHERE session_key = ?"
-    row = conn.execute(sql, (key,)).fetchone()
-    if row is None:
-        return None
-    return _Mark(messages=row[0], size=row[1], fingerprint=row[2], generation=row[3])
-
-
-def _history_mark(conn: sqlite3.Connection) -> tuple[int, int, int]:
-    """The log's device, inode and size the index last saw (-1 each when unknown), one query."""
-    rows = conn.execute(
-        "SELECT name, value FROM meta"
-        " WHERE name IN ('history_dev', 'history_inode', 'history_size')"
-    )
-    seen = {name: int(value) for name, value in rows}
-    return (
-        seen.get("history_dev", -1),
-        seen.get("history_inode", -1),
-        seen.get("history_size", -1),
-    )
-
-
-def _meta(conn: sqlite3.Connection, name: str) -> int:
-    row = conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
-    return int(row[0]) if row is not None else -1
-
-
-def _history_rows(entries: Iterator[HistoryEntry]) -> Iterator[_Row]:
-    for entry in entries:
-        moment = entry.time or _nanobot_time(entry.timestamp)
-        ts = moment.timestamp() if moment is not None else None
-        yield ("history", entry.cursor, entry.session_key, None, None, ts, entry.content, "")
-
-
-def _message_row(key: str, index: int, message: Message, body: str, before: str) -> _Row:
-    moment = message.timestamp
-    if moment is not None and moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    ts = moment.timestamp() if moment is not None else None
-    return ("message", None, key, index, message.role, ts, body, before[-CONTEXT_CHARS:])
-
-
-def _nanobot_time(text: str) -> datetime | None:
-    """Parse nanobot's local ``YYYY-MM-DD HH:MM`` (entries written before reverie's ``time``)."""
-    return parse_wall_clock(text)
+    return delete_items(conn, "kind = 'message' AND session_key = ?", (key,))

@@ -14,7 +14,8 @@ moves). It must not write anything outside its own file, and never changes a sto
 
 Invariants.
 - ``search`` first catches up incrementally (``catch_up``): cost proportional to what was
-  appended since the last refresh, plus one ``list()`` of the sessions. Nothing is rebuilt per
+  appended, changed or deleted since the last refresh, not to the number of sessions (one
+  row of the sessions database tells whether anything changed at all). Nothing is rebuilt per
   query. The index is rebuilt from nothing only when its file is missing, stale (another
   schema version), damaged, or ``rebuild`` is called.
 - A refresh runs under the workspace's ``search`` lock and in one SQLite transaction, so

@@ -10,9 +10,10 @@ over ``fts`` exactly what it was, since FTS5 normalises by the length of the who
 ``grams`` is a third, same rowids: the overlapping two-character words of an item's Chinese
 and Japanese runs, one token each (``text.cjk_pairs``), so recall looks up "咖啡" as one token
 instead of a phrase over the postings of 咖 and of 啡 (items without CJK text have no row).
-``meta`` keeps the history high-water marks and the schema version; ``marks``
-keeps, per session, how many messages are indexed, the journal size seen, and a fingerprint
-or the store's generation of the session (``catch_up``; added to older files in place, empty).
+``meta`` keeps the history high-water marks, the sessions watermark and the schema version;
+``marks`` keeps, per session, how many messages are indexed, the journal size seen, and a
+fingerprint or the store's generation of the session (module ``marks`` reads and writes
+both; the generation column is added to older files in place, empty).
 The file is a cache: everything in it can be rebuilt from the history log and the journals.
 
 Invariants.

@@ -1,24 +1,35 @@
 """What the session store holds, read cheaply enough to ask before every query.
 
-The index is level with the sessions when its marks (session key, message count, size) equal
-the store's. ``SessionStore.list`` answers that, but builds a ``SessionInfo`` per session (two
-timestamps parsed each): about 45 µs a session, so a workspace of 2,000 sessions paid some
-90 ms on every query. ``StoreState`` reads the same three columns as plain tuples over its own
-read-only connection to the sessions database (``SELECT key, messages, size``: microseconds
-per session), and answers "nothing was committed since I last looked" in constant time from
-SQLite's ``PRAGMA data_version``, which changes whenever any other connection (this
-process's store included) commits to the database.
+The index is level with the sessions when it has seen every change the sessions database
+numbered (``session_changes``): ``watermark`` reads that number (one row, with the database's
+epoch and its file's inode), and ``changes`` reads, in one snapshot, the number now, the
+sessions changed after a given watermark and the keys deleted after it, so a catch-up reads
+what changed and not every session. Where the database has no change sequence (an older one
+read-only), the full comparison remains: the index's marks (session key, message count,
+size) against the store's. ``SessionStore.list`` answers that, but builds a ``SessionInfo``
+per session (two timestamps parsed each: about 45 µs a session); ``counts`` reads the same
+three columns as plain tuples (microseconds per session), and ``is_level`` answers "nothing
+was committed since I last looked" in constant time from SQLite's ``PRAGMA data_version``,
+which changes whenever any other connection (this process's store included) commits.
 
 Invariants.
 - Reads only: the connection is opened ``mode=ro`` and never writes, so it holds no lock a
-  writer waits for beyond a read snapshot, and a query runs in its own implicit transaction.
+  writer waits for beyond a read snapshot, and a query runs in its own implicit transaction
+  (``changes`` and ``tail`` in one explicit read transaction each).
+- A watermark names the database file's inode and its epoch: a replaced file (a new inode)
+  or another database on a reused inode (another epoch) never passes for the one an index
+  caught up to; a number smaller than the one asked about (a database put back from an
+  older copy) makes ``changes`` report every session (``whole``). A copy written over the
+  same inode that has since passed the number asked about cannot be told from the database
+  it replaced: ``rebuild`` is the remedy for such a restore.
 - ``version`` changes with every commit by anyone and with a replaced database file (its
   inode is part of it); ``None`` means "cannot tell" (no database yet, unreadable), and the
   caller then compares in full.
 - ``tail`` decodes rows with the store's own codec (``sessions_sql.message_of``), so a
   message reads the same through it as through ``SessionStore.load``.
-- ``counts`` is exactly what ``SessionStore.list`` reports as (key, message_count, size);
-  ``None`` when the database cannot be read this way (the caller falls back to ``list``).
+- ``counts`` is exactly what ``SessionStore.list`` reports as (key, message_count, size), and
+  so are ``changes``' counts for the sessions they hold; ``None`` when the database cannot be
+  read this way (the caller falls back to ``list``).
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reverie.storage.folder import session_changes
 from reverie.storage.folder.sessions_sql import message_of
 
 if TYPE_CHECKING:
@@ -50,8 +62,32 @@ class Tail:
     messages: tuple[Message, ...]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Watermark:
+    """How far a sessions database's changes go: its file's inode, its epoch, its last number."""
+
+    inode: int
+    epoch: int
+    value: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Changes:
+    """What changed in the sessions after a watermark, read in one snapshot.
+
+    ``whole``: the watermark asked about could not be followed (none, another database, a
+    number that went backwards), so ``counts`` holds every session and ``deleted`` nothing:
+    the caller compares in full.
+    """
+
+    watermark: Watermark
+    counts: Counts
+    deleted: frozenset[str]
+    whole: bool
+
+
 class StoreState:
-    """A read-only view of ``sessions``' counts and sizes, and a cheap change stamp."""
+    """A read-only view of ``sessions``: what changed after a watermark, counts, tails."""
 
     def __init__(self, database: Path) -> None:
         """Prepare to read ``database`` (nothing is opened until first asked)."""
@@ -101,6 +137,43 @@ class StoreState:
             return None
         return {key: (count, size) for key, count, size in rows}
 
+    def watermark(self) -> Watermark | None:
+        """How far the database's changes go now (one row read); None if it cannot tell."""
+        conn = self._connection()
+        if conn is None or self._inode is None:
+            return None
+        try:
+            epoch, value, _ = session_changes.last(conn)
+        except sqlite3.Error as exc:
+            self._failed(exc)
+            return None
+        return Watermark(inode=self._inode, epoch=epoch, value=value)
+
+    def changes(self, since: Watermark | None) -> Changes | None:
+        """The sessions changed after ``since`` and the keys deleted after it, in one snapshot.
+
+        Every session (``whole``) when ``since`` is None, names another file or epoch, is
+        ahead of the database (put back from an older copy), or is behind the tombstones it
+        keeps. None if it cannot be read so.
+        """
+        conn = self._connection()
+        if conn is None or self._inode is None:
+            return None
+        try:
+            conn.execute("BEGIN")
+            try:
+                epoch, value, forgotten = session_changes.last(conn)
+                now = Watermark(inode=self._inode, epoch=epoch, value=value)
+                follows = since is not None and _follows(since, now, forgotten)
+                after = since.value if since is not None and follows else None
+                counts, deleted = session_changes.since(conn, after)
+            finally:
+                conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._failed(exc)
+            return None
+        return Changes(watermark=now, counts=counts, deleted=deleted, whole=after is None)
+
     def tail(self, key: str, first: int) -> Tail | None:
         """Session ``key``'s messages from index ``first`` on (None: no such row, unreadable).
 
@@ -136,6 +209,11 @@ class StoreState:
             generation=generation, count=row[2], size=row[3], first=first, messages=messages
         )
 
+    def _failed(self, exc: sqlite3.Error) -> None:
+        """Drop the connection after a failure, unless the database merely has no sequence."""
+        if not _unsequenced(exc):  # an older database read-only: the caller compares in full
+            self.close()
+
     def close(self) -> None:
         """Close the connection (it reopens when asked again)."""
         if self._conn is not None:
@@ -163,3 +241,17 @@ class StoreState:
             return None
         self._conn, self._inode = conn, inode
         return conn
+
+
+def _follows(since: Watermark, now: Watermark, forgotten: int) -> bool:
+    """Whether the changes after ``since`` are the changes between it and ``now``.
+
+    The same file and database, a number not ahead of the database's, and not behind the
+    tombstones it dropped.
+    """
+    same = (since.inode, since.epoch) == (now.inode, now.epoch)
+    return same and forgotten <= since.value <= now.value
+
+
+def _unsequenced(exc: sqlite3.Error) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and "no such" in str(exc)
