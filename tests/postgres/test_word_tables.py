@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from reverie.core.messages import Message
+from reverie.storage.postgres import ranking, tsearch
 from reverie.storage.postgres.database import Database, Tenant
 from reverie.storage.postgres.history import NewEntry, PgHistoryLog
 from reverie.storage.postgres.index import WINDOW, PgIndex
@@ -186,3 +187,28 @@ def test_the_newest_matches_are_found_past_a_window_of_other_words(
     history.append("an entry of other words entirely")
     found = PgIndex(tenant).candidates(words.split(), limit=3000, context_weight=0)
     assert sorted(c.cursor for c in found if c.cursor) == list(range(2500 - WINDOW + 1, 2501))
+
+
+@pytest.mark.parametrize("term", ["garden", "note", "咖啡", "喝咖", "absent", "7"])
+def test_a_phrases_count_by_the_word_table_is_its_count_by_match(tenant: Tenant, term: str) -> None:
+    """One-token phrases are counted off the btree, others item by item: both are exact."""
+    history, sessions = PgHistoryLog(tenant), PgSessionStore(tenant)
+    history.append_many([NewEntry(text=f"note {n} about the garden") for n in range(30)])
+    history.append_many([NewEntry(text="我每天喝咖啡") for _ in range(4)])
+    sessions.append_many(
+        "cli:a", [Message(role="user", content=f"咖啡 and a note {n}") for n in range(5)]
+    )
+    phrase = tsearch.phrases([term])[0]
+    with tenant.transaction() as conn:
+        stats = ranking.corpus(conn, tenant.id, [phrase], ranking.Memo())
+        row = conn.execute(
+            "SELECT (SELECT count(*) FROM history WHERE workspace_id = %(ws)s AND words @@ q),"
+            " (SELECT count(*) FROM messages WHERE workspace_id = %(ws)s AND words @@ q)"
+            " FROM to_tsquery('simple', %(q)s) AS q",
+            {"ws": tenant.id, "q": tsearch.phrase_query(phrase)},
+        ).fetchone()
+    assert row is not None
+    cap = stats.items // 2 + 1  # each table's count stops there (``ranking``)
+    assert stats.holding == (min(row[0], cap) + min(row[1], cap),)
+    rare = row[0] + row[1] <= 5
+    assert PgIndex(tenant).rare_terms([term], at_most=5) == ([term] if rare else [])

@@ -59,15 +59,26 @@ def matched(table: Source, where: str = "") -> str:
     return _MATCHED.format(lexeme=_LEXEME.format(text="d.token"), walk=walk)
 
 
-def holders(i: int) -> str:
+def holders(i: int, tokens: Sequence[str]) -> str:
     """The SQL of how many items hold the phrase ``%(q{i})s``, counted up to ``%(cap)s`` a table.
 
-    ``%(d{i})s`` is the phrase's driver.
+    ``%(d{i})s`` is the phrase's driver, ``tokens`` its tokens. A phrase of one token whose
+    text is one lexeme is held by exactly the items its word table lists, so it is counted
+    off the btree alone (an index-only scan); any other phrase is confirmed item by item.
     """
-    return " + ".join(
-        f"(SELECT count(*) FROM ({_holding(table, i)} LIMIT %(cap)s) AS {table[0]}{i})"
-        for table in TERMS
+    return " + ".join(_count(table, i, tokens) for table in TERMS)
+
+
+def _count(table: Source, i: int, tokens: Sequence[str]) -> str:
+    walked = f"(SELECT count(*) FROM ({_holding(table, i)} LIMIT %(cap)s) AS {table[0]}{i})"
+    if len(tokens) != 1:
+        return walked
+    listed = (
+        f"(SELECT count(*) FROM (SELECT 1 FROM {TERMS[table]} WHERE workspace_id = %(ws)s"
+        f" AND lexeme = {_LEXEME.format(text=f'%(d{i})s')} LIMIT %(cap)s) AS {table[0]}{i})"
     )
+    one = f"length(to_tsvector('simple', %(d{i})s)) = 1"
+    return f"(CASE WHEN {one} THEN {listed} ELSE {walked} END)"
 
 
 def _holding(table: Source, i: int) -> str:

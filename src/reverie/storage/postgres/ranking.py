@@ -169,7 +169,7 @@ def corpus(conn: Conn, workspace: int, phrases: Sequence[tuple[str, ...]], memo:
     for i, tokens in enumerate(asked):
         params[f"q{i}"], params[f"d{i}"] = tsearch.phrase_query(tokens), matching.driver(tokens)
     if asked:
-        sql = "SELECT " + ", ".join(matching.holders(i) for i in range(len(asked)))
+        sql = "SELECT " + ", ".join(matching.holders(i, t) for i, t in enumerate(asked))
         row = conn.execute(sql, params).fetchone()
         for phrase, value in zip(asked, row or (), strict=False):
             counts[phrase] = int(str(value))
