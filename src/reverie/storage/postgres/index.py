@@ -225,7 +225,7 @@ class PgIndex:
             return []
         params: dict[str, object] = {"ws": self._tenant.id, "cap": at_most + 1}
         for i, (_, tokens) in enumerate(asked):
-            params[f"q{i}"], params[f"d{i}"] = tsearch.phrase_query(tokens), matching.driver(tokens)
+            params |= matching.phrase_params(i, tokens)
         columns = ", ".join(matching.holders(i, tokens) for i, (_, tokens) in enumerate(asked))
         with self._tenant.transaction() as conn:
             row = conn.execute(f"SELECT {columns}", params).fetchone()

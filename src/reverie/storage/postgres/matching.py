@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reverie.core.hits import Source
+from reverie.storage.postgres import tsearch
 
 TERMS: dict[Source, str] = {"history": "history_terms", "messages": "message_terms"}
 """Each item table's word table."""
@@ -59,12 +60,21 @@ def matched(table: Source, where: str = "") -> str:
     return _MATCHED.format(lexeme=_LEXEME.format(text="d.token"), walk=walk)
 
 
+def phrase_params(i: int, tokens: Sequence[str]) -> dict[str, object]:
+    """The parameters ``holders(i, tokens)`` reads: the phrase's query, driver and other tokens."""
+    lead = driver(tokens)
+    others = [token for token in dict.fromkeys(tokens) if token != lead]
+    return {f"q{i}": tsearch.phrase_query(tokens), f"d{i}": lead, f"o{i}": others}
+
+
 def holders(i: int, tokens: Sequence[str]) -> str:
     """The SQL of how many items hold the phrase ``%(q{i})s``, counted up to ``%(cap)s`` a table.
 
-    ``%(d{i})s`` is the phrase's driver, ``tokens`` its tokens. A phrase of one token whose
-    text is one lexeme is held by exactly the items its word table lists, so it is counted
-    off the btree alone (an index-only scan); any other phrase is confirmed item by item.
+    Its parameters are ``phrase_params(i, tokens)``. A phrase of one token whose text is one
+    lexeme is held by exactly the items its word table lists, so it is counted off the btree
+    alone (an index-only scan). Any other phrase walks its driver's rows, keeps those whose
+    item the word table lists under every other token too (the btree again), and confirms
+    only those item by item: a rare phrase of common words reads few items.
     """
     return " + ".join(_count(table, i, tokens) for table in TERMS)
 
@@ -81,11 +91,19 @@ def _count(table: Source, i: int, tokens: Sequence[str]) -> str:
     return f"(CASE WHEN {one} THEN {listed} ELSE {walked} END)"
 
 
+_ALL_HELD = (
+    " AND NOT EXISTS (SELECT 1 FROM unnest(%(o{i})s::text[]) AS w(token) WHERE NOT EXISTS"
+    " (SELECT 1 FROM {terms} AS o WHERE o.workspace_id = t.workspace_id"
+    " AND o.lexeme = {lexeme} AND o.doc = t.doc))"
+)
+"""The item the walk reached is listed under each of the phrase's other tokens."""
+
+
 def _holding(table: Source, i: int) -> str:
     return _WALK.format(
         terms=TERMS[table],
         table=table,
         lexeme=_LEXEME.format(text=f"%(d{i})s"),
         query=f"%(q{i})s",
-        where="",
+        where=_ALL_HELD.format(i=i, terms=TERMS[table], lexeme=_LEXEME.format(text="w.token")),
     )

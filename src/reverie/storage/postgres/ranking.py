@@ -167,7 +167,7 @@ def corpus(conn: Conn, workspace: int, phrases: Sequence[tuple[str, ...]], memo:
     counts = {phrase: memo.known(phrase, items) for phrase in phrases}
     asked = [phrase for phrase, count in counts.items() if count is None]
     for i, tokens in enumerate(asked):
-        params[f"q{i}"], params[f"d{i}"] = tsearch.phrase_query(tokens), matching.driver(tokens)
+        params |= matching.phrase_params(i, tokens)
     if asked:
         sql = "SELECT " + ", ".join(matching.holders(i, t) for i, t in enumerate(asked))
         row = conn.execute(sql, params).fetchone()
