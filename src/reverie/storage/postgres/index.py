@@ -218,19 +218,14 @@ class PgIndex:
 
         A capped count each (it stops after ``at_most + 1`` matches per table), so a common
         word costs no more than a rare one; recall's links look rare words up with it. Every
-        term's count is a column of one statement: one round trip, not one a term.
+        term's count is a column of one statement (``matching.counts``), not one a term.
         """
         asked = [(term, tokens) for term in terms for tokens in tsearch.phrases([term])[:1]]
         if not asked:
             return []
-        params: dict[str, object] = {"ws": self._tenant.id, "cap": at_most + 1}
-        for i, (_, tokens) in enumerate(asked):
-            params |= matching.phrase_params(i, tokens)
-        columns = ", ".join(matching.holders(i, tokens) for i, (_, tokens) in enumerate(asked))
         with self._tenant.transaction() as conn:
-            row = conn.execute(f"SELECT {columns}", params).fetchone()
-        counts = row if row is not None else ()
-        return [term for (term, _), n in zip(asked, counts, strict=True) if int(str(n)) <= at_most]
+            counts = matching.counts(conn, self._tenant.id, [t for _, t in asked], at_most + 1)
+        return [term for (term, _), n in zip(asked, counts, strict=True) if n <= at_most]
 
     def close(self) -> None:
         """Nothing to release."""

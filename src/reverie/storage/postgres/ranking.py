@@ -163,17 +163,12 @@ def corpus(conn: Conn, workspace: int, phrases: Sequence[tuple[str, ...]], memo:
     params: dict[str, object] = {"ws": workspace}
     items_row = conn.execute(_ITEMS, params).fetchone()
     items = int(str(items_row[0])) if items_row is not None else 0
-    params["cap"] = min(HOLDING_CAP, items // 2 + 1)
+    cap = min(HOLDING_CAP, items // 2 + 1)
     counts = {phrase: memo.known(phrase, items) for phrase in phrases}
     asked = [phrase for phrase, count in counts.items() if count is None]
-    for i, tokens in enumerate(asked):
-        params |= matching.phrase_params(i, tokens)
-    if asked:
-        sql = "SELECT " + ", ".join(matching.holders(i, t) for i, t in enumerate(asked))
-        row = conn.execute(sql, params).fetchone()
-        for phrase, value in zip(asked, row or (), strict=False):
-            counts[phrase] = int(str(value))
-            memo.note(phrase, items, int(str(value)))
+    for phrase, value in zip(asked, matching.counts(conn, workspace, asked, cap), strict=True):
+        counts[phrase] = value
+        memo.note(phrase, items, value)
     holding = tuple(counts[phrase] or 0 for phrase in phrases)
     return Corpus(items=items, average_length=memo.average(conn, workspace, items), holding=holding)
 
