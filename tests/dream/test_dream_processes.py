@@ -19,6 +19,7 @@ import pytest
 from reverie.memory.dream.edit import hold_dream
 from reverie.storage.folder.dream_journal import DEFAULT_JOURNAL
 from reverie.storage.folder.workspace import Workspace
+from tests.barrier import release_together
 from tests.dream.dream_worker import PATHS, content
 from tests.forkserver import Server
 
@@ -48,13 +49,7 @@ def test_two_processes_triggering_dream_at_once_run_it_once(tmp_path: Path) -> N
     commits = len(workspace.audit.log(100))
     workers = [_spawn("once", str(root), str(release)) for _ in range(2)]
     try:
-        for worker in workers:
-            assert worker.stdout is not None
-            assert worker.stdout.readline() == "ready\n"
-        for worker in workers:
-            assert worker.stdin is not None
-            worker.stdin.write("go\n")
-            worker.stdin.flush()
+        release_together(workers)
         firsts = [worker.stdout.readline().strip() for worker in workers if worker.stdout]
         assert firsts.count("in-model") == 1, firsts
         busy = next(json.loads(first) for first in firsts if first != "in-model")

@@ -133,13 +133,7 @@ def test_provenance_records_stay_inside_their_workspace(database: Database, tena
 
 
 def test_init_migrates_a_version_1_database_to_the_provenance_table(pg_url: str) -> None:
-    admin = pg_url.replace("reverie_app@", "postgres@")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute("CREATE DATABASE at_v1 OWNER reverie_app")
-    url = pg_url.rsplit("/", 1)[0] + "/at_v1"
-    with psycopg.connect(url, autocommit=True) as conn:  # what a reverie of schema 1 made
-        conn.execute(schema.MIGRATIONS[0][1].encode("utf-8"))
-        conn.execute("INSERT INTO reverie_schema (version) VALUES (1)")
+    url = _database_at(pg_url, 1)
     old = Database(url)
     try:
         with pytest.raises(SchemaVersionError, match="older"):
@@ -152,15 +146,8 @@ def test_init_migrates_a_version_1_database_to_the_provenance_table(pg_url: str)
 
 
 def test_init_migrates_a_version_4_database_to_the_token_table(pg_url: str) -> None:
-    admin = pg_url.replace("reverie_app@", "postgres@")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute("CREATE DATABASE at_v4 OWNER reverie_app")
-    url = pg_url.rsplit("/", 1)[0] + "/at_v4"
-    with psycopg.connect(url, autocommit=True) as conn:  # what a reverie of schema 4 made
-        for version, statements in schema.MIGRATIONS:
-            if version <= 4:
-                conn.execute(statements.encode("utf-8"))
-        conn.execute("INSERT INTO reverie_schema (version) VALUES (4)")
+    url = _database_at(pg_url, 4)
+    with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("INSERT INTO workspaces (name) VALUES ('kept')")
     old = Database(url)
     try:
@@ -176,15 +163,7 @@ def test_init_migrates_a_version_4_database_to_the_token_table(pg_url: str) -> N
 
 def test_init_generates_the_searched_words_of_a_version_5_database_again(pg_url: str) -> None:
     """Rows written before CJK segmentation are found by a Chinese word once migrated."""
-    admin = pg_url.replace("reverie_app@", "postgres@")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute("CREATE DATABASE at_v5 OWNER reverie_app")
-    url = pg_url.rsplit("/", 1)[0] + "/at_v5"
-    with psycopg.connect(url, autocommit=True) as conn:  # what a reverie of schema 5 made
-        for version, statements in schema.MIGRATIONS:
-            if version <= 5:
-                conn.execute(statements.encode("utf-8"))
-        conn.execute("INSERT INTO reverie_schema (version) VALUES (5)")
+    url = _database_at(pg_url, 5)
     old = Database(url)
     try:
         with old.connection() as conn, conn.transaction():
@@ -208,15 +187,7 @@ def test_init_generates_the_searched_words_of_a_version_5_database_again(pg_url:
 
 def test_init_fills_the_word_tables_and_counts_of_a_version_7_database(pg_url: str) -> None:
     """Rows written before schema 8 are searched through the word tables once migrated."""
-    admin = pg_url.replace("reverie_app@", "postgres@")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute("CREATE DATABASE at_v7 OWNER reverie_app")
-    url = pg_url.rsplit("/", 1)[0] + "/at_v7"
-    with psycopg.connect(url, autocommit=True) as conn:  # what a reverie of schema 7 made
-        for version, statements in schema.MIGRATIONS:
-            if version <= 7:
-                conn.execute(statements.encode("utf-8"))
-        conn.execute("INSERT INTO reverie_schema (version) VALUES (7)")
+    url = _database_at(pg_url, 7)
     old = Database(url)
     try:
         for name in ("one", "two"):
@@ -249,3 +220,17 @@ def test_init_fills_the_word_tables_and_counts_of_a_version_7_database(pg_url: s
             assert [hit.cursor for hit in index.search("harbour 17")][:1] == [17]
     finally:
         old.close()
+
+
+def _database_at(pg_url: str, version: int) -> str:
+    """A new database of the test cluster as a reverie of schema ``version`` made it; its URL."""
+    admin = pg_url.replace("reverie_app@", "postgres@")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE at_v{version} OWNER reverie_app".encode())
+    url = pg_url.rsplit("/", 1)[0] + f"/at_v{version}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        for step, statements in schema.MIGRATIONS:
+            if step <= version:
+                conn.execute(statements.encode("utf-8"))
+        conn.execute("INSERT INTO reverie_schema (version) VALUES (%s)", (version,))
+    return url

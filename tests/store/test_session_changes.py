@@ -13,6 +13,7 @@ from pathlib import Path
 from reverie import Message, Session
 from reverie.storage.folder.session_changes import TOMBSTONES
 from reverie.storage.folder.workspace import Workspace
+from tests.barrier import release_together
 from tests.store.stored_sessions import write_old_database
 
 WORKER = Path(__file__).with_name("changes_worker.py")
@@ -127,13 +128,7 @@ def _spawn(root: Path, *args: str) -> subprocess.Popen[str]:
 def start_together(root: Path, *runs: tuple[str, ...]) -> list[subprocess.Popen[str]]:
     """Start ``changes_worker`` once per argument tuple; release them all at one instant."""
     workers = [_spawn(root, *args) for args in runs]
-    for worker in workers:
-        assert worker.stdout is not None
-        assert worker.stdout.readline() == "ready\n"
-    for worker in workers:
-        assert worker.stdin is not None
-        worker.stdin.write("go\n")
-        worker.stdin.flush()
+    release_together(workers)
     return workers
 
 
