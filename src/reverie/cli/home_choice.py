@@ -54,6 +54,7 @@ def choose_home(ctx: typer.Context, home: Path | None, store: str | None) -> Hom
     """The home the options and environment select (see the module doc); not opened yet."""
     from reverie.engine.owners.database_home import DatabaseHome
     from reverie.engine.owners.home import FolderHome, Openers
+    from reverie.engine.stores import is_store_url
 
     store = store or options(ctx).store
     if home is not None and store:
@@ -66,7 +67,7 @@ def choose_home(ctx: typer.Context, home: Path | None, store: str | None) -> Hom
             store = env["REVERIE_STORE"]
     openers = Openers(environ=env)
     if store:
-        if not store.startswith(("postgresql://", "postgres://")):
+        if not is_store_url(store):
             fail("--store takes a postgresql:// URL (a folder home needs none: --home DIR)")
         return DatabaseHome(store, openers=openers)
     return FolderHome(home if home is not None else DEFAULT_HOME, openers=openers)

@@ -53,7 +53,9 @@ def _url(ctx: typer.Context, store: str | None) -> str:
     store = store or options(ctx).store or os.environ.get("REVERIE_STORE")
     if not store:
         fail("no store: give --store postgresql://... or set REVERIE_STORE")
-    if not store.startswith(("postgresql://", "postgres://")):
+    from reverie.engine.stores import is_store_url
+
+    if not is_store_url(store):
         fail("--store takes a postgresql:// URL (a folder workspace needs no store)")
     return store
 

@@ -9,14 +9,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from reverie.storage.open import Initialised, database_workspaces, init_database
+from reverie.storage.open import Initialised, database_workspaces, init_database, is_store_url
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from reverie.storage.transfer import TransferResult
 
-__all__ = ["Initialised", "database_workspaces", "export_folder", "import_folder", "init_database"]
+__all__ = [
+    "Initialised",
+    "database_workspaces",
+    "export_folder",
+    "import_folder",
+    "init_database",
+    "is_store_url",
+]
 
 
 def import_folder(folder: Path, url: str, name: str) -> TransferResult:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 STORE_ENV = "REVERIE_STORE"
 """The environment variable that names the database (a ``postgresql://`` URL)."""
 SCHEMES = ("postgresql://", "postgres://")
+"""What a database store's URL starts with (``is_store_url``)."""
 DEFAULT_NAME = "default"
 """The workspace's name in the database when ``-w`` names none."""
 
@@ -120,8 +121,13 @@ def open_folder(
     return Opened(backend=folder, config=settings)
 
 
+def is_store_url(text: str) -> bool:
+    """Whether ``text`` names a database store (a ``postgresql://`` URL), not a folder."""
+    return text.startswith(SCHEMES)
+
+
 def _checked(url: str, key: str) -> str:
-    if not url.startswith(SCHEMES):
+    if not is_store_url(url):
         raise ConfigError(
             f"{key} must be a postgresql:// URL (a folder workspace needs no store)", key=key
         )
