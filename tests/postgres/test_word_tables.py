@@ -21,7 +21,8 @@ from reverie.core.messages import Message
 from reverie.storage.postgres import ranking, tsearch
 from reverie.storage.postgres.database import Database, Tenant
 from reverie.storage.postgres.history import NewEntry, PgHistoryLog
-from reverie.storage.postgres.index import WINDOW, PgIndex
+from reverie.storage.postgres.index import PgIndex
+from reverie.storage.postgres.search_sql import WINDOW
 from reverie.storage.postgres.sessions import PgSessionStore
 
 from .conftest import new_workspace

@@ -53,58 +53,17 @@ from reverie.core.hits import (
 from reverie.core.marks import without_marks
 from reverie.core.refs import SourceRef, parse_ref
 from reverie.core.text import CONTEXT_CHARS, query_terms
-from reverie.storage.postgres import matching, ranking, tsearch
+from reverie.storage.postgres import matching, ranking, search_sql, tsearch
+from reverie.storage.postgres.search_sql import WINDOW
 from reverie.storage.postgres.text_codec import from_db, to_db
 
 if TYPE_CHECKING:
     from reverie.core.bm25 import Corpus
     from reverie.storage.postgres.database import Tenant
 
-_INTERNAL = "^(dream|cron):"
 _HEADLINE = f"StartSel={SNIPPET_OPEN}, StopSel={SNIPPET_CLOSE}, MaxWords=24, MinWords=8"
-# Each source: the ``doc`` of the rows wanted first (no text read), then their rows.
-_HISTORY = (
-    "SELECT 'history' AS kind, h.cursor, h.session_key, NULL::integer AS idx,"
-    " NULL::text AS role, h.at, {rank} FROM history AS h JOIN ({keys}) AS w USING (doc)"
-    " WHERE h.workspace_id = %(ws)s"
-)
-_MESSAGES = (
-    "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
-    " {rank} FROM messages AS m JOIN ({keys}) AS w USING (doc)"
-    " WHERE m.workspace_id = %(ws)s"
-)
-_NEWEST = {
-    "history": "SELECT doc FROM history WHERE workspace_id = %(ws)s{where} ORDER BY cursor DESC",
-    "messages": (
-        "SELECT doc FROM messages WHERE workspace_id = %(ws)s{where} ORDER BY at DESC NULLS LAST"
-    ),
-}
-"""Without words: the newest rows by their time (a reference, an interval's items)."""
-_REF = {
-    "history": " AND cursor = %(ref_cursor)s",
-    "messages": " AND session_key = %(ref_key)s AND idx = %(ref_idx)s",
-}
-_CONTEXT = (
-    "SELECT 'message' AS kind, NULL::bigint AS cursor, m.session_key, m.idx, m.role, m.at,"
-    " p.context AS words FROM (SELECT x.session_key, x.idx + 1 AS next, {context} AS context"
-    " FROM messages AS x JOIN ({keys}) AS w USING (doc) WHERE x.workspace_id = %(ws)s OFFSET 0)"
-    " AS p JOIN messages AS m ON m.workspace_id = %(ws)s AND m.session_key = p.session_key"
-    " AND m.idx = p.next WHERE p.context @@ to_tsquery('simple', %(q)s)"
-)
-"""Messages whose context (the end of the message before) matches, with its BM25 columns: the
-previous messages are found by their whole words (the word table), then their end is checked.
-The fence (``OFFSET 0``) makes each context computed once, not once for each use of it; the
-next index is computed inside it, since under row-level security a join condition holding
-``+`` (not ``LEAKPROOF``: it can overflow) cannot use an index before the policy."""
-_SOURCES: tuple[tuple[Source, str, str, str], ...] = (
-    ("history", _HISTORY, "h", "content"),
-    ("messages", _MESSAGES, "m", "plain"),
-)
-"""Each source: its rows' template, their alias and their text column."""
 _REF_SNIPPET = 400
 """A referenced item's snippet: its first this many characters (as the folder index)."""
-WINDOW = 2_000
-"""Per source, only the newest this many matching items are ranked (as the folder index)."""
 
 
 class PgIndex:
@@ -247,7 +206,7 @@ class PgIndex:
         BM25 with the own text's idf and the mean length of the contexts found (the folder's
         ``ctx`` table keeps statistics of its own: the one place the two differ by design).
         """
-        filters = _filters(session_key, (None, None), include_internal)
+        filters = search_sql.filters(session_key, (None, None), include_internal)
         context = tsearch.words(f"right(plain, {CONTEXT_CHARS})")
         phrases = tsearch.phrases(terms)
         params = {
@@ -256,11 +215,11 @@ class PgIndex:
             "lexemes": ranking.lexemes(phrases),
             "drivers": matching.drivers(phrases),
             "key": None if session_key is None else to_db(session_key),
-            "internal": _INTERNAL,
+            "internal": search_sql.INTERNAL,
             "window": WINDOW,
         }
         keys = matching.matched("messages", filters)
-        sql = ranking.counted(_CONTEXT.format(context=context, keys=keys))
+        sql = ranking.counted(search_sql.CONTEXT.format(context=context, keys=keys))
         with self._tenant.transaction() as conn:
             stats = stats or ranking.corpus(conn, self._tenant.id, phrases, self._memo)
             pool = ranking.fetch(conn, sql, params)
@@ -283,9 +242,9 @@ class PgIndex:
         sources = [s for s in sources if (s == "history") == (ref.kind == "history")]
         if not sources:
             return []
-        filters = _filters(session_key, between, include_internal)
-        sql = _pool_sql(sources, filters, by_words=False, ref=True)
-        params = {**_ref_params(ref), **self._params(session_key, between), "limit": 1}
+        filters = search_sql.filters(session_key, between, include_internal)
+        sql = search_sql.pool_sql(sources, filters, by_words=False, ref=True)
+        params = {**search_sql.ref_params(ref), **self._params(session_key, between), "limit": 1}
         with self._tenant.transaction() as conn:
             return ranking.fetch(conn, sql, params)
 
@@ -305,8 +264,8 @@ class PgIndex:
         if (not query and between == (None, None)) or not sources:
             return []
         phrases = tsearch.phrases(terms) if query else []
-        filters = _filters(session_key, between, include_internal)
-        sql = _pool_sql(sources, filters, by_words=bool(query))
+        filters = search_sql.filters(session_key, between, include_internal)
+        sql = search_sql.pool_sql(sources, filters, by_words=bool(query))
         params = {
             **self._params(session_key, between),
             "q": query,
@@ -332,59 +291,9 @@ class PgIndex:
             "key": None if session_key is None else to_db(session_key),
             "since": between[0],
             "until": between[1],
-            "internal": _INTERNAL,
+            "internal": search_sql.INTERNAL,
             "window": WINDOW,
         }
-
-
-def _filters(
-    session_key: str | None,
-    between: tuple[datetime | None, datetime | None],
-    include_internal: bool,  # noqa: FBT001
-) -> str:
-    sql = ""
-    if session_key is not None:
-        sql += " AND session_key = %(key)s"
-    elif not include_internal:
-        sql += " AND coalesce(session_key, '') !~ %(internal)s"
-    if between[0] is not None:
-        sql += " AND at >= %(since)s"
-    if between[1] is not None:
-        sql += " AND at <= %(until)s"
-    return sql
-
-
-def _ref_params(ref: SourceRef | None) -> dict[str, object]:
-    if ref is None:
-        return {}
-    key = None if ref.session_key is None else to_db(ref.session_key)
-    return {"ref_cursor": ref.cursor, "ref_key": key, "ref_idx": ref.message_index}
-
-
-def _pool_sql(sources: Sequence[Source], filters: str, *, by_words: bool, ref: bool = False) -> str:
-    """The SQL of a search's rows.
-
-    Matching: every row of the newest ``WINDOW`` matches per source, with the BM25 columns
-    (``ranking.counted``; ``ranking.top`` ranks them). Else the newest
-    ``limit`` rows, with their text.
-    """
-    parts = [
-        template.format(
-            keys=(
-                matching.matched(source, filters)
-                if by_words
-                else _NEWEST[source].format(where=(_REF[source] if ref else "") + filters)
-                + " LIMIT %(window)s"
-            ),
-            rank=f"{alias}.words" if by_words else f"0.0 AS rank, {alias}.{column} AS body",
-        )
-        for source, template, alias, column in _SOURCES
-        if source in sources
-    ]
-    pool = " UNION ALL ".join(f"({part})" for part in parts)
-    if by_words:
-        return ranking.counted(f"SELECT * FROM ({pool}) AS u")
-    return f"SELECT * FROM ({pool}) AS pool ORDER BY 7 DESC, 6 DESC NULLS LAST LIMIT %(limit)s"
 
 
 def _kind(value: object) -> SourceKind:
