@@ -96,12 +96,13 @@ def test_curation_marks_are_kept_in_history_but_never_shown(cli: Cli) -> None:
 def test_status_says_where_each_model_setting_came_from(cli: Cli) -> None:
     cli.run("init")
     (cli.workspace / "reverie.toml").write_text(
-        '[memory_model]\nmodel = "small-1"\n', encoding="utf-8"
+        '[model]\ncontext_window = 8192\n[memory_model]\nmodel = "small-1"\n', encoding="utf-8"
     )
     cli.env["REVERIE_MODEL"] = "big-2"
     shown = " ".join(cli.run("status").stdout.split())
     assert "model.model from REVERIE_MODEL" in shown, shown
     assert "memory_model.model from reverie.toml" in shown, shown
+    assert "model.context_window from reverie.toml" in shown, shown  # the README's local setup
     assert "this process's only" in shown
     sources = dict(map(tuple, cli.json("status")["sources"]))
     assert sources["model.model"] == "REVERIE_MODEL"

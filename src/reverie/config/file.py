@@ -100,8 +100,16 @@ def load_config(workspace: Path | None, environ: Mapping[str, str] | None = None
     return config
 
 
-SOURCED = ("model.model", "model.base_url", "model.provider", "memory_model.model", "dream.mode")
-"""The settings whose origin ``Config.sources`` records (those that decide which model runs)."""
+SOURCED = (
+    "model.model",
+    "model.base_url",
+    "model.provider",
+    "model.context_window",
+    "memory_model.model",
+    "dream.mode",
+)
+"""The settings whose origin ``Config.sources`` records: those that decide which model runs, and
+the window it is given (the one the README asks a local server's user to set)."""
 
 
 def setting_sources(data: Mapping[str, Any], env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
